@@ -1,0 +1,153 @@
+import path from 'node:path';
+import ipaddr from 'ipaddr.js';
+
+export const ROLES = ['api', 'operator', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  host: string;
+  ports: { web: number; sandboxApi: number; liveApi: number; operator: number };
+  baseUrls: { web: string; sandboxApi: string; liveApi: string; operator: string };
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  redisUrl: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  bodyLimitBytes: number;
+  trustedProxies: string[];
+  applicationRateLimit: { max: number; windowMs: number };
+  shutdownTimeoutMs: number;
+  roles: Role[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads every variable once and reports all problems together, each naming its variable.
+ * `docs/configuration` in the README lists the same variables with their defaults.
+ */
+export function loadConfig(env: Env = process.env, argv: string[] = []): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const value = read(name) ?? fallback;
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+    return fallback;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const port = (name: string, fallback: number) => integer(name, fallback, 0, 65535);
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return raw;
+    } catch {
+      problems.push(`${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+      return undefined;
+    }
+  };
+  const baseUrl = (name: string, fallback: string): string => {
+    const value = url(name, ['http:', 'https:']) ?? fallback;
+    return value.replace(/\/+$/, '');
+  };
+
+  const nodeEnv = oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const host = read('HOST') ?? '127.0.0.1';
+  const ports = {
+    web: port('WEB_PORT', 3000),
+    sandboxApi: port('SANDBOX_API_PORT', 3001),
+    liveApi: port('LIVE_API_PORT', 3002),
+    operator: port('OPERATOR_PORT', 3003),
+  };
+  const displayHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const baseUrls = {
+    web: baseUrl('WEB_BASE_URL', `http://${displayHost}:${ports.web}`),
+    sandboxApi: baseUrl('SANDBOX_API_BASE_URL', `http://${displayHost}:${ports.sandboxApi}`),
+    liveApi: baseUrl('LIVE_API_BASE_URL', `http://${displayHost}:${ports.liveApi}`),
+    operator: baseUrl('OPERATOR_BASE_URL', `http://${displayHost}:${ports.operator}`),
+  };
+
+  const trustedProxies = (read('TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of trustedProxies) {
+    if (!isCidrOrAddress(entry)) {
+      problems.push(`TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDRs (bad entry "${entry}")`);
+    }
+  }
+
+  const roles = parseRoles(argv, read('ROLES'), problems);
+
+  const config: Config = {
+    nodeEnv,
+    host,
+    ports,
+    baseUrls,
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    dataDir: path.resolve(read('DATA_DIR') ?? './data'),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    bodyLimitBytes: integer('BODY_LIMIT_BYTES', 65_536, 1024, 10_485_760),
+    trustedProxies,
+    applicationRateLimit: {
+      max: integer('APPLICATION_RATE_LIMIT_MAX', 10, 1, 1_000_000),
+      windowMs: integer('APPLICATION_RATE_LIMIT_WINDOW_MS', 3_600_000, 1000, 86_400_000),
+    },
+    shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    roles,
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseRoles(argv: string[], fromEnv: string | undefined, problems: string[]): Role[] {
+  let raw = fromEnv;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === '--roles') raw = argv[i + 1];
+    else if (arg.startsWith('--roles=')) raw = arg.slice('--roles='.length);
+  }
+  if (raw === undefined || raw.trim() === '' || raw.trim() === 'all') return [...ROLES];
+  const roles = raw.split(',').map((role) => role.trim());
+  const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
+  if (unknown.length > 0) {
+    problems.push(`ROLES (or --roles) must list roles from ${ROLES.join(', ')} or "all" (unknown: ${unknown.join(', ')})`);
+    return [...ROLES];
+  }
+  return [...new Set(roles)] as Role[];
+}
+
+function isCidrOrAddress(entry: string): boolean {
+  try {
+    if (entry.includes('/')) ipaddr.parseCIDR(entry);
+    else ipaddr.parse(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}

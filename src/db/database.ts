@@ -1,0 +1,106 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import pg from 'pg';
+import path from 'node:path';
+import type { DB } from './schema.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+
+export type Kdb = Kysely<DB>;
+
+/** One session that runs migration scripts: multi-statement SQL, then parameterised bookkeeping. */
+export interface ScriptSession {
+  exec(script: string): Promise<void>;
+  query<Row>(text: string, params?: unknown[]): Promise<Row[]>;
+}
+
+export interface Database {
+  readonly kind: 'postgres' | 'pglite';
+  readonly db: Kdb;
+  /** Runs `work` on one dedicated session (a pooled client, or PGlite's only session). */
+  withScriptSession<T>(work: (session: ScriptSession) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  poolSize?: number;
+  /** Directory of the embedded database; undefined keeps it in memory (tests). */
+  dataDir?: string | undefined;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.dataDir);
+}
+
+function openPostgres(connectionString: string, max: number): Database {
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000 });
+  // A failed idle client (server restart) must not crash the process; the next checkout reconnects.
+  pool.on('error', () => undefined);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    db,
+    async withScriptSession(work) {
+      const client = await pool.connect();
+      try {
+        return await work({
+          exec: async (script) => {
+            await client.query(script);
+          },
+          query: async <Row>(text: string, params: unknown[] = []) =>
+            (await client.query(text, params)).rows as Row[],
+        });
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  let lock: DataDirLock | undefined;
+  if (dataDir !== undefined) lock = lockDataDir(dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      ...(dataDir !== undefined ? { dataDir: path.join(dataDir, 'pglite') } : {}),
+      // Same representation as node-postgres: int8 and numeric arrive as decimal strings.
+      parsers: { [pgliteTypes.INT8]: (value: string) => value, [pgliteTypes.NUMERIC]: (value: string) => value },
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    kind: 'pglite',
+    db,
+    async withScriptSession(work) {
+      return work({
+        exec: async (script) => {
+          await pglite.exec(script);
+        },
+        query: async <Row>(text: string, params: unknown[] = []) => (await pglite.query<Row>(text, params)).rows,
+      });
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      try {
+        await db.destroy();
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sha256Hex } from '../shared/crypto.js';
+import type { Database } from './database.js';
+
+const MIGRATION_FILE = /^\d{4}_[a-z0-9_]+\.sql$/;
+// Arbitrary but fixed: every process that migrates this database takes the same advisory lock.
+const MIGRATION_LOCK_ID = 7_343_112_001;
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export function readMigrations(dir: string): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.sql'))
+    .sort()
+    .map((name) => {
+      if (!MIGRATION_FILE.test(name)) throw new Error(`Migration file name ${name} must look like 0001_name.sql`);
+      const text = readFileSync(path.join(dir, name), 'utf8');
+      return { name, sql: text, checksum: sha256Hex(text) };
+    });
+}
+
+/**
+ * Applies pending migrations, each in its own transaction, under a session-level advisory lock so
+ * that several processes starting together migrate once. Forward only: an applied migration whose
+ * file changed stops the start-up instead of leaving the schema in an unknown state.
+ */
+export async function migrate(database: Database, migrations: Migration[]): Promise<string[]> {
+  return database.withScriptSession(async (session) => {
+    await session.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    try {
+      await session.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        name text PRIMARY KEY,
+        checksum text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+      const applied = new Map(
+        (await session.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations')).map(
+          (row) => [row.name, row.checksum],
+        ),
+      );
+      const known = new Set(migrations.map((m) => m.name));
+      for (const name of applied.keys()) {
+        if (!known.has(name)) throw new Error(`The database has migration ${name}, which this build does not know`);
+      }
+      const ran: string[] = [];
+      for (const migration of migrations) {
+        const checksum = applied.get(migration.name);
+        if (checksum !== undefined) {
+          if (checksum !== migration.checksum) {
+            throw new Error(`Migration ${migration.name} was changed after it was applied; add a new migration instead`);
+          }
+          continue;
+        }
+        await session.exec('BEGIN');
+        try {
+          await session.exec(migration.sql);
+          await session.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [
+            migration.name,
+            migration.checksum,
+          ]);
+          await session.exec('COMMIT');
+        } catch (error) {
+          await session.exec('ROLLBACK');
+          throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+        }
+        ran.push(migration.name);
+      }
+      return ran;
+    } finally {
+      await session.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+    }
+  });
+}

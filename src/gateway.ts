@@ -1,0 +1,216 @@
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import swagger from '@fastify/swagger';
+import fastifyStatic from '@fastify/static';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { migrate, readMigrations } from './db/migrator.js';
+import { createIdempotencyStore, type IdempotencyStore } from './http/idempotency-store.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { API_CSP, createHttpServer, type App } from './http/server.js';
+import { applicationPage } from './modules/applications/page.js';
+import { applicationRoutes } from './modules/applications/routes.js';
+import { createApplicationService, type ApplicationService } from './modules/applications/service.js';
+import { migrationsDir, webDir } from './paths.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import { createRenderer, PAGE_CSP, type Renderer } from './web/render.js';
+import { startWorker, type Worker } from './worker/worker.js';
+import { retentionJobs } from './worker/jobs.js';
+
+export type Environment = 'sandbox' | 'live';
+export const API_VERSION = '0.2.0';
+
+export interface GatewayOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+  /** An already open database (tests); otherwise one is opened from the configuration. */
+  database?: Database;
+}
+
+export interface Gateway {
+  readonly urls: Partial<Record<'web' | 'sandboxApi' | 'liveApi' | 'operator', string>>;
+  readonly database: Database;
+  readonly services: Services;
+  close(): Promise<void>;
+}
+
+export interface Services {
+  clock: Clock;
+  idempotencyStore: IdempotencyStore;
+  applications: ApplicationService;
+}
+
+/** The one place where the parts are wired together. */
+export function createServices(database: Database, clock: Clock): Services {
+  const db = database.db;
+  return {
+    clock,
+    idempotencyStore: createIdempotencyStore(db),
+    applications: createApplicationService({ db, clock }),
+  };
+}
+
+interface ListenerContext {
+  config: Config;
+  logger: Logger;
+  services: Services;
+  database: Database;
+  renderer: Renderer;
+  redis: Redis | undefined;
+  isShuttingDown: () => boolean;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const database =
+    options.database ??
+    (await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
+  const listeners: App[] = [];
+  let worker: Worker | undefined;
+  let redis: Redis | undefined;
+  let shuttingDown = false;
+
+  const close = async () => {
+    shuttingDown = true;
+    // Listeners first: in-flight requests finish, new ones are refused; then background work; then storage.
+    await Promise.allSettled(listeners.map((listener) => listener.close()));
+    await worker?.stop();
+    redis?.disconnect();
+    await database.close();
+  };
+
+  try {
+    const applied = await migrate(database, readMigrations(migrationsDir));
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+
+    if (config.redisUrl) {
+      redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+      redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+    }
+
+    const services = createServices(database, clock);
+    const context: ListenerContext = {
+      config,
+      logger,
+      services,
+      database,
+      renderer: createRenderer({ cache: config.nodeEnv === 'production' }),
+      redis,
+      isShuttingDown: () => shuttingDown,
+    };
+    const urls: Gateway['urls'] = {};
+
+    const listen = async (name: keyof Gateway['urls'], app: App, port: number) => {
+      listeners.push(app);
+      await app.listen({ host: config.host, port });
+      const actualPort = (app.server.address() as AddressInfo).port;
+      urls[name] = port === 0 ? `http://${urlHost(config.host)}:${actualPort}` : config.baseUrls[name];
+    };
+
+    if (config.roles.includes('api')) {
+      await listen('sandboxApi', await buildApiApp(context, 'sandbox'), config.ports.sandboxApi);
+      await listen('liveApi', await buildApiApp(context, 'live'), config.ports.liveApi);
+      await listen('web', await buildWebApp(context), config.ports.web);
+    }
+    if (config.roles.includes('operator')) {
+      await listen('operator', await buildOperatorApp(context), config.ports.operator);
+    }
+    if (config.roles.includes('worker')) {
+      worker = startWorker(retentionJobs(services), logger.child({ role: 'worker' }));
+    }
+    return { urls, database, services, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+async function baseServer(context: ListenerContext, listener: string, csp: Record<string, string[]>): Promise<App> {
+  return createHttpServer({
+    logger: context.logger.child({ listener }),
+    bodyLimitBytes: context.config.bodyLimitBytes,
+    trustedProxies: context.config.trustedProxies,
+    contentSecurityPolicy: csp,
+    readiness: async () => {
+      if (context.isShuttingDown()) throw new Error('shutting down');
+      await context.database.ping();
+    },
+  });
+}
+
+/** The public API of one environment: sandbox (test keys) or live (live keys), each on its own listener. */
+async function buildApiApp(context: ListenerContext, environment: Environment): Promise<App> {
+  const app = await baseServer(context, `${environment}-api`, API_CSP);
+  const baseUrl = environment === 'sandbox' ? context.config.baseUrls.sandboxApi : context.config.baseUrls.liveApi;
+  await registerOpenApi(app, environment, baseUrl);
+  await registerRateLimit(app, { redis: context.redis, namespace: 'public' });
+  await app.register(applicationRoutes, {
+    service: context.services.applications,
+    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    rateLimit: context.config.applicationRateLimit,
+  });
+  return app;
+}
+
+/** Public pages: the application form now; the dashboard and the hosted checkout join it later. */
+async function buildWebApp(context: ListenerContext): Promise<App> {
+  const app = await baseServer(context, 'web', PAGE_CSP);
+  await app.register(fastifyStatic, {
+    root: path.join(webDir, 'assets'),
+    prefix: '/assets/',
+    index: false,
+    cacheControl: true,
+    maxAge: context.config.nodeEnv === 'production' ? '1h' : 0,
+  });
+  await registerRateLimit(app, { redis: context.redis, namespace: 'public' });
+  await app.register(applicationRoutes, {
+    service: context.services.applications,
+    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    rateLimit: context.config.applicationRateLimit,
+  });
+  await app.register(applicationPage, { renderer: context.renderer });
+  return app;
+}
+
+/** The operator listener, meant for an internal network. The console itself arrives with issue 3. */
+async function buildOperatorApp(context: ListenerContext): Promise<App> {
+  return baseServer(context, 'operator', PAGE_CSP);
+}
+
+async function registerOpenApi(app: App, environment: Environment, baseUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: `Payment Gateway API (${environment})`,
+        version: API_VERSION,
+        description:
+          'Charges in Turkish lira through a hosted checkout, signed webhooks and daily USDT settlement. ' +
+          'Every failure uses the error envelope `{ error: { code, message, requestId, details? } }`. ' +
+          (environment === 'sandbox'
+            ? 'This is the sandbox: use `sk_test_` keys; no real money moves.'
+            : 'This is the live environment: use `sk_live_` keys; traffic is billable.'),
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+        contact: { name: 'Gateway support', email: 'support@gateway.invalid' },
+      },
+      servers: [{ url: baseUrl, description: environment }],
+      tags: [{ name: 'Applications', description: 'Apply for a merchant account.' }],
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: '`sk_test_…` or `sk_live_…`.' },
+        },
+      },
+      security: [{ ApiKey: [] }],
+    },
+  });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

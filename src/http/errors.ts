@@ -1,0 +1,118 @@
+import { Type, type Static } from 'typebox';
+
+/** Every `error.code` the service sends, with its HTTP status (spec section 7, plus documented additions). */
+export const ERROR_STATUS = {
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  api_key_expired: 401,
+  unauthorized: 401,
+  ip_not_allowed: 401,
+  forbidden: 403,
+  insufficient_scope: 403,
+  organization_frozen: 403,
+  not_found: 404,
+  validation_failed: 400,
+  idempotency_key_reuse: 409,
+  duplicate_request: 409,
+  duplicate_merchant_reference: 409,
+  insufficient_balance: 400,
+  wallet_not_configured: 400,
+  invalid_wallet_address: 400,
+  amount_below_minimum: 400,
+  payouts_unavailable: 503,
+  too_many_requests: 429,
+  provider_unavailable: 502,
+  provider_rejected: 502,
+  internal_error: 500,
+  // Additions (docs/decisions/0002-error-envelope.md): transport-level failures the spec does not name.
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Stable per-field problem codes inside `details.issues[]`. */
+export const ISSUE_CODES = [
+  'required',
+  'unknown_field',
+  'invalid_type',
+  'invalid_value',
+  'invalid_format',
+  'too_short',
+  'too_long',
+  'too_small',
+  'too_large',
+  'invalid_json',
+] as const;
+export type IssueCode = (typeof ISSUE_CODES)[number];
+
+export interface ValidationIssue {
+  /** Dotted path of the offending member (`customer.email`), the parameter name, or "" for the whole body. */
+  path: string;
+  /** Where the problem is: the JSON body, the query string, a path parameter or a header. */
+  in: 'body' | 'query' | 'path' | 'header';
+  code: IssueCode;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = ERROR_STATUS[code];
+  }
+
+  static validation(issues: ValidationIssue[], message = 'The request is invalid.'): ApiError {
+    return new ApiError('validation_failed', message, { issues });
+  }
+}
+
+export const ValidationIssueSchema = Type.Object(
+  {
+    path: Type.String(),
+    in: Type.Enum(['body', 'query', 'path', 'header']),
+    code: Type.Enum([...ISSUE_CODES]),
+    message: Type.String(),
+  },
+);
+
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'Stable; clients switch on it.', examples: ['validation_failed'] }),
+      message: Type.String({ description: 'For humans; may change without notice.' }),
+      requestId: Type.String({ description: 'Trace id, prefix `req_`.', pattern: '^req_' }),
+      details: Type.Optional(
+        Type.Object(
+          { issues: Type.Optional(Type.Array(ValidationIssueSchema)) },
+          { additionalProperties: true, description: 'For `validation_failed`, `issues[]` lists per-field problems.' },
+        ),
+      ),
+    }),
+  },
+  { description: 'The error envelope of every failure (spec section 7).' },
+);
+export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>;
+
+export function envelope(error: ApiError, requestId: string): ErrorEnvelope {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      requestId,
+      ...(error.details !== undefined ? { details: error.details } : {}),
+    },
+  };
+}
+
+/** Response schemas of the failures a route can produce, keyed by status, for route declarations. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorEnvelopeSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorEnvelopeSchema]));
+}

@@ -1,0 +1,118 @@
+import { sql } from 'kysely';
+import type { Kdb } from '../db/database.js';
+import { DAY, MINUTE } from '../shared/clock.js';
+
+export const IDEMPOTENCY_TTL_MS = DAY;
+/** How long a claim holds before a retry may take over from a request that died mid-way. */
+export const IDEMPOTENCY_LOCK_MS = MINUTE;
+
+export type ClaimOutcome =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'mismatch' }
+  | { kind: 'in_flight' };
+
+export interface IdempotencyStore {
+  claim(input: { scope: string; key: string; fingerprint: string; now: Date }): Promise<ClaimOutcome>;
+  complete(input: { scope: string; key: string; status: number; body: string }): Promise<void>;
+  release(input: { scope: string; key: string }): Promise<void>;
+  purgeExpired(now: Date, batchSize?: number): Promise<number>;
+}
+
+export function createIdempotencyStore(db: Kdb): IdempotencyStore {
+  return {
+    async claim({ scope, key, fingerprint, now }) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const claimed = await db
+          .insertInto('idempotency_keys')
+          .values({
+            scope,
+            key,
+            fingerprint,
+            state: 'in_flight',
+            response_status: null,
+            response_body: null,
+            locked_until: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+            created_at: now,
+            expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+          })
+          .onConflict((conflict) =>
+            conflict
+              .columns(['scope', 'key'])
+              .doUpdateSet((eb) => ({
+                fingerprint: eb.ref('excluded.fingerprint'),
+                state: 'in_flight',
+                response_status: null,
+                response_body: null,
+                locked_until: eb.ref('excluded.locked_until'),
+                created_at: eb.ref('excluded.created_at'),
+                expires_at: eb.ref('excluded.expires_at'),
+              }))
+              // A forgotten key (past 24 hours) starts afresh; an abandoned claim of the same request is
+              // taken over by its retry once the lock has lapsed.
+              .where((eb) =>
+                eb.or([
+                  eb('idempotency_keys.expires_at', '<=', now),
+                  eb.and([
+                    eb('idempotency_keys.state', '=', 'in_flight'),
+                    eb('idempotency_keys.locked_until', '<=', now),
+                    eb('idempotency_keys.fingerprint', '=', fingerprint),
+                  ]),
+                ]),
+              ),
+          )
+          .returning('key')
+          .executeTakeFirst();
+        if (claimed) return { kind: 'claimed' };
+
+        const existing = await db
+          .selectFrom('idempotency_keys')
+          .select(['fingerprint', 'state', 'response_status', 'response_body'])
+          .where('scope', '=', scope)
+          .where('key', '=', key)
+          .executeTakeFirst();
+        if (!existing) continue; // purged between the two statements: claim again
+        if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
+        if (existing.state === 'in_flight') return { kind: 'in_flight' };
+        return { kind: 'replay', status: existing.response_status ?? 500, body: existing.response_body ?? '' };
+      }
+      return { kind: 'in_flight' };
+    },
+
+    async complete({ scope, key, status, body }) {
+      await db
+        .updateTable('idempotency_keys')
+        .set({ state: 'completed', response_status: status, response_body: body })
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .where('state', '=', 'in_flight')
+        .execute();
+    },
+
+    async release({ scope, key }) {
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .where('state', '=', 'in_flight')
+        .execute();
+    },
+
+    async purgeExpired(now, batchSize = 1000) {
+      const result = await db
+        .deleteFrom('idempotency_keys')
+        .where(({ eb, selectFrom }) =>
+          eb(
+            sql`(scope, key)`,
+            'in',
+            selectFrom('idempotency_keys')
+              .select(['scope', 'key'])
+              .where('expires_at', '<=', now)
+              .limit(batchSize),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import type { FastifyReply, FastifyRequest, preValidationHookHandler, onSendHookHandler } from 'fastify';
+import { canonicalJson } from '../shared/canonical-json.js';
+import type { Clock } from '../shared/clock.js';
+import { sha256Hex } from '../shared/crypto.js';
+import { ApiError } from './errors.js';
+import type { IdempotencyStore } from './idempotency-store.js';
+
+export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyClaim: { scope: string; key: string } | null;
+  }
+}
+
+export interface IdempotencyOptions {
+  store: IdempotencyStore;
+  clock: Clock;
+  /** The namespace of keys: the organization and environment of the caller, or a public scope. */
+  scopeOf: (request: FastifyRequest) => string;
+}
+
+/**
+ * Final outcomes are remembered and replayed: successes, business refusals (4xx) and an acquirer's
+ * rejection. Retryable failures (5xx, 429, 408) are forgotten so that the retry runs again.
+ */
+export function isStorableOutcome(status: number, body: string): boolean {
+  if (status >= 200 && status < 300) return true;
+  if (status === 408 || status === 429) return false;
+  if (status >= 400 && status < 500) return true;
+  return status === 502 && body.includes('"provider_rejected"');
+}
+
+/** Route hooks: claim the key before validation, replay or refuse conflicts, record the outcome. */
+export function idempotencyHooks(options: IdempotencyOptions): {
+  preValidation: preValidationHookHandler;
+  onSend: onSendHookHandler<unknown>;
+} {
+  const preValidation = async function (request: FastifyRequest, reply: FastifyReply) {
+    request.idempotencyClaim = null;
+    const header = request.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key === undefined || !KEY_FORMAT.test(key)) {
+      throw ApiError.validation([
+        {
+          path: 'X-Idempotency-Key',
+          in: 'header',
+          code: 'invalid_format',
+          message: 'must be 1 to 255 printable ASCII characters without spaces',
+        },
+      ]);
+    }
+    const scope = options.scopeOf(request);
+    const path = request.url.split('?')[0] ?? request.url;
+    const fingerprint = sha256Hex(`${request.method} ${path}\n${canonicalJson(request.body)}`);
+    const outcome = await options.store.claim({ scope, key, fingerprint, now: options.clock.now() });
+    switch (outcome.kind) {
+      case 'claimed':
+        request.idempotencyClaim = { scope, key };
+        return;
+      case 'replay':
+        return reply
+          .code(outcome.status)
+          .header('idempotent-replayed', 'true')
+          .type('application/json; charset=utf-8')
+          .send(outcome.body);
+      case 'mismatch':
+        throw new ApiError(
+          'idempotency_key_reuse',
+          'This idempotency key was already used with a different request body in the last 24 hours.',
+        );
+      case 'in_flight':
+        throw new ApiError(
+          'duplicate_request',
+          'A request with this idempotency key is still being processed; retry after it completes.',
+        );
+    }
+  };
+
+  const onSend = async function (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const claim = request.idempotencyClaim;
+    if (claim === null) return payload;
+    request.idempotencyClaim = null;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    try {
+      if (body !== null && isStorableOutcome(reply.statusCode, body)) {
+        await options.store.complete({ ...claim, status: reply.statusCode, body });
+      } else {
+        await options.store.release(claim);
+      }
+    } catch (error) {
+      // The response still goes out; the claim lapses after its lock and a retry runs again.
+      request.log.error({ err: error }, 'could not record the idempotent outcome');
+    }
+    return payload;
+  };
+
+  return { preValidation, onSend };
+}

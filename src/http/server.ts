@@ -1,0 +1,135 @@
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawServerDefault,
+} from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import { newId } from '../shared/ids.js';
+import { ApiError, envelope } from './errors.js';
+import { createValidatorCompiler, validationErrorFromFastify } from './validation.js';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface HttpServerOptions {
+  logger: Logger;
+  bodyLimitBytes: number;
+  trustedProxies: string[];
+  /** The Content-Security-Policy directives of this listener. */
+  contentSecurityPolicy: Record<string, string[]>;
+  /** Reports readiness; a failing check answers /readyz with 503. */
+  readiness: () => Promise<void>;
+}
+
+export const API_CSP: Record<string, string[]> = {
+  defaultSrc: ["'none'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'none'"],
+};
+
+/**
+ * The common ground of every listener: request ids, the error envelope for every failure, strict
+ * security headers and health checks. Listeners add their own routes on top.
+ */
+export async function createHttpServer(options: HttpServerOptions): Promise<App> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    genReqId: () => newId('req'),
+    // A client must not choose our trace ids.
+    requestIdHeader: false,
+    bodyLimit: options.bodyLimitBytes,
+    trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    connectionTimeout: 30_000,
+    requestTimeout: 30_000,
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.setSchemaErrorFormatter((errors, dataVar) => validationErrorFromFastify(errors as never, dataVar));
+  // Only JSON bodies are accepted; text/plain would otherwise reach schemas as a string.
+  app.removeContentTypeParser('text/plain');
+
+  app.decorateRequest('idempotencyClaim', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: options.contentSecurityPolicy },
+    crossOriginEmbedderPolicy: false,
+    hsts: { maxAge: 31_536_000, includeSubDomains: true },
+    referrerPolicy: { policy: 'no-referrer' },
+    xFrameOptions: { action: 'deny' },
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendError(toApiError(error), error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), undefined, request, reply),
+  );
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await options.readiness();
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
+  return app;
+}
+
+function sendError(apiError: ApiError, cause: unknown, request: FastifyRequest, reply: FastifyReply) {
+  if (apiError.statusCode >= 500) {
+    request.log.error({ err: cause ?? apiError, code: apiError.code }, 'request failed');
+  } else {
+    request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
+  }
+  return reply.code(apiError.statusCode).type('application/json; charset=utf-8').send(envelope(apiError, request.id));
+}
+
+const FASTIFY_ERRORS: Record<string, (error: FastifyError) => ApiError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new ApiError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json).'),
+  FST_ERR_CTP_INVALID_TYPE: () =>
+    new ApiError('unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json).'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new ApiError('payload_too_large', 'The request body is too large.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => invalidJson('The body is empty but Content-Type is application/json.'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => invalidJson('The body is not valid JSON.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => invalidJson('Content-Length does not match the body.'),
+};
+
+function invalidJson(message: string): ApiError {
+  return ApiError.validation([{ path: '', in: 'body', code: 'invalid_json', message }], message);
+}
+
+export function toApiError(error: FastifyError | ApiError): ApiError {
+  if (error instanceof ApiError) return error;
+  const known = error.code !== undefined ? FASTIFY_ERRORS[error.code] : undefined;
+  if (known) return known(error);
+  if (error instanceof SyntaxError && error.statusCode === 400) return invalidJson('The body is not valid JSON.');
+  const status = error.statusCode ?? 500;
+  if (status === 404) return new ApiError('not_found', 'Not found.');
+  if (status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
+  if (status === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Type.');
+  if (status === 503) return new ApiError('service_unavailable', 'The service is shutting down; retry shortly.');
+  if (status >= 400 && status < 500) {
+    return ApiError.validation([{ path: '', in: 'body', code: 'invalid_value', message: 'The request is malformed.' }]);
+  }
+  return new ApiError('internal_error', 'An internal error occurred. Quote the requestId when contacting support.');
+}

@@ -1,0 +1,137 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { ApiError, type IssueCode, type ValidationIssue } from './errors.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+type Location = ValidationIssue['in'];
+
+function createAjv(coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats(ajv, ['email', 'uri', 'date-time', 'uuid', 'ipv4', 'ipv6']);
+  return ajv;
+}
+
+/**
+ * Bodies are JSON and must carry the right types: no coercion, so "1000" is not a number. Query
+ * strings, path parameters and headers arrive as text and are coerced to their declared types.
+ */
+export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const strictAjv = createAjv(false);
+  const coercingAjv = createAjv(true);
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
+    return ajv.compile(schema as object) as ValidateFunction;
+  };
+}
+
+const HTTP_PART_LOCATION: Record<string, Location> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+export function locationOf(httpPart: string | undefined): Location {
+  return HTTP_PART_LOCATION[httpPart ?? 'body'] ?? 'body';
+}
+
+/** Turns Ajv's errors into one issue per problem, with a dotted field path and a stable code. */
+export function issuesFromAjv(errors: ErrorObject[], location: Location): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const issue = issueFromAjv(error, location);
+    if (issue === undefined) continue;
+    const key = `${issue.path}\u0000${issue.code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push(issue);
+  }
+  return issues;
+}
+
+function issueFromAjv(error: ErrorObject, location: Location): ValidationIssue | undefined {
+  const base = pointerToPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  const at = (code: IssueCode, message: string, path = base): ValidationIssue => ({ path, in: location, code, message });
+  switch (error.keyword) {
+    case 'required':
+      return at('required', 'is required', join(base, String(params.missingProperty)));
+    case 'additionalProperties':
+      return at('unknown_field', 'is not a known field', join(base, String(params.additionalProperty)));
+    case 'type':
+      return at('invalid_type', `must be ${article(String(params.type))}`);
+    case 'enum':
+      return at('invalid_value', `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`);
+    case 'const':
+      return at('invalid_value', `must be ${JSON.stringify(params.allowedValue)}`);
+    case 'format':
+      return at('invalid_format', `must be a valid ${formatName(String(params.format))}`);
+    case 'pattern':
+      return at('invalid_format', 'has an invalid format');
+    case 'minLength':
+      return Number(params.limit) === 1
+        ? at('too_short', 'must not be empty')
+        : at('too_short', `must be at least ${String(params.limit)} characters`);
+    case 'maxLength':
+      return at('too_long', `must be at most ${String(params.limit)} characters`);
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return at('too_small', `must be ${String(params.comparison)} ${String(params.limit)}`);
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return at('too_large', `must be ${String(params.comparison)} ${String(params.limit)}`);
+    case 'minItems':
+      return at('too_short', `must have at least ${String(params.limit)} items`);
+    case 'maxItems':
+      return at('too_long', `must have at most ${String(params.limit)} items`);
+    case 'if':
+    case 'anyOf':
+    case 'oneOf':
+      // The branch errors that follow say what is wrong; the combinator's own line adds nothing.
+      return undefined;
+    default:
+      return at('invalid_value', error.message ?? 'is invalid');
+  }
+}
+
+function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+}
+
+function join(base: string, member: string): string {
+  return base === '' ? member : `${base}.${member}`;
+}
+
+function article(type: string): string {
+  const name = type.replace(/,/g, ' or ');
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+function formatName(format: string): string {
+  return format === 'email' ? 'e-mail address' : format;
+}
+
+export function validationErrorFromFastify(
+  errors: ErrorObject[],
+  httpPart: string | undefined,
+): ApiError {
+  const location = locationOf(httpPart);
+  const issues = issuesFromAjv(errors, location);
+  if (issues.length === 0) issues.push({ path: '', in: location, code: 'invalid_value', message: 'is invalid' });
+  return ApiError.validation(issues);
+}

@@ -1,0 +1,85 @@
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { DataDirLockedError } from './db/data-dir-lock.js';
+import { startGateway, type Gateway } from './gateway.js';
+import { createLogger } from './logger.js';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env, process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway({ config, logger });
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    logger.fatal({ err: error }, 'start-up failed');
+    process.exit(1);
+  }
+  printBanner(config, gateway);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    const force = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    gateway.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+function printBanner(config: Config, gateway: Gateway): void {
+  const database = config.databaseUrl
+    ? 'PostgreSQL (DATABASE_URL)'
+    : `embedded PGlite in ${config.dataDir} (set DATABASE_URL for PostgreSQL)`;
+  const lines = [
+    '',
+    'Payment gateway is running',
+    `  roles:    ${config.roles.join(', ')}`,
+    `  database: ${database}`,
+    '',
+  ];
+  const { urls } = gateway;
+  if (urls.web) lines.push(`  Apply for a merchant account:  ${urls.web}/apply`);
+  if (urls.sandboxApi) lines.push(`  Sandbox API (sk_test_ keys):   ${urls.sandboxApi}/v1   OpenAPI: ${urls.sandboxApi}/v1/openapi.json`);
+  if (urls.liveApi) lines.push(`  Live API (sk_live_ keys):      ${urls.liveApi}/v1   OpenAPI: ${urls.liveApi}/v1/openapi.json`);
+  if (urls.operator) lines.push(`  Operator listener:             ${urls.operator}   (health: /healthz)`);
+  lines.push(
+    '',
+    '  Try it: curl -s -X POST ' +
+      `${urls.sandboxApi ?? urls.web ?? ''}/v1/applications -H 'Content-Type: application/json' ` +
+      `-d '{"companyName":"Acme","jurisdiction":"TR","vertical":"forex","monthlyVolumeUSD":50000,"contactName":"Ada","contactEmail":"ada@example.com"}'`,
+    '  Log in: no accounts exist yet; operator and merchant logins arrive with the operator console (see CHANGELOG).',
+    '  Stop with Ctrl+C (requests in flight finish first).',
+    '',
+  );
+  console.log(lines.join('\n'));
+}
+
+void main();

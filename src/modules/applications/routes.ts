@@ -1,0 +1,47 @@
+import type { App } from '../../http/server.js';
+import { errorResponses } from '../../http/errors.js';
+import { idempotencyHooks, type IdempotencyOptions } from '../../http/idempotency.js';
+import { trimBodyStrings } from '../../http/trim.js';
+import { ApplicationCreateSchema, ApplicationCreatedSchema } from './schemas.js';
+import type { ApplicationService } from './service.js';
+
+export interface ApplicationRoutesOptions {
+  service: ApplicationService;
+  idempotency: Omit<IdempotencyOptions, 'scopeOf'>;
+  rateLimit: { max: number; windowMs: number };
+}
+
+export async function applicationRoutes(app: App, options: ApplicationRoutesOptions): Promise<void> {
+  // The endpoint is public: keys live in one public namespace, guarded by the body fingerprint.
+  const idempotency = idempotencyHooks({ ...options.idempotency, scopeOf: () => 'public:applications' });
+
+  app.post(
+    '/v1/applications',
+    {
+      schema: {
+        operationId: 'createApplication',
+        summary: 'Apply for a merchant account',
+        description:
+          'Unauthenticated. Underwriting reviews most applications within 48 hours; approved merchants receive ' +
+          'their first API keys at `contactEmail`. Limited per client IP address. Honours `X-Idempotency-Key`.',
+        tags: ['Applications'],
+        security: [],
+        headers: {
+          type: 'object',
+          properties: {
+            'x-idempotency-key': { type: 'string', description: 'Optional; the same key and body return the original response for 24 hours.' },
+          },
+        },
+        body: ApplicationCreateSchema,
+        response: { 201: ApplicationCreatedSchema, ...errorResponses(400, 409, 413, 415, 429, 500) },
+      },
+      config: { rateLimit: { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs } },
+      preValidation: [trimBodyStrings, idempotency.preValidation],
+      onSend: idempotency.onSend,
+    },
+    async (request, reply) => {
+      const created = await options.service.submit(request.body, { ip: request.ip });
+      return reply.code(201).send(created);
+    },
+  );
+}
