@@ -15,7 +15,15 @@ export default tseslint.config(
   },
   {
     files: ['src/web/assets/**/*.js'],
-    languageOptions: { globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', FormData: 'readonly', navigator: 'readonly' } },
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        FormData: 'readonly',
+        navigator: 'readonly',
+      },
+    },
   },
   {
     files: ['scripts/**', 'bench/**', 'src/main.ts', 'src/cli/**'],

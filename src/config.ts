@@ -13,6 +13,7 @@ export interface Config {
   databasePoolSize: number;
   dataDir: string;
   redisUrl: string | undefined;
+  redisKeyPrefix: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
   trustedProxies: string[];
@@ -96,7 +97,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     .filter(Boolean);
   for (const entry of trustedProxies) {
     if (!isCidrOrAddress(entry)) {
-      problems.push(`TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDRs (bad entry "${entry}")`);
+      problems.push(
+        `TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDRs (bad entry "${entry}")`,
+      );
     }
   }
 
@@ -111,7 +114,12 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     dataDir: path.resolve(read('DATA_DIR') ?? './data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
-    logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    redisKeyPrefix: read('REDIS_KEY_PREFIX') ?? 'gw:',
+    logLevel: oneOf(
+      'LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 65_536, 1024, 10_485_760),
     trustedProxies,
     applicationRateLimit: {
@@ -136,7 +144,9 @@ function parseRoles(argv: string[], fromEnv: string | undefined, problems: strin
   const roles = raw.split(',').map((role) => role.trim());
   const unknown = roles.filter((role) => !(ROLES as readonly string[]).includes(role));
   if (unknown.length > 0) {
-    problems.push(`ROLES (or --roles) must list roles from ${ROLES.join(', ')} or "all" (unknown: ${unknown.join(', ')})`);
+    problems.push(
+      `ROLES (or --roles) must list roles from ${ROLES.join(', ')} or "all" (unknown: ${unknown.join(', ')})`,
+    );
     return [...ROLES];
   }
   return [...new Set(roles)] as Role[];

@@ -61,6 +61,8 @@ interface ListenerContext {
   renderer: Renderer;
   redis: Redis | undefined;
   isShuttingDown: () => boolean;
+  /** The base URL a listener answers on: configured, or the bound port when the port was 0. */
+  urlOf: (name: keyof Gateway['urls']) => string;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
@@ -68,7 +70,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const database =
     options.database ??
-    (await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.databasePoolSize, dataDir: config.dataDir }));
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      dataDir: config.dataDir,
+    }));
   const listeners: App[] = [];
   let worker: Worker | undefined;
   let redis: Redis | undefined;
@@ -88,7 +94,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
     if (config.redisUrl) {
-      redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+      redis = new Redis(config.redisUrl, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: false,
+      });
       redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
     }
 
@@ -101,6 +111,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       renderer: createRenderer({ cache: config.nodeEnv === 'production' }),
       redis,
       isShuttingDown: () => shuttingDown,
+      urlOf: (name) => config.baseUrls[name],
     };
     const urls: Gateway['urls'] = {};
 
@@ -110,6 +121,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const actualPort = (app.server.address() as AddressInfo).port;
       urls[name] = port === 0 ? `http://${urlHost(config.host)}:${actualPort}` : config.baseUrls[name];
     };
+    context.urlOf = (name) => urls[name] ?? config.baseUrls[name];
 
     if (config.roles.includes('api')) {
       await listen('sandboxApi', await buildApiApp(context, 'sandbox'), config.ports.sandboxApi);
@@ -134,7 +146,11 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-async function baseServer(context: ListenerContext, listener: string, csp: Record<string, string[]>): Promise<App> {
+async function baseServer(
+  context: ListenerContext,
+  listener: string,
+  csp: Record<string, string[]>,
+): Promise<App> {
   return createHttpServer({
     logger: context.logger.child({ listener }),
     bodyLimitBytes: context.config.bodyLimitBytes,
@@ -150,9 +166,14 @@ async function baseServer(context: ListenerContext, listener: string, csp: Recor
 /** The public API of one environment: sandbox (test keys) or live (live keys), each on its own listener. */
 async function buildApiApp(context: ListenerContext, environment: Environment): Promise<App> {
   const app = await baseServer(context, `${environment}-api`, API_CSP);
-  const baseUrl = environment === 'sandbox' ? context.config.baseUrls.sandboxApi : context.config.baseUrls.liveApi;
-  await registerOpenApi(app, environment, baseUrl);
-  await registerRateLimit(app, { redis: context.redis, namespace: 'public' });
+  await registerOpenApi(app, environment, () =>
+    context.urlOf(environment === 'sandbox' ? 'sandboxApi' : 'liveApi'),
+  );
+  await registerRateLimit(app, {
+    redis: context.redis,
+    keyPrefix: context.config.redisKeyPrefix,
+    namespace: 'public',
+  });
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
@@ -171,7 +192,11 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     cacheControl: true,
     maxAge: context.config.nodeEnv === 'production' ? '1h' : 0,
   });
-  await registerRateLimit(app, { redis: context.redis, namespace: 'public' });
+  await registerRateLimit(app, {
+    redis: context.redis,
+    keyPrefix: context.config.redisKeyPrefix,
+    namespace: 'public',
+  });
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
@@ -186,7 +211,7 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
   return baseServer(context, 'operator', PAGE_CSP);
 }
 
-async function registerOpenApi(app: App, environment: Environment, baseUrl: string): Promise<void> {
+async function registerOpenApi(app: App, environment: Environment, baseUrl: () => string): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -202,15 +227,23 @@ async function registerOpenApi(app: App, environment: Environment, baseUrl: stri
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         contact: { name: 'Gateway support', email: 'support@gateway.invalid' },
       },
-      servers: [{ url: baseUrl, description: environment }],
+      servers: [{ url: 'http://localhost', description: environment }],
       tags: [{ name: 'Applications', description: 'Apply for a merchant account.' }],
       components: {
         securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: '`sk_test_…` or `sk_live_…`.' },
+          ApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: '`sk_test_…` or `sk_live_…`.',
+          },
         },
       },
       security: [{ ApiKey: [] }],
     },
   });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => ({
+    ...app.swagger(),
+    servers: [{ url: baseUrl(), description: environment }],
+  }));
 }

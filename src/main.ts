@@ -67,8 +67,14 @@ function printBanner(config: Config, gateway: Gateway): void {
   ];
   const { urls } = gateway;
   if (urls.web) lines.push(`  Apply for a merchant account:  ${urls.web}/apply`);
-  if (urls.sandboxApi) lines.push(`  Sandbox API (sk_test_ keys):   ${urls.sandboxApi}/v1   OpenAPI: ${urls.sandboxApi}/v1/openapi.json`);
-  if (urls.liveApi) lines.push(`  Live API (sk_live_ keys):      ${urls.liveApi}/v1   OpenAPI: ${urls.liveApi}/v1/openapi.json`);
+  if (urls.sandboxApi)
+    lines.push(
+      `  Sandbox API (sk_test_ keys):   ${urls.sandboxApi}/v1   OpenAPI: ${urls.sandboxApi}/v1/openapi.json`,
+    );
+  if (urls.liveApi)
+    lines.push(
+      `  Live API (sk_live_ keys):      ${urls.liveApi}/v1   OpenAPI: ${urls.liveApi}/v1/openapi.json`,
+    );
   if (urls.operator) lines.push(`  Operator listener:             ${urls.operator}   (health: /healthz)`);
   lines.push(
     '',

@@ -41,7 +41,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = readOwner(lockPath);
-      if (owner !== undefined && owner !== process.pid && isAlive(owner)) throw new DataDirLockedError(dataDir, owner);
+      if (owner !== undefined && owner !== process.pid && isAlive(owner))
+        throw new DataDirLockedError(dataDir, owner);
       if (owner === process.pid) throw new DataDirLockedError(dataDir, owner);
       rmSync(lockPath, { force: true });
     }

@@ -31,7 +31,9 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    : openPglite(options.dataDir);
 }
 
 function openPostgres(connectionString: string, max: number): Database {
@@ -73,7 +75,10 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     pglite = await PGlite.create({
       ...(dataDir !== undefined ? { dataDir: path.join(dataDir, 'pglite') } : {}),
       // Same representation as node-postgres: int8 and numeric arrive as decimal strings.
-      parsers: { [pgliteTypes.INT8]: (value: string) => value, [pgliteTypes.NUMERIC]: (value: string) => value },
+      parsers: {
+        [pgliteTypes.INT8]: (value: string) => value,
+        [pgliteTypes.NUMERIC]: (value: string) => value,
+      },
     });
   } catch (error) {
     lock?.release();
@@ -88,7 +93,8 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
         exec: async (script) => {
           await pglite.exec(script);
         },
-        query: async <Row>(text: string, params: unknown[] = []) => (await pglite.query<Row>(text, params)).rows,
+        query: async <Row>(text: string, params: unknown[] = []) =>
+          (await pglite.query<Row>(text, params)).rows,
       });
     },
     async ping() {

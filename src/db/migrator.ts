@@ -18,7 +18,8 @@ export function readMigrations(dir: string): Migration[] {
     .filter((file) => file.endsWith('.sql'))
     .sort()
     .map((name) => {
-      if (!MIGRATION_FILE.test(name)) throw new Error(`Migration file name ${name} must look like 0001_name.sql`);
+      if (!MIGRATION_FILE.test(name))
+        throw new Error(`Migration file name ${name} must look like 0001_name.sql`);
       const text = readFileSync(path.join(dir, name), 'utf8');
       return { name, sql: text, checksum: sha256Hex(text) };
     });
@@ -39,20 +40,25 @@ export async function migrate(database: Database, migrations: Migration[]): Prom
         applied_at timestamptz NOT NULL DEFAULT now()
       )`);
       const applied = new Map(
-        (await session.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations')).map(
-          (row) => [row.name, row.checksum],
-        ),
+        (
+          await session.query<{ name: string; checksum: string }>(
+            'SELECT name, checksum FROM schema_migrations',
+          )
+        ).map((row) => [row.name, row.checksum]),
       );
       const known = new Set(migrations.map((m) => m.name));
       for (const name of applied.keys()) {
-        if (!known.has(name)) throw new Error(`The database has migration ${name}, which this build does not know`);
+        if (!known.has(name))
+          throw new Error(`The database has migration ${name}, which this build does not know`);
       }
       const ran: string[] = [];
       for (const migration of migrations) {
         const checksum = applied.get(migration.name);
         if (checksum !== undefined) {
           if (checksum !== migration.checksum) {
-            throw new Error(`Migration ${migration.name} was changed after it was applied; add a new migration instead`);
+            throw new Error(
+              `Migration ${migration.name} was changed after it was applied; add a new migration instead`,
+            );
           }
           continue;
         }
@@ -66,7 +72,9 @@ export async function migrate(database: Database, migrations: Migration[]): Prom
           await session.exec('COMMIT');
         } catch (error) {
           await session.exec('ROLLBACK');
-          throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+          throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, {
+            cause: error,
+          });
         }
         ran.push(migration.name);
       }

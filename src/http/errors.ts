@@ -74,14 +74,12 @@ export class ApiError extends Error {
   }
 }
 
-export const ValidationIssueSchema = Type.Object(
-  {
-    path: Type.String(),
-    in: Type.Enum(['body', 'query', 'path', 'header']),
-    code: Type.Enum([...ISSUE_CODES]),
-    message: Type.String(),
-  },
-);
+export const ValidationIssueSchema = Type.Object({
+  path: Type.String(),
+  in: Type.Enum(['body', 'query', 'path', 'header']),
+  code: Type.Enum([...ISSUE_CODES]),
+  message: Type.String(),
+});
 
 export const ErrorEnvelopeSchema = Type.Object(
   {
@@ -92,7 +90,10 @@ export const ErrorEnvelopeSchema = Type.Object(
       details: Type.Optional(
         Type.Object(
           { issues: Type.Optional(Type.Array(ValidationIssueSchema)) },
-          { additionalProperties: true, description: 'For `validation_failed`, `issues[]` lists per-field problems.' },
+          {
+            additionalProperties: true,
+            description: 'For `validation_failed`, `issues[]` lists per-field problems.',
+          },
         ),
       ),
     }),

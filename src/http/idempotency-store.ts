@@ -74,7 +74,11 @@ export function createIdempotencyStore(db: Kdb): IdempotencyStore {
         if (!existing) continue; // purged between the two statements: claim again
         if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
         if (existing.state === 'in_flight') return { kind: 'in_flight' };
-        return { kind: 'replay', status: existing.response_status ?? 500, body: existing.response_body ?? '' };
+        return {
+          kind: 'replay',
+          status: existing.response_status ?? 500,
+          body: existing.response_body ?? '',
+        };
       }
       return { kind: 'in_flight' };
     },

@@ -83,7 +83,8 @@ export function idempotencyHooks(options: IdempotencyOptions): {
     const claim = request.idempotencyClaim;
     if (claim === null) return payload;
     request.idempotencyClaim = null;
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
     try {
       if (body !== null && isStorableOutcome(reply.statusCode, body)) {
         await options.store.complete({ ...claim, status: reply.statusCode, body });

@@ -7,6 +7,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
@@ -56,6 +57,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
     ajv: { customOptions: { strict: false } },
+    clientErrorHandler: writeClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(createValidatorCompiler());
@@ -76,9 +78,16 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     xFrameOptions: { action: 'deny' },
   });
 
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => sendError(toApiError(error), error, request, reply));
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) =>
+    sendError(toApiError(error), error, request, reply),
+  );
   app.setNotFoundHandler((request, reply) =>
-    sendError(new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`), undefined, request, reply),
+    sendError(
+      new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`),
+      undefined,
+      request,
+      reply,
+    ),
   );
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -94,13 +103,50 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   return app;
 }
 
+/**
+ * Requests so malformed that HTTP parsing fails never reach a route; they still get the envelope.
+ * Only the status line and our own JSON are written: nothing of the request is echoed.
+ */
+function writeClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const requestId = newId('req');
+  const apiError = tooLarge
+    ? new ApiError('payload_too_large', 'The request headers are too large.')
+    : ApiError.validation(
+        [
+          {
+            path: '',
+            in: 'header',
+            code: 'invalid_format',
+            message: timedOut ? 'The request timed out.' : 'The request is not valid HTTP.',
+          },
+        ],
+        timedOut ? 'The request timed out.' : 'The request is not valid HTTP.',
+      );
+  const status = tooLarge ? 431 : timedOut ? 408 : 400;
+  const body = JSON.stringify(envelope(apiError, requestId));
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : timedOut ? 'Request Timeout' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 function sendError(apiError: ApiError, cause: unknown, request: FastifyRequest, reply: FastifyReply) {
   if (apiError.statusCode >= 500) {
     request.log.error({ err: cause ?? apiError, code: apiError.code }, 'request failed');
   } else {
     request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
   }
-  return reply.code(apiError.statusCode).type('application/json; charset=utf-8').send(envelope(apiError, request.id));
+  return reply
+    .code(apiError.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(envelope(apiError, request.id));
 }
 
 const FASTIFY_ERRORS: Record<string, (error: FastifyError) => ApiError> = {
@@ -122,14 +168,21 @@ export function toApiError(error: FastifyError | ApiError): ApiError {
   if (error instanceof ApiError) return error;
   const known = error.code !== undefined ? FASTIFY_ERRORS[error.code] : undefined;
   if (known) return known(error);
-  if (error instanceof SyntaxError && error.statusCode === 400) return invalidJson('The body is not valid JSON.');
+  if (error instanceof SyntaxError && error.statusCode === 400)
+    return invalidJson('The body is not valid JSON.');
   const status = error.statusCode ?? 500;
   if (status === 404) return new ApiError('not_found', 'Not found.');
   if (status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
   if (status === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Type.');
-  if (status === 503) return new ApiError('service_unavailable', 'The service is shutting down; retry shortly.');
+  if (status === 503)
+    return new ApiError('service_unavailable', 'The service is shutting down; retry shortly.');
   if (status >= 400 && status < 500) {
-    return ApiError.validation([{ path: '', in: 'body', code: 'invalid_value', message: 'The request is malformed.' }]);
+    return ApiError.validation([
+      { path: '', in: 'body', code: 'invalid_value', message: 'The request is malformed.' },
+    ]);
   }
-  return new ApiError('internal_error', 'An internal error occurred. Quote the requestId when contacting support.');
+  return new ApiError(
+    'internal_error',
+    'An internal error occurred. Quote the requestId when contacting support.',
+  );
 }

@@ -62,7 +62,12 @@ export function issuesFromAjv(errors: ErrorObject[], location: Location): Valida
 function issueFromAjv(error: ErrorObject, location: Location): ValidationIssue | undefined {
   const base = pointerToPath(error.instancePath);
   const params = error.params as Record<string, unknown>;
-  const at = (code: IssueCode, message: string, path = base): ValidationIssue => ({ path, in: location, code, message });
+  const at = (code: IssueCode, message: string, path = base): ValidationIssue => ({
+    path,
+    in: location,
+    code,
+    message,
+  });
   switch (error.keyword) {
     case 'required':
       return at('required', 'is required', join(base, String(params.missingProperty)));
@@ -126,12 +131,10 @@ function formatName(format: string): string {
   return format === 'email' ? 'e-mail address' : format;
 }
 
-export function validationErrorFromFastify(
-  errors: ErrorObject[],
-  httpPart: string | undefined,
-): ApiError {
+export function validationErrorFromFastify(errors: ErrorObject[], httpPart: string | undefined): ApiError {
   const location = locationOf(httpPart);
   const issues = issuesFromAjv(errors, location);
-  if (issues.length === 0) issues.push({ path: '', in: location, code: 'invalid_value', message: 'is invalid' });
+  if (issues.length === 0)
+    issues.push({ path: '', in: location, code: 'invalid_value', message: 'is invalid' });
   return ApiError.validation(issues);
 }

@@ -126,7 +126,8 @@ const tr: ApplyMessages = {
   submit: 'Başvuruyu gönder',
   submitting: 'Gönderiliyor…',
   successTitle: 'Başvurunuz alındı',
-  successBody: 'Teşekkürler. Başvuruların çoğu 48 saat içinde incelenir; size iletişim adresinizden yazacağız.',
+  successBody:
+    'Teşekkürler. Başvuruların çoğu 48 saat içinde incelenir; size iletişim adresinizden yazacağız.',
   successId: 'Başvuru numaranız',
   noscript: 'Bu form JavaScript gerektirir. API üzerinden de başvurabilirsiniz: POST /v1/applications.',
   issues: {

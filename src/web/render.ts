@@ -8,7 +8,12 @@ export interface Renderer {
 
 /** Server-rendered pages; every interpolation is HTML-escaped unless a template says `<%~`. */
 export function createRenderer(options: { cache: boolean }): Renderer {
-  const eta = new Eta({ views: path.join(webDir, 'views'), autoEscape: true, cache: options.cache, autoTrim: false });
+  const eta = new Eta({
+    views: path.join(webDir, 'views'),
+    autoEscape: true,
+    cache: options.cache,
+    autoTrim: false,
+  });
   return { render: (view, data) => eta.render(view, data) };
 }
 

@@ -4,16 +4,58 @@ import { jsonForScript, type Renderer } from '../../web/render.js';
 import { APPLICATION_LIMITS, VERTICALS } from './schemas.js';
 
 const FIELDS = [
-  { name: 'companyName', kind: 'text', required: true, maxLength: APPLICATION_LIMITS.shortText, autocomplete: 'organization' },
-  { name: 'jurisdiction', kind: 'text', required: true, maxLength: APPLICATION_LIMITS.jurisdiction, autocomplete: 'country-name' },
+  {
+    name: 'companyName',
+    kind: 'text',
+    required: true,
+    maxLength: APPLICATION_LIMITS.shortText,
+    autocomplete: 'organization',
+  },
+  {
+    name: 'jurisdiction',
+    kind: 'text',
+    required: true,
+    maxLength: APPLICATION_LIMITS.jurisdiction,
+    autocomplete: 'country-name',
+  },
   { name: 'vertical', kind: 'select', required: true },
-  { name: 'verticalOther', kind: 'text', required: true, maxLength: APPLICATION_LIMITS.shortText, autocomplete: 'off' },
+  {
+    name: 'verticalOther',
+    kind: 'text',
+    required: true,
+    maxLength: APPLICATION_LIMITS.shortText,
+    autocomplete: 'off',
+  },
   { name: 'monthlyVolumeUSD', kind: 'number', required: true, autocomplete: 'off' },
-  { name: 'currentAcquirer', kind: 'text', required: false, maxLength: APPLICATION_LIMITS.shortText, autocomplete: 'off' },
+  {
+    name: 'currentAcquirer',
+    kind: 'text',
+    required: false,
+    maxLength: APPLICATION_LIMITS.shortText,
+    autocomplete: 'off',
+  },
   { name: 'whySwitching', kind: 'textarea', required: false, maxLength: APPLICATION_LIMITS.whySwitching },
-  { name: 'contactName', kind: 'text', required: true, maxLength: APPLICATION_LIMITS.shortText, autocomplete: 'name' },
-  { name: 'contactEmail', kind: 'email', required: true, maxLength: APPLICATION_LIMITS.email, autocomplete: 'email' },
-  { name: 'telegram', kind: 'text', required: false, maxLength: APPLICATION_LIMITS.telegram, autocomplete: 'off' },
+  {
+    name: 'contactName',
+    kind: 'text',
+    required: true,
+    maxLength: APPLICATION_LIMITS.shortText,
+    autocomplete: 'name',
+  },
+  {
+    name: 'contactEmail',
+    kind: 'email',
+    required: true,
+    maxLength: APPLICATION_LIMITS.email,
+    autocomplete: 'email',
+  },
+  {
+    name: 'telegram',
+    kind: 'text',
+    required: false,
+    maxLength: APPLICATION_LIMITS.telegram,
+    autocomplete: 'off',
+  },
 ] as const;
 
 /** The public application form (v0.2: "The application form posts to /v1/applications"). */

@@ -29,7 +29,10 @@ export async function applicationRoutes(app: App, options: ApplicationRoutesOpti
         headers: {
           type: 'object',
           properties: {
-            'x-idempotency-key': { type: 'string', description: 'Optional; the same key and body return the original response for 24 hours.' },
+            'x-idempotency-key': {
+              type: 'string',
+              description: 'Optional; the same key and body return the original response for 24 hours.',
+            },
           },
         },
         body: ApplicationCreateSchema,

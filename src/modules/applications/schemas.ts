@@ -24,10 +24,17 @@ export const APPLICATION_LIMITS = {
 } as const;
 
 const requiredText = (maxLength: number, description: string) =>
-  Type.String({ minLength: 1, maxLength, description: `${description} Trimmed; 1 to ${maxLength} characters.` });
+  Type.String({
+    minLength: 1,
+    maxLength,
+    description: `${description} Trimmed; 1 to ${maxLength} characters.`,
+  });
 const optionalText = (maxLength: number, description: string) =>
   Type.Optional(
-    Type.String({ maxLength, description: `${description} Trimmed; at most ${maxLength} characters; empty means absent.` }),
+    Type.String({
+      maxLength,
+      description: `${description} Trimmed; at most ${maxLength} characters; empty means absent.`,
+    }),
   );
 
 /** Spec section 2.1. Unknown members are refused rather than silently dropped. */

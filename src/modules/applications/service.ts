@@ -15,7 +15,12 @@ export function createApplicationService(deps: { db: Kdb; clock: Clock }): Appli
       const verticalOther = presentOrNull(input.verticalOther);
       if (input.vertical !== 'other' && verticalOther !== null) {
         throw ApiError.validation([
-          { path: 'verticalOther', in: 'body', code: 'invalid_value', message: 'is only allowed when vertical is "other"' },
+          {
+            path: 'verticalOther',
+            in: 'body',
+            code: 'invalid_value',
+            message: 'is only allowed when vertical is "other"',
+          },
         ]);
       }
       const now = deps.clock.now();

@@ -9,7 +9,6 @@
   var buttonLabel = button.textContent;
   var vertical = document.getElementById('vertical');
   var otherField = form.querySelector('[data-field="verticalOther"]');
-  var OPTIONAL = ['verticalOther', 'currentAcquirer', 'whySwitching', 'telegram'];
   var idempotency = { key: null, body: null };
 
   function syncVerticalOther() {
@@ -22,7 +21,11 @@
     if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
     var bytes = new Uint8Array(16);
     window.crypto.getRandomValues(bytes);
-    return Array.prototype.map.call(bytes, function (b) { return ('0' + b.toString(16)).slice(-2); }).join('');
+    return Array.prototype.map
+      .call(bytes, function (b) {
+        return ('0' + b.toString(16)).slice(-2);
+      })
+      .join('');
   }
 
   function collect() {
@@ -31,7 +34,8 @@
     data.forEach(function (raw, name) {
       var value = String(raw).trim();
       if (name === 'verticalOther' && data.get('vertical') !== 'other') return;
-      if (value === '' && OPTIONAL.indexOf(name) !== -1) return;
+      // An empty field is absent: optional ones are dropped, required ones are reported as required.
+      if (value === '') return;
       if (name === 'monthlyVolumeUSD') {
         body[name] = /^\d{1,16}$/.test(value) ? Number(value) : value;
         return;
@@ -107,7 +111,8 @@
           document.getElementById('application-id').textContent = result.payload.id;
           var success = document.getElementById('application-success');
           success.hidden = false;
-          success.querySelector('h2').focus && success.scrollIntoView();
+          // The form and its focused button are gone; move focus (and the view) to the confirmation.
+          success.querySelector('h2').focus();
           return;
         }
         var error = result.payload && result.payload.error;

@@ -1,0 +1,67 @@
+import { Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startGateway, type Gateway } from '../../src/gateway.js';
+import { createLogger } from '../../src/logger.js';
+import { createManualClock, type ManualClock } from '../../src/shared/clock.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface TestGateway {
+  gateway: Gateway;
+  urls: Required<Gateway['urls']>;
+  clock: ManualClock;
+  testDb: TestDatabase;
+  /** Every log line the gateway wrote, as JSON text. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export interface TestGatewayOptions {
+  env?: Record<string, string>;
+  configure?: (config: Config) => Config;
+  clock?: ManualClock;
+}
+
+/** The whole gateway, every listener on an ephemeral loopback port, against a database of its own. */
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const base = loadConfig({
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    WEB_PORT: '0',
+    SANDBOX_API_PORT: '0',
+    LIVE_API_PORT: '0',
+    OPERATOR_PORT: '0',
+    LOG_LEVEL: 'info',
+    APPLICATION_RATE_LIMIT_MAX: '1000',
+    ...options.env,
+  });
+  const config = options.configure ? options.configure(base) : base;
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  const clock = options.clock ?? createManualClock(new Date('2026-11-23T10:00:00.000Z'));
+  const testDb = await createTestDatabase();
+  const gateway = await startGateway({
+    config,
+    logger: createLogger({ level: config.logLevel, destination }),
+    clock,
+    database: testDb.database,
+  }).catch(async (error: unknown) => {
+    await testDb.drop();
+    throw error;
+  });
+  return {
+    gateway,
+    urls: gateway.urls as Required<Gateway['urls']>,
+    clock,
+    testDb,
+    logs,
+    close: async () => {
+      await gateway.close();
+      if (testDb.url !== undefined) await testDb.drop();
+    },
+  };
+}
