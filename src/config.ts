@@ -1,5 +1,6 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { parseEncryptionKeys, type VersionedKey } from './shared/secret-box.js';
 
 export const ROLES = ['api', 'operator', 'worker'] as const;
 export type Role = (typeof ROLES)[number];
@@ -14,6 +15,10 @@ export interface Config {
   dataDir: string;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /** Versioned AES-256-GCM keys (`v1:<base64>`); undefined outside production means "keep one in DATA_DIR". */
+  encryptionKeys: VersionedKey[] | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
   trustedProxies: string[];
@@ -105,6 +110,20 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
 
   const roles = parseRoles(argv, read('ROLES'), problems);
 
+  let encryptionKeys: VersionedKey[] | undefined;
+  const rawKeys = read('ENCRYPTION_KEYS');
+  if (rawKeys !== undefined) {
+    try {
+      encryptionKeys = parseEncryptionKeys(rawKeys);
+    } catch (error) {
+      problems.push(`ENCRYPTION_KEYS is invalid: ${(error as Error).message}`);
+    }
+  } else if (nodeEnv === 'production') {
+    problems.push(
+      'ENCRYPTION_KEYS is required in production (generate one with: npm run operator -- generate-encryption-key)',
+    );
+  }
+
   const config: Config = {
     nodeEnv,
     host,
@@ -115,6 +134,9 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     dataDir: path.resolve(read('DATA_DIR') ?? './data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read('REDIS_KEY_PREFIX') ?? 'gw:',
+    encryptionKeys,
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: read('MAIL_FROM') ?? 'Gateway <no-reply@gateway.local>',
     logLevel: oneOf(
       'LOG_LEVEL',
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
@@ -135,10 +157,22 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
 
 function parseRoles(argv: string[], fromEnv: string | undefined, problems: string[]): Role[] {
   let raw = fromEnv;
+  let fromArgv = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    if (arg === '--roles') raw = argv[i + 1];
-    else if (arg.startsWith('--roles=')) raw = arg.slice('--roles='.length);
+    if (arg === '--roles') {
+      // `--roles` as the last argument has no value; it must not silently mean every role.
+      raw = argv[i + 1] ?? '';
+      fromArgv = true;
+      i++;
+    } else if (arg.startsWith('--roles=')) {
+      raw = arg.slice('--roles='.length);
+      fromArgv = true;
+    }
+  }
+  if (fromArgv && raw?.trim() === '') {
+    problems.push(`--roles needs a value: a comma-separated list of ${ROLES.join(', ')}, or "all"`);
+    return [...ROLES];
   }
   if (raw === undefined || raw.trim() === '' || raw.trim() === 'all') return [...ROLES];
   const roles = raw.split(',').map((role) => role.trim());

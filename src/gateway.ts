@@ -2,22 +2,26 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import swagger from '@fastify/swagger';
 import fastifyStatic from '@fastify/static';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { migrate, readMigrations } from './db/migrator.js';
-import { createIdempotencyStore, type IdempotencyStore } from './http/idempotency-store.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { API_CSP, createHttpServer, type App } from './http/server.js';
 import { applicationPage } from './modules/applications/page.js';
 import { applicationRoutes } from './modules/applications/routes.js';
-import { createApplicationService, type ApplicationService } from './modules/applications/service.js';
 import { migrationsDir, webDir } from './paths.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { createRenderer, PAGE_CSP, type Renderer } from './web/render.js';
 import { startWorker, type Worker } from './worker/worker.js';
 import { retentionJobs } from './worker/jobs.js';
+import { createServices, resolveSecretBox, type Services, type Urls } from './services.js';
+import { dashboardModule } from './modules/users/index.js';
+import { apiKeysModule } from './modules/api-keys/index.js';
+import { operatorModule } from './modules/operator/index.js';
 
 export type Environment = 'sandbox' | 'live';
 export const API_VERSION = '0.2.0';
@@ -37,21 +41,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export interface Services {
-  clock: Clock;
-  idempotencyStore: IdempotencyStore;
-  applications: ApplicationService;
-}
-
-/** The one place where the parts are wired together. */
-export function createServices(database: Database, clock: Clock): Services {
-  const db = database.db;
-  return {
-    clock,
-    idempotencyStore: createIdempotencyStore(db),
-    applications: createApplicationService({ db, clock }),
-  };
-}
+export type { Services } from './services.js';
 
 interface ListenerContext {
   config: Config;
@@ -102,7 +92,22 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
     }
 
-    const services = createServices(database, clock);
+    const urls: Gateway['urls'] = {};
+    const urlOf = (name: keyof Gateway['urls']) => urls[name] ?? config.baseUrls[name];
+    const publicUrls: Urls = {
+      web: () => urlOf('web'),
+      sandboxApi: () => urlOf('sandboxApi'),
+      liveApi: () => urlOf('liveApi'),
+      operator: () => urlOf('operator'),
+    };
+    const services = createServices({
+      database,
+      clock,
+      config,
+      logger,
+      urls: publicUrls,
+      box: resolveSecretBox(config),
+    });
     const context: ListenerContext = {
       config,
       logger,
@@ -111,9 +116,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       renderer: createRenderer({ cache: config.nodeEnv === 'production' }),
       redis,
       isShuttingDown: () => shuttingDown,
-      urlOf: (name) => config.baseUrls[name],
+      urlOf,
     };
-    const urls: Gateway['urls'] = {};
 
     const listen = async (name: keyof Gateway['urls'], app: App, port: number) => {
       listeners.push(app);
@@ -121,7 +125,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       const actualPort = (app.server.address() as AddressInfo).port;
       urls[name] = port === 0 ? `http://${urlHost(config.host)}:${actualPort}` : config.baseUrls[name];
     };
-    context.urlOf = (name) => urls[name] ?? config.baseUrls[name];
 
     if (config.roles.includes('api')) {
       await listen('sandboxApi', await buildApiApp(context, 'sandbox'), config.ports.sandboxApi);
@@ -203,12 +206,25 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     rateLimit: context.config.applicationRateLimit,
   });
   await app.register(applicationPage, { renderer: context.renderer });
+  await app.register(cookie);
+  await app.register(formbody);
+  await app.register(dashboardModule, { services: context.services, renderer: context.renderer });
   return app;
 }
 
-/** The operator listener, meant for an internal network. The console itself arrives with issue 3. */
+/** The operator console and operator API, on a listener meant for an internal network. */
 async function buildOperatorApp(context: ListenerContext): Promise<App> {
-  return baseServer(context, 'operator', PAGE_CSP);
+  const app = await baseServer(context, 'operator', PAGE_CSP);
+  await app.register(fastifyStatic, { root: path.join(webDir, 'assets'), prefix: '/assets/', index: false });
+  await app.register(cookie);
+  await app.register(formbody);
+  await registerRateLimit(app, {
+    redis: context.redis,
+    keyPrefix: context.config.redisKeyPrefix,
+    namespace: 'operator',
+  });
+  await app.register(operatorModule, { services: context.services, renderer: context.renderer });
+  return app;
 }
 
 async function registerOpenApi(app: App, environment: Environment, baseUrl: () => string): Promise<void> {
@@ -242,7 +258,7 @@ async function registerOpenApi(app: App, environment: Environment, baseUrl: () =
       security: [{ ApiKey: [] }],
     },
   });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => ({
+  app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({
     ...app.swagger(),
     servers: [{ url: baseUrl(), description: environment }],
   }));

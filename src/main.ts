@@ -76,11 +76,17 @@ function printBanner(config: Config, gateway: Gateway): void {
       `  Live API (sk_live_ keys):      ${urls.liveApi}/v1   OpenAPI: ${urls.liveApi}/v1/openapi.json`,
     );
   if (urls.operator) lines.push(`  Operator listener:             ${urls.operator}   (health: /healthz)`);
+  lines.push('');
+  // Only when a listener serves the endpoint: with --roles operator there is nothing to curl.
+  const applicationsUrl = urls.sandboxApi ?? urls.web;
+  if (applicationsUrl) {
+    lines.push(
+      '  Try it: curl -s -X POST ' +
+        `${applicationsUrl}/v1/applications -H 'Content-Type: application/json' ` +
+        `-d '{"companyName":"Acme","jurisdiction":"TR","vertical":"forex","monthlyVolumeUSD":50000,"contactName":"Ada","contactEmail":"ada@example.com"}'`,
+    );
+  }
   lines.push(
-    '',
-    '  Try it: curl -s -X POST ' +
-      `${urls.sandboxApi ?? urls.web ?? ''}/v1/applications -H 'Content-Type: application/json' ` +
-      `-d '{"companyName":"Acme","jurisdiction":"TR","vertical":"forex","monthlyVolumeUSD":50000,"contactName":"Ada","contactEmail":"ada@example.com"}'`,
     '  Log in: no accounts exist yet; operator and merchant logins arrive with the operator console (see CHANGELOG).',
     '  Stop with Ctrl+C (requests in flight finish first).',
     '',

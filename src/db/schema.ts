@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date, Date>;
+type NullableTimestamp = ColumnType<Date | null, Date | null | undefined, Date | null>;
 
 export interface ApplicationsTable {
   id: string;
@@ -16,6 +17,10 @@ export interface ApplicationsTable {
   contact_email: string;
   telegram: string | null;
   submitted_ip: string | null;
+  reviewed_by: ColumnType<string | null, string | null | undefined, string | null>;
+  reviewed_at: NullableTimestamp;
+  decision_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  organization_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -38,10 +43,158 @@ export interface SchemaMigrationsTable {
   applied_at: Generated<Date>;
 }
 
+export type Environment = 'sandbox' | 'live';
+export type KycStatus = 'REVIEWING' | 'APPROVED';
+export type FeatureFlag = 'payouts' | 'wallets' | 'customers' | 'events' | 'apiKeys';
+export type PaymentMethod = 'bank_transfer' | 'credit_card_tr' | 'credit_card_international';
+export type UserRole = 'owner' | 'admin' | 'developer' | 'viewer';
+export type StaffRole = 'admin' | 'underwriter' | 'support';
+export type ApiKeyScope = 'read' | 'write' | 'payouts' | 'all';
+type BigintColumn = ColumnType<string, string | bigint, string | bigint>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  application_id: string | null;
+  contact_email: string;
+  kyc_status: KycStatus;
+  feature_flags: ColumnType<FeatureFlag[], FeatureFlag[] | undefined, FeatureFlag[]>;
+  rate_limit_live: number | null;
+  rate_limit_sandbox: number | null;
+  frozen_at: NullableTimestamp;
+  frozen_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface FeeSchedulesTable {
+  organization_id: string;
+  payment_method: PaymentMethod;
+  basis_points: number;
+  fixed_minor: BigintColumn;
+  updated_at: Timestamp;
+}
+
+export interface StaffUsersTable {
+  id: string;
+  email: string;
+  name: string;
+  role: StaffRole;
+  password_hash: string;
+  failed_logins: Generated<number>;
+  locked_until: NullableTimestamp;
+  disabled_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  name: string | null;
+  role: UserRole;
+  status: 'invited' | 'active' | 'disabled';
+  password_hash: string | null;
+  totp_secret_enc: string | null;
+  totp_enabled_at: NullableTimestamp;
+  totp_last_step: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  failed_logins: Generated<number>;
+  locked_until: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  used_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  realm: 'dashboard' | 'operator';
+  subject_id: string;
+  stage: 'active' | 'pending_mfa';
+  environment: ColumnType<Environment, Environment | undefined, Environment>;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface AccountTokensTable {
+  token_hash: string;
+  kind: 'password_reset' | 'activation' | 'invitation';
+  user_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  display_prefix: string;
+  secret_hash: string;
+  name: string | null;
+  scopes: ApiKeyScope[];
+  allowed_ips: ColumnType<string[], string[] | undefined, string[]>;
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  created_by: string;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  revoked_by: string | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  actor: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  organization_id: string | null;
+  before: ColumnType<unknown, string | null, string | null>;
+  after: ColumnType<unknown, string | null, string | null>;
+  request_id: string | null;
+  ip: string | null;
+  created_at: Timestamp;
+}
+
+export interface EmailsTable {
+  id: string;
+  to_address: string;
+  subject: string;
+  body_enc: string;
+  template: string;
+  locale: string;
+  status: 'pending' | 'sent' | 'failed' | 'dev_mailbox';
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  sent_at: NullableTimestamp;
+}
+
 export interface DB {
   applications: ApplicationsTable;
   idempotency_keys: IdempotencyKeysTable;
   schema_migrations: SchemaMigrationsTable;
+  organizations: OrganizationsTable;
+  fee_schedules: FeeSchedulesTable;
+  staff_users: StaffUsersTable;
+  users: UsersTable;
+  recovery_codes: RecoveryCodesTable;
+  sessions: SessionsTable;
+  account_tokens: AccountTokensTable;
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
+  emails: EmailsTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { newId } from '../shared/ids.js';
 import { ApiError, envelope } from './errors.js';
 import { createValidatorCompiler, validationErrorFromFastify } from './validation.js';
+import './route-config.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -90,8 +91,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     ),
   );
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/healthz', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
     try {
       await options.readiness();
       return { status: 'ready' };

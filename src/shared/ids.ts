@@ -16,6 +16,9 @@ export const ID_PREFIXES = [
   'wal',
   'cus',
   'usr',
+  // Beyond product.md's list: operator staff accounts and outgoing e-mails.
+  'stf',
+  'eml',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

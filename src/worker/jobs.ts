@@ -1,5 +1,5 @@
 import { MINUTE } from '../shared/clock.js';
-import type { Services } from '../gateway.js';
+import type { Services } from '../services.js';
 import type { Job } from './worker.js';
 
 /** Retention purges. Each deletes in bounded batches, so several workers may run them at once. */

@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/logger.js';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.js';
+import { generateEncryptionKeys, parseEncryptionKeys } from '../../src/shared/secret-box.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestGateway {
@@ -43,6 +44,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
   });
   const clock = options.clock ?? createManualClock(new Date('2026-11-23T10:00:00.000Z'));
+  config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
   const testDb = await createTestDatabase();
   const gateway = await startGateway({
     config,

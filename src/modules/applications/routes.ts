@@ -38,7 +38,10 @@ export async function applicationRoutes(app: App, options: ApplicationRoutesOpti
         body: ApplicationCreateSchema,
         response: { 201: ApplicationCreatedSchema, ...errorResponses(400, 409, 413, 415, 429, 500) },
       },
-      config: { rateLimit: { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs } },
+      config: {
+        auth: 'public',
+        rateLimit: { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs },
+      },
       preValidation: [trimBodyStrings, idempotency.preValidation],
       onSend: idempotency.onSend,
     },

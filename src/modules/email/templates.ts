@@ -1,0 +1,123 @@
+import { escapeHtml } from '../../shared/html.js';
+
+export interface RenderedEmail {
+  template: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+type Part = { tr: string[]; en: string[] };
+
+/**
+ * Every message carries Turkish and English, Turkish first: the application form does not tell us the
+ * reader's language, and the merchant base is Turkish first.
+ */
+function bilingual(
+  template: string,
+  subject: { tr: string; en: string },
+  body: Part,
+  links: Array<{ url: string; tr: string; en: string }> = [],
+): RenderedEmail {
+  const text = [
+    ...body.tr,
+    ...links.map((l) => `${l.tr}: ${l.url}`),
+    '',
+    '---',
+    '',
+    ...body.en,
+    ...links.map((l) => `${l.en}: ${l.url}`),
+    '',
+  ].join('\n');
+  const paragraphs = (lines: string[]) => lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('\n');
+  const anchor = (l: { url: string }, label: string) =>
+    `<p><a href="${escapeHtml(l.url)}">${escapeHtml(label)}</a></p>`;
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;max-width:40rem">
+<div lang="tr">${paragraphs(body.tr)}${links.map((l) => anchor(l, l.tr)).join('')}</div>
+<hr>
+<div lang="en">${paragraphs(body.en)}${links.map((l) => anchor(l, l.en)).join('')}</div>
+</body></html>`;
+  return { template, subject: `${subject.tr} / ${subject.en}`, text, html };
+}
+
+export function applicationApprovedEmail(input: {
+  companyName: string;
+  sandboxKey: string;
+  activationUrl: string;
+  dashboardUrl: string;
+  sandboxApiUrl: string;
+}): RenderedEmail {
+  return bilingual(
+    'application_approved',
+    { tr: 'Başvurunuz onaylandı', en: 'Your application is approved' },
+    {
+      tr: [
+        `${input.companyName} için üye işyeri hesabınız açıldı.`,
+        `Test (sandbox) API anahtarınız: ${input.sandboxKey}`,
+        `Sandbox API adresi: ${input.sandboxApiUrl}`,
+        'Aşağıdaki tek kullanımlık bağlantı 72 saat geçerlidir: panel şifrenizi belirler ve canlı (live) API anahtarınızı bir kez gösterir.',
+        'Canlı işlemler, KYC incelemeniz onaylanana kadar kapalıdır.',
+        `Panel: ${input.dashboardUrl}`,
+      ],
+      en: [
+        `Your merchant account for ${input.companyName} is open.`,
+        `Your sandbox API key: ${input.sandboxKey}`,
+        `Sandbox API: ${input.sandboxApiUrl}`,
+        'The single-use link below is valid for 72 hours: it sets your dashboard password and shows your live API key once.',
+        'Live traffic stays off until your KYC review is approved.',
+        `Dashboard: ${input.dashboardUrl}`,
+      ],
+    },
+    [{ url: input.activationUrl, tr: 'Hesabınızı etkinleştirin', en: 'Activate your account' }],
+  );
+}
+
+export function applicationRejectedEmail(input: { companyName: string; reason: string }): RenderedEmail {
+  return bilingual(
+    'application_rejected',
+    { tr: 'Başvurunuz hakkında', en: 'About your application' },
+    {
+      tr: [`${input.companyName} başvurunuzu bu aşamada kabul edemiyoruz.`, `Gerekçe: ${input.reason}`],
+      en: [
+        `We cannot accept the application of ${input.companyName} at this stage.`,
+        `Reason: ${input.reason}`,
+      ],
+    },
+  );
+}
+
+export function passwordResetEmail(input: { url: string }): RenderedEmail {
+  return bilingual(
+    'password_reset',
+    { tr: 'Şifre sıfırlama', en: 'Password reset' },
+    {
+      tr: [
+        'Şifrenizi sıfırlamak için bağlantıyı 1 saat içinde kullanın. Bu isteği siz yapmadıysanız bu e-postayı yok sayın.',
+      ],
+      en: [
+        'Use the link within 1 hour to reset your password. If you did not ask for this, ignore this e-mail.',
+      ],
+    },
+    [{ url: input.url, tr: 'Şifreyi sıfırla', en: 'Reset password' }],
+  );
+}
+
+export function invitationEmail(input: {
+  organizationName: string;
+  role: string;
+  url: string;
+}): RenderedEmail {
+  return bilingual(
+    'invitation',
+    { tr: 'Panele davet', en: 'Dashboard invitation' },
+    {
+      tr: [
+        `${input.organizationName} panelinize ${input.role} rolüyle davet edildiniz. Bağlantı 72 saat geçerlidir.`,
+      ],
+      en: [
+        `You are invited to the ${input.organizationName} dashboard as ${input.role}. The link is valid for 72 hours.`,
+      ],
+    },
+    [{ url: input.url, tr: 'Daveti kabul et', en: 'Accept the invitation' }],
+  );
+}

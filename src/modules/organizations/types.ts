@@ -1,0 +1,37 @@
+import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
+
+export const FEATURE_FLAGS: readonly FeatureFlag[] = ['payouts', 'wallets', 'customers', 'events', 'apiKeys'];
+export const PAYMENT_METHODS: readonly PaymentMethod[] = [
+  'bank_transfer',
+  'credit_card_tr',
+  'credit_card_international',
+];
+export const KYC_STATUSES: readonly KycStatus[] = ['REVIEWING', 'APPROVED'];
+
+/** The fee schedule given to a newly approved merchant until an operator sets its own. */
+export const DEFAULT_FEES: Record<PaymentMethod, { basisPoints: number; fixedMinor: bigint }> = {
+  bank_transfer: { basisPoints: 150, fixedMinor: 0n },
+  credit_card_tr: { basisPoints: 350, fixedMinor: 100n },
+  credit_card_international: { basisPoints: 550, fixedMinor: 100n },
+};
+
+export interface Organization {
+  id: string;
+  name: string;
+  applicationId: string | null;
+  contactEmail: string;
+  kycStatus: KycStatus;
+  featureFlags: FeatureFlag[];
+  rateLimits: { live: number | null; sandbox: number | null };
+  frozen: boolean;
+  frozenAt: Date | null;
+  frozenReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface FeeScheduleEntry {
+  paymentMethod: PaymentMethod;
+  basisPoints: number;
+  fixedMinor: bigint;
+}
