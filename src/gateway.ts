@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import swagger from '@fastify/swagger';
@@ -22,6 +24,7 @@ import { createServices, resolveSecretBox, type Services, type Urls } from './se
 import { dashboardModule } from './modules/users/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { operatorModule } from './modules/operator/index.js';
+import { createStaffService } from './modules/operator/staff.js';
 
 export type Environment = 'sandbox' | 'live';
 export const API_VERSION = '0.2.0';
@@ -38,8 +41,16 @@ export interface Gateway {
   readonly urls: Partial<Record<'web' | 'sandboxApi' | 'liveApi' | 'operator', string>>;
   readonly database: Database;
   readonly services: Services;
+  /** How to log in to the operator console, when the gateway created or knows the first account. */
+  readonly operatorLogin: { email: string; password?: string; file: string } | undefined;
+  /** The bearer token of the local operator CLI (embedded database only). */
+  readonly operatorCliToken: string | undefined;
   close(): Promise<void>;
 }
+
+export const CLI_TOKEN_FILE = 'operator-cli-token';
+export const BOOTSTRAP_ADMIN_FILE = 'operator-admin.txt';
+export const BOOTSTRAP_ADMIN_EMAIL = 'admin@gateway.local';
 
 export type { Services } from './services.js';
 
@@ -51,6 +62,7 @@ interface ListenerContext {
   renderer: Renderer;
   redis: Redis | undefined;
   isShuttingDown: () => boolean;
+  operatorCliToken: string | undefined;
   /** The base URL a listener answers on: configured, or the bound port when the port was 0. */
   urlOf: (name: keyof Gateway['urls']) => string;
 }
@@ -69,12 +81,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let worker: Worker | undefined;
   let redis: Redis | undefined;
   let shuttingDown = false;
+  let cliTokenFile: string | undefined;
 
   const close = async () => {
     shuttingDown = true;
     // Listeners first: in-flight requests finish, new ones are refused; then background work; then storage.
     await Promise.allSettled(listeners.map((listener) => listener.close()));
     await worker?.stop();
+    if (cliTokenFile) rmSync(cliTokenFile, { force: true });
     redis?.disconnect();
     await database.close();
   };
@@ -108,6 +122,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       urls: publicUrls,
       box: resolveSecretBox(config),
     });
+    const operatorLogin = await bootstrapOperatorAdmin(services);
+
+    // With the embedded database only this process can open it, so the CLI goes through the operator
+    // API with a token that only someone who can read DATA_DIR (and so the database) can read.
+    let operatorCliToken: string | undefined;
+    if (config.roles.includes('operator')) {
+      operatorCliToken = randomBytes(32).toString('base64url');
+      if (!config.databaseUrl && !options.database) cliTokenFile = path.join(config.dataDir, CLI_TOKEN_FILE);
+    }
     const context: ListenerContext = {
       config,
       logger,
@@ -116,6 +139,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       renderer: createRenderer({ cache: config.nodeEnv === 'production' }),
       redis,
       isShuttingDown: () => shuttingDown,
+      operatorCliToken,
       urlOf,
     };
 
@@ -133,15 +157,47 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
     if (config.roles.includes('operator')) {
       await listen('operator', await buildOperatorApp(context), config.ports.operator);
+      if (cliTokenFile && operatorCliToken) {
+        writeFileSync(cliTokenFile, JSON.stringify({ url: urlOf('operator'), token: operatorCliToken }), {
+          mode: 0o600,
+        });
+      }
     }
     if (config.roles.includes('worker')) {
       worker = startWorker(retentionJobs(services), logger.child({ role: 'worker' }));
     }
-    return { urls, database, services, close };
+    return { urls, database, services, operatorLogin, operatorCliToken, close };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * In development, a database without staff gets a first admin whose password is written, once, to
+ * DATA_DIR/operator-admin.txt (mode 0600) and printed by `npm start`. Production creates staff with the
+ * CLI (`npm run operator -- create-staff`).
+ */
+async function bootstrapOperatorAdmin(services: Services): Promise<Gateway['operatorLogin']> {
+  const { config } = services;
+  const file = path.join(config.dataDir, BOOTSTRAP_ADMIN_FILE);
+  if (config.nodeEnv !== 'development') return undefined;
+  const staff = createStaffService({ db: services.db, clock: services.clock });
+  if ((await staff.count()) > 0) {
+    return existsSync(file)
+      ? { email: BOOTSTRAP_ADMIN_EMAIL, file, password: readPassword(file) }
+      : undefined;
+  }
+  const password = randomBytes(15).toString('base64url');
+  await staff.create({ email: BOOTSTRAP_ADMIN_EMAIL, name: 'Development admin', role: 'admin', password });
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(file, `email: ${BOOTSTRAP_ADMIN_EMAIL}\npassword: ${password}\n`, { mode: 0o600 });
+  services.logger.info({ email: BOOTSTRAP_ADMIN_EMAIL, file }, 'created the first operator account');
+  return { email: BOOTSTRAP_ADMIN_EMAIL, password, file };
+}
+
+function readPassword(file: string): string | undefined {
+  return /password: (\S+)/.exec(readFileSync(file, 'utf8'))?.[1];
 }
 
 function urlHost(host: string): string {
@@ -223,7 +279,11 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     keyPrefix: context.config.redisKeyPrefix,
     namespace: 'operator',
   });
-  await app.register(operatorModule, { services: context.services, renderer: context.renderer });
+  await app.register(operatorModule, {
+    services: context.services,
+    renderer: context.renderer,
+    cliToken: context.operatorCliToken,
+  });
   return app;
 }
 

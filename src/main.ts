@@ -75,19 +75,23 @@ function printBanner(config: Config, gateway: Gateway): void {
     lines.push(
       `  Live API (sk_live_ keys):      ${urls.liveApi}/v1   OpenAPI: ${urls.liveApi}/v1/openapi.json`,
     );
-  if (urls.operator) lines.push(`  Operator listener:             ${urls.operator}   (health: /healthz)`);
+  if (urls.operator) lines.push(`  Operator console:              ${urls.operator}`);
   lines.push('');
-  // Only when a listener serves the endpoint: with --roles operator there is nothing to curl.
-  const applicationsUrl = urls.sandboxApi ?? urls.web;
-  if (applicationsUrl) {
+  const login = gateway.operatorLogin;
+  if (urls.operator && login) {
     lines.push(
-      '  Try it: curl -s -X POST ' +
-        `${applicationsUrl}/v1/applications -H 'Content-Type: application/json' ` +
-        `-d '{"companyName":"Acme","jurisdiction":"TR","vertical":"forex","monthlyVolumeUSD":50000,"contactName":"Ada","contactEmail":"ada@example.com"}'`,
+      `  Operator login: ${login.email}` +
+        (login.password ? ` / ${login.password}` : '') +
+        `   (kept in ${login.file})`,
+    );
+  } else if (urls.operator) {
+    lines.push(
+      '  Operator login: create a staff account with: npm run operator -- create-staff --email … --name … --role admin',
     );
   }
   lines.push(
-    '  Log in: no accounts exist yet; operator and merchant logins arrive with the operator console (see CHANGELOG).',
+    '  A ready merchant with keys and a dashboard login: npm run operator -- demo-merchant --kyc APPROVED',
+    `  Apply as a merchant, then approve it in the console: ${urls.web ?? ''}/apply`,
     '  Stop with Ctrl+C (requests in flight finish first).',
     '',
   );

@@ -28,6 +28,9 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   payload_too_large: 413,
   service_unavailable: 503,
+  invalid_state_transition: 409,
+  invalid_credentials: 401,
+  account_locked: 423,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,4 +1,4 @@
-import type { ApiKeyScope } from '../db/schema.js';
+import type { ApiKeyScope, FeatureFlag } from '../db/schema.js';
 
 /**
  * What a route on an API listener needs from the caller (issue 4):
@@ -9,8 +9,17 @@ import type { ApiKeyScope } from '../db/schema.js';
  */
 export type RouteAuth = 'public' | 'key' | Exclude<ApiKeyScope, 'all'> | 'all';
 
+/** What an operator-listener route needs: 'public' (the login page), or a staff permission. */
+export type OperatorAuth = 'public' | 'read' | 'underwrite' | 'administer';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    operator?: OperatorAuth;
+    /**
+     * The organization feature flag the route sits behind (product decision 8). Without it the caller
+     * gets 403 `forbidden` (`payouts`: 503 `payouts_unavailable`), after the key and its scope pass.
+     */
+    feature?: FeatureFlag;
   }
 }

@@ -1,0 +1,339 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { openDatabase, type Database } from '../db/database.js';
+import { DataDirLockedError } from '../db/data-dir-lock.js';
+import { migrate, readMigrations } from '../db/migrator.js';
+import type { FeatureFlag, KycStatus, StaffRole } from '../db/schema.js';
+import { CLI_TOKEN_FILE } from '../gateway.js';
+import { ApiError } from '../http/errors.js';
+import { createLogger } from '../logger.js';
+import { createDemoMerchant } from '../modules/organizations/demo.js';
+import {
+  createOrganizationAdminService,
+  createUnderwritingService,
+  type Actor,
+} from '../modules/organizations/service.js';
+import { FEATURE_FLAGS, KYC_STATUSES } from '../modules/organizations/types.js';
+import { applicationView, organizationView } from '../modules/operator/schemas.js';
+import { createStaffService, STAFF_ROLES } from '../modules/operator/staff.js';
+import { migrationsDir } from '../paths.js';
+import { createServices, resolveSecretBox } from '../services.js';
+import { systemClock } from '../shared/clock.js';
+import { generateEncryptionKeys } from '../shared/secret-box.js';
+
+const USAGE = `Usage: npm run operator -- <command> [options]
+
+Commands:
+  create-staff --email E --name N --role admin|underwriter|support [--password P]
+                                        create an operator account (a password is generated when omitted)
+  list-applications [--status NEW|IN_REVIEW|APPROVED|REJECTED] [--limit N]
+  approve <applicationId>               approve: organization, owner, first keys, approval e-mail
+  reject <applicationId> --reason R
+  set-kyc <organizationId> REVIEWING|APPROVED
+  set-flag <organizationId> <payouts|wallets|customers|events|apiKeys> on|off
+  demo-merchant [--kyc APPROVED] [--flags apiKeys,events] [--email E] [--company NAME]
+                                        a ready merchant for local development; prints JSON with its keys
+  generate-encryption-key               a value for ENCRYPTION_KEYS
+
+It uses DATABASE_URL when set. Otherwise it opens the embedded database in DATA_DIR, or, while a running
+gateway holds it, goes through that gateway's operator API with the token in DATA_DIR/${CLI_TOKEN_FILE}.
+Output is JSON on stdout.`;
+
+/** One operator operation, whichever way it reaches the gateway. */
+interface Backend {
+  call(command: string, input: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string' },
+      password: { type: 'string' },
+      status: { type: 'string' },
+      limit: { type: 'string' },
+      reason: { type: 'string' },
+      kyc: { type: 'string' },
+      flags: { type: 'string' },
+      company: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...args] = positionals;
+  if (!command || values.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (command === 'generate-encryption-key') {
+    console.log(JSON.stringify({ ENCRYPTION_KEYS: generateEncryptionKeys() }));
+    return;
+  }
+  const input = buildInput(command, args, values);
+  const config = loadConfig(process.env, []);
+  const backend = await openBackend(config);
+  try {
+    const result = await backend.call(command, input);
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    await backend.close();
+  }
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+function buildInput(command: string, args: string[], values: Values): Record<string, unknown> {
+  const need = (value: string | boolean | undefined, what: string): string => {
+    if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${command} needs ${what}`);
+    return value.trim();
+  };
+  const oneOf = <T extends string>(value: string, allowed: readonly T[], what: string): T => {
+    if (!(allowed as readonly string[]).includes(value))
+      throw new UsageError(`${what} must be one of ${allowed.join(', ')}`);
+    return value as T;
+  };
+  switch (command) {
+    case 'create-staff':
+      return {
+        email: need(values.email, '--email'),
+        name: need(values.name, '--name'),
+        role: oneOf(need(values.role, '--role'), STAFF_ROLES, '--role'),
+        password: typeof values.password === 'string' ? values.password : undefined,
+      };
+    case 'list-applications':
+      return {
+        status:
+          typeof values.status === 'string'
+            ? oneOf(values.status, ['NEW', 'IN_REVIEW', 'APPROVED', 'REJECTED'], '--status')
+            : undefined,
+        limit: typeof values.limit === 'string' ? Math.min(100, Math.max(1, Number(values.limit) || 20)) : 20,
+      };
+    case 'approve':
+      return { id: need(args[0], 'an application id') };
+    case 'reject':
+      return { id: need(args[0], 'an application id'), reason: need(values.reason, '--reason') };
+    case 'set-kyc':
+      return {
+        id: need(args[0], 'an organization id'),
+        kycStatus: oneOf(need(args[1], 'a KYC status'), KYC_STATUSES, 'KYC status'),
+      };
+    case 'set-flag': {
+      const state = need(args[2], 'on or off');
+      if (state !== 'on' && state !== 'off') throw new UsageError('the flag state must be on or off');
+      return {
+        id: need(args[0], 'an organization id'),
+        flag: oneOf(need(args[1], 'a flag'), FEATURE_FLAGS, 'flag'),
+        enabled: state === 'on',
+      };
+    }
+    case 'demo-merchant':
+      return {
+        kycStatus: typeof values.kyc === 'string' ? oneOf(values.kyc, KYC_STATUSES, '--kyc') : undefined,
+        flags:
+          typeof values.flags === 'string'
+            ? values.flags.split(',').map((f) => oneOf(f.trim(), FEATURE_FLAGS, '--flags'))
+            : undefined,
+        email: typeof values.email === 'string' ? values.email : undefined,
+        companyName: typeof values.company === 'string' ? values.company : undefined,
+      };
+    default:
+      throw new UsageError(`unknown command ${command}`);
+  }
+}
+
+async function openBackend(config: Config): Promise<Backend> {
+  if (!config.databaseUrl) {
+    const tokenFile = path.join(config.dataDir, CLI_TOKEN_FILE);
+    try {
+      return await directBackend(config);
+    } catch (error) {
+      if (!(error instanceof DataDirLockedError)) throw error;
+      if (!existsSync(tokenFile)) {
+        throw new Error(
+          `${error.message}\nThat gateway runs no operator role, so the CLI cannot reach it: start it with the operator role.`,
+        );
+      }
+      const { url, token } = JSON.parse(readFileSync(tokenFile, 'utf8')) as { url: string; token: string };
+      return httpBackend(url, token);
+    }
+  }
+  return directBackend(config);
+}
+
+async function directBackend(config: Config): Promise<Backend> {
+  const database: Database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    poolSize: 2,
+    dataDir: config.dataDir,
+  });
+  await migrate(database, readMigrations(migrationsDir));
+  const logger = createLogger({ level: 'warn', destination: process.stderr as never });
+  const fixed = (name: keyof Config['baseUrls']) => () => config.baseUrls[name];
+  const services = createServices({
+    database,
+    clock: systemClock,
+    config,
+    logger,
+    box: resolveSecretBox(config),
+    urls: {
+      web: fixed('web'),
+      sandboxApi: fixed('sandboxApi'),
+      liveApi: fixed('liveApi'),
+      operator: fixed('operator'),
+    },
+  });
+  const staff = createStaffService(services);
+  const underwriting = createUnderwritingService(services);
+  const organizations = createOrganizationAdminService(services);
+  const by: Actor = { actor: 'cli' };
+  return {
+    async call(command, input) {
+      const id = String(input.id ?? '');
+      switch (command) {
+        case 'create-staff': {
+          const password = (input.password as string | undefined) ?? randomBytes(15).toString('base64url');
+          const created = await staff.create({
+            email: String(input.email),
+            name: String(input.name),
+            role: input.role as StaffRole,
+            password,
+          });
+          await services.audit.record(services.db, {
+            ...by,
+            action: 'staff.created',
+            targetType: 'staff',
+            targetId: created.id,
+            after: { email: created.email, role: created.role },
+          });
+          return { ...created, ...(input.password === undefined ? { password } : {}) };
+        }
+        case 'list-applications': {
+          const page = await underwriting.listApplications({
+            limit: Number(input.limit),
+            ...(input.status ? { status: input.status as 'NEW' } : {}),
+          });
+          return { data: page.data.map(applicationView), nextCursor: page.nextCursor };
+        }
+        case 'approve': {
+          const result = await underwriting.approve(id, by);
+          await services.mailer.deliverDue();
+          return {
+            application: applicationView(await underwriting.getApplication(id)),
+            organization: organizationView(result.organization),
+            ownerEmail: result.ownerEmail,
+            emailId: result.emailId,
+          };
+        }
+        case 'reject': {
+          const rejected = applicationView(await underwriting.reject(id, String(input.reason), by));
+          await services.mailer.deliverDue();
+          return rejected;
+        }
+        case 'set-kyc':
+          return organizationView(await organizations.setKycStatus(id, input.kycStatus as KycStatus, by));
+        case 'set-flag':
+          return organizationView(
+            await organizations.setFeatureFlag(id, input.flag as FeatureFlag, Boolean(input.enabled), by),
+          );
+        case 'demo-merchant':
+          return createDemoMerchant(
+            {
+              db: services.db,
+              clock: services.clock,
+              audit: services.audit,
+              underwriting,
+              organizations,
+              webUrl: services.urls.web,
+            },
+            {
+              ...(input.kycStatus ? { kycStatus: input.kycStatus as KycStatus } : {}),
+              ...(input.flags ? { flags: input.flags as FeatureFlag[] } : {}),
+              ...(input.email ? { email: String(input.email) } : {}),
+              ...(input.companyName ? { companyName: String(input.companyName) } : {}),
+            },
+            by,
+          );
+        default:
+          throw new UsageError(`unknown command ${command}`);
+      }
+    },
+    close: () => database.close(),
+  };
+}
+
+function httpBackend(baseUrl: string, token: string): Backend {
+  const send = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl}${route}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const payload = (await response.json()) as { error?: { code: string; message: string } };
+    if (!response.ok)
+      throw new Error(
+        `${payload.error?.code ?? response.status}: ${payload.error?.message ?? 'request failed'}`,
+      );
+    return payload;
+  };
+  return {
+    async call(command, input) {
+      const id = encodeURIComponent(String(input.id ?? ''));
+      switch (command) {
+        case 'create-staff': {
+          const password = (input.password as string | undefined) ?? randomBytes(15).toString('base64url');
+          const created = (await send('POST', '/operator/v1/staff', { ...input, password })) as Record<
+            string,
+            unknown
+          >;
+          return { ...created, ...(input.password === undefined ? { password } : {}) };
+        }
+        case 'list-applications': {
+          const query = new URLSearchParams({
+            limit: String(input.limit),
+            ...(input.status ? { status: String(input.status) } : {}),
+          });
+          return send('GET', `/operator/v1/applications?${query.toString()}`);
+        }
+        case 'approve':
+          return send('POST', `/operator/v1/applications/${id}/approve`);
+        case 'reject':
+          return send('POST', `/operator/v1/applications/${id}/reject`, { reason: input.reason });
+        case 'set-kyc':
+          return send('PUT', `/operator/v1/organizations/${id}/kyc-status`, { kycStatus: input.kycStatus });
+        case 'set-flag':
+          return send('PUT', `/operator/v1/organizations/${id}/feature-flags/${String(input.flag)}`, {
+            enabled: input.enabled,
+          });
+        case 'demo-merchant': {
+          const body = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+          return send('POST', '/operator/v1/demo-merchants', body);
+        }
+        default:
+          throw new UsageError(`unknown command ${command}`);
+      }
+    },
+    close: async () => undefined,
+  };
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
+  else if (error instanceof ConfigError) console.error(error.message);
+  else if (error instanceof ApiError)
+    console.error(
+      `${error.code}: ${error.message}${error.details ? ` ${JSON.stringify(error.details)}` : ''}`,
+    );
+  else console.error((error as Error).message);
+  process.exitCode = 1;
+});

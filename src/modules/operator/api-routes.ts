@@ -1,0 +1,497 @@
+import { Type } from 'typebox';
+import { ApiError, errorResponses } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
+import type { Mailer } from '../email/service.js';
+import { createDemoMerchant } from '../organizations/demo.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  type OrganizationAdminService,
+  type UnderwritingService,
+} from '../organizations/service.js';
+import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
+import type { Services } from '../../services.js';
+import { actorOf } from './auth.js';
+import {
+  ApplicationViewSchema,
+  DemoMerchantSchema,
+  FeeBodySchema,
+  IdParamsSchema,
+  LoginBodySchema,
+  OrganizationViewSchema,
+  PageQuerySchema,
+  StaffCreateSchema,
+  applicationView,
+  organizationView,
+} from './schemas.js';
+import type { StaffService } from './staff.js';
+
+export interface OperatorApiDeps {
+  services: Services;
+  staff: StaffService;
+  underwriting: UnderwritingService;
+  organizations: OrganizationAdminService;
+  mailer: Mailer;
+}
+
+const errors = errorResponses(400, 401, 403, 404, 409, 423, 429);
+
+/** The operator API: the same operations as the console, as JSON, for scripts and the CLI. */
+export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promise<void> {
+  const { underwriting, organizations } = deps;
+
+  app.post(
+    '/operator/v1/session',
+    {
+      schema: {
+        body: LoginBodySchema,
+        response: {
+          200: Type.Object({
+            staff: Type.Object({
+              id: Type.String(),
+              email: Type.String(),
+              name: Type.String(),
+              role: Type.String(),
+            }),
+            csrfToken: Type.String(),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'public', rateLimit: { max: 20, timeWindow: 60_000 } },
+    },
+    async (request, reply) => {
+      const staff = await deps.staff.authenticate(request.body.email, request.body.password);
+      const session = await deps.services.sessions.start(reply, {
+        realm: 'operator',
+        subjectId: staff.id,
+        stage: 'active',
+        request,
+      });
+      await deps.services.audit.record(deps.services.db, {
+        actor: `staff:${staff.id}`,
+        action: 'staff.login',
+        targetType: 'staff',
+        targetId: staff.id,
+        requestId: request.id,
+        ip: request.ip,
+      });
+      return { staff, csrfToken: session.csrfToken };
+    },
+  );
+
+  app.delete('/operator/v1/session', { config: { operator: 'read' } }, async (request, reply) => {
+    if (request.operatorSession) await deps.services.sessions.end(reply, request.operatorSession);
+    return reply.code(204).send();
+  });
+
+  app.get(
+    '/operator/v1/applications',
+    {
+      schema: {
+        querystring: Type.Object(
+          {
+            ...PageQuerySchema.properties,
+            status: Type.Optional(Type.Enum(['NEW', 'IN_REVIEW', 'APPROVED', 'REJECTED'])),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(ApplicationViewSchema),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => {
+      const page = await underwriting.listApplications(request.query);
+      return { data: page.data.map(applicationView), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/operator/v1/applications/:id',
+    {
+      schema: { params: IdParamsSchema, response: { 200: ApplicationViewSchema, ...errors } },
+      config: { operator: 'read' },
+    },
+    async (request) => applicationView(await underwriting.getApplication(request.params.id)),
+  );
+
+  app.post(
+    '/operator/v1/applications/:id/start-review',
+    {
+      schema: { params: IdParamsSchema, response: { 200: ApplicationViewSchema, ...errors } },
+      config: { operator: 'underwrite' },
+    },
+    async (request) => applicationView(await underwriting.startReview(request.params.id, actorOf(request))),
+  );
+
+  app.post(
+    '/operator/v1/applications/:id/approve',
+    {
+      schema: {
+        params: IdParamsSchema,
+        response: {
+          200: Type.Object({
+            application: ApplicationViewSchema,
+            organization: OrganizationViewSchema,
+            ownerEmail: Type.String(),
+            emailId: Type.String({
+              description: 'The approval e-mail (sandbox key and activation link) in the outbox.',
+            }),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'underwrite' },
+    },
+    async (request) => {
+      const result = await underwriting.approve(request.params.id, actorOf(request));
+      // The keys and the activation link go to the merchant only, by e-mail: never to the operator.
+      return {
+        application: applicationView(await underwriting.getApplication(request.params.id)),
+        organization: organizationView(result.organization),
+        ownerEmail: result.ownerEmail,
+        emailId: result.emailId,
+      };
+    },
+  );
+
+  app.post(
+    '/operator/v1/applications/:id/reject',
+    {
+      schema: {
+        params: IdParamsSchema,
+        body: Type.Object(
+          { reason: Type.String({ minLength: 1, maxLength: 2000 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: ApplicationViewSchema, ...errors },
+      },
+      config: { operator: 'underwrite' },
+    },
+    async (request) =>
+      applicationView(
+        await underwriting.reject(request.params.id, request.body.reason.trim(), actorOf(request)),
+      ),
+  );
+
+  app.get(
+    '/operator/v1/organizations',
+    {
+      schema: {
+        querystring: PageQuerySchema,
+        response: {
+          200: Type.Object({
+            data: Type.Array(OrganizationViewSchema),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => {
+      const page = await organizations.list(request.query);
+      return { data: page.data.map((o) => organizationView(o)), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/operator/v1/organizations/:id',
+    {
+      schema: { params: IdParamsSchema, response: { 200: OrganizationViewSchema, ...errors } },
+      config: { operator: 'read' },
+    },
+    async (request) =>
+      organizationView(
+        await organizations.get(request.params.id),
+        await organizations.feeSchedule(request.params.id),
+      ),
+  );
+
+  app.put(
+    '/operator/v1/organizations/:id/kyc-status',
+    {
+      schema: {
+        params: IdParamsSchema,
+        body: Type.Object({ kycStatus: Type.Enum([...KYC_STATUSES]) }, { additionalProperties: false }),
+        response: { 200: OrganizationViewSchema, ...errors },
+      },
+      config: { operator: 'underwrite' },
+    },
+    async (request) =>
+      organizationView(
+        await organizations.setKycStatus(
+          request.params.id,
+          request.body.kycStatus as KycStatus,
+          actorOf(request),
+        ),
+      ),
+  );
+
+  app.put(
+    '/operator/v1/organizations/:id/fees/:paymentMethod',
+    {
+      schema: {
+        params: Type.Object({
+          id: Type.String({ maxLength: 64 }),
+          paymentMethod: Type.Enum([...PAYMENT_METHODS]),
+        }),
+        body: FeeBodySchema,
+        response: { 200: OrganizationViewSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) => {
+      const { id, paymentMethod } = request.params;
+      const fees = await organizations.setFee(
+        id,
+        {
+          paymentMethod: paymentMethod as PaymentMethod,
+          basisPoints: request.body.basisPoints,
+          fixedMinor: BigInt(request.body.fixedMinor),
+        },
+        actorOf(request),
+      );
+      return organizationView(await organizations.get(id), fees);
+    },
+  );
+
+  app.put(
+    '/operator/v1/organizations/:id/feature-flags/:flag',
+    {
+      schema: {
+        params: Type.Object({ id: Type.String({ maxLength: 64 }), flag: Type.Enum([...FEATURE_FLAGS]) }),
+        body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
+        response: { 200: OrganizationViewSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) =>
+      organizationView(
+        await organizations.setFeatureFlag(
+          request.params.id,
+          request.params.flag as FeatureFlag,
+          request.body.enabled,
+          actorOf(request),
+        ),
+      ),
+  );
+
+  app.put(
+    '/operator/v1/organizations/:id/rate-limits',
+    {
+      schema: {
+        params: IdParamsSchema,
+        body: Type.Object(
+          {
+            live: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
+            sandbox: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: OrganizationViewSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) =>
+      organizationView(await organizations.setRateLimits(request.params.id, request.body, actorOf(request))),
+  );
+
+  app.post(
+    '/operator/v1/organizations/:id/freeze',
+    {
+      schema: {
+        params: IdParamsSchema,
+        body: Type.Object(
+          { reason: Type.String({ minLength: 1, maxLength: 2000 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: OrganizationViewSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) =>
+      organizationView(
+        await organizations.freeze(request.params.id, request.body.reason.trim(), actorOf(request)),
+      ),
+  );
+
+  app.post(
+    '/operator/v1/organizations/:id/unfreeze',
+    {
+      schema: { params: IdParamsSchema, response: { 200: OrganizationViewSchema, ...errors } },
+      config: { operator: 'administer' },
+    },
+    async (request) => organizationView(await organizations.unfreeze(request.params.id, actorOf(request))),
+  );
+
+  app.get(
+    '/operator/v1/audit-log',
+    {
+      schema: {
+        querystring: Type.Object(
+          {
+            ...PageQuerySchema.properties,
+            targetId: Type.Optional(Type.String({ maxLength: 64 })),
+            organizationId: Type.Optional(Type.String({ maxLength: 64 })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => {
+      const { limit, cursor, targetId, organizationId } = request.query;
+      let query = deps.services.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1);
+      if (targetId) query = query.where('target_id', '=', targetId);
+      if (organizationId) query = query.where('organization_id', '=', organizationId);
+      if (cursor) {
+        const after = decodeAuditCursor(cursor);
+        query = query.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+          ]),
+        );
+      }
+      const rows = await query.execute();
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        data: page.map((row) => ({
+          id: String(row.id),
+          actor: row.actor,
+          action: row.action,
+          targetType: row.target_type,
+          targetId: row.target_id,
+          organizationId: row.organization_id,
+          before: row.before,
+          after: row.after,
+          requestId: row.request_id,
+          ip: row.ip,
+          createdAt: row.created_at.toISOString(),
+        })),
+        nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, `aud_${last.id}`) : null,
+      };
+    },
+  );
+
+  app.get(
+    '/operator/v1/emails',
+    { schema: { querystring: PageQuerySchema }, config: { operator: 'read' } },
+    async (request) => {
+      const before = request.query.cursor ? decodeCursor(request.query.cursor) : undefined;
+      const data = await deps.mailer.list({ limit: request.query.limit + 1, ...(before ? { before } : {}) });
+      const page = data.slice(0, request.query.limit);
+      const last = page[page.length - 1];
+      return {
+        transport: deps.mailer.transport,
+        data: page,
+        nextCursor:
+          data.length > request.query.limit && last ? encodeCursor(new Date(last.createdAt), last.id) : null,
+      };
+    },
+  );
+
+  app.get(
+    '/operator/v1/emails/:id',
+    { schema: { params: IdParamsSchema }, config: { operator: 'read' } },
+    async (request) => {
+      const email = await deps.mailer.read(request.params.id);
+      if (!email) throw new ApiError('not_found', `No e-mail ${request.params.id}.`);
+      return email;
+    },
+  );
+
+  app.post(
+    '/operator/v1/staff',
+    {
+      schema: {
+        body: StaffCreateSchema,
+        response: {
+          201: Type.Object({
+            id: Type.String(),
+            email: Type.String(),
+            name: Type.String(),
+            role: Type.String(),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const staff = await deps.staff.create(request.body);
+      await deps.services.audit.record(deps.services.db, {
+        ...actorOf(request),
+        action: 'staff.created',
+        targetType: 'staff',
+        targetId: staff.id,
+        after: { email: staff.email, role: staff.role },
+      });
+      return reply.code(201).send(staff);
+    },
+  );
+
+  app.post(
+    '/operator/v1/demo-merchants',
+    {
+      schema: {
+        body: DemoMerchantSchema,
+        response: {
+          201: Type.Object({
+            organizationId: Type.String(),
+            applicationId: Type.String(),
+            kycStatus: Type.String(),
+            featureFlags: Type.Array(Type.String()),
+            dashboard: Type.Object({ url: Type.String(), email: Type.String(), password: Type.String() }),
+            keys: Type.Object({ sandbox: Type.String(), live: Type.String() }),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const demo = await createDemoMerchant(
+        {
+          db: deps.services.db,
+          clock: deps.services.clock,
+          audit: deps.services.audit,
+          underwriting,
+          organizations,
+          webUrl: deps.services.urls.web,
+        },
+        {
+          ...request.body,
+          ...(request.body.flags ? { flags: request.body.flags as FeatureFlag[] } : {}),
+          ...(request.body.kycStatus ? { kycStatus: request.body.kycStatus as KycStatus } : {}),
+        },
+        actorOf(request),
+      );
+      return reply.code(201).send(demo);
+    },
+  );
+}
+
+function decodeAuditCursor(cursor: string): { createdAt: Date; id: string } {
+  const { createdAt, id } = decodeCursor(cursor);
+  const numeric = id.replace(/^aud_/, '');
+  if (!/^\d+$/.test(numeric))
+    throw ApiError.validation([
+      { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
+    ]);
+  return { createdAt, id: numeric };
+}

@@ -1,0 +1,75 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import type { Session, SessionManager } from '../../http/session.js';
+import { safeEqual } from '../../shared/crypto.js';
+import type { Actor } from '../organizations/service.js';
+import { can, type Staff, type StaffService } from './staff.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    staff: Staff | null;
+    operatorSession: Session | null;
+  }
+}
+
+/** The CLI's identity when it goes through the operator API with the local token. */
+export const CLI_STAFF: Staff = { id: 'cli', email: 'cli@localhost', name: 'Operator CLI', role: 'admin' };
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function actorOf(request: FastifyRequest): Actor {
+  const staff = request.staff;
+  return {
+    actor: staff === null ? 'anonymous' : staff.id === 'cli' ? 'cli' : `staff:${staff.id}`,
+    requestId: request.id,
+    ip: request.ip,
+  };
+}
+
+/**
+ * Every operator route declares `config.operator`: 'public' or the permission it needs. The JSON API
+ * (`/operator/v1/…`) takes the staff session cookie with an `X-CSRF-Token` header on writes, or the
+ * CLI's bearer token; console pages take the cookie with a `_csrf` form field and redirect to the login
+ * page when there is no session.
+ */
+export function registerOperatorAuth(
+  app: App,
+  deps: { sessions: SessionManager; staff: StaffService; cliToken: string | undefined },
+): void {
+  app.decorateRequest('staff', null);
+  app.decorateRequest('operatorSession', null);
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const needs = request.routeOptions.config.operator;
+    if (needs === undefined || needs === 'public') {
+      const session = await deps.sessions.read(request, 'operator');
+      if (session) {
+        request.operatorSession = session;
+        request.staff = (await deps.staff.get(session.subject_id)) ?? null;
+      }
+      return;
+    }
+    const isApi = request.url.startsWith('/operator/v1/');
+    const bearer = request.headers.authorization;
+    if (isApi && bearer !== undefined) {
+      const token = bearer.startsWith('Bearer ') ? bearer.slice('Bearer '.length) : '';
+      if (deps.cliToken === undefined || !safeEqual(token, deps.cliToken)) {
+        throw new ApiError('unauthorized', 'The operator token is not valid.');
+      }
+      request.staff = CLI_STAFF;
+    } else {
+      const session = await deps.sessions.read(request, 'operator');
+      const staff = session ? await deps.staff.get(session.subject_id) : undefined;
+      if (!session || !staff) {
+        if (isApi) throw new ApiError('unauthorized', 'Log in to the operator console first.');
+        return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
+      }
+      if (UNSAFE.has(request.method)) deps.sessions.assertCsrf(request, session);
+      request.staff = staff;
+      request.operatorSession = session;
+    }
+    if (!can(request.staff, needs)) {
+      throw new ApiError('forbidden', `Your staff role (${request.staff.role}) may not do this.`);
+    }
+  });
+}

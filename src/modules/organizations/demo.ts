@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import type { Kdb } from '../../db/database.js';
+import type { FeatureFlag, KycStatus } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { hashPassword } from '../../shared/passwords.js';
+import type { AuditLog } from '../audit/service.js';
+import { issueApiKey } from '../api-keys/service.js';
+import type { Actor, OrganizationAdminService, UnderwritingService } from './service.js';
+
+export interface DemoMerchant {
+  organizationId: string;
+  applicationId: string;
+  kycStatus: KycStatus;
+  featureFlags: FeatureFlag[];
+  dashboard: { url: string; email: string; password: string };
+  keys: { sandbox: string; live: string };
+}
+
+/**
+ * A ready merchant for local development and scripts: an application filed and approved through the
+ * real underwriting path, the owner activated with a generated password, and the first live key issued
+ * as the activation link would have done.
+ */
+export async function createDemoMerchant(
+  deps: {
+    db: Kdb;
+    clock: Clock;
+    audit: AuditLog;
+    underwriting: UnderwritingService;
+    organizations: OrganizationAdminService;
+    webUrl: () => string;
+  },
+  input: { companyName?: string; email?: string; kycStatus?: KycStatus; flags?: FeatureFlag[] },
+  by: Actor,
+): Promise<DemoMerchant> {
+  const { db, clock } = deps;
+  const suffix = randomBytes(4).toString('hex');
+  const email = input.email ?? `demo-${suffix}@merchant.example`;
+  const now = clock.now();
+  const applicationId = newId('app', now);
+  await db
+    .insertInto('applications')
+    .values({
+      id: applicationId,
+      status: 'NEW',
+      company_name: input.companyName ?? `Demo Merchant ${suffix}`,
+      jurisdiction: 'TR',
+      vertical: 'other',
+      vertical_other: 'Demo merchant for local development',
+      monthly_volume_usd: 100_000n,
+      current_acquirer: null,
+      why_switching: null,
+      contact_name: 'Demo Owner',
+      contact_email: email,
+      telegram: null,
+      submitted_ip: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  const approval = await deps.underwriting.approve(applicationId, by);
+  const password = `demo-${randomBytes(12).toString('base64url')}`;
+
+  const liveKey = await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('users')
+      .set({ password_hash: await hashPassword(password), status: 'active', updated_at: clock.now() })
+      .where('id', '=', approval.ownerUserId)
+      .execute();
+    await trx
+      .updateTable('account_tokens')
+      .set({ used_at: clock.now() })
+      .where('user_id', '=', approval.ownerUserId)
+      .where('kind', '=', 'activation')
+      .where('used_at', 'is', null)
+      .execute();
+    const key = await issueApiKey(trx, clock, {
+      organizationId: approval.organization.id,
+      environment: 'live',
+      scopes: ['all'],
+      name: 'First live key',
+      createdBy: 'system',
+    });
+    await deps.audit.record(trx, {
+      ...by,
+      action: 'organization.demo_created',
+      targetType: 'organization',
+      targetId: approval.organization.id,
+      organizationId: approval.organization.id,
+      after: { ownerUserId: approval.ownerUserId, liveKeyId: key.id, sandboxKeyId: approval.sandboxKey.id },
+    });
+    return key;
+  });
+
+  let organization = approval.organization;
+  if (input.kycStatus && input.kycStatus !== organization.kycStatus) {
+    organization = await deps.organizations.setKycStatus(organization.id, input.kycStatus, by);
+  }
+  for (const flag of input.flags ?? []) {
+    organization = await deps.organizations.setFeatureFlag(organization.id, flag, true, by);
+  }
+  return {
+    organizationId: organization.id,
+    applicationId,
+    kycStatus: organization.kycStatus,
+    featureFlags: organization.featureFlags,
+    dashboard: { url: `${deps.webUrl()}/login`, email, password },
+    keys: { sandbox: approval.sandboxKey.secret, live: liveKey.secret },
+  };
+}

@@ -1,0 +1,496 @@
+import { randomBytes } from 'node:crypto';
+import type { Kdb } from '../../db/database.js';
+import type { ApplicationRow } from '../../db/schema.js';
+import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { DAY } from '../../shared/clock.js';
+import { sha256Hex } from '../../shared/crypto.js';
+import { newId } from '../../shared/ids.js';
+import type { AuditLog } from '../audit/service.js';
+import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
+import type { Mailer } from '../email/service.js';
+import { applicationApprovedEmail, applicationRejectedEmail } from '../email/templates.js';
+import type { Urls } from '../../services.js';
+import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './repository.js';
+import { DEFAULT_FEES, PAYMENT_METHODS, type FeeScheduleEntry, type Organization } from './types.js';
+
+export const ACTIVATION_TTL_MS = 3 * DAY;
+
+/** Who acts and from where: every change lands in the audit log with it. */
+export interface Actor {
+  actor: string;
+  requestId?: string | null;
+  ip?: string | null;
+}
+
+export interface ApprovalResult {
+  organization: Organization;
+  ownerUserId: string;
+  ownerEmail: string;
+  sandboxKey: IssuedApiKey;
+  activationUrl: string;
+  emailId: string;
+}
+
+export interface ApplicationPage {
+  data: ApplicationRow[];
+  nextCursor: string | null;
+}
+
+export interface UnderwritingService {
+  listApplications(filter: {
+    status?: ApplicationRow['status'];
+    limit: number;
+    cursor?: string;
+  }): Promise<ApplicationPage>;
+  getApplication(id: string): Promise<ApplicationRow>;
+  startReview(id: string, by: Actor): Promise<ApplicationRow>;
+  approve(id: string, by: Actor): Promise<ApprovalResult>;
+  reject(id: string, reason: string, by: Actor): Promise<ApplicationRow>;
+}
+
+export interface OrganizationAdminService {
+  list(options: {
+    limit: number;
+    cursor?: string;
+  }): Promise<{ data: Organization[]; nextCursor: string | null }>;
+  get(id: string): Promise<Organization>;
+  feeSchedule(id: string): Promise<FeeScheduleEntry[]>;
+  setKycStatus(id: string, status: KycStatus, by: Actor): Promise<Organization>;
+  setFee(id: string, fee: FeeScheduleEntry, by: Actor): Promise<FeeScheduleEntry[]>;
+  setFeatureFlag(id: string, flag: FeatureFlag, enabled: boolean, by: Actor): Promise<Organization>;
+  setRateLimits(
+    id: string,
+    limits: { live: number | null; sandbox: number | null },
+    by: Actor,
+  ): Promise<Organization>;
+  freeze(id: string, reason: string, by: Actor): Promise<Organization>;
+  unfreeze(id: string, by: Actor): Promise<Organization>;
+}
+
+interface Deps {
+  db: Kdb;
+  clock: Clock;
+  audit: AuditLog;
+  mailer: Mailer;
+  urls: Urls;
+}
+
+/** Application review: NEW -> IN_REVIEW -> APPROVED | REJECTED (product decision 4). */
+export function createUnderwritingService(deps: Deps): UnderwritingService {
+  const { db, clock, audit, mailer } = deps;
+
+  const lockPending = async (trx: Kdb, id: string, action: string) => {
+    const application = await trx
+      .selectFrom('applications')
+      .selectAll()
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!application) throw new ApiError('not_found', `No application ${id}.`);
+    if (application.status !== 'NEW' && application.status !== 'IN_REVIEW') {
+      throw new ApiError(
+        'invalid_state_transition',
+        `Application ${id} is ${application.status}; it cannot be ${action}.`,
+        { status: application.status },
+      );
+    }
+    return application;
+  };
+
+  return {
+    async listApplications({ status, limit, cursor }) {
+      let query = db
+        .selectFrom('applications')
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1);
+      if (status) query = query.where('status', '=', status);
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+          ]),
+        );
+      }
+      const rows = await query.execute();
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        data: page,
+        nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+      };
+    },
+
+    async getApplication(id) {
+      const row = await db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!row) throw new ApiError('not_found', `No application ${id}.`);
+      return row;
+    },
+
+    async startReview(id, by) {
+      return db.transaction().execute(async (trx) => {
+        const before = await lockPending(trx, id, 'reviewed');
+        if (before.status === 'IN_REVIEW') return before;
+        const now = clock.now();
+        const after = await trx
+          .updateTable('applications')
+          .set({ status: 'IN_REVIEW', reviewed_by: by.actor, updated_at: now })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await audit.record(trx, {
+          ...by,
+          action: 'application.review_started',
+          targetType: 'application',
+          targetId: id,
+          before: { status: before.status },
+          after: { status: after.status },
+        });
+        return after;
+      });
+    },
+
+    async approve(id, by) {
+      const result = await db.transaction().execute(async (trx) => {
+        const application = await lockPending(trx, id, 'approved');
+        const now = clock.now();
+        const organizationRow = await trx
+          .insertInto('organizations')
+          .values({
+            id: newId('org', now),
+            name: application.company_name,
+            application_id: application.id,
+            contact_email: application.contact_email,
+            kyc_status: 'REVIEWING',
+            created_at: now,
+            updated_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const organization = toOrganization(organizationRow);
+        for (const method of PAYMENT_METHODS)
+          await upsertFee(trx, organization.id, method, DEFAULT_FEES[method], now);
+
+        const existingUser = await trx
+          .selectFrom('users')
+          .select('id')
+          .where((eb) => eb(eb.fn('lower', ['email']), '=', application.contact_email.toLowerCase()))
+          .executeTakeFirst();
+        if (existingUser) {
+          throw new ApiError(
+            'invalid_state_transition',
+            `A dashboard account already uses ${application.contact_email}; ask the applicant for another contact address.`,
+          );
+        }
+        const ownerUserId = newId('usr', now);
+        await trx
+          .insertInto('users')
+          .values({
+            id: ownerUserId,
+            organization_id: organization.id,
+            email: application.contact_email,
+            name: application.contact_name,
+            role: 'owner',
+            status: 'invited',
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        const activationToken = randomBytes(32).toString('base64url');
+        await trx
+          .insertInto('account_tokens')
+          .values({
+            token_hash: sha256Hex(activationToken),
+            kind: 'activation',
+            user_id: ownerUserId,
+            created_at: now,
+            expires_at: new Date(now.getTime() + ACTIVATION_TTL_MS),
+          })
+          .execute();
+        const activationUrl = `${deps.urls.web()}/activate/${activationToken}`;
+
+        const sandboxKey = await issueApiKey(trx, clock, {
+          organizationId: organization.id,
+          environment: 'sandbox',
+          scopes: ['all'],
+          name: 'First sandbox key',
+          createdBy: 'system',
+        });
+
+        await trx
+          .updateTable('applications')
+          .set({
+            status: 'APPROVED',
+            reviewed_by: by.actor,
+            reviewed_at: now,
+            organization_id: organization.id,
+            updated_at: now,
+          })
+          .where('id', '=', id)
+          .execute();
+        const emailId = await mailer.enqueue(
+          trx,
+          application.contact_email,
+          applicationApprovedEmail({
+            companyName: application.company_name,
+            sandboxKey: sandboxKey.secret,
+            activationUrl,
+            dashboardUrl: `${deps.urls.web()}/login`,
+            sandboxApiUrl: `${deps.urls.sandboxApi()}/v1`,
+          }),
+        );
+        await audit.record(trx, {
+          ...by,
+          action: 'application.approved',
+          targetType: 'application',
+          targetId: id,
+          organizationId: organization.id,
+          before: { status: application.status },
+          after: {
+            status: 'APPROVED',
+            organizationId: organization.id,
+            sandboxKeyId: sandboxKey.id,
+            ownerUserId,
+          },
+        });
+        return {
+          organization,
+          ownerUserId,
+          ownerEmail: application.contact_email,
+          sandboxKey,
+          activationUrl,
+          emailId,
+        };
+      });
+      mailer.nudge();
+      return result;
+    },
+
+    async reject(id, reason, by) {
+      const rejected = await db.transaction().execute(async (trx) => {
+        const before = await lockPending(trx, id, 'rejected');
+        const now = clock.now();
+        const after = await trx
+          .updateTable('applications')
+          .set({
+            status: 'REJECTED',
+            reviewed_by: by.actor,
+            reviewed_at: now,
+            decision_reason: reason,
+            updated_at: now,
+          })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await mailer.enqueue(
+          trx,
+          before.contact_email,
+          applicationRejectedEmail({ companyName: before.company_name, reason }),
+        );
+        await audit.record(trx, {
+          ...by,
+          action: 'application.rejected',
+          targetType: 'application',
+          targetId: id,
+          before: { status: before.status },
+          after: { status: 'REJECTED', reason },
+        });
+        return after;
+      });
+      mailer.nudge();
+      return rejected;
+    },
+  };
+}
+
+/** Operations on approved merchants: KYC, fees, feature flags, rate limits, freezing. */
+export function createOrganizationAdminService(
+  deps: Omit<Deps, 'mailer' | 'urls'>,
+): OrganizationAdminService {
+  const { db, clock, audit } = deps;
+
+  const mustFind = async (trx: Kdb, id: string, forUpdate = false) => {
+    const organization = await findOrganization(trx, id, { forUpdate });
+    if (!organization) throw new ApiError('not_found', `No organization ${id}.`);
+    return organization;
+  };
+
+  /** Locks the row, applies the change, audits before and after, in one transaction. */
+  const change = async (
+    id: string,
+    by: Actor,
+    action: string,
+    apply: (trx: Kdb, before: Organization, now: Date) => Promise<void>,
+    describe: (organization: Organization) => unknown,
+  ) =>
+    db.transaction().execute(async (trx) => {
+      const before = await mustFind(trx, id, true);
+      const now = clock.now();
+      await apply(trx, before, now);
+      await trx.updateTable('organizations').set({ updated_at: now }).where('id', '=', id).execute();
+      const after = await mustFind(trx, id);
+      await audit.record(trx, {
+        ...by,
+        action,
+        targetType: 'organization',
+        targetId: id,
+        organizationId: id,
+        before: describe(before),
+        after: describe(after),
+      });
+      return after;
+    });
+
+  return {
+    async list({ limit, cursor }) {
+      let query = db
+        .selectFrom('organizations')
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1);
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+          ]),
+        );
+      }
+      const rows = await query.execute();
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        data: page.map(toOrganization),
+        nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+      };
+    },
+
+    get: (id) => mustFind(db, id),
+    feeSchedule: (id) => listFeeSchedule(db, id),
+
+    setKycStatus: (id, status, by) =>
+      change(
+        id,
+        by,
+        'organization.kyc_status_set',
+        async (trx) => {
+          await trx.updateTable('organizations').set({ kyc_status: status }).where('id', '=', id).execute();
+        },
+        (o) => ({ kycStatus: o.kycStatus }),
+      ),
+
+    async setFee(id, fee, by) {
+      await db.transaction().execute(async (trx) => {
+        await mustFind(trx, id, true);
+        const before = await listFeeSchedule(trx, id);
+        await upsertFee(trx, id, fee.paymentMethod, fee, clock.now());
+        const after = await listFeeSchedule(trx, id);
+        await audit.record(trx, {
+          ...by,
+          action: 'organization.fee_set',
+          targetType: 'organization',
+          targetId: id,
+          organizationId: id,
+          before: feesForAudit(before),
+          after: feesForAudit(after),
+        });
+      });
+      return listFeeSchedule(db, id);
+    },
+
+    setFeatureFlag: (id, flag, enabled, by) =>
+      change(
+        id,
+        by,
+        enabled ? 'organization.flag_enabled' : 'organization.flag_disabled',
+        async (trx, before) => {
+          const flags = new Set(before.featureFlags);
+          if (enabled) flags.add(flag);
+          else flags.delete(flag);
+          await trx
+            .updateTable('organizations')
+            .set({ feature_flags: [...flags].sort() })
+            .where('id', '=', id)
+            .execute();
+        },
+        (o) => ({ featureFlags: o.featureFlags }),
+      ),
+
+    setRateLimits: (id, limits, by) =>
+      change(
+        id,
+        by,
+        'organization.rate_limits_set',
+        async (trx) => {
+          await trx
+            .updateTable('organizations')
+            .set({ rate_limit_live: limits.live, rate_limit_sandbox: limits.sandbox })
+            .where('id', '=', id)
+            .execute();
+        },
+        (o) => ({ rateLimits: o.rateLimits }),
+      ),
+
+    freeze: (id, reason, by) =>
+      change(
+        id,
+        by,
+        'organization.frozen',
+        async (trx, before, now) => {
+          if (before.frozen) return;
+          await trx
+            .updateTable('organizations')
+            .set({ frozen_at: now, frozen_reason: reason })
+            .where('id', '=', id)
+            .execute();
+        },
+        (o) => ({ frozen: o.frozen, frozenReason: o.frozenReason }),
+      ),
+
+    unfreeze: (id, by) =>
+      change(
+        id,
+        by,
+        'organization.unfrozen',
+        async (trx) => {
+          await trx
+            .updateTable('organizations')
+            .set({ frozen_at: null, frozen_reason: null })
+            .where('id', '=', id)
+            .execute();
+        },
+        (o) => ({ frozen: o.frozen, frozenReason: o.frozenReason }),
+      ),
+  };
+}
+
+function feesForAudit(fees: FeeScheduleEntry[]) {
+  return Object.fromEntries(
+    fees.map((f) => [f.paymentMethod, { basisPoints: f.basisPoints, fixedMinor: f.fixedMinor.toString() }]),
+  );
+}
+
+/** Opaque page cursors: base64url of `<createdAt ISO>|<id>`, checked on the way back in. */
+export function encodeCursor(createdAt: Date, id: string): string {
+  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(iso ?? '');
+  if (!iso || !id || Number.isNaN(createdAt.getTime()) || !/^[a-z]+_[0-9a-z]+$/.test(id)) {
+    throw ApiError.validation([
+      { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
+    ]);
+  }
+  return { createdAt, id };
+}
+
+export type { PaymentMethod };
