@@ -19,7 +19,7 @@ import { migrationsDir, webDir } from './paths.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { createRenderer, PAGE_CSP, type Renderer } from './web/render.js';
 import { startWorker, type Worker } from './worker/worker.js';
-import { retentionJobs } from './worker/jobs.js';
+import { backgroundJobs } from './worker/jobs.js';
 import { createServices, resolveSecretBox, type Services, type Urls } from './services.js';
 import { dashboardModule } from './modules/users/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
@@ -164,7 +164,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
     }
     if (config.roles.includes('worker')) {
-      worker = startWorker(retentionJobs(services), logger.child({ role: 'worker' }));
+      worker = startWorker(backgroundJobs(services), logger.child({ role: 'worker' }));
     }
     return { urls, database, services, operatorLogin, operatorCliToken, close };
   } catch (error) {

@@ -1,0 +1,68 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's Chromium (or CHROMIUM_PATH), headless; the tests never download a browser. */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export interface PageProblem {
+  kind: 'console' | 'pageerror' | 'dialog' | 'csp';
+  text: string;
+  url?: string;
+}
+
+export interface WatchedPage {
+  page: Page;
+  /** Console errors and warnings, uncaught exceptions, dialogs and CSP violations, in order. */
+  problems: PageProblem[];
+}
+
+// Runs before any script of every document; the page's CSP does not apply to it.
+const REPORT_CSP_VIOLATIONS = `document.addEventListener('securitypolicyviolation', function (event) {
+  window.__reportCspViolation({
+    directive: event.effectiveDirective,
+    blocked: event.blockedURI,
+    sample: event.sample,
+    source: event.sourceFile,
+  });
+});`;
+
+/**
+ * A new page of `context` that records everything that should never happen on a healthy page. A dialog
+ * (alert, confirm, prompt) is recorded and dismissed at once, so injected script cannot hang a test.
+ */
+export async function watchedPage(context: BrowserContext): Promise<WatchedPage> {
+  const page = await context.newPage();
+  const problems: PageProblem[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') {
+      problems.push({ kind: 'console', text: message.text(), url: message.location().url });
+    }
+  });
+  page.on('pageerror', (error) => problems.push({ kind: 'pageerror', text: String(error) }));
+  page.on('dialog', (dialog) => {
+    problems.push({ kind: 'dialog', text: `${dialog.type()}: ${dialog.message()}` });
+    void dialog.dismiss().catch(() => undefined);
+  });
+  await page.exposeBinding('__reportCspViolation', (_source, violation: Record<string, string>) => {
+    problems.push({
+      kind: 'csp',
+      text: `${violation.directive} blocked ${violation.blocked} ${violation.sample}`.trim(),
+      url: violation.source,
+    });
+  });
+  await page.addInitScript({ content: REPORT_CSP_VIOLATIONS });
+  return { page, problems };
+}
