@@ -91,10 +91,10 @@ function printBanner(config: Config, gateway: Gateway): void {
   }
   lines.push(
     '  A ready merchant with keys and a dashboard login: npm run operator -- demo-merchant --kyc APPROVED',
-    `  Apply as a merchant, then approve it in the console: ${urls.web ?? ''}/apply`,
-    '  Stop with Ctrl+C (requests in flight finish first).',
-    '',
   );
+  // Without the api role there is no form to point at (a bare "/apply" would be no URL at all).
+  if (urls.web) lines.push(`  Apply as a merchant, then approve it in the console: ${urls.web}/apply`);
+  lines.push('  Stop with Ctrl+C (requests in flight finish first).', '');
   console.log(lines.join('\n'));
 }
 

@@ -1,4 +1,5 @@
-import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export class DataDirLockedError extends Error {
@@ -19,35 +20,58 @@ export interface DataDirLock {
 }
 
 /**
- * An exclusive lock file holding the owner's pid. A lock whose owner is no longer alive (a crash) is
- * taken over; a live owner makes the second process stop with a clear message.
+ * An exclusive lock file holding the owner's pid. The file appears atomically with the pid already in
+ * it (written to a private file, then hard-linked into place), so a second process never sees an empty
+ * lock. A lock whose owner is dead (a crash) is taken over by renaming it aside first; the rename is
+ * atomic, and a process that moved a live lock by mistake puts it back.
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   mkdirSync(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, 'gateway.lock');
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      let released = false;
-      return {
-        release: () => {
-          if (released) return;
-          released = true;
-          rmSync(lockPath, { force: true });
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  const unique = () => `${process.pid}.${randomBytes(6).toString('hex')}`;
+  const candidate = path.join(dataDir, `gateway.lock.${unique()}`);
+  writeFileSync(candidate, String(process.pid), { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        linkSync(candidate, lockPath);
+        let released = false;
+        return {
+          release: () => {
+            if (released) return;
+            released = true;
+            if (readOwner(lockPath) === process.pid) rmSync(lockPath, { force: true });
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
       const owner = readOwner(lockPath);
-      if (owner !== undefined && owner !== process.pid && isAlive(owner))
-        throw new DataDirLockedError(dataDir, owner);
-      if (owner === process.pid) throw new DataDirLockedError(dataDir, owner);
-      rmSync(lockPath, { force: true });
+      if (owner === undefined) continue; // removed between our link and our read: try again
+      if (owner === process.pid || isAlive(owner)) throw new DataDirLockedError(dataDir, owner);
+      const aside = path.join(dataDir, `gateway.lock.stale.${unique()}`);
+      try {
+        renameSync(lockPath, aside);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // another process took it over
+        throw error;
+      }
+      const moved = readOwner(aside);
+      if (moved !== owner && moved !== undefined && isAlive(moved)) {
+        // We moved a lock a live process had just taken: put it back and report it.
+        try {
+          linkSync(aside, lockPath);
+        } finally {
+          rmSync(aside, { force: true });
+        }
+        throw new DataDirLockedError(dataDir, moved);
+      }
+      rmSync(aside, { force: true });
     }
+    throw new Error(`Could not lock DATA_DIR ${dataDir}`);
+  } finally {
+    rmSync(candidate, { force: true });
   }
-  throw new Error(`Could not lock DATA_DIR ${dataDir}`);
 }
 
 function readOwner(lockPath: string): number | undefined {

@@ -71,7 +71,8 @@ export async function migrate(database: Database, migrations: Migration[]): Prom
           ]);
           await session.exec('COMMIT');
         } catch (error) {
-          await session.exec('ROLLBACK');
+          // A failed ROLLBACK must not hide why the migration failed.
+          await session.exec('ROLLBACK').catch(() => undefined);
           throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, {
             cause: error,
           });

@@ -5,6 +5,11 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 /** The PostgreSQL server of this run, or undefined when the suite runs on PGlite. */
 export const serverUrl = process.env.DATABASE_URL?.trim() || undefined;
 export const onPostgres = serverUrl !== undefined;
+/**
+ * The PostgreSQL server for tests that are about the server itself (advisory locks, several instances
+ * on one database): DATABASE_URL's, or the local one that CI and every development machine run.
+ */
+export const postgresServerUrl = serverUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   database: Database;
@@ -37,7 +42,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export async function createFreshDatabase(): Promise<string> {
   const name = `gw_test_${randomBytes(6).toString('hex')}`;
   await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
-  const url = new URL(serverUrl ?? '');
+  const url = new URL(postgresServerUrl);
   url.pathname = `/${name}`;
   return url.toString();
 }
@@ -49,7 +54,7 @@ export async function dropDatabase(url: string): Promise<void> {
 }
 
 async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
+  const client = new pg.Client({ connectionString: postgresServerUrl });
   await client.connect();
   try {
     return await work(client);

@@ -1,0 +1,202 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { projectRoot } from '../../src/paths.js';
+
+export type ListenerName = 'web' | 'sandboxApi' | 'liveApi' | 'operator';
+export type BannerUrls = Partial<Record<ListenerName, string>>;
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface GatewayProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** Everything the process wrote so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first match in the stream; rejects on timeout or when the process exits first. */
+  waitFor(
+    pattern: RegExp,
+    options?: { stream?: 'stdout' | 'stderr'; timeoutMs?: number },
+  ): Promise<RegExpMatchArray>;
+  /** Waits for the whole start-up banner and returns the base URL of every listener it names. */
+  waitForBanner(timeoutMs?: number): Promise<BannerUrls>;
+  waitForExit(timeoutMs?: number): Promise<Exit>;
+  readonly exited: boolean;
+}
+
+const running = new Set<GatewayProcess>();
+
+/** Only what the program needs: nothing of the test runner's environment (DATABASE_URL above all) leaks in. */
+export function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** Runs `src/main.ts` as a child process (through tsx), from the repository root. */
+export function spawnGateway(options: { env: Record<string, string>; args?: string[] }): GatewayProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...(options.args ?? [])], {
+    cwd: projectRoot,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (child.pid === undefined) throw new Error('could not spawn the gateway');
+  const output = { stdout: '', stderr: '' };
+  let exit: Exit | undefined;
+  const listeners = new Set<() => void>();
+  const notify = () => {
+    for (const listener of [...listeners]) listener();
+  };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+    notify();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+    notify();
+  });
+  // 'close' rather than 'exit': by then both pipes are drained, so the output is complete.
+  child.on('close', (code, signal) => {
+    exit = { code, signal };
+    notify();
+  });
+
+  /** Re-evaluates `check` on every output chunk and on exit until it returns a value or throws. */
+  const until = <T>(check: () => T | undefined, timeoutMs: number, what: string): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const finish = (fn: () => void) => {
+        clearTimeout(timer);
+        listeners.delete(listener);
+        fn();
+      };
+      const listener = () => {
+        try {
+          const value = check();
+          if (value !== undefined) finish(() => resolve(value));
+          else if (exit !== undefined) {
+            const message = `process exited (${describeExit(exit)}) before ${what}${dump()}`;
+            finish(() => reject(new Error(message)));
+          }
+        } catch (error) {
+          finish(() => reject(error as Error));
+        }
+      };
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}${dump()}`))),
+        timeoutMs,
+      );
+      listeners.add(listener);
+      listener();
+    });
+  const dump = () => `\n--- stdout ---\n${output.stdout}\n--- stderr ---\n${output.stderr}`;
+
+  const gatewayProcess: GatewayProcess = {
+    child,
+    pid: child.pid,
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    get exited() {
+      return exit !== undefined;
+    },
+    waitFor: (pattern, { stream = 'stdout', timeoutMs = 30_000 } = {}) =>
+      until(() => output[stream].match(pattern) ?? undefined, timeoutMs, `${pattern} on ${stream}`),
+    waitForBanner: async (timeoutMs = 60_000) => {
+      await until(
+        () => (/Stop with Ctrl\+C/.test(output.stdout) ? true : undefined),
+        timeoutMs,
+        'the banner',
+      );
+      return parseBanner(output.stdout);
+    },
+    waitForExit: (timeoutMs = 30_000) =>
+      until(
+        () => {
+          if (exit === undefined) return undefined;
+          running.delete(gatewayProcess);
+          return exit;
+        },
+        timeoutMs,
+        'the exit',
+      ),
+  };
+  running.add(gatewayProcess);
+  return gatewayProcess;
+}
+
+/** Kills every child still running (SIGKILL) and waits for each to go; for afterEach/afterAll. */
+export async function killAllGateways(): Promise<void> {
+  const all = [...running];
+  running.clear();
+  await Promise.all(
+    all.map(async (gateway) => {
+      if (gateway.exited) return;
+      gateway.child.kill('SIGKILL');
+      await gateway.waitForExit(10_000).catch(() => undefined);
+    }),
+  );
+}
+
+function describeExit(exit: Exit): string {
+  return exit.signal !== null ? `signal ${exit.signal}` : `code ${exit.code}`;
+}
+
+/** The base URLs in the banner that `printBanner` in src/main.ts writes. */
+export function parseBanner(stdout: string): BannerUrls {
+  const urls: BannerUrls = {};
+  const patterns: Record<ListenerName, RegExp> = {
+    web: /^ {2}Apply for a merchant account:\s+(http:\/\/\S+)\/apply$/m,
+    sandboxApi: /^ {2}Sandbox API \(sk_test_ keys\):\s+(http:\/\/\S+)\/v1\s+OpenAPI: \1\/v1\/openapi\.json$/m,
+    liveApi: /^ {2}Live API \(sk_live_ keys\):\s+(http:\/\/\S+)\/v1\s+OpenAPI: \1\/v1\/openapi\.json$/m,
+    operator: /^ {2}Operator (?:listener|console):\s+(http:\/\/[^\s/]+)/m,
+  };
+  for (const [name, pattern] of Object.entries(patterns) as Array<[ListenerName, RegExp]>) {
+    const match = pattern.exec(stdout);
+    if (match?.[1] !== undefined) urls[name] = match[1];
+  }
+  return urls;
+}
+
+export type Probe = { status: number; body: string } | { error: string };
+
+/**
+ * One GET on a connection of its own that is closed afterwards (no keep-alive pool), with a timeout:
+ * either the response or the socket error code (ECONNREFUSED, ECONNRESET...).
+ */
+export function probe(url: string, timeoutMs = 5000): Promise<Probe> {
+  return new Promise((resolve) => {
+    const req = http.get(
+      url,
+      { agent: false, headers: { connection: 'close' }, timeout: timeoutMs },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+      },
+    );
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+  });
+}
+
+/** Polls `check` every `intervalMs` until it returns true; fails after `timeoutMs`. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 50,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
