@@ -233,6 +233,8 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     keyPrefix: context.config.redisKeyPrefix,
     namespace: 'public',
   });
+  // Authentication of every route of this listener not marked `config: { auth: 'public' }` (issue 4).
+  await app.register(apiKeysModule, { services: context.services, environment, redis: context.redis });
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
