@@ -306,7 +306,13 @@ async function registerOpenApi(app: App, environment: Environment, baseUrl: () =
         contact: { name: 'Gateway support', email: 'support@gateway.invalid' },
       },
       servers: [{ url: 'http://localhost', description: environment }],
-      tags: [{ name: 'Applications', description: 'Apply for a merchant account.' }],
+      tags: [
+        { name: 'Applications', description: 'Apply for a merchant account.' },
+        {
+          name: 'API keys',
+          description: 'Create, list, retrieve and revoke API keys (feature flag `apiKeys`).',
+        },
+      ],
       components: {
         securitySchemes: {
           ApiKey: {

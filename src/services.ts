@@ -8,6 +8,7 @@ import { createSessionManager, type SessionManager } from './http/session.js';
 import { createApplicationService, type ApplicationService } from './modules/applications/service.js';
 import { createAuditLog, type AuditLog } from './modules/audit/service.js';
 import { createMailer, type Mailer } from './modules/email/service.js';
+import { createUserService, type UserService } from './modules/users/service.js';
 import type { Clock } from './shared/clock.js';
 import {
   createSecretBox,
@@ -36,6 +37,7 @@ export interface Services {
   audit: AuditLog;
   mailer: Mailer;
   applications: ApplicationService;
+  users: UserService;
 }
 
 /** The one place where services are created, each with its dependencies named. */
@@ -49,6 +51,9 @@ export function createServices(input: {
 }): Services {
   const { database, clock, config, logger, urls, box } = input;
   const db = database.db;
+  const sessions = createSessionManager({ db, clock, secureCookies: config.nodeEnv === 'production' });
+  const audit = createAuditLog({ clock });
+  const mailer = createMailer({ db, clock, box, smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   return {
     config,
     logger,
@@ -57,10 +62,11 @@ export function createServices(input: {
     urls,
     box,
     idempotencyStore: createIdempotencyStore(db),
-    sessions: createSessionManager({ db, clock, secureCookies: config.nodeEnv === 'production' }),
-    audit: createAuditLog({ clock }),
-    mailer: createMailer({ db, clock, box, smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
+    sessions,
+    audit,
+    mailer,
     applications: createApplicationService({ db, clock }),
+    users: createUserService({ db, clock, urls, box, audit, mailer, sessions }),
   };
 }
 

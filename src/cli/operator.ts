@@ -22,6 +22,7 @@ import { createStaffService, STAFF_ROLES } from '../modules/operator/staff.js';
 import { migrationsDir } from '../paths.js';
 import { createServices, resolveSecretBox } from '../services.js';
 import { systemClock } from '../shared/clock.js';
+import { passwordProblem } from '../shared/passwords.js';
 import { generateEncryptionKeys } from '../shared/secret-box.js';
 
 const USAGE = `Usage: npm run operator -- <command> [options]
@@ -49,23 +50,7 @@ interface Backend {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      name: { type: 'string' },
-      role: { type: 'string' },
-      password: { type: 'string' },
-      status: { type: 'string' },
-      limit: { type: 'string' },
-      reason: { type: 'string' },
-      kyc: { type: 'string' },
-      flags: { type: 'string' },
-      company: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { positionals, values } = parseCommandLine(argv);
   const [command, ...args] = positionals;
   if (!command || values.help) {
     console.log(USAGE);
@@ -84,6 +69,47 @@ async function main(argv: string[]): Promise<void> {
   } finally {
     await backend.close();
   }
+}
+
+/** The options every command may take; an unknown or malformed one is a usage error (exit 1 with the usage). */
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        email: { type: 'string' },
+        name: { type: 'string' },
+        role: { type: 'string' },
+        password: { type: 'string' },
+        status: { type: 'string' },
+        limit: { type: 'string' },
+        reason: { type: 'string' },
+        kyc: { type: 'string' },
+        flags: { type: 'string' },
+        company: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // node:util's parseArgs refuses unknown options and missing values with ERR_PARSE_ARGS_* errors.
+    if (String((error as NodeJS.ErrnoException).code).startsWith('ERR_PARSE_ARGS_'))
+      throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
+
+/**
+ * A generated staff password. It must pass the same rules as a chosen one: a random one can contain the
+ * e-mail's local part (likely when it is one or two letters), which `create-staff` would then refuse.
+ */
+function generatedPassword(email: string): string {
+  let password = randomBytes(15).toString('base64url');
+  // Bounded: for an address no password can pass (an empty local part), the service reports why.
+  for (let attempt = 0; attempt < 100 && passwordProblem(password, email) !== undefined; attempt++) {
+    password = randomBytes(15).toString('base64url');
+  }
+  return password;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -197,7 +223,7 @@ async function directBackend(config: Config): Promise<Backend> {
       const id = String(input.id ?? '');
       switch (command) {
         case 'create-staff': {
-          const password = (input.password as string | undefined) ?? randomBytes(15).toString('base64url');
+          const password = (input.password as string | undefined) ?? generatedPassword(String(input.email));
           const created = await staff.create({
             email: String(input.email),
             name: String(input.name),
@@ -289,7 +315,7 @@ function httpBackend(baseUrl: string, token: string): Backend {
       const id = encodeURIComponent(String(input.id ?? ''));
       switch (command) {
         case 'create-staff': {
-          const password = (input.password as string | undefined) ?? randomBytes(15).toString('base64url');
+          const password = (input.password as string | undefined) ?? generatedPassword(String(input.email));
           const created = (await send('POST', '/operator/v1/staff', { ...input, password })) as Record<
             string,
             unknown

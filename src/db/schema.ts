@@ -150,6 +150,14 @@ export interface ApiKeysTable {
   created_at: Timestamp;
   revoked_at: NullableTimestamp;
   revoked_by: string | null;
+  /** When the retention job purged the revoked key's audit trail (30 days after revocation). */
+  audit_purged_at: NullableTimestamp;
+}
+
+/** One row; its version moves with every change that can invalidate a cached key lookup. */
+export interface ApiKeyAuthEpochTable {
+  id: ColumnType<boolean, boolean | undefined, never>;
+  version: ColumnType<string, string | bigint, string | bigint>;
 }
 
 export interface AuditLogTable {
@@ -193,6 +201,7 @@ export interface DB {
   sessions: SessionsTable;
   account_tokens: AccountTokensTable;
   api_keys: ApiKeysTable;
+  api_key_auth_epoch: ApiKeyAuthEpochTable;
   audit_log: AuditLogTable;
   emails: EmailsTable;
 }

@@ -1,4 +1,5 @@
-import { MINUTE, SECOND } from '../shared/clock.js';
+import { apiKeyRetentionJob } from '../modules/api-keys/retention.js';
+import { DAY, MINUTE, SECOND } from '../shared/clock.js';
 import type { Services } from '../services.js';
 import type { Job } from './worker.js';
 
@@ -21,6 +22,28 @@ export function backgroundJobs(services: Services): Job[] {
         while ((await services.idempotencyStore.purgeExpired(services.clock.now())) > 0) {
           // keep deleting in batches until nothing expired is left
         }
+      },
+    },
+    apiKeyRetentionJob(services),
+    {
+      // Sessions a day past their end, and single-use tokens 30 days after they were used or expired.
+      name: 'sessions-and-tokens-purge',
+      intervalMs: 60 * MINUTE,
+      run: async () => {
+        const now = services.clock.now().getTime();
+        await services.db
+          .deleteFrom('sessions')
+          .where('expires_at', '<', new Date(now - DAY))
+          .execute();
+        await services.db
+          .deleteFrom('account_tokens')
+          .where((eb) =>
+            eb.or([
+              eb('expires_at', '<', new Date(now - 30 * DAY)),
+              eb('used_at', '<', new Date(now - 30 * DAY)),
+            ]),
+          )
+          .execute();
       },
     },
   ];

@@ -1,8 +1,15 @@
 import type { Kdb } from '../../db/database.js';
 import type { ApiKeyScope, Environment } from '../../db/schema.js';
-import type { Clock } from '../../shared/clock.js';
+import type { ValidationIssue } from '../../http/errors.js';
+import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import type { AuditLog } from '../audit/service.js';
+import { holdsScope, keyActor, type ApiKeyAuth } from './context.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { ApiKeyError } from './errors.js';
+import { normalizeCidr } from './ip-allowlist.js';
 import { generateApiKey } from './key-format.js';
+import { findKey, listKeys, markRevoked, purgeAuditTrails, type ApiKeyRow } from './repository.js';
 
 export interface IssuedApiKey {
   id: string;
@@ -63,4 +70,203 @@ export async function issueApiKey(db: Kdb, clock: Clock, input: IssueKeyInput): 
       createdAt: inserted.created_at,
     };
   }
+}
+
+/** Spec 5.8: the link between a revoked key and its activity is kept this long after revocation. */
+export const REVOKED_KEY_AUDIT_RETENTION_MS = 30 * DAY;
+
+/** An API key as the API shows it: never the secret, never its hash. */
+export interface ApiKeyView {
+  id: string;
+  displayPrefix: string;
+  environment: Environment;
+  name: string | null;
+  scopes: ApiKeyScope[];
+  allowedIps: string[];
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface CreatedApiKey extends ApiKeyView {
+  /** The whole key: returned by the creation only. */
+  secret: string;
+}
+
+export interface CreateKeyRequest {
+  scopes: ApiKeyScope[];
+  allowedIps?: string[];
+  /** ISO 8601; must be in the future. */
+  expiresAt?: string;
+  name?: string;
+}
+
+/** Where a change comes from, for the audit log. */
+export interface RequestMeta {
+  requestId: string;
+  ip: string;
+}
+
+export type Result<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: ApiKeyError; issues?: ValidationIssue[]; missingScopes?: ApiKeyScope[] };
+
+export interface ApiKeyPage {
+  data: ApiKeyView[];
+  nextCursor: string | null;
+}
+
+export interface ApiKeyService {
+  /** A new key of the caller's organization and environment, holding no scope the caller lacks. */
+  create(caller: ApiKeyAuth, input: CreateKeyRequest, meta: RequestMeta): Promise<Result<CreatedApiKey>>;
+  list(caller: ApiKeyAuth, page: { limit: number; cursor?: string }): Promise<ApiKeyPage>;
+  get(caller: ApiKeyAuth, id: string): Promise<Result<ApiKeyView>>;
+  /** Revokes a key at once on every instance; revoking a revoked key changes nothing. */
+  revoke(caller: ApiKeyAuth, id: string, meta: RequestMeta): Promise<Result<ApiKeyView>>;
+  /** Purges one batch of audit trails of keys revoked more than 30 days ago; returns the keys done. */
+  purgeRevokedAuditTrails(batchSize?: number): Promise<number>;
+}
+
+export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    displayPrefix: row.display_prefix,
+    environment: row.environment,
+    name: row.name,
+    scopes: row.scopes,
+    allowedIps: row.allowed_ips,
+    lastUsedAt: row.last_used_at,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function createApiKeyService(deps: { db: Kdb; clock: Clock; audit: AuditLog }): ApiKeyService {
+  const { db, clock, audit } = deps;
+  const scopeOf = (caller: ApiKeyAuth) => ({
+    organizationId: caller.organizationId,
+    environment: caller.environment,
+  });
+
+  return {
+    async create(caller, input, meta) {
+      const missingScopes = input.scopes.filter((scope) => !holdsScope(caller.scopes, scope));
+      if (missingScopes.length > 0) return { ok: false, error: 'scope_not_held', missingScopes };
+
+      const issues: ValidationIssue[] = [];
+      const allowedIps: string[] = [];
+      (input.allowedIps ?? []).forEach((entry, index) => {
+        const cidr = normalizeCidr(entry);
+        if (cidr === undefined) {
+          issues.push({
+            path: `allowedIps.${index}`,
+            in: 'body',
+            code: 'invalid_format',
+            message: 'must be an IPv4 or IPv6 address or CIDR range, such as 203.0.113.0/24 or 2001:db8::/32',
+          });
+        } else if (!allowedIps.includes(cidr)) allowedIps.push(cidr);
+      });
+      const now = clock.now();
+      const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt);
+      if (expiresAt !== null && !(expiresAt.getTime() > now.getTime())) {
+        issues.push({
+          path: 'expiresAt',
+          in: 'body',
+          code: 'invalid_value',
+          message: 'must be in the future',
+        });
+      }
+      if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+
+      const created = await db.transaction().execute(async (trx) => {
+        const issued = await issueApiKey(trx, clock, {
+          organizationId: caller.organizationId,
+          environment: caller.environment,
+          scopes: [...new Set(input.scopes)],
+          allowedIps,
+          expiresAt,
+          name: input.name === undefined || input.name === '' ? null : input.name,
+          createdBy: keyActor(caller),
+        });
+        const row = await findKey(trx, scopeOf(caller), issued.id);
+        if (!row) throw new Error(`key ${issued.id} vanished inside its own transaction`);
+        const view = toApiKeyView(row);
+        await audit.record(trx, {
+          actor: keyActor(caller),
+          action: 'api_key.created',
+          targetType: 'api_key',
+          targetId: view.id,
+          organizationId: caller.organizationId,
+          after: auditView(view),
+          requestId: meta.requestId,
+          ip: meta.ip,
+        });
+        return { ...view, secret: issued.secret };
+      });
+      return { ok: true, value: created };
+    },
+
+    async list(caller, { limit, cursor }) {
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      const rows = await listKeys(db, scopeOf(caller), { limit, ...(after ? { after } : {}) });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        data: page.map(toApiKeyView),
+        nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+      };
+    },
+
+    async get(caller, id) {
+      const row = await findKey(db, scopeOf(caller), id);
+      return row ? { ok: true, value: toApiKeyView(row) } : { ok: false, error: 'not_found' };
+    },
+
+    async revoke(caller, id, meta) {
+      return db.transaction().execute(async (trx): Promise<Result<ApiKeyView>> => {
+        const row = await findKey(trx, scopeOf(caller), id, { forUpdate: true });
+        if (!row) return { ok: false, error: 'not_found' };
+        // A key may revoke itself, or keys no more powerful than itself: a leaked read key cannot
+        // lock the merchant out by revoking its `all` key.
+        const missingScopes = row.scopes.filter((scope) => !holdsScope(caller.scopes, scope));
+        if (row.id !== caller.keyId && missingScopes.length > 0) {
+          return { ok: false, error: 'scope_not_held', missingScopes };
+        }
+        if (row.revoked_at !== null) return { ok: true, value: toApiKeyView(row) };
+        const revoked = toApiKeyView(await markRevoked(trx, row.id, keyActor(caller), clock.now()));
+        await audit.record(trx, {
+          actor: keyActor(caller),
+          action: 'api_key.revoked',
+          targetType: 'api_key',
+          targetId: row.id,
+          organizationId: caller.organizationId,
+          before: { revokedAt: null },
+          after: { revokedAt: revoked.revokedAt },
+          requestId: meta.requestId,
+          ip: meta.ip,
+        });
+        return { ok: true, value: revoked };
+      });
+    },
+
+    async purgeRevokedAuditTrails(batchSize = 100) {
+      const now = clock.now();
+      const cutoff = new Date(now.getTime() - REVOKED_KEY_AUDIT_RETENTION_MS);
+      return db.transaction().execute((trx) => purgeAuditTrails(trx, cutoff, now, batchSize));
+    },
+  };
+}
+
+/** What the audit log keeps of a key: its shape, never its secret. */
+function auditView(view: ApiKeyView) {
+  return {
+    environment: view.environment,
+    displayPrefix: view.displayPrefix,
+    name: view.name,
+    scopes: view.scopes,
+    allowedIps: view.allowedIps,
+    expiresAt: view.expiresAt,
+  };
 }

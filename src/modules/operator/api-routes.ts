@@ -21,6 +21,7 @@ import {
   LoginBodySchema,
   OrganizationViewSchema,
   PageQuerySchema,
+  ReasonBodySchema,
   StaffCreateSchema,
   applicationView,
   organizationView,
@@ -167,10 +168,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     {
       schema: {
         params: IdParamsSchema,
-        body: Type.Object(
-          { reason: Type.String({ minLength: 1, maxLength: 2000 }) },
-          { additionalProperties: false },
-        ),
+        body: ReasonBodySchema,
         response: { 200: ApplicationViewSchema, ...errors },
       },
       config: { operator: 'underwrite' },
@@ -309,10 +307,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     {
       schema: {
         params: IdParamsSchema,
-        body: Type.Object(
-          { reason: Type.String({ minLength: 1, maxLength: 2000 }) },
-          { additionalProperties: false },
-        ),
+        body: ReasonBodySchema,
         response: { 200: OrganizationViewSchema, ...errors },
       },
       config: { operator: 'administer' },

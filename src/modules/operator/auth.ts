@@ -39,7 +39,9 @@ export function registerOperatorAuth(
 ): void {
   app.decorateRequest('staff', null);
   app.decorateRequest('operatorSession', null);
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  // preValidation, not preHandler: who may call comes before what the body says, so an anonymous
+  // caller or a forged form learns nothing from validation errors and gets 401 / 403 first.
+  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     const needs = request.routeOptions.config.operator;
     if (needs === undefined || needs === 'public') {
       const session = await deps.sessions.read(request, 'operator');

@@ -366,11 +366,24 @@ export async function operatorConsoleRoutes(
   });
 }
 
-/** Only same-site paths: `//evil.example` and absolute URLs are not followed after login. */
+const NEXT_BASE = 'http://operator.invalid';
+
+/**
+ * Only paths of this console are followed after login. `//evil.example`, `/\\evil.example`, absolute URLs
+ * and whatever a browser reads as another host once it drops tabs and newlines (`/<TAB>/evil.example`)
+ * fall back to the applications list. The path is parsed the way a browser parses it and re-serialised,
+ * so no control character reaches the Location header either.
+ */
 function safeNext(next: string | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
-    ? next
-    : '/applications';
+  const fallback = '/applications';
+  if (!next || !next.startsWith('/')) return fallback;
+  let url: URL;
+  try {
+    url = new URL(next, NEXT_BASE);
+  } catch {
+    return fallback;
+  }
+  return url.origin === NEXT_BASE ? `${url.pathname}${url.search}` : fallback;
 }
 
 function invalid(path: string, message: string): ApiError {

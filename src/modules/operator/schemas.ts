@@ -101,6 +101,12 @@ export const PageQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A decision or freeze reason: 1 to 2000 characters, not only white space (it is stored trimmed). */
+export const ReasonBodySchema = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }) },
+  { additionalProperties: false },
+);
+
 export const IdParamsSchema = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 export const LoginBodySchema = Type.Object(

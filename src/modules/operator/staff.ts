@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type { StaffRole, StaffUsersTable } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
@@ -118,13 +118,14 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
         throw new ApiError('account_locked', 'Too many failed attempts; the account is locked for a while.');
       }
       if (!(await verifyPassword(row.password_hash, password))) {
-        const failures = row.failed_logins + 1;
+        // Counted in the database, in one statement: parallel wrong guesses cannot overwrite each
+        // other's count (a read-then-write here let any number of parallel guesses count as one).
+        const lockUntil = new Date(now.getTime() + LOCKOUT.lockMs);
         await db
           .updateTable('staff_users')
           .set({
-            failed_logins: failures >= LOCKOUT.maxFailures ? 0 : failures,
-            locked_until:
-              failures >= LOCKOUT.maxFailures ? new Date(now.getTime() + LOCKOUT.lockMs) : row.locked_until,
+            failed_logins: sql<number>`CASE WHEN failed_logins + 1 >= ${LOCKOUT.maxFailures} THEN 0 ELSE failed_logins + 1 END`,
+            locked_until: sql<Date | null>`CASE WHEN failed_logins + 1 >= ${LOCKOUT.maxFailures} THEN ${lockUntil}::timestamptz ELSE locked_until END`,
           })
           .where('id', '=', row.id)
           .execute();

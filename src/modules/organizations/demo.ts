@@ -59,7 +59,15 @@ export async function createDemoMerchant(
       updated_at: now,
     })
     .execute();
-  const approval = await deps.underwriting.approve(applicationId, by);
+  let approval: Awaited<ReturnType<UnderwritingService['approve']>>;
+  try {
+    approval = await deps.underwriting.approve(applicationId, by);
+  } catch (error) {
+    // The approval refused (say, the address already has a dashboard account): take back the
+    // application filed above, or it would wait in the underwriting queue as if a merchant had applied.
+    await db.deleteFrom('applications').where('id', '=', applicationId).where('status', '=', 'NEW').execute();
+    throw error;
+  }
   const password = `demo-${randomBytes(12).toString('base64url')}`;
 
   const liveKey = await db.transaction().execute(async (trx) => {

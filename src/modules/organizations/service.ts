@@ -1,21 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import type { Kdb } from '../../db/database.js';
 import type { ApplicationRow } from '../../db/schema.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
-import { DAY } from '../../shared/clock.js';
-import { sha256Hex } from '../../shared/crypto.js';
 import { newId } from '../../shared/ids.js';
 import type { AuditLog } from '../audit/service.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
 import type { Mailer } from '../email/service.js';
 import { applicationApprovedEmail, applicationRejectedEmail } from '../email/templates.js';
 import type { Urls } from '../../services.js';
+import type { UserService } from '../users/service.js';
 import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './repository.js';
 import { DEFAULT_FEES, PAYMENT_METHODS, type FeeScheduleEntry, type Organization } from './types.js';
-
-export const ACTIVATION_TTL_MS = 3 * DAY;
 
 /** Who acts and from where: every change lands in the audit log with it. */
 export interface Actor {
@@ -75,6 +71,7 @@ interface Deps {
   audit: AuditLog;
   mailer: Mailer;
   urls: Urls;
+  users: Pick<UserService, 'createOwnerUser' | 'createActivation'>;
 }
 
 /** Application review: NEW -> IN_REVIEW -> APPROVED | REJECTED (product decision 4). */
@@ -187,32 +184,12 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
             `A dashboard account already uses ${application.contact_email}; ask the applicant for another contact address.`,
           );
         }
-        const ownerUserId = newId('usr', now);
-        await trx
-          .insertInto('users')
-          .values({
-            id: ownerUserId,
-            organization_id: organization.id,
-            email: application.contact_email,
-            name: application.contact_name,
-            role: 'owner',
-            status: 'invited',
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
-        const activationToken = randomBytes(32).toString('base64url');
-        await trx
-          .insertInto('account_tokens')
-          .values({
-            token_hash: sha256Hex(activationToken),
-            kind: 'activation',
-            user_id: ownerUserId,
-            created_at: now,
-            expires_at: new Date(now.getTime() + ACTIVATION_TTL_MS),
-          })
-          .execute();
-        const activationUrl = `${deps.urls.web()}/activate/${activationToken}`;
+        const { userId: ownerUserId } = await deps.users.createOwnerUser(trx, {
+          organizationId: organization.id,
+          email: application.contact_email,
+          name: application.contact_name,
+        });
+        const { url: activationUrl } = await deps.users.createActivation(trx, { userId: ownerUserId });
 
         const sandboxKey = await issueApiKey(trx, clock, {
           organizationId: organization.id,

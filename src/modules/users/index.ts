@@ -1,13 +1,34 @@
 import type { App } from '../../http/server.js';
 import type { Services } from '../../services.js';
 import type { Renderer } from '../../web/render.js';
+import { createDashboardAuth } from './http.js';
+import { dashboardPages } from './pages.js';
+import { accountRoutes } from './routes.js';
+import { createUserService } from './service.js';
 
 export interface DashboardModuleOptions {
   services: Services;
   renderer: Renderer;
 }
 
+export { createUserService, type UserService } from './service.js';
+
 /** The merchant dashboard and account self-service on the web listener (issue 3). */
-export async function dashboardModule(_app: App, _options: DashboardModuleOptions): Promise<void> {
-  // Filled in by the users module work in progress.
+export async function dashboardModule(app: App, options: DashboardModuleOptions): Promise<void> {
+  const { services, renderer } = options;
+  const users = createUserService(services);
+  const auth = createDashboardAuth({
+    sessions: services.sessions,
+    users,
+    clock: services.clock,
+    secureCookies: services.config.nodeEnv === 'production',
+  });
+  await app.register(accountRoutes, { users, auth });
+  await app.register(dashboardPages, {
+    users,
+    auth,
+    sessions: services.sessions,
+    renderer,
+    urls: services.urls,
+  });
 }

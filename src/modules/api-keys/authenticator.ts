@@ -1,0 +1,190 @@
+import type { Logger } from 'pino';
+import type { Kdb } from '../../db/database.js';
+import type { Environment, FeatureFlag } from '../../db/schema.js';
+import type { RouteAuth } from '../../http/route-config.js';
+import { MINUTE, type Clock } from '../../shared/clock.js';
+import { holdsScope, type ApiKeyAuth } from './context.js';
+import { featureRefusal, type AuthFailure } from './errors.js';
+import { isAddressAllowed, parseAllowlist, type CidrRange } from './ip-allowlist.js';
+import { parseApiKey } from './key-format.js';
+import { DEFAULT_RATE_LIMITS } from './rate-limiter.js';
+import { findKeyForAuth, readAuthEpoch, touchLastUsed, type KeyForAuth } from './repository.js';
+
+export const KEY_CACHE_TTL_MS = MINUTE;
+const KEY_CACHE_MAX_ENTRIES = 10_000;
+
+/** A key that passed every authentication check (the 401s), with what authorization still needs. */
+export interface Authenticated {
+  auth: ApiKeyAuth;
+  frozen: boolean;
+  /** Requests per second allowed for this key. */
+  rateLimit: number;
+}
+
+export type Authentication = { ok: true; value: Authenticated } | { ok: false; failure: AuthFailure };
+
+export interface ApiKeyAuthenticator {
+  /** Who holds this key, or why the request is refused with 401. */
+  authenticate(header: string | undefined, clientIp: string): Promise<Authentication>;
+  /** What a route needs beyond a valid key: an active organization, a scope, a feature flag (the 403s). */
+  authorize(
+    caller: Authenticated,
+    need: Exclude<RouteAuth, 'public'>,
+    feature?: FeatureFlag,
+  ): AuthFailure | undefined;
+}
+
+interface CachedKey {
+  key: KeyForAuth;
+  ranges: CidrRange[];
+  /** The auth epoch observed before the key was read: the entry is trusted only under that epoch. */
+  epoch: bigint;
+  loadedAt: number;
+  /** When this process last recorded (or saw recorded) a use of the key. */
+  lastUsedAt: number | null;
+}
+
+/**
+ * API-key authentication for one listener's environment, in the order of docs/decisions/0005:
+ * missing, malformed or bad checksum (no database access), unknown or revoked, expired, other
+ * environment, outside allowedIps, live key before KYC approval.
+ *
+ * Lookups are cached per instance for a minute, keyed by the key's SHA-256. Every request first reads
+ * the auth epoch (a one-row table moved by triggers on every revocation and on every change of a key or
+ * its organization), with reads coalesced so that one query serves all requests that arrived before it
+ * started. A cached lookup is used only if it was made under the epoch just read, so a revocation
+ * committed anywhere is seen by the next request on every instance.
+ */
+export function createApiKeyAuthenticator(deps: {
+  db: Kdb;
+  clock: Clock;
+  environment: Environment;
+  logger: Logger;
+  cacheTtlMs?: number;
+}): ApiKeyAuthenticator {
+  const { db, clock, environment, logger } = deps;
+  const ttlMs = deps.cacheTtlMs ?? KEY_CACHE_TTL_MS;
+  const cache = new Map<string, CachedKey>();
+  let newestEpoch = -1n;
+  const epoch = coalesced(async () => BigInt(await readAuthEpoch(db)));
+
+  const lookup = async (secretHash: string): Promise<CachedKey | undefined> => {
+    const current = await epoch();
+    if (current > newestEpoch) {
+      newestEpoch = current;
+      cache.clear();
+    }
+    const now = clock.now().getTime();
+    const cached = cache.get(secretHash);
+    if (cached && cached.epoch === current && now - cached.loadedAt < ttlMs) return cached;
+
+    const key = await findKeyForAuth(db, secretHash);
+    if (!key) return undefined;
+    const entry: CachedKey = {
+      key,
+      ranges: parseAllowlist(key.allowedIps),
+      epoch: current,
+      loadedAt: now,
+      lastUsedAt: key.lastUsedAt?.getTime() ?? null,
+    };
+    // A revoked key is never cached, so that it costs the same database lookup as a key that never
+    // existed: the answer and its timing are those of an unknown key.
+    if (current === newestEpoch && key.revokedAt === null) {
+      cache.delete(secretHash);
+      cache.set(secretHash, entry);
+      if (cache.size > KEY_CACHE_MAX_ENTRIES) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
+    }
+    return entry;
+  };
+
+  const recordUse = async (entry: CachedKey, now: Date) => {
+    if (entry.lastUsedAt !== null && now.getTime() - entry.lastUsedAt < MINUTE) return;
+    entry.lastUsedAt = now.getTime();
+    try {
+      await touchLastUsed(db, entry.key.id, now);
+    } catch (error) {
+      // Bookkeeping must not fail the request; the next minute tries again.
+      entry.lastUsedAt = null;
+      logger.warn({ err: error, keyId: entry.key.id }, 'could not record lastUsedAt');
+    }
+  };
+
+  return {
+    async authenticate(header, clientIp) {
+      if (header === undefined || header.trim() === '') return { ok: false, failure: 'missing_key' };
+      const parsed = parseApiKey(header.trim());
+      if (!parsed) return { ok: false, failure: 'invalid_key' };
+
+      const entry = await lookup(parsed.secretHash);
+      if (!entry || entry.key.revokedAt !== null) return { ok: false, failure: 'invalid_key' };
+      const { key } = entry;
+      const now = clock.now();
+      if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) {
+        return { ok: false, failure: 'expired_key' };
+      }
+      if (key.environment !== environment) return { ok: false, failure: 'wrong_environment' };
+      if (key.allowedIps.length > 0 && !isAddressAllowed(entry.ranges, clientIp)) {
+        return { ok: false, failure: 'ip_not_allowed' };
+      }
+      if (environment === 'live' && key.kycStatus !== 'APPROVED')
+        return { ok: false, failure: 'kyc_pending' };
+
+      await recordUse(entry, now);
+      const override = environment === 'live' ? key.rateLimitLive : key.rateLimitSandbox;
+      return {
+        ok: true,
+        value: {
+          auth: {
+            keyId: key.id,
+            organizationId: key.organizationId,
+            environment: key.environment,
+            scopes: key.scopes,
+            featureFlags: key.featureFlags,
+          },
+          frozen: key.frozen,
+          rateLimit: override ?? DEFAULT_RATE_LIMITS[environment],
+        },
+      };
+    },
+
+    authorize(caller, need, feature) {
+      if (caller.frozen) return 'organization_frozen';
+      if (need !== 'key' && !holdsScope(caller.auth.scopes, need)) return 'insufficient_scope';
+      if (feature !== undefined && !caller.auth.featureFlags.includes(feature))
+        return featureRefusal(feature);
+      return undefined;
+    },
+  };
+}
+
+/**
+ * Wraps a read so that concurrent callers share queries, while each caller still gets the result of a
+ * query that started after it called: a caller that arrives while a query runs waits for the next one.
+ */
+export function coalesced<T>(read: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  let queued: Promise<T> | undefined;
+  const start = (): Promise<T> => {
+    const query = read().finally(() => {
+      if (running === query) running = undefined;
+    });
+    running = query;
+    return query;
+  };
+  return () => {
+    if (running === undefined) return start();
+    queued ??= running
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        queued = undefined;
+        return start();
+      });
+    return queued;
+  };
+}

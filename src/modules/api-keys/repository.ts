@@ -1,0 +1,188 @@
+import { sql, type Selectable } from 'kysely';
+import type { Kdb } from '../../db/database.js';
+import type { ApiKeysTable, Environment, FeatureFlag, KycStatus } from '../../db/schema.js';
+import { MINUTE } from '../../shared/clock.js';
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+/** What authentication needs about a key and its organization, read in one statement. */
+export interface KeyForAuth {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  scopes: ApiKeyRow['scopes'];
+  allowedIps: string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  kycStatus: KycStatus;
+  frozen: boolean;
+  featureFlags: FeatureFlag[];
+  rateLimitLive: number | null;
+  rateLimitSandbox: number | null;
+}
+
+/**
+ * The key with this SHA-256 and the state of its organization, through the unique index on
+ * `secret_hash`: the same plan whether the key exists or not. Reading the organization here (rather than
+ * through its module) keeps authentication at one round trip.
+ */
+export async function findKeyForAuth(db: Kdb, secretHash: string): Promise<KeyForAuth | undefined> {
+  const row = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('organizations as o', 'o.id', 'k.organization_id')
+    .select([
+      'k.id',
+      'k.organization_id',
+      'k.environment',
+      'k.scopes',
+      'k.allowed_ips',
+      'k.expires_at',
+      'k.revoked_at',
+      'k.last_used_at',
+      'o.kyc_status',
+      'o.frozen_at',
+      'o.feature_flags',
+      'o.rate_limit_live',
+      'o.rate_limit_sandbox',
+    ])
+    .where('k.secret_hash', '=', secretHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    environment: row.environment,
+    scopes: row.scopes,
+    allowedIps: row.allowed_ips,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+    kycStatus: row.kyc_status,
+    frozen: row.frozen_at !== null,
+    featureFlags: row.feature_flags,
+    rateLimitLive: row.rate_limit_live,
+    rateLimitSandbox: row.rate_limit_sandbox,
+  };
+}
+
+export async function readAuthEpoch(db: Kdb): Promise<string> {
+  const row = await db.selectFrom('api_key_auth_epoch').select('version').executeTakeFirstOrThrow();
+  return String(row.version);
+}
+
+/**
+ * Records use to the minute: writes only when the stored value is a minute old or more, so that several
+ * instances serving the same key write once a minute between them.
+ */
+export async function touchLastUsed(db: Kdb, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', new Date(now.getTime() - MINUTE))]),
+    )
+    .execute();
+}
+
+export async function findKey(
+  db: Kdb,
+  scope: { organizationId: string; environment: Environment },
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<ApiKeyRow | undefined> {
+  let query = db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** Newest first, by (created_at, id) descending; one extra row tells whether a next page exists. */
+export async function listKeys(
+  db: Kdb,
+  scope: { organizationId: string; environment: Environment },
+  page: { limit: number; after?: { createdAt: Date; id: string } },
+): Promise<ApiKeyRow[]> {
+  let query = db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1);
+  const after = page.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  return query.execute();
+}
+
+export async function markRevoked(db: Kdb, id: string, by: string, now: Date): Promise<ApiKeyRow> {
+  return db
+    .updateTable('api_keys')
+    .set({ revoked_at: now, revoked_by: by })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Claims up to `batchSize` keys revoked before `cutoff` whose audit trail is still there, deletes their
+ * trail (entries about the key and entries the key made) and marks them purged, in the caller's
+ * transaction. SKIP LOCKED lets several workers share the work.
+ */
+export async function purgeAuditTrails(db: Kdb, cutoff: Date, now: Date, batchSize: number): Promise<number> {
+  const due = await db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('revoked_at', '<=', cutoff)
+    .where('audit_purged_at', 'is', null)
+    .orderBy('revoked_at')
+    .limit(batchSize)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  if (due.length === 0) return 0;
+  const ids = due.map((row) => row.id);
+  await db
+    .deleteFrom('audit_log')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('target_type', '=', 'api_key'), eb('target_id', 'in', ids)]),
+        eb(
+          'actor',
+          'in',
+          ids.map((id) => `key:${id}`),
+        ),
+      ]),
+    )
+    .execute();
+  await db.updateTable('api_keys').set({ audit_purged_at: now }).where('id', 'in', ids).execute();
+  return ids.length;
+}
+
+/** Counts for tests and diagnostics: how many audit entries still name the key. */
+export async function countAuditTrail(db: Kdb, id: string): Promise<number> {
+  const row = await db
+    .selectFrom('audit_log')
+    .select(sql<string>`count(*)`.as('count'))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('target_type', '=', 'api_key'), eb('target_id', '=', id)]),
+        eb('actor', '=', `key:${id}`),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,23 @@
+import type { Services } from '../../services.js';
+import { HOUR } from '../../shared/clock.js';
+import type { Job } from '../../worker/worker.js';
+import { createApiKeyService } from './service.js';
+
+/**
+ * Spec 5.8 and product decision 11: 30 days after revocation, a key's audit trail (its creation and
+ * revocation entries and the entries it made as actor) is deleted. Batches claim keys with SKIP LOCKED
+ * and mark them in the same transaction, so several workers share the work and a crash loses nothing.
+ * The key row itself stays: its display prefix must never be issued again.
+ */
+export function apiKeyRetentionJob(services: Services): Job {
+  const apiKeys = createApiKeyService({ db: services.db, clock: services.clock, audit: services.audit });
+  return {
+    name: 'api-key-audit-purge',
+    intervalMs: HOUR,
+    run: async () => {
+      while ((await apiKeys.purgeRevokedAuditTrails()) > 0) {
+        // keep going in batches until no revoked key is due
+      }
+    },
+  };
+}

@@ -1,0 +1,210 @@
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import { ApiError, errorResponses } from '../../http/errors.js';
+import { idempotencyHooks, isStorableOutcome, type IdempotencyOptions } from '../../http/idempotency.js';
+import type { App } from '../../http/server.js';
+import { trimBodyStrings } from '../../http/trim.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import { callerOf } from './context.js';
+import type { ApiKeyError } from './errors.js';
+import {
+  ApiKeyCreatedSchema,
+  ApiKeyCreateSchema,
+  ApiKeyIdParamsSchema,
+  ApiKeyListQuerySchema,
+  ApiKeyListSchema,
+  ApiKeySchema,
+  IdempotencyHeaderSchema,
+  type ApiKeyResponse,
+} from './schemas.js';
+import type { ApiKeyService, ApiKeyView, Result } from './service.js';
+
+export interface ApiKeyRoutesOptions {
+  service: ApiKeyService;
+  idempotency: Omit<IdempotencyOptions, 'scopeOf'>;
+  /** Seals the secret inside a stored idempotent outcome (see `sealedOutcomeOnSend`). */
+  box: SecretBox;
+}
+
+const TAGS = ['API keys'];
+const FLAG_NOTE =
+  'Needs the `apiKeys` feature of the organization (403 `forbidden` without it). Keys and their lists ' +
+  'belong to the environment of the base URL.';
+
+const API_KEY_ERRORS: Record<ApiKeyError, (failure: Extract<Result<never>, { ok: false }>) => ApiError> = {
+  not_found: () => new ApiError('not_found', 'No such API key.'),
+  scope_not_held: (failure) =>
+    new ApiError('insufficient_scope', 'A key can only create or revoke keys whose scopes it holds itself.', {
+      missingScopes: failure.missingScopes ?? [],
+    }),
+  invalid_input: (failure) => ApiError.validation(failure.issues ?? []),
+};
+
+function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) throw API_KEY_ERRORS[result.error](result);
+  return result.value;
+}
+
+function toResponse(view: ApiKeyView): ApiKeyResponse {
+  return {
+    id: view.id,
+    displayPrefix: view.displayPrefix,
+    environment: view.environment,
+    name: view.name,
+    scopes: view.scopes,
+    allowedIps: view.allowedIps,
+    lastUsedAt: view.lastUsedAt?.toISOString() ?? null,
+    expiresAt: view.expiresAt?.toISOString() ?? null,
+    createdAt: view.createdAt.toISOString(),
+    revokedAt: view.revokedAt?.toISOString() ?? null,
+  };
+}
+
+const meta = (request: FastifyRequest) => ({ requestId: request.id, ip: request.ip });
+
+/** Key management on the listener's environment (Stripe-like: create, list, retrieve, revoke). */
+export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Promise<void> {
+  const { service } = options;
+  const idempotency = idempotencyHooks({
+    ...options.idempotency,
+    scopeOf: (request) => {
+      const caller = callerOf(request);
+      return `org:${caller.organizationId}:${caller.environment}`;
+    },
+  });
+
+  app.post(
+    '/v1/api-keys',
+    {
+      schema: {
+        operationId: 'createApiKey',
+        summary: 'Create an API key',
+        description:
+          'Creates a key of this environment. The response carries the whole key in `secret`, once; only its ' +
+          'hash is stored. A key cannot create a key with a scope it does not hold itself (403 ' +
+          '`insufficient_scope`). Needs scope `write`. Honours `X-Idempotency-Key`: a retry within 24 hours ' +
+          `returns the same key. ${FLAG_NOTE}`,
+        tags: TAGS,
+        headers: IdempotencyHeaderSchema,
+        body: ApiKeyCreateSchema,
+        response: { 201: ApiKeyCreatedSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500) },
+      },
+      config: { auth: 'write', feature: 'apiKeys' },
+      preValidation: [trimBodyStrings, idempotency.preValidation],
+      onSend: sealedOutcomeOnSend(options),
+    },
+    async (request, reply) => {
+      const created = unwrap(await service.create(callerOf(request), request.body, meta(request)));
+      return reply.code(201).send({ ...toResponse(created), secret: created.secret });
+    },
+  );
+
+  app.get(
+    '/v1/api-keys',
+    {
+      schema: {
+        operationId: 'listApiKeys',
+        summary: 'List API keys',
+        description: `Keys of this environment, revoked ones included, newest first. Needs scope \`read\`. ${FLAG_NOTE}`,
+        tags: TAGS,
+        querystring: ApiKeyListQuerySchema,
+        response: { 200: ApiKeyListSchema, ...errorResponses(400, 401, 403, 429, 500) },
+      },
+      config: { auth: 'read', feature: 'apiKeys' },
+    },
+    async (request) => {
+      const page = await service.list(callerOf(request), request.query);
+      return { data: page.data.map(toResponse), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/v1/api-keys/:id',
+    {
+      schema: {
+        operationId: 'getApiKey',
+        summary: 'Retrieve an API key',
+        description: `Needs scope \`read\`. A key of another organization or environment is 404 \`not_found\`. ${FLAG_NOTE}`,
+        tags: TAGS,
+        params: ApiKeyIdParamsSchema,
+        response: { 200: ApiKeySchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'read', feature: 'apiKeys' },
+    },
+    async (request) => toResponse(unwrap(await service.get(callerOf(request), request.params.id))),
+  );
+
+  app.post(
+    '/v1/api-keys/:id/revoke',
+    {
+      schema: {
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key',
+        description:
+          'Revokes the key at once, on every instance: its next request is refused with 401 `invalid_api_key`. ' +
+          'The record stays (with `revokedAt`) and its prefix is never issued again; revoking a revoked key ' +
+          'returns it unchanged. Needs scope `write`, and every scope of the key revoked unless a key ' +
+          `revokes itself. No request body. Honours \`X-Idempotency-Key\`. ${FLAG_NOTE}`,
+        tags: TAGS,
+        headers: IdempotencyHeaderSchema,
+        params: ApiKeyIdParamsSchema,
+        response: { 200: ApiKeySchema, ...errorResponses(400, 401, 403, 404, 409, 429, 500) },
+      },
+      config: { auth: 'write', feature: 'apiKeys' },
+      preValidation: idempotency.preValidation,
+      onSend: idempotency.onSend,
+    },
+    async (request) =>
+      toResponse(unwrap(await service.revoke(callerOf(request), request.params.id, meta(request)))),
+  );
+}
+
+const SEALED = 'sealed:';
+
+/**
+ * The idempotency `onSend` of key creation. A replay must return the same key (a client that lost the
+ * response would otherwise hold a key it never saw), but the stored outcome must not hold the secret in
+ * clear: it is sealed with the secret box (AES-256-GCM) before it is stored, and opened on replay. The
+ * stored outcome is forgotten after 24 hours like any other.
+ */
+function sealedOutcomeOnSend(options: ApiKeyRoutesOptions): onSendHookHandler<unknown> {
+  const { store } = options.idempotency;
+  const { box } = options;
+  return async function (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    if (reply.getHeader('idempotent-replayed') === 'true') {
+      if (body === null) return payload;
+      return mapSecret(body, (secret) =>
+        secret.startsWith(SEALED) ? box.open(secret.slice(SEALED.length)) : secret,
+      );
+    }
+    const claim = request.idempotencyClaim;
+    if (claim === null) return payload;
+    request.idempotencyClaim = null;
+    try {
+      if (body !== null && isStorableOutcome(reply.statusCode, body)) {
+        const sealed = mapSecret(body, (secret) => `${SEALED}${box.seal(secret)}`);
+        await store.complete({ ...claim, status: reply.statusCode, body: sealed });
+      } else {
+        await store.release(claim);
+      }
+    } catch (error) {
+      request.log.error({ err: error }, 'could not record the idempotent outcome');
+    }
+    return payload;
+  };
+}
+
+/** The JSON body with its top-level `secret` transformed; other bodies (errors) unchanged. */
+function mapSecret(body: string, transform: (secret: string) => string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (parsed === null || typeof parsed !== 'object' || !('secret' in parsed)) return body;
+  const record = parsed as Record<string, unknown>;
+  if (typeof record.secret !== 'string') return body;
+  return JSON.stringify({ ...record, secret: transform(record.secret) });
+}

@@ -1,0 +1,119 @@
+import { Type, type Static } from 'typebox';
+
+export const API_KEY_SCOPES = ['read', 'write', 'payouts', 'all'] as const;
+export const API_KEY_LIMITS = { name: 100, allowedIps: 50, cidr: 64 } as const;
+
+const Timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description} ISO 8601 UTC with milliseconds.` });
+const NullableTimestamp = (description: string) =>
+  Type.Union([Timestamp(description), Type.Null()], { description: `${description} Null when not set.` });
+
+const Scope = Type.Enum([...API_KEY_SCOPES], {
+  description:
+    '`read`: list and fetch. `write`: create and change. `payouts`: crypto payouts. `all`: everything.',
+});
+
+export const ApiKeyIdParamsSchema = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64, description: 'Key identifier, prefix `key_`.' }) },
+  { additionalProperties: false },
+);
+export type ApiKeyIdParams = Static<typeof ApiKeyIdParamsSchema>;
+
+export const ApiKeyListQuerySchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100.' }),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: 'Opaque; pass back the `nextCursor` of the previous page.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ApiKeyListQuery = Static<typeof ApiKeyListQuerySchema>;
+
+export const ApiKeyCreateSchema = Type.Object(
+  {
+    scopes: Type.Array(Scope, {
+      minItems: 1,
+      maxItems: API_KEY_SCOPES.length,
+      uniqueItems: true,
+      description: 'What the key may do. A key can only create keys whose scopes it holds itself.',
+    }),
+    allowedIps: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: API_KEY_LIMITS.cidr }), {
+        maxItems: API_KEY_LIMITS.allowedIps,
+        description:
+          'IPv4 and IPv6 CIDR ranges (a bare address means that address only) the key may be used from. ' +
+          'Empty or absent: any address. Stored in canonical form (`10.1.2.3/8` becomes `10.0.0.0/8`).',
+      }),
+    ),
+    expiresAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the key stops working; must be in the future.' }),
+    ),
+    name: Type.Optional(
+      Type.String({
+        maxLength: API_KEY_LIMITS.name,
+        description: `A label for people, at most ${API_KEY_LIMITS.name} characters; trimmed.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ApiKeyCreate = Static<typeof ApiKeyCreateSchema>;
+
+const apiKeyProperties = {
+  id: Type.String({ pattern: '^key_', description: 'Key identifier, prefix `key_`.' }),
+  displayPrefix: Type.String({
+    description: 'The start of the key (`sk_test_` or `sk_live_` and 8 characters), to recognise it.',
+  }),
+  environment: Type.Enum(['sandbox', 'live'], { description: 'Where the key works.' }),
+  name: Type.Union([Type.String(), Type.Null()], { description: 'Label, or null.' }),
+  scopes: Type.Array(Scope),
+  allowedIps: Type.Array(Type.String(), { description: 'CIDR ranges; empty means any address.' }),
+  lastUsedAt: NullableTimestamp('Last authenticated use, to the minute.'),
+  expiresAt: NullableTimestamp('Expiry.'),
+  createdAt: Timestamp('Creation time.'),
+  revokedAt: NullableTimestamp('Revocation time.'),
+};
+
+export const ApiKeySchema = Type.Object(apiKeyProperties, {
+  additionalProperties: false,
+  description: 'An API key. The secret is never shown again after creation.',
+});
+export type ApiKeyResponse = Static<typeof ApiKeySchema>;
+
+export const ApiKeyCreatedSchema = Type.Object(
+  {
+    ...apiKeyProperties,
+    secret: Type.String({
+      pattern: '^sk_(test|live)_',
+      description: 'The whole key. Shown in this response only: store it now.',
+    }),
+  },
+  { additionalProperties: false, description: 'The new key, with its secret.' },
+);
+export type ApiKeyCreatedResponse = Static<typeof ApiKeyCreatedSchema>;
+
+export const ApiKeyListSchema = Type.Object(
+  {
+    data: Type.Array(ApiKeySchema),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Null when there are no more results.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type ApiKeyListResponse = Static<typeof ApiKeyListSchema>;
+
+export const IdempotencyHeaderSchema = {
+  type: 'object',
+  properties: {
+    'x-idempotency-key': {
+      type: 'string',
+      description: 'Optional; the same key and body return the original response for 24 hours.',
+    },
+  },
+} as const;

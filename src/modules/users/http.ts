@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../http/errors.js';
+import { csrfTokenFor, type Session, type SessionManager } from '../../http/session.js';
+import type { Clock } from '../../shared/clock.js';
+import { MINUTE } from '../../shared/clock.js';
+import { safeEqual } from '../../shared/crypto.js';
+import { pickLocale, type Locale } from '../../web/i18n.js';
+import {
+  DASHBOARD_REALM,
+  PENDING_MFA_TTL_MS,
+  type Account,
+  type RequestContext,
+  type UserService,
+} from './service.js';
+
+/**
+ * Per-IP limits of the account routes (requests per window). Lockout protects each account; these
+ * protect the service and slow password spraying across accounts.
+ */
+export const DASHBOARD_RATE_LIMITS = {
+  login: { max: 20, timeWindow: 5 * MINUTE },
+  secondFactor: { max: 10, timeWindow: 5 * MINUTE },
+  forgotPassword: { max: 5, timeWindow: 15 * MINUTE },
+  resetPassword: { max: 10, timeWindow: 15 * MINUTE },
+  accountLink: { max: 10, timeWindow: 15 * MINUTE },
+  accountSettings: { max: 30, timeWindow: 5 * MINUTE },
+} as const;
+
+/** Cookie of the anonymous forms (login, links, password reset): a double-submit CSRF secret. */
+export const FORM_COOKIE = 'gw_form';
+
+export interface SignedIn {
+  session: Session;
+  account: Account;
+}
+
+export function contextOf(request: FastifyRequest): RequestContext {
+  return { ip: request.ip ?? null, requestId: request.id };
+}
+
+export function localeOf(request: FastifyRequest): Locale {
+  const lang = (request.query as { lang?: unknown } | undefined)?.lang;
+  return pickLocale(typeof lang === 'string' ? lang : undefined, request.headers['accept-language']);
+}
+
+/** A path of ours in the page's language; only ever called with our own paths, never user input. */
+export function localized(path: string, locale: Locale, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams({ lang: locale, ...extra });
+  return `${path}?${query.toString()}`;
+}
+
+export function createDashboardAuth(deps: {
+  sessions: SessionManager;
+  users: UserService;
+  clock: Clock;
+  secureCookies: boolean;
+}) {
+  const { sessions, users, clock } = deps;
+
+  /** The signed-in user of the request (stage active, account active), or undefined. */
+  const signedIn = async (request: FastifyRequest): Promise<SignedIn | undefined> => {
+    const session = await sessions.read(request, DASHBOARD_REALM);
+    if (!session || session.stage !== 'active') return undefined;
+    const account = await users.account(session.subject_id);
+    if (!account || account.user.status !== 'active') return undefined;
+    return { session, account };
+  };
+
+  /** A session that passed the password and still owes the second factor, if it is fresh enough. */
+  const pendingMfa = async (request: FastifyRequest, reply: FastifyReply): Promise<Session | undefined> => {
+    const session = await sessions.read(request, DASHBOARD_REALM);
+    if (!session || session.stage !== 'pending_mfa') return undefined;
+    if (clock.now().getTime() - session.created_at.getTime() > PENDING_MFA_TTL_MS) {
+      await sessions.end(reply, session);
+      return undefined;
+    }
+    return session;
+  };
+
+  /** For JSON endpoints: a signed-in session and its CSRF token in the `X-CSRF-Token` header. */
+  const requireApiSession = async (request: FastifyRequest): Promise<SignedIn> => {
+    const current = await signedIn(request);
+    if (!current) throw new ApiError('unauthorized', 'Sign in to the dashboard first.');
+    if (typeof request.headers['x-csrf-token'] !== 'string') {
+      throw new ApiError('forbidden', 'The X-CSRF-Token header is missing.');
+    }
+    sessions.assertCsrf(request, current.session);
+    return current;
+  };
+
+  const cookieOptions = {
+    httpOnly: true,
+    secure: deps.secureCookies,
+    sameSite: 'strict' as const,
+    path: '/',
+  };
+
+  /** The `_csrf` value of an anonymous form: an HMAC of a random cookie, set here when missing. */
+  const formToken = (request: FastifyRequest, reply: FastifyReply): string => {
+    let secret = request.cookies[FORM_COOKIE];
+    if (!secret || !/^[A-Za-z0-9_-]{43}$/.test(secret)) {
+      secret = randomBytes(32).toString('base64url');
+      reply.setCookie(FORM_COOKIE, secret, cookieOptions);
+    }
+    return csrfTokenFor(secret);
+  };
+
+  /** Refuses an anonymous form post whose `_csrf` field does not match its cookie. */
+  const assertFormToken = (request: FastifyRequest): void => {
+    const secret = request.cookies[FORM_COOKIE];
+    const sent = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+    if (!secret || typeof sent !== 'string' || !safeEqual(sent, csrfTokenFor(secret))) {
+      throw new ApiError(
+        'forbidden',
+        'The form has expired or did not come from this site; reload and try again.',
+      );
+    }
+  };
+
+  return { signedIn, pendingMfa, requireApiSession, formToken, assertFormToken };
+}
+
+export type DashboardAuth = ReturnType<typeof createDashboardAuth>;

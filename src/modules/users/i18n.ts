@@ -1,0 +1,387 @@
+import type { KycStatus, UserRole } from '../../db/schema.js';
+import type { Locale } from '../../web/i18n.js';
+
+export type PasswordProblemKey = 'too_short' | 'too_long' | 'repeated' | 'contains_email';
+
+export interface DashboardMessages {
+  languageSwitch: string;
+  brand: string;
+  nav: { home: string; security: string; logout: string };
+  common: {
+    email: string;
+    password: string;
+    newPassword: string;
+    passwordConfirmation: string;
+    passwordHint: string;
+    name: string;
+    optional: string;
+    backToLogin: string;
+    noscript: string;
+  };
+  errors: {
+    csrf: string;
+    rateLimited: string;
+    generic: string;
+    notFound: string;
+    passwordMismatch: string;
+    password: Record<PasswordProblemKey, string>;
+  };
+  login: {
+    title: string;
+    submit: string;
+    forgot: string;
+    invalid: string;
+    signedOut: string;
+    locked: string;
+    expired: string;
+    passwordChanged: string;
+  };
+  mfa: { title: string; intro: string; code: string; submit: string; invalid: string };
+  activation: {
+    title: string;
+    intro: string;
+    submit: string;
+    doneTitle: string;
+    keyHeading: string;
+    keyOnce: string;
+    kycNote: string;
+    continue: string;
+  };
+  invitation: { title: string; intro: string; submit: string; doneTitle: string; doneBody: string };
+  link: { usedTitle: string; usedBody: string; invalidTitle: string; invalidBody: string };
+  forgot: { title: string; intro: string; submit: string; sent: string };
+  reset: { title: string; submit: string; done: string; invalid: string };
+  home: {
+    title: string;
+    organization: string;
+    kycStatus: string;
+    kyc: Record<KycStatus, string>;
+    environment: string;
+    environments: { sandbox: string; live: string };
+    switchTo: { sandbox: string; live: string };
+    apiBaseUrl: string;
+    yourRole: string;
+    securityLink: string;
+    team: string;
+    status: { invited: string; active: string; disabled: string };
+    invite: string;
+    inviteName: string;
+    inviteSubmit: string;
+    role: string;
+    invited: string;
+    inviteErrors: { email_taken: string; not_permitted: string; invalid_email: string };
+  };
+  roles: Record<UserRole, string>;
+  security: {
+    title: string;
+    twoFactor: string;
+    on: string;
+    off: string;
+    enroll: string;
+    scan: string;
+    secretLabel: string;
+    code: string;
+    verify: string;
+    recoveryHeading: string;
+    recoveryNote: string;
+    done: string;
+    disableIntro: string;
+    disable: string;
+    recoveryLeft: string;
+    changePassword: string;
+    currentPassword: string;
+    change: string;
+    changed: string;
+    wrongCurrent: string;
+    invalidCode: string;
+  };
+}
+
+const en: DashboardMessages = {
+  languageSwitch: 'Türkçe',
+  brand: 'Gateway dashboard',
+  nav: { home: 'Dashboard', security: 'Security', logout: 'Sign out' },
+  common: {
+    email: 'E-mail address',
+    password: 'Password',
+    newPassword: 'New password',
+    passwordConfirmation: 'Repeat the new password',
+    passwordHint: 'At least 12 characters. A long passphrase is best.',
+    name: 'Your name',
+    optional: 'optional',
+    backToLogin: 'Back to sign in',
+    noscript: 'This page needs JavaScript.',
+  },
+  errors: {
+    csrf: 'The form has expired or did not come from this site. Reload the page and try again.',
+    rateLimited: 'Too many attempts from your network. Wait a few minutes and try again.',
+    generic: 'Something went wrong. Please try again. Reference:',
+    notFound: 'This page does not exist.',
+    passwordMismatch: 'The two passwords do not match.',
+    password: {
+      too_short: 'The password must be at least 12 characters long.',
+      too_long: 'The password must be at most 256 characters long.',
+      repeated: 'The password must not repeat one character.',
+      contains_email: 'The password must not contain the name part of your e-mail address.',
+    },
+  },
+  login: {
+    title: 'Sign in',
+    submit: 'Sign in',
+    forgot: 'Forgot your password?',
+    invalid:
+      'The e-mail address or the password is incorrect. After 5 failed attempts an account is locked for 15 minutes.',
+    signedOut: 'You are signed out.',
+    locked: 'Too many failed attempts. Sign in again in 15 minutes.',
+    expired: 'Your sign-in took too long. Please start again.',
+    passwordChanged: 'Your password is set. Sign in with it.',
+  },
+  mfa: {
+    title: 'Two-factor authentication',
+    intro: 'Enter the 6-digit code of your authenticator app, or one of your recovery codes.',
+    code: 'Code',
+    submit: 'Verify',
+    invalid: 'This code is not valid or was already used.',
+  },
+  activation: {
+    title: 'Activate your account',
+    intro: 'Choose the dashboard password of {email} for {organization}.',
+    submit: 'Set password and activate',
+    doneTitle: 'Your account is active',
+    keyHeading: 'Your live API key',
+    keyOnce:
+      'This is the only time this key is shown. Copy it now into your secret store: we keep only a hash and cannot show it again.',
+    kycNote: 'Live traffic stays off until your KYC review is approved.',
+    continue: 'Continue to sign in',
+  },
+  invitation: {
+    title: 'Join {organization}',
+    intro: 'You are invited to the {organization} dashboard as {role} ({email}). Choose your password.',
+    submit: 'Accept the invitation',
+    doneTitle: 'Welcome aboard',
+    doneBody: 'Your account is ready. Sign in with your e-mail address and password.',
+  },
+  link: {
+    usedTitle: 'This link was already used',
+    usedBody:
+      'Each link works once. Sign in with your password, or ask for a password reset if you do not know it.',
+    invalidTitle: 'This link is not valid',
+    invalidBody:
+      'The link is unknown or has expired. Activation and invitation links are valid for 72 hours, password reset links for 1 hour. Ask for a new one.',
+  },
+  forgot: {
+    title: 'Forgot your password?',
+    intro:
+      'Enter the e-mail address of your account. If it has an account, we send it a link to choose a new password; the link is valid for 1 hour.',
+    submit: 'Send the link',
+    sent: 'If an account exists for this address, a link is on its way. It is valid for 1 hour.',
+  },
+  reset: {
+    title: 'Choose a new password',
+    submit: 'Set the new password',
+    done: 'Your password is set and every session of your account has ended. Sign in with the new password.',
+    invalid: 'This link is invalid, expired or already used. Ask for a new one.',
+  },
+  home: {
+    title: 'Dashboard',
+    organization: 'Organization',
+    kycStatus: 'KYC status',
+    kyc: { REVIEWING: 'Under review: live traffic is off', APPROVED: 'Approved' },
+    environment: 'Environment',
+    environments: { sandbox: 'Sandbox', live: 'Live' },
+    switchTo: { sandbox: 'Switch to sandbox', live: 'Switch to live' },
+    apiBaseUrl: 'API base URL',
+    yourRole: 'Your role',
+    securityLink: 'Account security: password and two-factor authentication',
+    team: 'Team',
+    status: { invited: 'Invitation pending', active: 'Active', disabled: 'Disabled' },
+    invite: 'Invite a team member',
+    inviteName: 'Name',
+    inviteSubmit: 'Send the invitation',
+    role: 'Role',
+    invited: 'Invitation sent.',
+    inviteErrors: {
+      email_taken: 'This address already has an account and cannot be invited.',
+      not_permitted: 'Your role does not allow inviting people.',
+      invalid_email: 'Enter a valid e-mail address.',
+    },
+  },
+  roles: { owner: 'Owner', admin: 'Admin', developer: 'Developer', viewer: 'Viewer' },
+  security: {
+    title: 'Account security',
+    twoFactor: 'Two-factor authentication',
+    on: 'On: signing in asks for a code of your authenticator app.',
+    off: 'Off: signing in asks for your password only.',
+    enroll: 'Set up two-factor authentication',
+    scan: 'Scan this QR code with your authenticator app, then enter the 6-digit code it shows.',
+    secretLabel: 'Or type this key',
+    code: 'Code',
+    verify: 'Turn on',
+    recoveryHeading: 'Your recovery codes',
+    recoveryNote:
+      'Keep these codes somewhere safe. Each works once, instead of a code of the app. They are shown only now.',
+    done: 'Done',
+    disableIntro: 'To turn it off, enter a current code of your app or a recovery code.',
+    disable: 'Turn off',
+    recoveryLeft: 'Unused recovery codes: {count}',
+    changePassword: 'Change your password',
+    currentPassword: 'Current password',
+    change: 'Change password',
+    changed: 'Your password is changed. Your other sessions have ended.',
+    wrongCurrent: 'This is not your current password.',
+    invalidCode: 'This code is not valid or was already used.',
+  },
+};
+
+const tr: DashboardMessages = {
+  languageSwitch: 'English',
+  brand: 'Gateway paneli',
+  nav: { home: 'Panel', security: 'Güvenlik', logout: 'Çıkış yap' },
+  common: {
+    email: 'E-posta adresi',
+    password: 'Şifre',
+    newPassword: 'Yeni şifre',
+    passwordConfirmation: 'Yeni şifreyi tekrarlayın',
+    passwordHint: 'En az 12 karakter. Uzun bir parola cümlesi en iyisidir.',
+    name: 'Adınız',
+    optional: 'isteğe bağlı',
+    backToLogin: 'Girişe dön',
+    noscript: 'Bu sayfa JavaScript gerektirir.',
+  },
+  errors: {
+    csrf: 'Formun süresi doldu ya da bu siteden gelmedi. Sayfayı yenileyip tekrar deneyin.',
+    rateLimited: 'Ağınızdan çok fazla deneme geldi. Birkaç dakika bekleyip tekrar deneyin.',
+    generic: 'Bir sorun oluştu. Lütfen tekrar deneyin. Referans:',
+    notFound: 'Bu sayfa yok.',
+    passwordMismatch: 'İki şifre aynı değil.',
+    password: {
+      too_short: 'Şifre en az 12 karakter olmalıdır.',
+      too_long: 'Şifre en fazla 256 karakter olabilir.',
+      repeated: 'Şifre tek bir karakterin tekrarı olmamalıdır.',
+      contains_email: 'Şifre e-posta adresinizin kullanıcı adı kısmını içermemelidir.',
+    },
+  },
+  login: {
+    title: 'Giriş yap',
+    submit: 'Giriş yap',
+    forgot: 'Şifrenizi mi unuttunuz?',
+    invalid:
+      'E-posta adresi ya da şifre hatalı. 5 başarısız denemeden sonra hesap 15 dakika boyunca kilitlenir.',
+    signedOut: 'Çıkış yaptınız.',
+    locked: 'Çok fazla başarısız deneme. 15 dakika sonra yeniden giriş yapın.',
+    expired: 'Girişiniz çok uzun sürdü. Lütfen baştan başlayın.',
+    passwordChanged: 'Şifreniz belirlendi. Yeni şifrenizle giriş yapın.',
+  },
+  mfa: {
+    title: 'İki adımlı doğrulama',
+    intro: 'Doğrulama uygulamanızdaki 6 haneli kodu ya da kurtarma kodlarınızdan birini girin.',
+    code: 'Kod',
+    submit: 'Doğrula',
+    invalid: 'Bu kod geçersiz ya da daha önce kullanılmış.',
+  },
+  activation: {
+    title: 'Hesabınızı etkinleştirin',
+    intro: '{organization} için {email} hesabının panel şifresini belirleyin.',
+    submit: 'Şifreyi belirle ve etkinleştir',
+    doneTitle: 'Hesabınız etkin',
+    keyHeading: 'Canlı (live) API anahtarınız',
+    keyOnce:
+      'Bu anahtar yalnızca bu kez gösterilir. Şimdi kopyalayıp gizli bilgi deponuza kaydedin: biz yalnızca özetini saklarız ve tekrar gösteremeyiz.',
+    kycNote: 'Canlı işlemler, KYC incelemeniz onaylanana kadar kapalıdır.',
+    continue: 'Girişe devam et',
+  },
+  invitation: {
+    title: '{organization} ekibine katılın',
+    intro: '{organization} paneline {role} rolüyle davet edildiniz ({email}). Şifrenizi belirleyin.',
+    submit: 'Daveti kabul et',
+    doneTitle: 'Hoş geldiniz',
+    doneBody: 'Hesabınız hazır. E-posta adresiniz ve şifrenizle giriş yapın.',
+  },
+  link: {
+    usedTitle: 'Bu bağlantı zaten kullanıldı',
+    usedBody:
+      'Her bağlantı bir kez çalışır. Şifrenizle giriş yapın ya da şifrenizi bilmiyorsanız sıfırlama isteyin.',
+    invalidTitle: 'Bu bağlantı geçerli değil',
+    invalidBody:
+      'Bağlantı bilinmiyor ya da süresi dolmuş. Etkinleştirme ve davet bağlantıları 72 saat, şifre sıfırlama bağlantıları 1 saat geçerlidir. Yenisini isteyin.',
+  },
+  forgot: {
+    title: 'Şifrenizi mi unuttunuz?',
+    intro:
+      'Hesabınızın e-posta adresini girin. Bu adrese ait bir hesap varsa, yeni şifre belirlemek için 1 saat geçerli bir bağlantı göndeririz.',
+    submit: 'Bağlantıyı gönder',
+    sent: 'Bu adrese ait bir hesap varsa bağlantı yolda. Bağlantı 1 saat geçerlidir.',
+  },
+  reset: {
+    title: 'Yeni şifre belirleyin',
+    submit: 'Yeni şifreyi kaydet',
+    done: 'Şifreniz belirlendi ve hesabınızın tüm oturumları kapatıldı. Yeni şifrenizle giriş yapın.',
+    invalid: 'Bu bağlantı geçersiz, süresi dolmuş ya da kullanılmış. Yenisini isteyin.',
+  },
+  home: {
+    title: 'Panel',
+    organization: 'Kuruluş',
+    kycStatus: 'KYC durumu',
+    kyc: { REVIEWING: 'İncelemede: canlı işlemler kapalı', APPROVED: 'Onaylandı' },
+    environment: 'Ortam',
+    environments: { sandbox: 'Sandbox (test)', live: 'Canlı' },
+    switchTo: { sandbox: 'Sandbox ortamına geç', live: 'Canlı ortama geç' },
+    apiBaseUrl: 'API adresi',
+    yourRole: 'Rolünüz',
+    securityLink: 'Hesap güvenliği: şifre ve iki adımlı doğrulama',
+    team: 'Ekip',
+    status: { invited: 'Davet bekliyor', active: 'Etkin', disabled: 'Devre dışı' },
+    invite: 'Ekip üyesi davet edin',
+    inviteName: 'Ad soyad',
+    inviteSubmit: 'Daveti gönder',
+    role: 'Rol',
+    invited: 'Davet gönderildi.',
+    inviteErrors: {
+      email_taken: 'Bu adresin zaten bir hesabı var; davet edilemez.',
+      not_permitted: 'Rolünüz davet göndermeye izin vermiyor.',
+      invalid_email: 'Geçerli bir e-posta adresi girin.',
+    },
+  },
+  roles: { owner: 'Sahip', admin: 'Yönetici', developer: 'Geliştirici', viewer: 'İzleyici' },
+  security: {
+    title: 'Hesap güvenliği',
+    twoFactor: 'İki adımlı doğrulama',
+    on: 'Açık: giriş yaparken doğrulama uygulamanızdan bir kod istenir.',
+    off: 'Kapalı: giriş yaparken yalnızca şifreniz istenir.',
+    enroll: 'İki adımlı doğrulamayı kur',
+    scan: 'Bu QR kodunu doğrulama uygulamanızla tarayın, ardından gösterdiği 6 haneli kodu girin.',
+    secretLabel: 'Ya da bu anahtarı yazın',
+    code: 'Kod',
+    verify: 'Aç',
+    recoveryHeading: 'Kurtarma kodlarınız',
+    recoveryNote:
+      'Bu kodları güvenli bir yerde saklayın. Her biri uygulama kodu yerine bir kez çalışır. Yalnızca şimdi gösterilirler.',
+    done: 'Tamam',
+    disableIntro: 'Kapatmak için uygulamanızdaki güncel kodu ya da bir kurtarma kodunu girin.',
+    disable: 'Kapat',
+    recoveryLeft: 'Kullanılmamış kurtarma kodu: {count}',
+    changePassword: 'Şifrenizi değiştirin',
+    currentPassword: 'Mevcut şifre',
+    change: 'Şifreyi değiştir',
+    changed: 'Şifreniz değiştirildi. Diğer oturumlarınız kapatıldı.',
+    wrongCurrent: 'Bu, mevcut şifreniz değil.',
+    invalidCode: 'Bu kod geçersiz ya da daha önce kullanılmış.',
+  },
+};
+
+export const DASHBOARD_MESSAGES: Record<Locale, DashboardMessages> = { en, tr };
+
+/** Fills `{name}` placeholders; the result is escaped by the template like any other text. */
+export function format(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    values[name] === undefined ? whole : String(values[name]),
+  );
+}
+
+/** The message key of a `passwordProblem` answer. */
+export function passwordProblemKey(problem: string): PasswordProblemKey {
+  if (problem.startsWith('must be at least')) return 'too_short';
+  if (problem.startsWith('must be at most')) return 'too_long';
+  if (problem.includes('repeat')) return 'repeated';
+  return 'contains_email';
+}

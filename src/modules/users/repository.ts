@@ -1,0 +1,186 @@
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Kdb } from '../../db/database.js';
+import type { AccountTokensTable, UserRole, UsersTable } from '../../db/schema.js';
+
+export type UserRow = Selectable<UsersTable>;
+export type AccountTokenKind = AccountTokensTable['kind'];
+export type AccountTokenRow = Selectable<AccountTokensTable>;
+
+export async function insertUser(db: Kdb, row: Insertable<UsersTable>): Promise<UserRow> {
+  return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findUserById(db: Kdb, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findUserByEmail(db: Kdb, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
+export async function listOrganizationUsers(db: Kdb, organizationId: string): Promise<UserRow[]> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function insertAccountToken(
+  db: Kdb,
+  row: { tokenHash: string; kind: AccountTokenKind; userId: string; now: Date; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('account_tokens')
+    .values({
+      token_hash: row.tokenHash,
+      kind: row.kind,
+      user_id: row.userId,
+      created_at: row.now,
+      expires_at: row.expiresAt,
+    })
+    .execute();
+}
+
+export async function findAccountToken(
+  db: Kdb,
+  kind: AccountTokenKind,
+  tokenHash: string,
+): Promise<AccountTokenRow | undefined> {
+  return db
+    .selectFrom('account_tokens')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+}
+
+/**
+ * Marks a token used if it is still unused and unexpired, in one statement: of two concurrent
+ * consumers, the second waits for the first's row lock, re-reads `used_at` and matches nothing.
+ */
+export async function consumeAccountToken(
+  db: Kdb,
+  kind: AccountTokenKind,
+  tokenHash: string,
+  now: Date,
+): Promise<string | undefined> {
+  const row = await db
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('user_id')
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
+/** Retires the user's outstanding tokens of a kind (a newer link replaces older ones). */
+export async function retireAccountTokens(
+  db: Kdb,
+  userId: string,
+  kind: AccountTokenKind,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('account_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Counts one failed attempt. The fifth consecutive failure locks the account until `lockUntil` and
+ * starts the count again, so an unlocked account gets a fresh series. Atomic under concurrency.
+ */
+export async function recordLoginFailure(
+  db: Kdb,
+  userId: string,
+  input: { maxFailures: number; lockUntil: Date; now: Date },
+): Promise<{ locked: boolean }> {
+  const row = await db
+    .updateTable('users')
+    .set({
+      failed_logins: sql<number>`CASE WHEN failed_logins + 1 >= ${input.maxFailures} THEN 0 ELSE failed_logins + 1 END`,
+      locked_until: sql<Date | null>`CASE WHEN failed_logins + 1 >= ${input.maxFailures} THEN ${input.lockUntil}::timestamptz ELSE locked_until END`,
+      updated_at: input.now,
+    })
+    .where('id', '=', userId)
+    .returning('locked_until')
+    .executeTakeFirst();
+  return { locked: row?.locked_until != null && row.locked_until.getTime() > input.now.getTime() };
+}
+
+export async function clearLoginFailures(db: Kdb, userId: string, now: Date): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ failed_logins: 0, locked_until: null, updated_at: now })
+    .where('id', '=', userId)
+    .where((eb) => eb.or([eb('failed_logins', '>', 0), eb('locked_until', 'is not', null)]))
+    .execute();
+}
+
+/** Accepts a TOTP time step once: only a step later than the last accepted one updates the row. */
+export async function claimTotpStep(db: Kdb, userId: string, step: number, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ totp_last_step: step, updated_at: now })
+    .where('id', '=', userId)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', String(step))]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function replaceRecoveryCodes(
+  db: Kdb,
+  userId: string,
+  codeHashes: string[],
+  now: Date,
+): Promise<void> {
+  await db.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+  if (codeHashes.length === 0) return;
+  await db
+    .insertInto('recovery_codes')
+    .values(codeHashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: now })))
+    .execute();
+}
+
+export async function useRecoveryCode(
+  db: Kdb,
+  userId: string,
+  codeHash: string,
+  now: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('recovery_codes')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function countUnusedRecoveryCodes(db: Kdb, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('recovery_codes')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export function isUserRole(value: string): value is UserRole {
+  return value === 'owner' || value === 'admin' || value === 'developer' || value === 'viewer';
+}

@@ -1,0 +1,198 @@
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../http/server.js';
+import { ApiError, errorResponses } from '../../http/errors.js';
+import { sha256Hex } from '../../shared/crypto.js';
+import { toUserApiError } from './errors.js';
+import { contextOf, DASHBOARD_RATE_LIMITS, type DashboardAuth, type SignedIn } from './http.js';
+import {
+  ChangePasswordSchema,
+  EmptyBodySchema,
+  ForgotPasswordAcceptedSchema,
+  ForgotPasswordSchema,
+  PasswordChangedSchema,
+  PasswordResetSchema,
+  ResetPasswordSchema,
+  TotpCodeSchema,
+  TotpDisabledSchema,
+  TotpEnabledSchema,
+  TotpEnrollmentSchema,
+} from './schemas.js';
+import type { UserService } from './service.js';
+
+export interface AccountRoutesOptions {
+  users: UserService;
+  auth: DashboardAuth;
+}
+
+const FORGOT_PASSWORD_MESSAGE =
+  'If an account exists for this address, a link to choose a new password is on its way. It is valid for 1 hour.';
+
+/**
+ * Account self-service in JSON on the web listener (`/v1/auth/…`), used by the dashboard pages. The
+ * anonymous ones are limited per IP; the others need a dashboard session and its CSRF token in the
+ * `X-CSRF-Token` header. Bodies must be JSON, so a cross-site HTML form can never reach them.
+ */
+export async function accountRoutes(app: App, options: AccountRoutesOptions): Promise<void> {
+  const { users, auth } = options;
+  const signedIn = new WeakMap<FastifyRequest, SignedIn>();
+
+  app.addHook('onRequest', async (request) => {
+    const type = request.headers['content-type'] ?? '';
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      throw new ApiError(
+        'unsupported_media_type',
+        'Request bodies must be JSON (Content-Type: application/json).',
+      );
+    }
+  });
+
+  /** Authentication before validation: an anonymous caller learns nothing about the body's shape. */
+  const requireSession = async (request: FastifyRequest) => {
+    signedIn.set(request, await auth.requireApiSession(request));
+  };
+  const current = (request: FastifyRequest): SignedIn => {
+    const found = signedIn.get(request);
+    if (!found) throw new Error('requireSession did not run');
+    return found;
+  };
+  const sessionDoc =
+    'Needs a signed-in dashboard session (cookie) and its CSRF token in the `X-CSRF-Token` header.';
+
+  app.post(
+    '/v1/auth/forgot-password',
+    {
+      schema: {
+        summary: 'Ask for a password reset link',
+        description:
+          'Always answers 202 with the same body, whether or not the address has an account; a link valid for ' +
+          '1 hour is e-mailed only to an active account. Limited per client IP address.',
+        body: ForgotPasswordSchema,
+        response: { 202: ForgotPasswordAcceptedSchema, ...errorResponses(400, 415, 429, 500) },
+      },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.forgotPassword },
+    },
+    async (request, reply) => {
+      await users.requestPasswordReset(request.body.email, contextOf(request));
+      return reply.code(202).send({ status: 'accepted', message: FORGOT_PASSWORD_MESSAGE });
+    },
+  );
+
+  app.post(
+    '/v1/auth/reset-password',
+    {
+      schema: {
+        summary: 'Set a new password with a reset link',
+        description:
+          'The token is single-use and valid for 1 hour. Sets the password, clears a lockout and ends every ' +
+          'session of the account. Limited per client IP address.',
+        body: ResetPasswordSchema,
+        response: { 200: PasswordResetSchema, ...errorResponses(400, 415, 429, 500) },
+      },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.resetPassword },
+    },
+    async (request) => {
+      const result = await users.resetPassword(request.body, contextOf(request));
+      if (!result.ok) throw toUserApiError(result, 'password');
+      return { status: 'password_reset' as const };
+    },
+  );
+
+  app.post(
+    '/v1/auth/change-password',
+    {
+      schema: {
+        summary: 'Change the password of the signed-in user',
+        description: `${sessionDoc} Ends every other session of the account.`,
+        body: ChangePasswordSchema,
+        response: { 200: PasswordChangedSchema, ...errorResponses(400, 401, 403, 415, 429, 500) },
+      },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+      preValidation: requireSession,
+    },
+    async (request) => {
+      const { session, account } = current(request);
+      const result = await users.changePassword(
+        account.user.id,
+        { ...request.body, keepSessionTokenHash: sha256Hex(session.token) },
+        contextOf(request),
+      );
+      if (!result.ok) throw toUserApiError(result, 'newPassword');
+      return { status: 'password_changed' as const };
+    },
+  );
+
+  app.post(
+    '/v1/auth/2fa/enroll',
+    {
+      schema: {
+        summary: 'Start two-factor enrollment',
+        description:
+          `${sessionDoc} Draws a new TOTP secret (RFC 6238: SHA1, 6 digits, 30 s) and returns it as an otpauth ` +
+          'URI, in base32 and as a QR code. Nothing changes at login until `/v1/auth/2fa/verify` confirms a code. ' +
+          '409 `duplicate_request` when two-factor authentication is already on.',
+        body: EmptyBodySchema,
+        response: { 200: TotpEnrollmentSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
+      },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+      preValidation: requireSession,
+    },
+    async (request, reply) => {
+      const result = await users.startTotpEnrollment(current(request).account.user.id, contextOf(request));
+      if (!result.ok) throw toUserApiError(result);
+      return reply.header('cache-control', 'no-store').send(result.value);
+    },
+  );
+
+  app.post(
+    '/v1/auth/2fa/verify',
+    {
+      schema: {
+        summary: 'Confirm two-factor enrollment',
+        description:
+          `${sessionDoc} Accepts a current code of the enrolled secret (one step of tolerance either side, each ` +
+          'step once), turns two-factor authentication on, ends every other session and returns 10 single-use ' +
+          'recovery codes, shown this once.',
+        body: TotpCodeSchema,
+        response: { 200: TotpEnabledSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
+      },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+      preValidation: requireSession,
+    },
+    async (request, reply) => {
+      const { session, account } = current(request);
+      const result = await users.confirmTotpEnrollment(account.user.id, request.body.code, {
+        ...contextOf(request),
+        keepSessionTokenHash: sha256Hex(session.token),
+      });
+      if (!result.ok) throw toUserApiError(result);
+      return reply
+        .header('cache-control', 'no-store')
+        .send({ enabled: true, recoveryCodes: result.value.recoveryCodes });
+    },
+  );
+
+  app.post(
+    '/v1/auth/2fa/disable',
+    {
+      schema: {
+        summary: 'Turn two-factor authentication off',
+        description:
+          `${sessionDoc} Needs a current code of the authenticator app or an unused recovery code (which is ` +
+          'then spent). Deletes the secret and the remaining recovery codes.',
+        body: TotpCodeSchema,
+        response: { 200: TotpDisabledSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
+      },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+      preValidation: requireSession,
+    },
+    async (request) => {
+      const result = await users.disableTotp(
+        current(request).account.user.id,
+        request.body.code,
+        contextOf(request),
+      );
+      if (!result.ok) throw toUserApiError(result);
+      return { enabled: false as const };
+    },
+  );
+}

@@ -1,0 +1,672 @@
+import QRCode from 'qrcode';
+import type { Kdb } from '../../db/database.js';
+import type { UserRole } from '../../db/schema.js';
+import type { Realm } from '../../http/session.js';
+import type { Services } from '../../services.js';
+import { MINUTE } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import {
+  decoyPasswordHash,
+  hashPassword,
+  LOCKOUT,
+  passwordProblem,
+  verifyPassword,
+} from '../../shared/passwords.js';
+import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
+import { invitationEmail, passwordResetEmail } from '../email/templates.js';
+import { findOrganization } from '../organizations/repository.js';
+import type { Organization } from '../organizations/types.js';
+import {
+  claimTotpStep,
+  clearLoginFailures,
+  consumeAccountToken,
+  countUnusedRecoveryCodes,
+  findAccountToken,
+  findUserByEmail,
+  findUserById,
+  insertAccountToken,
+  insertUser,
+  listOrganizationUsers,
+  recordLoginFailure,
+  replaceRecoveryCodes,
+  retireAccountTokens,
+  useRecoveryCode,
+  type AccountTokenKind,
+  type UserRow,
+} from './repository.js';
+import { ACCOUNT_TOKEN_PATH, ACCOUNT_TOKEN_TTL_MS, accountTokenHash, newAccountToken } from './tokens.js';
+import {
+  matchTotpStep,
+  newRecoveryCodes,
+  newTotpSecret,
+  normalizeSecondFactor,
+  otpauthUri,
+  recoveryCodeHash,
+} from './totp.js';
+
+export const DASHBOARD_REALM: Realm = 'dashboard';
+/** A password was right but the second factor is still owed: that half-open session is short-lived. */
+export const PENDING_MFA_TTL_MS = 10 * MINUTE;
+
+/** Who may invite, and which roles they may hand out. Nobody invites a second owner. */
+export const INVITING_ROLES: readonly UserRole[] = ['owner', 'admin'];
+export const INVITABLE_ROLES: readonly UserRole[] = ['admin', 'developer', 'viewer'];
+export const USER_ROLES: readonly UserRole[] = ['owner', 'admin', 'developer', 'viewer'];
+
+export type UserError =
+  | 'invalid_credentials'
+  | 'token_invalid'
+  | 'token_used'
+  | 'weak_password'
+  | 'wrong_password'
+  | 'invalid_code'
+  | 'locked'
+  | 'inactive'
+  | 'totp_already_enabled'
+  | 'totp_not_pending'
+  | 'totp_not_enabled'
+  | 'not_permitted'
+  | 'role_not_allowed'
+  | 'email_taken';
+
+export type Result<T, E extends UserError = UserError> =
+  { ok: true; value: T } | { ok: false; error: E; problem?: string };
+
+/** Where a security action came from, for the audit log. */
+export interface RequestContext {
+  ip: string | null;
+  requestId: string | null;
+}
+
+export interface DashboardUser {
+  id: string;
+  organizationId: string;
+  email: string;
+  name: string | null;
+  role: UserRole;
+  status: UserRow['status'];
+  totp: 'off' | 'pending' | 'on';
+  createdAt: Date;
+}
+
+export interface Account {
+  user: DashboardUser;
+  organization: Organization;
+}
+
+export type TokenView =
+  | { state: 'valid'; email: string; role: UserRole; organizationName: string }
+  | { state: 'used' }
+  | { state: 'invalid' };
+
+export interface TotpEnrollment {
+  secret: string;
+  otpauthUri: string;
+  qrCodeDataUrl: string;
+}
+
+export interface UserService {
+  /** For the approval of an application: the owner account, invited, without a password. */
+  createOwnerUser(
+    db: Kdb,
+    input: { organizationId: string; email: string; name: string },
+  ): Promise<{ userId: string }>;
+  /** For the approval of an application, in its transaction: the 72-hour single-use activation link. */
+  createActivation(db: Kdb, input: { userId: string }): Promise<{ url: string }>;
+
+  inspectToken(kind: 'activation' | 'invitation' | 'password_reset', token: string): Promise<TokenView>;
+  activate(
+    input: { token: string; password: string },
+    context: RequestContext,
+  ): Promise<Result<{ userId: string; email: string; liveKey: IssuedApiKey }>>;
+  acceptInvitation(
+    input: { token: string; password: string; name: string },
+    context: RequestContext,
+  ): Promise<Result<{ userId: string; email: string }>>;
+
+  login(
+    input: { email: string; password: string },
+    context: RequestContext,
+  ): Promise<Result<{ userId: string; mfaRequired: boolean }>>;
+  /** The second step of a login with two-factor authentication: a TOTP code or a recovery code. */
+  completeMfaLogin(userId: string, code: string, context: RequestContext): Promise<Result<void>>;
+
+  requestPasswordReset(email: string, context: RequestContext): Promise<void>;
+  resetPassword(
+    input: { token: string; password: string },
+    context: RequestContext,
+  ): Promise<Result<{ userId: string; sessionsEnded: number }>>;
+  changePassword(
+    userId: string,
+    input: { currentPassword: string; newPassword: string; keepSessionTokenHash: string },
+    context: RequestContext,
+  ): Promise<Result<{ sessionsEnded: number }>>;
+
+  startTotpEnrollment(userId: string, context: RequestContext): Promise<Result<TotpEnrollment>>;
+  confirmTotpEnrollment(
+    userId: string,
+    code: string,
+    context: RequestContext & { keepSessionTokenHash: string },
+  ): Promise<Result<{ recoveryCodes: string[] }>>;
+  disableTotp(userId: string, code: string, context: RequestContext): Promise<Result<void>>;
+
+  invite(
+    actorId: string,
+    input: { email: string; role: UserRole; name: string | null },
+    context: RequestContext,
+  ): Promise<Result<{ userId: string }>>;
+
+  account(userId: string): Promise<Account | undefined>;
+  team(organizationId: string): Promise<DashboardUser[]>;
+  recoveryCodesLeft(userId: string): Promise<number>;
+  recordAudit(
+    actor: DashboardUser,
+    action: string,
+    context: RequestContext,
+    extra?: { after?: unknown; targetType?: string; targetId?: string },
+  ): Promise<void>;
+}
+
+export type UserServiceDeps = Pick<
+  Services,
+  'db' | 'clock' | 'urls' | 'box' | 'audit' | 'mailer' | 'sessions'
+>;
+
+/** Dashboard accounts: activation, invitations, login with lockout and two factors, password reset. */
+export function createUserService(deps: UserServiceDeps): UserService {
+  const { db, clock, box, audit, mailer, sessions } = deps;
+
+  const toUser = (row: UserRow): DashboardUser => ({
+    id: row.id,
+    organizationId: row.organization_id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    status: row.status,
+    totp: row.totp_enabled_at !== null ? 'on' : row.totp_secret_enc !== null ? 'pending' : 'off',
+    createdAt: row.created_at,
+  });
+
+  const record = (
+    dbOrTrx: Kdb,
+    user: Pick<UserRow, 'id' | 'organization_id'>,
+    action: string,
+    context: RequestContext,
+    extra: { actor?: string; after?: unknown; targetType?: string; targetId?: string } = {},
+  ) =>
+    audit.record(dbOrTrx, {
+      actor: extra.actor ?? `user:${user.id}`,
+      action,
+      targetType: extra.targetType ?? 'user',
+      targetId: extra.targetId ?? user.id,
+      organizationId: user.organization_id,
+      after: extra.after,
+      requestId: context.requestId,
+      ip: context.ip,
+    });
+
+  const issueToken = async (dbOrTrx: Kdb, userId: string, kind: AccountTokenKind): Promise<string> => {
+    const now = clock.now();
+    await retireAccountTokens(dbOrTrx, userId, kind, now);
+    const { token, tokenHash } = newAccountToken();
+    await insertAccountToken(dbOrTrx, {
+      tokenHash,
+      kind,
+      userId,
+      now,
+      expiresAt: new Date(now.getTime() + ACCOUNT_TOKEN_TTL_MS[kind]),
+    });
+    return `${deps.urls.web()}${ACCOUNT_TOKEN_PATH[kind]}/${token}`;
+  };
+
+  /** The token's user when the token is live, or why not. */
+  const liveToken = async (
+    kind: AccountTokenKind,
+    token: string,
+  ): Promise<{ state: 'valid'; user: UserRow } | { state: 'used' } | { state: 'invalid' }> => {
+    const tokenHash = accountTokenHash(token);
+    if (tokenHash === undefined) return { state: 'invalid' };
+    const row = await findAccountToken(db, kind, tokenHash);
+    if (!row) return { state: 'invalid' };
+    if (row.used_at !== null) return { state: 'used' };
+    if (row.expires_at.getTime() <= clock.now().getTime()) return { state: 'invalid' };
+    const user = await findUserById(db, row.user_id);
+    const expectedStatus = kind === 'password_reset' ? 'active' : 'invited';
+    if (!user || user.status !== expectedStatus) return { state: 'invalid' };
+    return { state: 'valid', user };
+  };
+
+  const weak = (password: string, email: string): Result<never> | undefined => {
+    const problem = passwordProblem(password, email);
+    return problem === undefined ? undefined : { ok: false, error: 'weak_password', problem };
+  };
+
+  /** Counts a failed attempt; returns whether this failure locked the account. */
+  const fail = async (user: UserRow, action: string, context: RequestContext): Promise<boolean> => {
+    const now = clock.now();
+    const { locked } = await recordLoginFailure(db, user.id, {
+      maxFailures: LOCKOUT.maxFailures,
+      lockUntil: new Date(now.getTime() + LOCKOUT.lockMs),
+      now,
+    });
+    await record(db, user, action, context);
+    if (locked) await record(db, user, 'user.locked', context, { after: { lockMs: LOCKOUT.lockMs } });
+    return locked;
+  };
+
+  const isLocked = (user: UserRow) =>
+    user.locked_until !== null && user.locked_until.getTime() > clock.now().getTime();
+
+  /** Checks a TOTP code (each time step once) or an unused recovery code, and consumes it. */
+  const checkSecondFactor = async (
+    dbOrTrx: Kdb,
+    user: UserRow,
+    input: string,
+    context: RequestContext,
+  ): Promise<boolean> => {
+    if (user.totp_secret_enc === null) return false;
+    const factor = normalizeSecondFactor(input);
+    if (!factor) return false;
+    const now = clock.now();
+    if (factor.kind === 'totp') {
+      const step = matchTotpStep(box.open(user.totp_secret_enc), factor.code, now);
+      return step !== undefined && (await claimTotpStep(dbOrTrx, user.id, step, now));
+    }
+    if (user.totp_enabled_at === null) return false;
+    const used = await useRecoveryCode(dbOrTrx, user.id, recoveryCodeHash(user.id, factor.code), now);
+    if (used) await record(dbOrTrx, user, 'user.recovery_code_used', context);
+    return used;
+  };
+
+  return {
+    async createOwnerUser(dbOrTrx, input) {
+      const now = clock.now();
+      const row = await insertUser(dbOrTrx, {
+        id: newId('usr', now),
+        organization_id: input.organizationId,
+        email: input.email.trim(),
+        name: input.name,
+        role: 'owner',
+        status: 'invited',
+        password_hash: null,
+        totp_secret_enc: null,
+        totp_enabled_at: null,
+        locked_until: null,
+        created_at: now,
+        updated_at: now,
+      });
+      return { userId: row.id };
+    },
+
+    async createActivation(dbOrTrx, { userId }) {
+      return { url: await issueToken(dbOrTrx, userId, 'activation') };
+    },
+
+    async inspectToken(kind, token) {
+      const found = await liveToken(kind, token);
+      if (found.state !== 'valid') return found;
+      const organization = await findOrganization(db, found.user.organization_id);
+      return {
+        state: 'valid',
+        email: found.user.email,
+        role: found.user.role,
+        organizationName: organization?.name ?? '',
+      };
+    },
+
+    async activate({ token, password }, context) {
+      const found = await liveToken('activation', token);
+      if (found.state !== 'valid')
+        return { ok: false, error: found.state === 'used' ? 'token_used' : 'token_invalid' };
+      const problem = weak(password, found.user.email);
+      if (problem) return problem;
+      const passwordHash = await hashPassword(password);
+      const tokenHash = accountTokenHash(token) as string;
+      const outcome = await db
+        .transaction()
+        .execute(async (trx) => {
+          const now = clock.now();
+          const userId = await consumeAccountToken(trx, 'activation', tokenHash, now);
+          if (userId === undefined) return undefined;
+          const user = await trx
+            .updateTable('users')
+            .set({
+              password_hash: passwordHash,
+              status: 'active',
+              failed_logins: 0,
+              locked_until: null,
+              updated_at: now,
+            })
+            .where('id', '=', userId)
+            .where('status', '=', 'invited')
+            .returningAll()
+            .executeTakeFirst();
+          if (!user) throw new TokenRaceLost();
+          const liveKey = await issueApiKey(trx, clock, {
+            organizationId: user.organization_id,
+            environment: 'live',
+            scopes: ['all'],
+            createdBy: 'system',
+            name: 'First live key',
+          });
+          await record(trx, user, 'user.activated', context);
+          await record(trx, user, 'api_key.created', context, {
+            actor: 'system',
+            targetType: 'api_key',
+            targetId: liveKey.id,
+            after: {
+              environment: 'live',
+              scopes: ['all'],
+              displayPrefix: liveKey.displayPrefix,
+              revealedTo: user.id,
+            },
+          });
+          return { userId: user.id, email: user.email, liveKey };
+        })
+        .catch((error: unknown) => {
+          if (error instanceof TokenRaceLost) return undefined;
+          throw error;
+        });
+      if (!outcome) {
+        const again = await liveToken('activation', token);
+        return { ok: false, error: again.state === 'used' ? 'token_used' : 'token_invalid' };
+      }
+      return { ok: true, value: outcome };
+    },
+
+    async acceptInvitation({ token, password, name }, context) {
+      const found = await liveToken('invitation', token);
+      if (found.state !== 'valid')
+        return { ok: false, error: found.state === 'used' ? 'token_used' : 'token_invalid' };
+      const problem = weak(password, found.user.email);
+      if (problem) return problem;
+      const passwordHash = await hashPassword(password);
+      const tokenHash = accountTokenHash(token) as string;
+      const outcome = await db
+        .transaction()
+        .execute(async (trx) => {
+          const now = clock.now();
+          const userId = await consumeAccountToken(trx, 'invitation', tokenHash, now);
+          if (userId === undefined) return undefined;
+          const user = await trx
+            .updateTable('users')
+            .set({
+              password_hash: passwordHash,
+              status: 'active',
+              ...(name.trim() !== '' ? { name: name.trim() } : {}),
+              updated_at: now,
+            })
+            .where('id', '=', userId)
+            .where('status', '=', 'invited')
+            .returningAll()
+            .executeTakeFirst();
+          if (!user) throw new TokenRaceLost();
+          await record(trx, user, 'user.invitation_accepted', context, { after: { role: user.role } });
+          return { userId: user.id, email: user.email };
+        })
+        .catch((error: unknown) => {
+          if (error instanceof TokenRaceLost) return undefined;
+          throw error;
+        });
+      if (!outcome) {
+        const again = await liveToken('invitation', token);
+        return { ok: false, error: again.state === 'used' ? 'token_used' : 'token_invalid' };
+      }
+      return { ok: true, value: outcome };
+    },
+
+    async login({ email, password }, context) {
+      const user = await findUserByEmail(db, email.trim());
+      // Unknown, not yet activated, disabled or locked: the same answer after the same work.
+      if (!user || user.status !== 'active' || user.password_hash === null) {
+        await verifyPassword(await decoyPasswordHash(), password);
+        return { ok: false, error: 'invalid_credentials' };
+      }
+      if (isLocked(user)) {
+        await verifyPassword(await decoyPasswordHash(), password);
+        await record(db, user, 'user.login_refused_locked', context);
+        return { ok: false, error: 'invalid_credentials' };
+      }
+      if (!(await verifyPassword(user.password_hash, password))) {
+        await fail(user, 'user.login_failed', context);
+        return { ok: false, error: 'invalid_credentials' };
+      }
+      const mfaRequired = user.totp_enabled_at !== null;
+      if (!mfaRequired) await clearLoginFailures(db, user.id, clock.now());
+      await record(db, user, mfaRequired ? 'user.login_password_ok' : 'user.login', context);
+      return { ok: true, value: { userId: user.id, mfaRequired } };
+    },
+
+    async completeMfaLogin(userId, code, context) {
+      const user = await findUserById(db, userId);
+      if (!user || user.status !== 'active' || user.totp_enabled_at === null)
+        return { ok: false, error: 'inactive' };
+      if (isLocked(user)) return { ok: false, error: 'locked' };
+      if (!(await checkSecondFactor(db, user, code, context))) {
+        const locked = await fail(user, 'user.mfa_failed', context);
+        return { ok: false, error: locked ? 'locked' : 'invalid_code' };
+      }
+      await clearLoginFailures(db, user.id, clock.now());
+      await record(db, user, 'user.login', context, { after: { secondFactor: true } });
+      return { ok: true, value: undefined };
+    },
+
+    async requestPasswordReset(email, context) {
+      const user = await findUserByEmail(db, email.trim());
+      // Only active accounts get a link; an invited one still has its activation or invitation link.
+      if (!user || user.status !== 'active') return;
+      await db.transaction().execute(async (trx) => {
+        const url = await issueToken(trx, user.id, 'password_reset');
+        await mailer.enqueue(trx, user.email, passwordResetEmail({ url }));
+        await record(trx, user, 'user.password_reset_requested', context);
+      });
+      mailer.nudge();
+    },
+
+    async resetPassword({ token, password }, context) {
+      const found = await liveToken('password_reset', token);
+      if (found.state !== 'valid') return { ok: false, error: 'token_invalid' };
+      const problem = weak(password, found.user.email);
+      if (problem) return problem;
+      const passwordHash = await hashPassword(password);
+      const tokenHash = accountTokenHash(token) as string;
+      const userId = await db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const consumedBy = await consumeAccountToken(trx, 'password_reset', tokenHash, now);
+        if (consumedBy === undefined) return undefined;
+        await trx
+          .updateTable('users')
+          .set({ password_hash: passwordHash, failed_logins: 0, locked_until: null, updated_at: now })
+          .where('id', '=', consumedBy)
+          .execute();
+        await retireAccountTokens(trx, consumedBy, 'password_reset', now);
+        await record(trx, found.user, 'user.password_reset', context);
+        return consumedBy;
+      });
+      if (userId === undefined) return { ok: false, error: 'token_invalid' };
+      // Whoever knew the old password may hold a session: a reset ends every one of them.
+      const sessionsEnded = await sessions.endAll(DASHBOARD_REALM, userId);
+      return { ok: true, value: { userId, sessionsEnded } };
+    },
+
+    async changePassword(userId, { currentPassword, newPassword, keepSessionTokenHash }, context) {
+      const user = await findUserById(db, userId);
+      if (!user || user.status !== 'active' || user.password_hash === null)
+        return { ok: false, error: 'inactive' };
+      if (!(await verifyPassword(user.password_hash, currentPassword))) {
+        await record(db, user, 'user.password_change_failed', context);
+        return { ok: false, error: 'wrong_password' };
+      }
+      const problem = weak(newPassword, user.email);
+      if (problem) return problem;
+      const passwordHash = await hashPassword(newPassword);
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('users')
+          .set({ password_hash: passwordHash, updated_at: clock.now() })
+          .where('id', '=', user.id)
+          .execute();
+        await record(trx, user, 'user.password_changed', context);
+      });
+      const sessionsEnded = await sessions.endAll(DASHBOARD_REALM, user.id, keepSessionTokenHash);
+      return { ok: true, value: { sessionsEnded } };
+    },
+
+    async startTotpEnrollment(userId, context) {
+      const user = await findUserById(db, userId);
+      if (!user || user.status !== 'active') return { ok: false, error: 'inactive' };
+      if (user.totp_enabled_at !== null) return { ok: false, error: 'totp_already_enabled' };
+      const secret = newTotpSecret();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('users')
+          .set({ totp_secret_enc: box.seal(secret), totp_last_step: null, updated_at: clock.now() })
+          .where('id', '=', user.id)
+          .where('totp_enabled_at', 'is', null)
+          .execute();
+        await record(trx, user, 'user.2fa_enrollment_started', context);
+      });
+      const uri = otpauthUri(secret, user.email);
+      const qrCodeDataUrl = await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
+      return { ok: true, value: { secret, otpauthUri: uri, qrCodeDataUrl } };
+    },
+
+    async confirmTotpEnrollment(userId, code, context) {
+      const user = await findUserById(db, userId);
+      if (!user || user.status !== 'active') return { ok: false, error: 'inactive' };
+      if (user.totp_enabled_at !== null) return { ok: false, error: 'totp_already_enabled' };
+      if (user.totp_secret_enc === null) return { ok: false, error: 'totp_not_pending' };
+      const recoveryCodes = newRecoveryCodes();
+      const enabled = await db.transaction().execute(async (trx) => {
+        if (!(await checkSecondFactor(trx, user, code, context))) return false;
+        const now = clock.now();
+        await trx
+          .updateTable('users')
+          .set({ totp_enabled_at: now, updated_at: now })
+          .where('id', '=', user.id)
+          .execute();
+        await replaceRecoveryCodes(
+          trx,
+          user.id,
+          recoveryCodes.map((recoveryCode) => recoveryCodeHash(user.id, recoveryCode)),
+          now,
+        );
+        await record(trx, user, 'user.2fa_enabled', context);
+        return true;
+      });
+      if (!enabled) {
+        await record(db, user, 'user.2fa_verify_failed', context);
+        return { ok: false, error: 'invalid_code' };
+      }
+      // Sessions opened before the second factor existed did not pass it.
+      await sessions.endAll(DASHBOARD_REALM, user.id, context.keepSessionTokenHash);
+      return { ok: true, value: { recoveryCodes } };
+    },
+
+    async disableTotp(userId, code, context) {
+      const user = await findUserById(db, userId);
+      if (!user || user.status !== 'active') return { ok: false, error: 'inactive' };
+      if (user.totp_enabled_at === null) return { ok: false, error: 'totp_not_enabled' };
+      const disabled = await db.transaction().execute(async (trx) => {
+        if (!(await checkSecondFactor(trx, user, code, context))) return false;
+        await trx
+          .updateTable('users')
+          .set({ totp_secret_enc: null, totp_enabled_at: null, updated_at: clock.now() })
+          .where('id', '=', user.id)
+          .execute();
+        await replaceRecoveryCodes(trx, user.id, [], clock.now());
+        await record(trx, user, 'user.2fa_disabled', context);
+        return true;
+      });
+      if (!disabled) {
+        await record(db, user, 'user.2fa_disable_failed', context);
+        return { ok: false, error: 'invalid_code' };
+      }
+      return { ok: true, value: undefined };
+    },
+
+    async invite(actorId, input, context) {
+      const actor = await findUserById(db, actorId);
+      if (!actor || actor.status !== 'active') return { ok: false, error: 'inactive' };
+      if (!INVITING_ROLES.includes(actor.role)) return { ok: false, error: 'not_permitted' };
+      if (!INVITABLE_ROLES.includes(input.role)) return { ok: false, error: 'role_not_allowed' };
+      const email = input.email.trim();
+      const organization = await findOrganization(db, actor.organization_id);
+      if (!organization) return { ok: false, error: 'inactive' };
+      const existing = await findUserByEmail(db, email);
+      // A pending invitation of the same organization is sent again; any other account is left alone.
+      if (existing && (existing.organization_id !== actor.organization_id || existing.status !== 'invited')) {
+        return { ok: false, error: 'email_taken' };
+      }
+      if (existing?.role === 'owner') return { ok: false, error: 'email_taken' };
+      try {
+        const userId = await db.transaction().execute(async (trx) => {
+          const now = clock.now();
+          const invitee = existing
+            ? await trx
+                .updateTable('users')
+                .set({ role: input.role, name: input.name ?? existing.name, updated_at: now })
+                .where('id', '=', existing.id)
+                .where('status', '=', 'invited')
+                .returningAll()
+                .executeTakeFirstOrThrow()
+            : await insertUser(trx, {
+                id: newId('usr', now),
+                organization_id: actor.organization_id,
+                email,
+                name: input.name,
+                role: input.role,
+                status: 'invited',
+                password_hash: null,
+                totp_secret_enc: null,
+                totp_enabled_at: null,
+                locked_until: null,
+                created_at: now,
+                updated_at: now,
+              });
+          const url = await issueToken(trx, invitee.id, 'invitation');
+          await mailer.enqueue(
+            trx,
+            invitee.email,
+            invitationEmail({ organizationName: organization.name, role: input.role, url }),
+          );
+          await record(trx, actor, 'user.invited', context, {
+            targetId: invitee.id,
+            after: { email: invitee.email, role: input.role },
+          });
+          return invitee.id;
+        });
+        mailer.nudge();
+        return { ok: true, value: { userId } };
+      } catch (error) {
+        if (isUniqueViolation(error)) return { ok: false, error: 'email_taken' };
+        throw error;
+      }
+    },
+
+    async account(userId) {
+      const row = await findUserById(db, userId);
+      if (!row) return undefined;
+      const organization = await findOrganization(db, row.organization_id);
+      if (!organization) return undefined;
+      return { user: toUser(row), organization };
+    },
+
+    async team(organizationId) {
+      return (await listOrganizationUsers(db, organizationId)).map(toUser);
+    },
+
+    recoveryCodesLeft: (userId) => countUnusedRecoveryCodes(db, userId),
+
+    async recordAudit(actor, action, context, extra = {}) {
+      await record(db, { id: actor.id, organization_id: actor.organizationId }, action, context, extra);
+    },
+  };
+}
+
+/** Another request consumed the token first; the transaction is rolled back. */
+class TokenRaceLost extends Error {}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}

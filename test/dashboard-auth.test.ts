@@ -1,0 +1,398 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCKOUT } from '../src/shared/passwords.js';
+import { MINUTE } from '../src/shared/clock.js';
+import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import type { ErrorBody } from './helpers/http.js';
+import {
+  ACCOUNT_TEST_ENV,
+  createActiveUser,
+  createInvitedOwner,
+  csrfIn,
+  STRONG_PASSWORD,
+  textOf,
+  uniqueEmail,
+  WebClient,
+} from './helpers/accounts.js';
+
+// Dashboard login, logout, sessions, CSRF, lockout and throttling on the web listener.
+
+let t: TestGateway;
+let web: string;
+
+beforeAll(async () => {
+  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
+  web = t.urls.web;
+});
+afterAll(async () => t?.close());
+
+const db = () => t.testDb.database.db;
+
+async function auditActions(userId: string): Promise<string[]> {
+  const rows = await db()
+    .selectFrom('audit_log')
+    .select(['action', 'actor'])
+    .where('target_id', '=', userId)
+    .orderBy('id')
+    .execute();
+  for (const row of rows) expect(row.actor === `user:${userId}` || row.actor === 'system').toBe(true);
+  return rows.map((row) => row.action);
+}
+
+async function userRow(userId: string) {
+  return db().selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
+}
+
+describe('login', () => {
+  it('signs in with e-mail and password, with a strict cookie, and shows the organization', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    const page = await client.get('/login');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const formCookie = page.headers.getSetCookie().find((cookie) => cookie.startsWith('gw_form='));
+    expect(formCookie).toMatch(/HttpOnly/);
+    expect(formCookie).toMatch(/SameSite=Strict/);
+
+    const res = await client.postForm('/login', {
+      _csrf: csrfIn(page.text),
+      email: user.email,
+      password: user.password,
+    });
+    expect(res.status).toBe(303);
+    expect(res.location).toBe('/dashboard?lang=en');
+    const sessionCookie = res.headers.getSetCookie().find((cookie) => cookie.startsWith('gw_session='));
+    expect(sessionCookie).toMatch(/HttpOnly/);
+    expect(sessionCookie).toMatch(/SameSite=Strict/);
+    expect(sessionCookie).toMatch(/Path=\//);
+
+    const home = await client.get('/dashboard');
+    expect(home.status).toBe(200);
+    expect(textOf(home.text, 'kyc-status')).toContain('REVIEWING');
+    expect(textOf(home.text, 'environment')).toBe('Sandbox');
+    expect(await auditActions(user.userId)).toContain('user.login');
+
+    const sessions = await db()
+      .selectFrom('sessions')
+      .selectAll()
+      .where('subject_id', '=', user.userId)
+      .execute();
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]).toMatchObject({ realm: 'dashboard', stage: 'active', ip: client.ip });
+    expect(sessions[0]?.token_hash).not.toBe(client.cookies.get('gw_session'));
+  });
+
+  it('takes the address in any letter case', async () => {
+    const user = await createActiveUser(t, { email: uniqueEmail('Mixed.Case') });
+    const client = new WebClient(web);
+    const res = await client.login(user.email.toUpperCase(), user.password);
+    expect(res.status).toBe(303);
+    expect(res.location).toBe('/dashboard?lang=en');
+  });
+
+  it('sends a visitor without a session to the login page, and a signed-in one away from it', async () => {
+    const client = new WebClient(web);
+    for (const path of ['/dashboard', '/dashboard/security']) {
+      const res = await client.get(path);
+      expect(res.status).toBe(303);
+      expect(res.location).toBe('/login?lang=en');
+    }
+    const user = await createActiveUser(t);
+    await client.login(user.email, user.password);
+    const login = await client.get('/login?lang=tr');
+    expect(login.status).toBe(303);
+    expect(login.location).toBe('/dashboard?lang=tr');
+  });
+
+  it('answers an unknown address and a wrong password the same way, and creates no session', async () => {
+    const user = await createActiveUser(t);
+    const invited = await createInvitedOwner(t);
+    const outcomes = [];
+    for (const [email, password] of [
+      [uniqueEmail('nobody'), user.password],
+      [user.email, 'a wrong password of some length'],
+      [invited.email, STRONG_PASSWORD],
+    ] as const) {
+      const client = new WebClient(web);
+      const res = await client.login(email, password);
+      expect(client.cookies.has('gw_session')).toBe(false);
+      outcomes.push({ status: res.status, error: textOf(res.text, 'form-error') });
+    }
+    expect(outcomes[0]).toEqual({
+      status: 401,
+      error:
+        'The e-mail address or the password is incorrect. After 5 failed attempts an account is locked for 15 minutes.',
+    });
+    expect(outcomes[1]).toEqual(outcomes[0]);
+    expect(outcomes[2]).toEqual(outcomes[0]);
+    expect(await auditActions(user.userId)).toEqual(['user.login_failed']);
+    expect((await userRow(user.userId)).failed_logins).toBe(1);
+  });
+
+  it('the same in Turkish, and keeps the typed address (escaped) in the form', async () => {
+    const client = new WebClient(web);
+    const page = await client.get('/login?lang=tr');
+    expect(page.text).toContain('<html lang="tr">');
+    const hostile = '"><script>alert(1)</script>@x.example';
+    const res = await client.postForm('/login?lang=tr', {
+      _csrf: csrfIn(page.text),
+      email: hostile,
+      password: 'x',
+    });
+    expect(res.status).toBe(401);
+    expect(textOf(res.text, 'form-error')).toBe(
+      'E-posta adresi ya da şifre hatalı. 5 başarısız denemeden sonra hesap 15 dakika boyunca kilitlenir.',
+    );
+    expect(res.text).not.toContain('<script>alert(1)');
+    expect(res.text).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;@x.example"');
+  });
+});
+
+describe('logout', () => {
+  it('ends the session on the server: the old cookie no longer works', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    await client.login(user.email, user.password);
+    const stolen = client.cookies.get('gw_session') ?? '';
+    const csrf = await client.sessionCsrf();
+
+    const res = await client.postForm('/logout', { _csrf: csrf });
+    expect(res.status).toBe(303);
+    expect(res.location).toBe('/login?lang=en&notice=signed_out');
+    expect(client.cookies.has('gw_session')).toBe(false);
+    const notice = await client.get('/login?notice=signed_out');
+    expect(textOf(notice.text, 'login-notice')).toBe('You are signed out.');
+
+    const replay = new WebClient(web);
+    replay.cookies.set('gw_session', stolen);
+    expect((await replay.get('/dashboard')).status).toBe(303);
+    expect(await auditActions(user.userId)).toEqual(['user.login', 'user.logout']);
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses the login form without its token, with a wrong token, or without the form cookie', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    const page = await client.get('/login');
+    const csrf = csrfIn(page.text);
+
+    const missing = await client.postForm('/login', { email: user.email, password: user.password });
+    expect(missing.status).toBe(403);
+    expect(textOf(missing.text, 'message-body')).toBe(
+      'The form has expired or did not come from this site. Reload the page and try again.',
+    );
+    const wrong = await client.postForm('/login', {
+      _csrf: `${csrf.slice(0, -2)}xx`,
+      email: user.email,
+      password: user.password,
+    });
+    expect(wrong.status).toBe(403);
+    const stranger = new WebClient(web);
+    const noCookie = await stranger.postForm('/login', {
+      _csrf: csrf,
+      email: user.email,
+      password: user.password,
+    });
+    expect(noCookie.status).toBe(403);
+    expect(client.cookies.has('gw_session') || stranger.cookies.has('gw_session')).toBe(false);
+    expect((await userRow(user.userId)).failed_logins).toBe(0);
+  });
+
+  it('refuses every signed-in form and JSON call without the session token', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    await client.login(user.email, user.password);
+    const csrf = await client.sessionCsrf();
+    const otherClient = new WebClient(web);
+    await otherClient.login(user.email, user.password);
+    const otherCsrf = await otherClient.sessionCsrf();
+
+    for (const [path, form] of [
+      ['/logout', {}],
+      ['/dashboard/environment', { environment: 'live' }],
+      ['/dashboard/team/invitations', { email: uniqueEmail('invitee'), role: 'viewer' }],
+    ] as const) {
+      expect((await client.postForm(path, form)).status, path).toBe(403);
+      // The token of another session of the same user is not this session's token.
+      expect((await client.postForm(path, { ...form, _csrf: otherCsrf })).status, path).toBe(403);
+    }
+    for (const [path, body] of [
+      ['/v1/auth/2fa/enroll', {}],
+      [
+        '/v1/auth/change-password',
+        { currentPassword: user.password, newPassword: 'another long passphrase' },
+      ],
+    ] as const) {
+      const missing = await client.postJson<ErrorBody>(path, body);
+      expect(missing.status, path).toBe(403);
+      expect(missing.json.error.code).toBe('forbidden');
+      const wrong = await client.postJson<ErrorBody>(path, body, { 'x-csrf-token': otherCsrf });
+      expect(wrong.status, path).toBe(403);
+    }
+    // Nothing happened: still signed in, still sandbox, nobody invited, no enrollment.
+    const home = await client.get('/dashboard');
+    expect(home.status).toBe(200);
+    expect(textOf(home.text, 'environment')).toBe('Sandbox');
+    const row = await userRow(user.userId);
+    expect(row.totp_secret_enc).toBeNull();
+    expect(
+      await db()
+        .selectFrom('users')
+        .select('id')
+        .where('organization_id', '=', user.organizationId)
+        .execute(),
+    ).toHaveLength(1);
+    expect(csrf).not.toBe(otherCsrf);
+  });
+
+  it('the JSON endpoints take JSON only, so a cross-site HTML form cannot reach them', async () => {
+    const client = new WebClient(web);
+    for (const path of ['/v1/auth/forgot-password', '/v1/auth/reset-password', '/v1/auth/2fa/verify']) {
+      const res = await client.request<ErrorBody>('POST', path, { form: { email: 'a@b.example' } });
+      expect(res.status, path).toBe(415);
+      expect(res.json.error.code).toBe('unsupported_media_type');
+      const plain = await client.request<ErrorBody>('POST', path, {
+        headers: { 'content-type': 'text/plain' },
+        json: { email: 'a@b.example' },
+      });
+      expect(plain.status, path).toBe(415);
+    }
+  });
+});
+
+describe('lockout', () => {
+  it(`locks the account after ${LOCKOUT.maxFailures} failures, refuses even the right password, and unlocks after the lock time`, async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    for (let i = 0; i < LOCKOUT.maxFailures; i++) {
+      expect((await client.login(user.email, `wrong password number ${i}`)).status).toBe(401);
+    }
+    const locked = await userRow(user.userId);
+    expect(locked.locked_until?.getTime()).toBe(t.clock.now().getTime() + LOCKOUT.lockMs);
+
+    // Locked: the right password gets the same answer as a wrong one; nothing tells the lock apart.
+    const refused = await client.login(user.email, user.password);
+    expect(refused.status).toBe(401);
+    expect(textOf(refused.text, 'form-error')).toContain('The e-mail address or the password is incorrect.');
+    expect(client.cookies.has('gw_session')).toBe(false);
+
+    t.clock.advance(LOCKOUT.lockMs - 1000);
+    expect((await client.login(user.email, user.password)).status).toBe(401);
+
+    t.clock.advance(1000);
+    const unlocked = await client.login(user.email, user.password);
+    expect(unlocked.status).toBe(303);
+    expect(unlocked.location).toBe('/dashboard?lang=en');
+    const row = await userRow(user.userId);
+    expect(row.failed_logins).toBe(0);
+    expect(row.locked_until).toBeNull();
+
+    const actions = await auditActions(user.userId);
+    expect(actions.filter((action) => action === 'user.login_failed')).toHaveLength(LOCKOUT.maxFailures);
+    expect(actions.filter((action) => action === 'user.locked')).toHaveLength(1);
+    expect(actions.filter((action) => action === 'user.login_refused_locked')).toHaveLength(2);
+    expect(actions.at(-1)).toBe('user.login');
+  });
+
+  it('a successful login resets the count of failures', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    for (let i = 0; i < LOCKOUT.maxFailures - 1; i++) await client.login(user.email, 'wrong password here');
+    expect((await client.login(user.email, user.password)).status).toBe(303);
+    for (let i = 0; i < LOCKOUT.maxFailures - 1; i++)
+      await new WebClient(web).login(user.email, 'wrong password here');
+    expect((await userRow(user.userId)).locked_until).toBeNull();
+    expect((await new WebClient(web).login(user.email, user.password)).status).toBe(303);
+  });
+
+  it('counts concurrent failures exactly', async () => {
+    const user = await createActiveUser(t);
+    await Promise.all(
+      Array.from({ length: LOCKOUT.maxFailures }, () =>
+        new WebClient(web).login(user.email, 'parallel wrong password'),
+      ),
+    );
+    const row = await userRow(user.userId);
+    expect(row.locked_until).not.toBeNull();
+    expect(row.failed_logins).toBe(0);
+  });
+});
+
+describe('throttling', () => {
+  it(`limits login attempts per client address to ${DASHBOARD_RATE_LIMITS.login.max} per window`, async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    const csrf = csrfIn((await client.get('/login')).text);
+    const statuses: number[] = [];
+    for (let i = 0; i < DASHBOARD_RATE_LIMITS.login.max; i++) {
+      statuses.push(
+        (await client.postForm('/login', { _csrf: csrf, email: uniqueEmail('spray'), password: 'x' })).status,
+      );
+    }
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    const limited = await client.postForm('/login', {
+      _csrf: csrf,
+      email: user.email,
+      password: user.password,
+    });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('content-type')).toContain('text/html');
+    expect(textOf(limited.text, 'message-body')).toBe(
+      'Too many attempts from your network. Wait a few minutes and try again.',
+    );
+    expect(client.cookies.has('gw_session')).toBe(false);
+
+    // Another address is not affected.
+    expect((await new WebClient(web).login(user.email, user.password)).status).toBe(303);
+  });
+});
+
+describe('environment switch', () => {
+  it('switches the session between sandbox and live with a CSRF-protected form, and audits it', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    await client.login(user.email, user.password);
+    const csrf = await client.sessionCsrf();
+
+    const res = await client.postForm('/dashboard/environment', { _csrf: csrf, environment: 'live' });
+    expect(res.status).toBe(303);
+    const home = await client.get('/dashboard');
+    expect(textOf(home.text, 'environment')).toBe('Live');
+    expect(textOf(home.text, 'api-base-url')).toBe(t.urls.liveApi);
+    const session = await db()
+      .selectFrom('sessions')
+      .selectAll()
+      .where('subject_id', '=', user.userId)
+      .executeTakeFirstOrThrow();
+    expect(session.environment).toBe('live');
+
+    const invalid = await client.postForm('/dashboard/environment', {
+      _csrf: csrf,
+      environment: 'production',
+    });
+    expect(invalid.status).toBe(400);
+    await client.postForm('/dashboard/environment', { _csrf: csrf, environment: 'sandbox' });
+    expect(textOf((await client.get('/dashboard?lang=tr')).text, 'environment')).toBe('Sandbox (test)');
+    const audits = await db()
+      .selectFrom('audit_log')
+      .select(['action', 'after'])
+      .where('actor', '=', `user:${user.userId}`)
+      .where('action', '=', 'session.environment_changed')
+      .orderBy('id')
+      .execute();
+    expect(audits.map((row) => row.after)).toEqual([{ environment: 'live' }, { environment: 'sandbox' }]);
+  });
+
+  it('a session expires after an hour idle', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    await client.login(user.email, user.password);
+    t.clock.advance(30 * MINUTE);
+    expect((await client.get('/dashboard')).status).toBe(200);
+    t.clock.advance(61 * MINUTE);
+    expect((await client.get('/dashboard')).status).toBe(303);
+  });
+});
