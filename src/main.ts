@@ -67,6 +67,7 @@ function printBanner(config: Config, gateway: Gateway): void {
   ];
   const { urls } = gateway;
   if (urls.web) lines.push(`  Apply for a merchant account:  ${urls.web}/apply`);
+  if (urls.web) lines.push(`  Merchant dashboard:            ${urls.web}/login`);
   if (urls.sandboxApi)
     lines.push(
       `  Sandbox API (sk_test_ keys):   ${urls.sandboxApi}/v1   OpenAPI: ${urls.sandboxApi}/v1/openapi.json`,
