@@ -63,6 +63,8 @@ interface ListenerContext {
   redis: Redis | undefined;
   isShuttingDown: () => boolean;
   operatorCliToken: string | undefined;
+  /** The OpenAPI paths of the web listener's `/v1/auth/…` endpoints, once it is built. */
+  accountPaths: () => Record<string, unknown>;
   /** The base URL a listener answers on: configured, or the bound port when the port was 0. */
   urlOf: (name: keyof Gateway['urls']) => string;
 }
@@ -140,6 +142,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       redis,
       isShuttingDown: () => shuttingDown,
       operatorCliToken,
+      accountPaths: () => ({}),
       urlOf,
     };
 
@@ -225,8 +228,11 @@ async function baseServer(
 /** The public API of one environment: sandbox (test keys) or live (live keys), each on its own listener. */
 async function buildApiApp(context: ListenerContext, environment: Environment): Promise<App> {
   const app = await baseServer(context, `${environment}-api`, API_CSP);
-  await registerOpenApi(app, environment, () =>
-    context.urlOf(environment === 'sandbox' ? 'sandboxApi' : 'liveApi'),
+  await registerOpenApi(
+    app,
+    environment,
+    () => context.urlOf(environment === 'sandbox' ? 'sandboxApi' : 'liveApi'),
+    () => context.accountPaths(),
   );
   await registerRateLimit(app, {
     redis: context.redis,
@@ -246,6 +252,7 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
 /** Public pages: the application form now; the dashboard and the hosted checkout join it later. */
 async function buildWebApp(context: ListenerContext): Promise<App> {
   const app = await baseServer(context, 'web', PAGE_CSP);
+  await registerAccountOpenApi(app, context);
   await app.register(fastifyStatic, {
     root: path.join(webDir, 'assets'),
     prefix: '/assets/',
@@ -289,7 +296,12 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
   return app;
 }
 
-async function registerOpenApi(app: App, environment: Environment, baseUrl: () => string): Promise<void> {
+async function registerOpenApi(
+  app: App,
+  environment: Environment,
+  baseUrl: () => string,
+  accountPaths: () => Record<string, unknown>,
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -312,6 +324,12 @@ async function registerOpenApi(app: App, environment: Environment, baseUrl: () =
           name: 'API keys',
           description: 'Create, list, retrieve and revoke API keys (feature flag `apiKeys`).',
         },
+        {
+          name: 'Account',
+          description:
+            'Dashboard account self-service, served by the web listener (each path names its server): ' +
+            'password reset, password change and TOTP two-factor authentication.',
+        },
       ],
       components: {
         securitySchemes: {
@@ -321,13 +339,79 @@ async function registerOpenApi(app: App, environment: Environment, baseUrl: () =
             name: 'X-API-Key',
             description: '`sk_test_…` or `sk_live_…`.',
           },
+          DashboardSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'gw_session',
+            description:
+              'The dashboard session cookie set by `/login` on the web listener; writes also need its CSRF ' +
+              'token in the `X-CSRF-Token` header.',
+          },
         },
       },
       security: [{ ApiKey: [] }],
     },
   });
-  app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({
-    ...app.swagger(),
-    servers: [{ url: baseUrl(), description: environment }],
-  }));
+  app.get('/v1/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async () => {
+    const document = app.swagger() as {
+      paths?: Record<string, unknown>;
+      components?: Record<string, unknown>;
+    };
+    return {
+      ...document,
+      servers: [{ url: baseUrl(), description: environment }],
+      // The account self-service endpoints are served by the web listener, next to the dashboard.
+      paths: { ...document.paths, ...accountPaths() },
+    };
+  });
+}
+
+const PUBLIC_ACCOUNT_ROUTES = new Set(['/v1/auth/forgot-password', '/v1/auth/reset-password']);
+
+/**
+ * The web listener's `/v1/auth/…` endpoints (forgot and reset password, change password, two-factor)
+ * belong in the API document too. They are documented from their own route schemas, each path with a
+ * `servers` entry naming the web listener, and a cookie session where one is needed.
+ */
+async function registerAccountOpenApi(app: App, context: ListenerContext): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Account self-service', version: API_VERSION },
+      components: {
+        securitySchemes: { DashboardSession: { type: 'apiKey', in: 'cookie', name: 'gw_session' } },
+      },
+    },
+    transform: ({ schema, url }) => {
+      const route = schema as Record<string, unknown> | undefined;
+      if (!url.startsWith('/v1/auth/') || route === undefined)
+        return { schema: { ...route, hide: true }, url };
+      const operationId = url
+        .slice('/v1/auth/'.length)
+        .split(/[/-]/)
+        .map((part, index) => (index === 0 || part === '' ? part : part[0]?.toUpperCase() + part.slice(1)))
+        .join('')
+        .replace(/^2fa/, 'twoFactor');
+      return {
+        schema: {
+          ...route,
+          operationId: `account${operationId[0]?.toUpperCase()}${operationId.slice(1)}`,
+          tags: ['Account'],
+          security: PUBLIC_ACCOUNT_ROUTES.has(url) ? [] : [{ DashboardSession: [] }],
+        },
+        url,
+      };
+    },
+  });
+  context.accountPaths = () => {
+    const document = app.swagger() as { paths?: Record<string, Record<string, unknown>> };
+    return Object.fromEntries(
+      Object.entries(document.paths ?? {})
+        .filter(([route]) => route.startsWith('/v1/auth/'))
+        .map(([route, item]) => [
+          route,
+          { ...item, servers: [{ url: context.urlOf('web'), description: 'web' }] },
+        ]),
+    );
+  };
 }

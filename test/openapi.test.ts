@@ -52,4 +52,33 @@ describe('GET /v1/openapi.json', () => {
     expect(body.paths['/healthz']).toBeUndefined();
     expect(body.paths['/v1/openapi.json']).toBeUndefined();
   });
+
+  it('documents the account self-service endpoints of the web listener, each naming that server', async () => {
+    const { body } = await request<
+      OpenApiDocument & { paths: Record<string, { servers?: Array<{ url: string }> }> }
+    >(`${t.urls.sandboxApi}/v1/openapi.json`);
+    for (const route of [
+      '/v1/auth/forgot-password',
+      '/v1/auth/reset-password',
+      '/v1/auth/change-password',
+      '/v1/auth/2fa/enroll',
+      '/v1/auth/2fa/verify',
+      '/v1/auth/2fa/disable',
+    ]) {
+      const item = body.paths[route] as {
+        servers?: Array<{ url: string }>;
+        post?: { operationId?: string; security?: unknown };
+      };
+      expect(item, route).toBeDefined();
+      expect(item.servers).toEqual([expect.objectContaining({ url: t.urls.web })]);
+      expect(item.post?.operationId).toMatch(/^account[A-Z]/);
+    }
+    const forgot = body.paths['/v1/auth/forgot-password'] as { post?: { security?: unknown } };
+    expect(forgot.post?.security).toEqual([]);
+    const enroll = body.paths['/v1/auth/2fa/enroll'] as { post?: { security?: unknown } };
+    expect(enroll.post?.security).toEqual([{ DashboardSession: [] }]);
+    // Pages of the web listener are not API operations.
+    expect(body.paths['/login']).toBeUndefined();
+    expect(body.paths['/apply']).toBeUndefined();
+  });
 });
