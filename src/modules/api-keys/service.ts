@@ -5,7 +5,7 @@ import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { AuditLog } from '../audit/service.js';
 import { holdsScope, keyActor, type ApiKeyAuth } from './context.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../../shared/pagination.js';
 import type { ApiKeyError } from './errors.js';
 import { normalizeCidr } from './ip-allowlist.js';
 import { generateApiKey } from './key-format.js';
@@ -106,6 +106,8 @@ export interface CreateKeyRequest {
 export interface RequestMeta {
   requestId: string;
   ip: string;
+  /** Audit actor when the caller is not a key (the dashboard: `user:<id>`); defaults to `key:<keyId>`. */
+  actor?: string;
 }
 
 export type Result<T> =
@@ -179,6 +181,7 @@ export function createApiKeyService(deps: { db: Kdb; clock: Clock; audit: AuditL
         });
       }
       if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+      const actor = meta.actor ?? keyActor(caller);
 
       const created = await db.transaction().execute(async (trx) => {
         const issued = await issueApiKey(trx, clock, {
@@ -188,13 +191,13 @@ export function createApiKeyService(deps: { db: Kdb; clock: Clock; audit: AuditL
           allowedIps,
           expiresAt,
           name: input.name === undefined || input.name === '' ? null : input.name,
-          createdBy: keyActor(caller),
+          createdBy: actor,
         });
         const row = await findKey(trx, scopeOf(caller), issued.id);
         if (!row) throw new Error(`key ${issued.id} vanished inside its own transaction`);
         const view = toApiKeyView(row);
         await audit.record(trx, {
-          actor: keyActor(caller),
+          actor,
           action: 'api_key.created',
           targetType: 'api_key',
           targetId: view.id,
@@ -235,9 +238,10 @@ export function createApiKeyService(deps: { db: Kdb; clock: Clock; audit: AuditL
           return { ok: false, error: 'scope_not_held', missingScopes };
         }
         if (row.revoked_at !== null) return { ok: true, value: toApiKeyView(row) };
-        const revoked = toApiKeyView(await markRevoked(trx, row.id, keyActor(caller), clock.now()));
+        const actor = meta.actor ?? keyActor(caller);
+        const revoked = toApiKeyView(await markRevoked(trx, row.id, actor, clock.now()));
         await audit.record(trx, {
-          actor: keyActor(caller),
+          actor,
           action: 'api_key.revoked',
           targetType: 'api_key',
           targetId: row.id,

@@ -1,5 +1,7 @@
 import type { Kdb } from '../../db/database.js';
+import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
+import { decodeCursor, encodeCursor, olderThan, toPage } from '../../shared/pagination.js';
 
 export interface AuditEntry {
   /** `staff:stf_…`, `user:usr_…`, `key:key_…`, `system` or `cli`. */
@@ -14,9 +16,28 @@ export interface AuditEntry {
   ip?: string | null;
 }
 
+export interface AuditEntryView {
+  id: string;
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId: string;
+  organizationId: string | null;
+  before: unknown;
+  after: unknown;
+  requestId: string | null;
+  ip: string | null;
+  createdAt: string;
+}
+
 export interface AuditLog {
   /** Appends one entry, inside the caller's transaction when one is given. */
   record(db: Kdb, entry: AuditEntry): Promise<void>;
+  /** Newest first, optionally for one organization or one target. */
+  list(
+    db: Kdb,
+    filter: { limit: number; cursor?: string; organizationId?: string; targetId?: string },
+  ): Promise<{ data: AuditEntryView[]; nextCursor: string | null }>;
 }
 
 export function createAuditLog(deps: { clock: Clock }): AuditLog {
@@ -37,6 +58,52 @@ export function createAuditLog(deps: { clock: Clock }): AuditLog {
           created_at: deps.clock.now(),
         })
         .execute();
+    },
+
+    async list(db, { limit, cursor, organizationId, targetId }) {
+      let query = db
+        .selectFrom('audit_log')
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1);
+      if (organizationId) query = query.where('organization_id', '=', organizationId);
+      if (targetId) query = query.where('target_id', '=', targetId);
+      if (cursor !== undefined) {
+        // Entries are numbered, not prefixed ids; the cursor carries them as `aud_<n>`.
+        const after = decodeCursor(cursor);
+        const number = after.id.replace(/^aud_/, '');
+        if (!/^\d{1,18}$/.test(number)) {
+          throw ApiError.validation([
+            {
+              path: 'cursor',
+              in: 'query',
+              code: 'invalid_value',
+              message: 'is not a cursor this API issued',
+            },
+          ]);
+        }
+        query = query.where(olderThan(after, number));
+      }
+      const page = toPage(await query.execute(), limit, (row) =>
+        encodeCursor(row.created_at, `aud_${row.id}`),
+      );
+      return {
+        data: page.data.map((row) => ({
+          id: String(row.id),
+          actor: row.actor,
+          action: row.action,
+          targetType: row.target_type,
+          targetId: row.target_id,
+          organizationId: row.organization_id,
+          before: row.before,
+          after: row.after,
+          requestId: row.request_id,
+          ip: row.ip,
+          createdAt: row.created_at.toISOString(),
+        })),
+        nextCursor: page.nextCursor,
+      };
     },
   };
 }

@@ -4,13 +4,9 @@ import type { App } from '../../http/server.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Mailer } from '../email/service.js';
 import { createDemoMerchant } from '../organizations/demo.js';
-import {
-  decodeCursor,
-  encodeCursor,
-  type OrganizationAdminService,
-  type UnderwritingService,
-} from '../organizations/service.js';
+import { type OrganizationAdminService, type UnderwritingService } from '../organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
+import { decodeCursor, encodeCursor } from '../../shared/pagination.js';
 import type { Services } from '../../services.js';
 import { actorOf } from './auth.js';
 import {
@@ -342,45 +338,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'read' },
     },
-    async (request) => {
-      const { limit, cursor, targetId, organizationId } = request.query;
-      let query = deps.services.db
-        .selectFrom('audit_log')
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1);
-      if (targetId) query = query.where('target_id', '=', targetId);
-      if (organizationId) query = query.where('organization_id', '=', organizationId);
-      if (cursor) {
-        const after = decodeAuditCursor(cursor);
-        query = query.where((eb) =>
-          eb.or([
-            eb('created_at', '<', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-          ]),
-        );
-      }
-      const rows = await query.execute();
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        data: page.map((row) => ({
-          id: String(row.id),
-          actor: row.actor,
-          action: row.action,
-          targetType: row.target_type,
-          targetId: row.target_id,
-          organizationId: row.organization_id,
-          before: row.before,
-          after: row.after,
-          requestId: row.request_id,
-          ip: row.ip,
-          createdAt: row.created_at.toISOString(),
-        })),
-        nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, `aud_${last.id}`) : null,
-      };
-    },
+    async (request) => deps.services.audit.list(deps.services.db, request.query),
   );
 
   app.get(
@@ -479,14 +437,4 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       return reply.code(201).send(demo);
     },
   );
-}
-
-function decodeAuditCursor(cursor: string): { createdAt: Date; id: string } {
-  const { createdAt, id } = decodeCursor(cursor);
-  const numeric = id.replace(/^aud_/, '');
-  if (!/^\d+$/.test(numeric))
-    throw ApiError.validation([
-      { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
-    ]);
-  return { createdAt, id: numeric };
 }

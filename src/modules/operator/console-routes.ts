@@ -3,7 +3,7 @@ import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Renderer } from '../../web/render.js';
-import { decodeCursor, encodeCursor } from '../organizations/service.js';
+import { decodeCursor, encodeCursor } from '../../shared/pagination.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
 import type { OperatorApiDeps } from './api-routes.js';
 import { actorOf } from './auth.js';
@@ -309,39 +309,16 @@ export async function operatorConsoleRoutes(
 
   app.get('/audit', { config: { operator: 'read' } }, async (request, reply) => {
     const query = request.query as { cursor?: string; organizationId?: string };
-    let q = deps.services.db
-      .selectFrom('audit_log')
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(101);
-    if (query.organizationId) q = q.where('organization_id', '=', query.organizationId);
-    if (query.cursor) {
-      const after = decodeCursor(query.cursor);
-      const id = after.id.replace(/^aud_/, '');
-      q = q.where((eb) =>
-        eb.or([
-          eb('created_at', '<', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', id)]),
-        ]),
-      );
-    }
-    const rows = await q.execute();
-    const entries = rows.slice(0, 100);
-    const last = entries[entries.length - 1];
+    const result = await deps.services.audit.list(deps.services.db, {
+      limit: 100,
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+      ...(query.organizationId ? { organizationId: query.organizationId } : {}),
+    });
     return page(request, reply, 'audit', {
       title: 'Audit log',
       organizationId: query.organizationId ?? '',
-      entries: entries.map((row) => ({
-        createdAt: row.created_at.toISOString(),
-        actor: row.actor,
-        action: row.action,
-        targetType: row.target_type,
-        targetId: row.target_id,
-        before: row.before,
-        after: row.after,
-      })),
-      nextCursor: rows.length > 100 && last ? encodeCursor(last.created_at, `aud_${last.id}`) : null,
+      entries: result.data,
+      nextCursor: result.nextCursor,
     });
   });
 

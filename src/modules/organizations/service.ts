@@ -4,6 +4,7 @@ import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { decodeCursor, encodeCursor, olderThan, toPage } from '../../shared/pagination.js';
 import type { AuditLog } from '../audit/service.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
 import type { Mailer } from '../email/service.js';
@@ -105,22 +106,8 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
         .orderBy('id', 'desc')
         .limit(limit + 1);
       if (status) query = query.where('status', '=', status);
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      if (after) {
-        query = query.where((eb) =>
-          eb.or([
-            eb('created_at', '<', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-          ]),
-        );
-      }
-      const rows = await query.execute();
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        data: page,
-        nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
-      };
+      if (cursor !== undefined) query = query.where(olderThan(decodeCursor(cursor)));
+      return toPage(await query.execute(), limit, (row) => encodeCursor(row.created_at, row.id));
     },
 
     async getApplication(id) {
@@ -331,22 +318,9 @@ export function createOrganizationAdminService(
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit + 1);
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
-      if (after) {
-        query = query.where((eb) =>
-          eb.or([
-            eb('created_at', '<', after.createdAt),
-            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-          ]),
-        );
-      }
-      const rows = await query.execute();
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        data: page.map(toOrganization),
-        nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
-      };
+      if (cursor !== undefined) query = query.where(olderThan(decodeCursor(cursor)));
+      const page = toPage(await query.execute(), limit, (row) => encodeCursor(row.created_at, row.id));
+      return { data: page.data.map(toOrganization), nextCursor: page.nextCursor };
     },
 
     get: (id) => mustFind(db, id),
@@ -452,22 +426,6 @@ function feesForAudit(fees: FeeScheduleEntry[]) {
   return Object.fromEntries(
     fees.map((f) => [f.paymentMethod, { basisPoints: f.basisPoints, fixedMinor: f.fixedMinor.toString() }]),
   );
-}
-
-/** Opaque page cursors: base64url of `<createdAt ISO>|<id>`, checked on the way back in. */
-export function encodeCursor(createdAt: Date, id: string): string {
-  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(iso ?? '');
-  if (!iso || !id || Number.isNaN(createdAt.getTime()) || !/^[a-z]+_[0-9a-z]+$/.test(id)) {
-    throw ApiError.validation([
-      { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
-    ]);
-  }
-  return { createdAt, id };
 }
 
 export type { PaymentMethod };

@@ -6,7 +6,7 @@ export type PasswordProblemKey = 'too_short' | 'too_long' | 'repeated' | 'contai
 export interface DashboardMessages {
   languageSwitch: string;
   brand: string;
-  nav: { home: string; security: string; logout: string };
+  nav: { home: string; security: string; apiKeys: string; logout: string };
   common: {
     email: string;
     password: string;
@@ -95,12 +95,48 @@ export interface DashboardMessages {
     wrongCurrent: string;
     invalidCode: string;
   };
+  apiKeys: {
+    title: string;
+    intro: string;
+    readOnly: string;
+    none: string;
+    prefix: string;
+    name: string;
+    scopes: string;
+    allowedIps: string;
+    anyIp: string;
+    lastUsed: string;
+    never: string;
+    expires: string;
+    noExpiry: string;
+    created: string;
+    revoked: string;
+    active: string;
+    revoke: string;
+    revokedNotice: string;
+    create: string;
+    scopeLabels: { read: string; write: string; payouts: string; all: string };
+    allowedIpsHint: string;
+    expiresHint: string;
+    submit: string;
+    createdTitle: string;
+    secretOnce: string;
+    back: string;
+    errors: {
+      no_scope: string;
+      invalid_cidr: string;
+      past_expiry: string;
+      invalid_date: string;
+      too_many_ips: string;
+      not_permitted: string;
+    };
+  };
 }
 
 const en: DashboardMessages = {
   languageSwitch: 'Türkçe',
   brand: 'Gateway dashboard',
-  nav: { home: 'Dashboard', security: 'Security', logout: 'Sign out' },
+  nav: { home: 'Dashboard', security: 'Security', apiKeys: 'API keys', logout: 'Sign out' },
   common: {
     email: 'E-mail address',
     password: 'Password',
@@ -231,12 +267,49 @@ const en: DashboardMessages = {
     wrongCurrent: 'This is not your current password.',
     invalidCode: 'This code is not valid or was already used.',
   },
+  apiKeys: {
+    title: 'API keys',
+    intro:
+      'Keys of the {environment} environment. A key is shown once, when it is created; only its hash is kept.',
+    readOnly: 'Your role can see the keys but not create or revoke them.',
+    none: 'No API keys yet.',
+    prefix: 'Key',
+    name: 'Name',
+    scopes: 'Scopes',
+    allowedIps: 'Allowed IPs',
+    anyIp: 'Any',
+    lastUsed: 'Last used',
+    never: 'Never',
+    expires: 'Expires',
+    noExpiry: 'Never',
+    created: 'Created',
+    revoked: 'Revoked',
+    active: 'Active',
+    revoke: 'Revoke',
+    revokedNotice: 'The key is revoked: its next request is refused.',
+    create: 'Create a key',
+    scopeLabels: { read: 'read', write: 'write', payouts: 'payouts', all: 'all' },
+    allowedIpsHint: 'One address or CIDR range per line, such as 203.0.113.0/24. Empty: any address.',
+    expiresHint: 'The key stops working at 00:00 UTC on this day.',
+    submit: 'Create key',
+    createdTitle: 'Your new API key',
+    secretOnce: 'Copy this key now and keep it safe: it will not be shown again.',
+    back: 'Back to API keys',
+    errors: {
+      no_scope: 'Choose at least one scope.',
+      invalid_cidr: 'Not an IPv4 or IPv6 address or CIDR range: {value}',
+      past_expiry: 'The expiry date must be in the future.',
+      invalid_date: 'The expiry date is not a valid date.',
+      too_many_ips: 'At most {max} allowed IP entries.',
+      not_permitted: 'Your role may not create or revoke API keys.',
+    },
+  },
 };
 
 const tr: DashboardMessages = {
   languageSwitch: 'English',
   brand: 'Gateway paneli',
-  nav: { home: 'Panel', security: 'Güvenlik', logout: 'Çıkış yap' },
+  nav: { home: 'Panel', security: 'Güvenlik', apiKeys: 'API anahtarları', logout: 'Çıkış yap' },
   common: {
     email: 'E-posta adresi',
     password: 'Şifre',
@@ -366,6 +439,43 @@ const tr: DashboardMessages = {
     changed: 'Şifreniz değiştirildi. Diğer oturumlarınız kapatıldı.',
     wrongCurrent: 'Bu, mevcut şifreniz değil.',
     invalidCode: 'Bu kod geçersiz ya da daha önce kullanılmış.',
+  },
+  apiKeys: {
+    title: 'API anahtarları',
+    intro:
+      '{environment} ortamının anahtarları. Bir anahtar yalnızca oluşturulduğunda bir kez gösterilir; yalnızca özeti saklanır.',
+    readOnly: 'Rolünüz anahtarları görebilir, ancak oluşturamaz veya iptal edemez.',
+    none: 'Henüz API anahtarı yok.',
+    prefix: 'Anahtar',
+    name: 'Ad',
+    scopes: 'Yetkiler',
+    allowedIps: 'İzin verilen IP adresleri',
+    anyIp: 'Tümü',
+    lastUsed: 'Son kullanım',
+    never: 'Hiç',
+    expires: 'Geçerlilik sonu',
+    noExpiry: 'Süresiz',
+    created: 'Oluşturulma',
+    revoked: 'İptal edildi',
+    active: 'Etkin',
+    revoke: 'İptal et',
+    revokedNotice: 'Anahtar iptal edildi: sonraki isteği reddedilecek.',
+    create: 'Anahtar oluştur',
+    scopeLabels: { read: 'okuma', write: 'yazma', payouts: 'ödemeler', all: 'tümü' },
+    allowedIpsHint: 'Her satıra bir adres veya CIDR aralığı, örneğin 203.0.113.0/24. Boş: her adres.',
+    expiresHint: 'Anahtar bu günün 00:00 (UTC) saatinde çalışmayı bırakır.',
+    submit: 'Anahtarı oluştur',
+    createdTitle: 'Yeni API anahtarınız',
+    secretOnce: 'Bu anahtarı şimdi kopyalayın ve güvenle saklayın: bir daha gösterilmeyecek.',
+    back: 'API anahtarlarına dön',
+    errors: {
+      no_scope: 'En az bir yetki seçin.',
+      invalid_cidr: 'Geçerli bir IPv4 veya IPv6 adresi ya da CIDR aralığı değil: {value}',
+      past_expiry: 'Geçerlilik sonu ileri bir tarih olmalıdır.',
+      invalid_date: 'Geçerlilik sonu geçerli bir tarih değil.',
+      too_many_ips: 'En fazla {max} IP girişi olabilir.',
+      not_permitted: 'Rolünüz API anahtarı oluşturamaz veya iptal edemez.',
+    },
   },
 };
 

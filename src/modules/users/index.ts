@@ -1,4 +1,5 @@
 import type { App } from '../../http/server.js';
+import { createApiKeyService } from '../api-keys/service.js';
 import type { Services } from '../../services.js';
 import type { Renderer } from '../../web/render.js';
 import { createDashboardAuth } from './http.js';
@@ -30,5 +31,6 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
     sessions: services.sessions,
     renderer,
     urls: services.urls,
+    apiKeys: createApiKeyService({ db: services.db, clock: services.clock, audit: services.audit }),
   });
 }

@@ -139,3 +139,19 @@ export const InviteFormSchema = Type.Object(
 );
 export const TokenParamsSchema = Type.Object({ token: Type.String({ maxLength: USER_LIMITS.token }) });
 export const LangQuerySchema = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 10 })) });
+export const ApiKeyFormSchema = Type.Object(
+  {
+    _csrf: Csrf,
+    name: Type.Optional(FormText(100)),
+    // One checkbox gives a string, several an array.
+    scopes: Type.Optional(
+      Type.Union([FormText(20), Type.Array(FormText(20), { maxItems: 10 })], {
+        description: 'read, write, payouts, all',
+      }),
+    ),
+    allowedIps: Type.Optional(FormText(4000)),
+    expiresAt: Type.Optional(FormText(40)),
+  },
+  { additionalProperties: false },
+);
+export const ApiKeyParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
