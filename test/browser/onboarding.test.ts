@@ -49,7 +49,9 @@ describe('merchant onboarding, end to end', () => {
     await form.page.fill('#contactName', 'Elif Kaya');
     await form.page.fill('#contactEmail', contact);
     await form.page.click('button[type="submit"]');
-    const applicationId = (await form.page.locator('#application-id').textContent({ timeout: 15_000 })) ?? '';
+    // The id element exists (empty, hidden) before the answer: wait for the confirmation to show.
+    await form.page.locator('#application-success').waitFor({ state: 'visible', timeout: 15_000 });
+    const applicationId = (await form.page.locator('#application-id').textContent()) ?? '';
     expect(applicationId).toMatch(/^app_/);
     problems.push(...form.problems);
     await applicant.close();
