@@ -8,7 +8,7 @@ import { type OrganizationAdminService, type UnderwritingService } from '../orga
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
 import { decodeCursor, encodeCursor } from '../../shared/pagination.js';
 import type { Services } from '../../services.js';
-import { actorOf } from './auth.js';
+import { actorOf, logInStaff } from './auth.js';
 import {
   ApplicationViewSchema,
   DemoMerchantSchema,
@@ -59,21 +59,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'public', rateLimit: { max: 20, timeWindow: 60_000 } },
     },
     async (request, reply) => {
-      const staff = await deps.staff.authenticate(request.body.email, request.body.password);
-      const session = await deps.services.sessions.start(reply, {
-        realm: 'operator',
-        subjectId: staff.id,
-        stage: 'active',
-        request,
-      });
-      await deps.services.audit.record(deps.services.db, {
-        actor: `staff:${staff.id}`,
-        action: 'staff.login',
-        targetType: 'staff',
-        targetId: staff.id,
-        requestId: request.id,
-        ip: request.ip,
-      });
+      const { staff, session } = await logInStaff(loginDeps(deps), request, reply, request.body);
       return { staff, csrfToken: session.csrfToken };
     },
   );
@@ -437,4 +423,13 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       return reply.code(201).send(demo);
     },
   );
+}
+
+export function loginDeps(deps: OperatorApiDeps) {
+  return {
+    staff: deps.staff,
+    sessions: deps.services.sessions,
+    audit: deps.services.audit,
+    db: deps.services.db,
+  };
 }

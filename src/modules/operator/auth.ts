@@ -4,6 +4,8 @@ import type { App } from '../../http/server.js';
 import type { Session, SessionManager } from '../../http/session.js';
 import { safeEqual } from '../../shared/crypto.js';
 import type { Actor } from '../organizations/service.js';
+import type { AuditLog } from '../audit/service.js';
+import type { Kdb } from '../../db/database.js';
 import { can, type Staff, type StaffService } from './staff.js';
 
 declare module 'fastify' {
@@ -74,4 +76,29 @@ export function registerOperatorAuth(
       throw new ApiError('forbidden', `Your staff role (${request.staff.role}) may not do this.`);
     }
   });
+}
+
+/** Checks a staff member's password, starts the operator session and audits the login. */
+export async function logInStaff(
+  deps: { staff: StaffService; sessions: SessionManager; audit: AuditLog; db: Kdb },
+  request: FastifyRequest,
+  reply: FastifyReply,
+  credentials: { email: string; password: string },
+): Promise<{ staff: Staff; session: Session }> {
+  const staff = await deps.staff.authenticate(credentials.email, credentials.password);
+  const session = await deps.sessions.start(reply, {
+    realm: 'operator',
+    subjectId: staff.id,
+    stage: 'active',
+    request,
+  });
+  await deps.audit.record(deps.db, {
+    actor: `staff:${staff.id}`,
+    action: 'staff.login',
+    targetType: 'staff',
+    targetId: staff.id,
+    requestId: request.id,
+    ip: request.ip,
+  });
+  return { staff, session };
 }

@@ -5,8 +5,8 @@ import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Renderer } from '../../web/render.js';
 import { decodeCursor, encodeCursor } from '../../shared/pagination.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
-import type { OperatorApiDeps } from './api-routes.js';
-import { actorOf } from './auth.js';
+import { loginDeps, type OperatorApiDeps } from './api-routes.js';
+import { actorOf, logInStaff } from './auth.js';
 import { applicationView, organizationView } from './schemas.js';
 import { can } from './staff.js';
 
@@ -92,20 +92,9 @@ export async function operatorConsoleRoutes(
       const form = (request.body ?? {}) as Form;
       const next = safeNext(form.next);
       try {
-        const staff = await deps.staff.authenticate(form.email ?? '', form.password ?? '');
-        await deps.services.sessions.start(reply, {
-          realm: 'operator',
-          subjectId: staff.id,
-          stage: 'active',
-          request,
-        });
-        await deps.services.audit.record(deps.services.db, {
-          actor: `staff:${staff.id}`,
-          action: 'staff.login',
-          targetType: 'staff',
-          targetId: staff.id,
-          requestId: request.id,
-          ip: request.ip,
+        await logInStaff(loginDeps(deps), request, reply, {
+          email: form.email ?? '',
+          password: form.password ?? '',
         });
         return reply.redirect(next, 303);
       } catch (error) {

@@ -278,6 +278,52 @@ export function createUserService(deps: UserServiceDeps): UserService {
     return used;
   };
 
+  /**
+   * Uses a single-use activation or invitation link: the token is consumed, the invited user gets the
+   * password and becomes active, and `then` runs, all in one transaction. Of two concurrent uses, one
+   * wins; the other is told the link was used.
+   */
+  const redeemToken = async <T>(
+    kind: 'activation' | 'invitation',
+    token: string,
+    password: string,
+    changes: { failed_logins?: number; locked_until?: null; name?: string },
+    then: (trx: Kdb, user: UserRow) => Promise<T>,
+  ): Promise<Result<T>> => {
+    const found = await liveToken(kind, token);
+    if (found.state !== 'valid')
+      return { ok: false, error: found.state === 'used' ? 'token_used' : 'token_invalid' };
+    const problem = weak(password, found.user.email);
+    if (problem) return problem;
+    const passwordHash = await hashPassword(password);
+    const tokenHash = accountTokenHash(token) as string;
+    const outcome = await db
+      .transaction()
+      .execute(async (trx) => {
+        const now = clock.now();
+        const userId = await consumeAccountToken(trx, kind, tokenHash, now);
+        if (userId === undefined) return undefined;
+        const user = await trx
+          .updateTable('users')
+          .set({ password_hash: passwordHash, status: 'active', ...changes, updated_at: now })
+          .where('id', '=', userId)
+          .where('status', '=', 'invited')
+          .returningAll()
+          .executeTakeFirst();
+        if (!user) throw new TokenRaceLost();
+        return { value: await then(trx, user) };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof TokenRaceLost) return undefined;
+        throw error;
+      });
+    if (!outcome) {
+      const again = await liveToken(kind, token);
+      return { ok: false, error: again.state === 'used' ? 'token_used' : 'token_invalid' };
+    }
+    return { ok: true, value: outcome.value };
+  };
+
   return {
     async createOwnerUser(dbOrTrx, input) {
       const now = clock.now();
@@ -314,34 +360,13 @@ export function createUserService(deps: UserServiceDeps): UserService {
       };
     },
 
-    async activate({ token, password }, context) {
-      const found = await liveToken('activation', token);
-      if (found.state !== 'valid')
-        return { ok: false, error: found.state === 'used' ? 'token_used' : 'token_invalid' };
-      const problem = weak(password, found.user.email);
-      if (problem) return problem;
-      const passwordHash = await hashPassword(password);
-      const tokenHash = accountTokenHash(token) as string;
-      const outcome = await db
-        .transaction()
-        .execute(async (trx) => {
-          const now = clock.now();
-          const userId = await consumeAccountToken(trx, 'activation', tokenHash, now);
-          if (userId === undefined) return undefined;
-          const user = await trx
-            .updateTable('users')
-            .set({
-              password_hash: passwordHash,
-              status: 'active',
-              failed_logins: 0,
-              locked_until: null,
-              updated_at: now,
-            })
-            .where('id', '=', userId)
-            .where('status', '=', 'invited')
-            .returningAll()
-            .executeTakeFirst();
-          if (!user) throw new TokenRaceLost();
+    activate: ({ token, password }, context) =>
+      redeemToken(
+        'activation',
+        token,
+        password,
+        { failed_logins: 0, locked_until: null },
+        async (trx, user) => {
           const liveKey = await issueApiKey(trx, clock, {
             organizationId: user.organization_id,
             environment: 'live',
@@ -362,58 +387,20 @@ export function createUserService(deps: UserServiceDeps): UserService {
             },
           });
           return { userId: user.id, email: user.email, liveKey };
-        })
-        .catch((error: unknown) => {
-          if (error instanceof TokenRaceLost) return undefined;
-          throw error;
-        });
-      if (!outcome) {
-        const again = await liveToken('activation', token);
-        return { ok: false, error: again.state === 'used' ? 'token_used' : 'token_invalid' };
-      }
-      return { ok: true, value: outcome };
-    },
+        },
+      ),
 
-    async acceptInvitation({ token, password, name }, context) {
-      const found = await liveToken('invitation', token);
-      if (found.state !== 'valid')
-        return { ok: false, error: found.state === 'used' ? 'token_used' : 'token_invalid' };
-      const problem = weak(password, found.user.email);
-      if (problem) return problem;
-      const passwordHash = await hashPassword(password);
-      const tokenHash = accountTokenHash(token) as string;
-      const outcome = await db
-        .transaction()
-        .execute(async (trx) => {
-          const now = clock.now();
-          const userId = await consumeAccountToken(trx, 'invitation', tokenHash, now);
-          if (userId === undefined) return undefined;
-          const user = await trx
-            .updateTable('users')
-            .set({
-              password_hash: passwordHash,
-              status: 'active',
-              ...(name.trim() !== '' ? { name: name.trim() } : {}),
-              updated_at: now,
-            })
-            .where('id', '=', userId)
-            .where('status', '=', 'invited')
-            .returningAll()
-            .executeTakeFirst();
-          if (!user) throw new TokenRaceLost();
+    acceptInvitation: ({ token, password, name }, context) =>
+      redeemToken(
+        'invitation',
+        token,
+        password,
+        name.trim() !== '' ? { name: name.trim() } : {},
+        async (trx, user) => {
           await record(trx, user, 'user.invitation_accepted', context, { after: { role: user.role } });
           return { userId: user.id, email: user.email };
-        })
-        .catch((error: unknown) => {
-          if (error instanceof TokenRaceLost) return undefined;
-          throw error;
-        });
-      if (!outcome) {
-        const again = await liveToken('invitation', token);
-        return { ok: false, error: again.state === 'used' ? 'token_used' : 'token_invalid' };
-      }
-      return { ok: true, value: outcome };
-    },
+        },
+      ),
 
     async login({ email, password }, context) {
       const user = await findUserByEmail(db, email.trim());
