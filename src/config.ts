@@ -1,8 +1,9 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { worstCaseCallMs } from './modules/acquirer/http-client.js';
 import { parseEncryptionKeys, type VersionedKey } from './shared/secret-box.js';
 
-export const ROLES = ['api', 'operator', 'worker'] as const;
+export const ROLES = ['api', 'operator', 'worker', 'sandbox-acquirer'] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface Config {
@@ -25,6 +26,24 @@ export interface Config {
   applicationRateLimit: { max: number; windowMs: number };
   shutdownTimeoutMs: number;
   roles: Role[];
+  /** How long an in-flight idempotent request (and a charge creation) holds its key before a retry may take over. */
+  idempotencyLockMs: number;
+  acquirers: {
+    /** Unset fields: the in-process sandbox acquirer (role `sandbox-acquirer`) and credentials it generates. */
+    sandbox: { url?: string; apiKey?: string; notificationSecret?: string; port: number };
+    /** Unset: live charges answer 503 `service_unavailable` until a live acquirer is configured. */
+    live: { url: string; apiKey: string; notificationSecret: string } | undefined;
+    timeoutMs: number;
+    maxAttempts: number;
+  };
+  checkout: {
+    /** `{checkout_url}` of the spec: where `paymentPageUrl` points; unset means the web listener's URL. */
+    baseUrl: string | undefined;
+    /** An unpaid charge expires after this long (product decision 13). */
+    chargeExpiresAfterMs: number;
+    /** Declined card attempts a charge allows before it fails (card-testing protection). */
+    cardAttempts: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -124,6 +143,16 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     );
   }
 
+  const acquirers = readAcquirers(read, url, integer, problems);
+  const idempotencyLockMs = integer('IDEMPOTENCY_LOCK_MS', 60_000, 1000, 3_600_000);
+  const worstCall = worstCaseCallMs({ timeoutMs: acquirers.timeoutMs, maxAttempts: acquirers.maxAttempts });
+  if (idempotencyLockMs <= worstCall) {
+    problems.push(
+      `IDEMPOTENCY_LOCK_MS (${idempotencyLockMs}) must exceed the longest acquirer call, ${worstCall} ms ` +
+        '(ACQUIRER_TIMEOUT_MS x ACQUIRER_MAX_ATTEMPTS plus backoff): a retry must never run beside a live request',
+    );
+  }
+
   const config: Config = {
     nodeEnv,
     host,
@@ -150,9 +179,65 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     },
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     roles,
+    idempotencyLockMs,
+    acquirers,
+    checkout: {
+      baseUrl: read('CHECKOUT_BASE_URL') === undefined ? undefined : baseUrl('CHECKOUT_BASE_URL', ''),
+      chargeExpiresAfterMs: integer('CHARGE_EXPIRY_MINUTES', 1440, 1, 43_200) * 60_000,
+      cardAttempts: integer('CHECKOUT_CARD_ATTEMPTS', 3, 1, 10),
+    },
   };
+  if (roles.includes('api') && !roles.includes('sandbox-acquirer') && acquirers.sandbox.url === undefined) {
+    problems.push(
+      'SANDBOX_ACQUIRER_URL is required when the sandbox-acquirer role does not run in this process ' +
+        '(test keys always use the sandbox acquirer)',
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function readAcquirers(
+  read: (name: string) => string | undefined,
+  url: (name: string, protocols: string[]) => string | undefined,
+  integer: (name: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): Config['acquirers'] {
+  const credentials = (prefix: string) => ({
+    url: url(`${prefix}_URL`, ['http:', 'https:'])?.replace(/\/+$/, ''),
+    apiKey: read(`${prefix}_API_KEY`),
+    notificationSecret: read(`${prefix}_NOTIFICATION_SECRET`),
+  });
+  const sandbox = credentials('SANDBOX_ACQUIRER');
+  if (
+    sandbox.url !== undefined &&
+    (sandbox.apiKey === undefined || sandbox.notificationSecret === undefined)
+  ) {
+    problems.push(
+      'SANDBOX_ACQUIRER_URL needs SANDBOX_ACQUIRER_API_KEY and SANDBOX_ACQUIRER_NOTIFICATION_SECRET as well',
+    );
+  }
+  const live = credentials('LIVE_ACQUIRER');
+  const liveSet = [live.url, live.apiKey, live.notificationSecret].filter((value) => value !== undefined);
+  if (liveSet.length > 0 && liveSet.length < 3) {
+    problems.push(
+      'LIVE_ACQUIRER_URL, LIVE_ACQUIRER_API_KEY and LIVE_ACQUIRER_NOTIFICATION_SECRET go together: set all three or none',
+    );
+  }
+  return {
+    sandbox: {
+      ...(sandbox.url !== undefined ? { url: sandbox.url } : {}),
+      ...(sandbox.apiKey !== undefined ? { apiKey: sandbox.apiKey } : {}),
+      ...(sandbox.notificationSecret !== undefined ? { notificationSecret: sandbox.notificationSecret } : {}),
+      port: integer('SANDBOX_ACQUIRER_PORT', 3004, 0, 65535),
+    },
+    live:
+      live.url !== undefined && live.apiKey !== undefined && live.notificationSecret !== undefined
+        ? { url: live.url, apiKey: live.apiKey, notificationSecret: live.notificationSecret }
+        : undefined,
+    timeoutMs: integer('ACQUIRER_TIMEOUT_MS', 10_000, 100, 120_000),
+    maxAttempts: integer('ACQUIRER_MAX_ATTEMPTS', 3, 1, 10),
+  };
 }
 
 function parseRoles(argv: string[], fromEnv: string | undefined, problems: string[]): Role[] {

@@ -25,6 +25,17 @@ import { dashboardModule } from './modules/users/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { operatorModule } from './modules/operator/index.js';
 import { createStaffService } from './modules/operator/staff.js';
+import {
+  createAcquirers,
+  resolveSandboxCredentials,
+  SANDBOX_ACQUIRER_JOURNAL_FILE,
+} from './modules/acquirer/index.js';
+import { chargeRoutes } from './modules/charges/routes.js';
+import { balanceRoutes } from './modules/ledger/routes.js';
+import { refundRoutes } from './modules/charges/refunds.js';
+import { providerNotificationRoutes } from './modules/charges/notifications.js';
+import { refuseCardNumbers } from './http/card-data.js';
+import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 
 export type Environment = 'sandbox' | 'live';
 export const API_VERSION = '0.2.0';
@@ -38,13 +49,15 @@ export interface GatewayOptions {
 }
 
 export interface Gateway {
-  readonly urls: Partial<Record<'web' | 'sandboxApi' | 'liveApi' | 'operator', string>>;
+  readonly urls: Partial<Record<'web' | 'sandboxApi' | 'liveApi' | 'operator' | 'sandboxAcquirer', string>>;
   readonly database: Database;
   readonly services: Services;
   /** How to log in to the operator console, when the gateway created or knows the first account. */
   readonly operatorLogin: { email: string; password?: string; file: string } | undefined;
   /** The bearer token of the local operator CLI (embedded database only). */
   readonly operatorCliToken: string | undefined;
+  /** The sandbox acquirer the sandbox environment uses: its base URL and API key (for its `/_control`). */
+  readonly sandboxAcquirer: { url: string; apiKey: string };
   close(): Promise<void>;
 }
 
@@ -66,8 +79,10 @@ interface ListenerContext {
   /** The OpenAPI paths of the web listener's `/v1/auth/…` endpoints, once it is built. */
   accountPaths: () => Record<string, unknown>;
   /** The base URL a listener answers on: configured, or the bound port when the port was 0. */
-  urlOf: (name: keyof Gateway['urls']) => string;
+  urlOf: (name: ListenerName) => string;
 }
+
+type ListenerName = 'web' | 'sandboxApi' | 'liveApi' | 'operator';
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger } = options;
@@ -82,6 +97,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const listeners: App[] = [];
   let worker: Worker | undefined;
   let redis: Redis | undefined;
+  let sandboxAcquirer: SandboxAcquirer | undefined;
   let shuttingDown = false;
   let cliTokenFile: string | undefined;
 
@@ -90,6 +106,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Listeners first: in-flight requests finish, new ones are refused; then background work; then storage.
     await Promise.allSettled(listeners.map((listener) => listener.close()));
     await worker?.stop();
+    await sandboxAcquirer?.close();
     if (cliTokenFile) rmSync(cliTokenFile, { force: true });
     redis?.disconnect();
     await database.close();
@@ -109,13 +126,32 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     }
 
     const urls: Gateway['urls'] = {};
-    const urlOf = (name: keyof Gateway['urls']) => urls[name] ?? config.baseUrls[name];
+    const urlOf = (name: ListenerName) => urls[name] ?? config.baseUrls[name];
     const publicUrls: Urls = {
       web: () => urlOf('web'),
       sandboxApi: () => urlOf('sandboxApi'),
       liveApi: () => urlOf('liveApi'),
       operator: () => urlOf('operator'),
+      checkout: () => config.checkout.baseUrl ?? urlOf('web'),
     };
+
+    // The sandbox acquirer first: a separate program, run in this process when its role is asked for.
+    const sandboxCredentials = resolveSandboxCredentials(config);
+    if (config.roles.includes('sandbox-acquirer')) {
+      sandboxAcquirer = await startSandboxAcquirer({
+        host: config.host,
+        port: config.acquirers.sandbox.port,
+        ...sandboxCredentials,
+        defaultNotificationUrl: `${publicUrls.sandboxApi()}/webhooks/v1/payments`,
+        ...(config.nodeEnv === 'test' || options.database
+          ? {}
+          : { journalFile: path.join(config.dataDir, SANDBOX_ACQUIRER_JOURNAL_FILE) }),
+        logger: logger.child({ role: 'sandbox-acquirer' }),
+        clock,
+      });
+      urls.sandboxAcquirer = sandboxAcquirer.url;
+    }
+    const sandboxAcquirerUrl = () => config.acquirers.sandbox.url ?? urls.sandboxAcquirer ?? '';
     const services = createServices({
       database,
       clock,
@@ -123,6 +159,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       logger,
       urls: publicUrls,
       box: resolveSecretBox(config),
+      acquirers: createAcquirers({
+        config,
+        logger,
+        sandbox: { ...sandboxCredentials, url: sandboxAcquirerUrl },
+      }),
     });
     const operatorLogin = await bootstrapOperatorAdmin(services);
 
@@ -146,7 +187,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       urlOf,
     };
 
-    const listen = async (name: keyof Gateway['urls'], app: App, port: number) => {
+    const listen = async (name: ListenerName, app: App, port: number) => {
       listeners.push(app);
       await app.listen({ host: config.host, port });
       const actualPort = (app.server.address() as AddressInfo).port;
@@ -169,7 +210,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (config.roles.includes('worker')) {
       worker = startWorker(backgroundJobs(services), logger.child({ role: 'worker' }));
     }
-    return { urls, database, services, operatorLogin, operatorCliToken, close };
+    return {
+      urls,
+      database,
+      services,
+      operatorLogin,
+      operatorCliToken,
+      sandboxAcquirer: { url: sandboxAcquirerUrl(), apiKey: sandboxCredentials.apiKey },
+      close,
+    };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
@@ -241,6 +290,29 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   });
   // Authentication of every route of this listener not marked `config: { auth: 'public' }` (issue 4).
   await app.register(apiKeysModule, { services: context.services, environment, redis: context.redis });
+  // Card data never reaches the API (product decision 16): checked before any route reads a body.
+  app.addHook('preValidation', refuseCardNumbers);
+  await app.register(chargeRoutes, {
+    service: context.services.charges,
+    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+  });
+  await app.register(balanceRoutes, { ledger: context.services.ledger });
+  await app.register(refundRoutes, {
+    service: context.services.refunds,
+    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+  });
+  // Its own scope: the raw-body parser of the signed notifications stays inside it.
+  await app.register(providerNotificationRoutes, {
+    inbox: context.services.notifications,
+    environment,
+    acquirer: () => {
+      const configured = context.services.acquirers[environment];
+      return (
+        configured && { name: configured.acquirer.name, notificationSecret: configured.notificationSecret }
+      );
+    },
+    clock: context.services.clock,
+  });
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
@@ -320,6 +392,17 @@ async function registerOpenApi(
       servers: [{ url: 'http://localhost', description: environment }],
       tags: [
         { name: 'Applications', description: 'Apply for a merchant account.' },
+        {
+          name: 'Charges',
+          description:
+            'Charges in Turkish lira: create one, redirect the customer to its `paymentPageUrl`, then retrieve ' +
+            'or list them.',
+        },
+        {
+          name: 'Balance',
+          description:
+            'What the gateway owes your organization in this environment: pending, available and in transit.',
+        },
         {
           name: 'API keys',
           description: 'Create, list, retrieve and revoke API keys (feature flag `apiKeys`).',

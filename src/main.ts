@@ -77,6 +77,10 @@ function printBanner(config: Config, gateway: Gateway): void {
       `  Live API (sk_live_ keys):      ${urls.liveApi}/v1   OpenAPI: ${urls.liveApi}/v1/openapi.json`,
     );
   if (urls.operator) lines.push(`  Operator console:              ${urls.operator}`);
+  if (urls.sandboxAcquirer)
+    lines.push(
+      `  Sandbox acquirer:              ${urls.sandboxAcquirer}   (test cards: docs/sandbox-acquirer.md)`,
+    );
   lines.push('');
   const login = gateway.operatorLogin;
   if (urls.operator && login) {

@@ -9,7 +9,16 @@ import { createApplicationService, type ApplicationService } from './modules/app
 import { createAuditLog, type AuditLog } from './modules/audit/service.js';
 import { createMailer, type Mailer } from './modules/email/service.js';
 import { createUserService, type UserService } from './modules/users/service.js';
+import type { Acquirer } from './modules/acquirer/types.js';
+import { createChargeService, type ChargeService } from './modules/charges/service.js';
+import { createLedger, type Ledger } from './modules/ledger/service.js';
+import { createEventRecorder, type EventRecorder } from './modules/events/service.js';
+import { createPaymentCompletion, type PaymentCompletion } from './modules/charges/completion.js';
+import { createNotificationInbox, type NotificationInbox } from './modules/charges/notifications.js';
+import { createRefundService, type RefundService } from './modules/charges/refunds.js';
+import type { Environment } from './db/schema.js';
 import type { Clock } from './shared/clock.js';
+import { createCursorCodec, type CursorCodec } from './shared/pagination.js';
 import {
   createSecretBox,
   generateEncryptionKeys,
@@ -23,6 +32,14 @@ export interface Urls {
   sandboxApi(): string;
   liveApi(): string;
   operator(): string;
+  /** `{checkout_url}`: CHECKOUT_BASE_URL, or the web listener. */
+  checkout(): string;
+}
+
+/** The acquirer of each environment and the secret its notifications are signed with. */
+export interface Acquirers {
+  sandbox: { acquirer: Acquirer; notificationSecret: string };
+  live: { acquirer: Acquirer; notificationSecret: string } | undefined;
 }
 
 export interface Services {
@@ -32,12 +49,22 @@ export interface Services {
   db: Kdb;
   urls: Urls;
   box: SecretBox;
+  /** Signs and checks list cursors (a key derived from the encryption key, shared by every instance). */
+  cursors: CursorCodec;
   idempotencyStore: IdempotencyStore;
   sessions: SessionManager;
   audit: AuditLog;
   mailer: Mailer;
   applications: ApplicationService;
   users: UserService;
+  acquirers: Acquirers;
+  charges: ChargeService;
+  ledger: Ledger;
+  events: EventRecorder;
+  /** The charge state machine: checkout answers, notifications, read-backs and expiry move charges through it. */
+  completion: PaymentCompletion;
+  notifications: NotificationInbox;
+  refunds: RefundService;
 }
 
 /** The one place where services are created, each with its dependencies named. */
@@ -48,12 +75,27 @@ export function createServices(input: {
   logger: Logger;
   urls: Urls;
   box: SecretBox;
+  acquirers: Acquirers;
 }): Services {
-  const { database, clock, config, logger, urls, box } = input;
+  const { database, clock, config, logger, urls, box, acquirers } = input;
   const db = database.db;
   const sessions = createSessionManager({ db, clock, secureCookies: config.nodeEnv === 'production' });
-  const audit = createAuditLog({ clock });
+  const cursors = createCursorCodec(box.deriveKey('pagination-cursor'));
+  const audit = createAuditLog({ clock, cursors });
   const mailer = createMailer({ db, clock, box, smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
+  const acquirerFor = (environment: Environment) => acquirers[environment]?.acquirer;
+  const ledger = createLedger({ db, clock });
+  const events = createEventRecorder({ clock });
+  const completion = createPaymentCompletion({
+    db,
+    clock,
+    logger: logger.child({ module: 'payments' }),
+    acquirerFor,
+    ledger,
+    events,
+    checkoutUrl: () => urls.checkout(),
+    cardAttempts: config.checkout.cardAttempts,
+  });
   return {
     config,
     logger,
@@ -61,12 +103,49 @@ export function createServices(input: {
     db,
     urls,
     box,
-    idempotencyStore: createIdempotencyStore(db),
+    cursors,
+    idempotencyStore: createIdempotencyStore(db, { lockMs: config.idempotencyLockMs }),
     sessions,
     audit,
     mailer,
     applications: createApplicationService({ db, clock }),
     users: createUserService({ db, clock, urls, box, audit, mailer, sessions }),
+    acquirers,
+    ledger,
+    events,
+    completion,
+    notifications: createNotificationInbox({
+      db,
+      clock,
+      completion,
+      logger: logger.child({ module: 'notifications' }),
+    }),
+    refunds: createRefundService({
+      db,
+      clock,
+      logger: logger.child({ module: 'refunds' }),
+      acquirerFor,
+      ledger,
+      events,
+      checkoutUrl: () => urls.checkout(),
+      retryAfterMs: config.idempotencyLockMs,
+    }),
+    charges: createChargeService({
+      db,
+      clock,
+      box,
+      logger: logger.child({ module: 'charges' }),
+      cursors,
+      acquirerFor,
+      urls: {
+        checkout: () => urls.checkout(),
+        notifications: (environment) =>
+          `${environment === 'live' ? urls.liveApi() : urls.sandboxApi()}/webhooks/v1/payments`,
+      },
+      creationLeaseMs: config.idempotencyLockMs,
+      chargeExpiresAfterMs: config.checkout.chargeExpiresAfterMs,
+      cardAttempts: config.checkout.cardAttempts,
+    }),
   };
 }
 

@@ -10,7 +10,7 @@ import { generateApiKey } from '../src/modules/api-keys/key-format.js';
 import type { IssuedApiKey } from '../src/modules/api-keys/service.js';
 import { HOUR } from '../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validApplication, type ErrorBody } from './helpers/http.js';
+import { request, validApplication, validCharge, type ErrorBody } from './helpers/http.js';
 import { apiUrl, createOrganization, issueKey, type OrganizationOptions } from './helpers/merchants.js';
 
 /** What a route needs to be called: resources of the caller's organization are made on demand. */
@@ -20,6 +20,10 @@ interface RouteFixture {
   ownKeyId(): Promise<string>;
   /** A key of another organization in this environment: must be invisible (404). */
   foreignKeyId: string;
+  /** A fresh charge of the calling organization in this environment (paid at the acquirer when asked). */
+  ownChargeId(options?: { paid?: boolean }): Promise<string>;
+  /** A charge of another organization in this environment: must be invisible (404). */
+  foreignChargeId: string;
 }
 
 /** A key and the organization it belongs to. */
@@ -76,6 +80,47 @@ const ROUTES: Record<string, RouteCase> = {
     feature: 'apiKeys',
     success: 200,
   },
+  'POST /v1/charges': {
+    method: 'POST',
+    path: () => '/v1/charges',
+    body: () => validCharge(),
+    auth: 'write',
+    success: 201,
+  },
+  'GET /v1/charges': {
+    method: 'GET',
+    path: () => '/v1/charges',
+    auth: 'read',
+    success: 200,
+  },
+  'GET /v1/charges/{id}': {
+    method: 'GET',
+    path: async (f) => `/v1/charges/${await f.ownChargeId()}`,
+    foreignPath: (f) => `/v1/charges/${f.foreignChargeId}`,
+    auth: 'read',
+    success: 200,
+  },
+  'GET /v1/charges/{id}/refunds': {
+    method: 'GET',
+    path: async (f) => `/v1/charges/${await f.ownChargeId()}/refunds`,
+    foreignPath: (f) => `/v1/charges/${f.foreignChargeId}/refunds`,
+    auth: 'read',
+    success: 200,
+  },
+  'POST /v1/charges/{id}/refunds': {
+    method: 'POST',
+    path: async (f) => `/v1/charges/${await f.ownChargeId({ paid: true })}/refunds`,
+    foreignPath: (f) => `/v1/charges/${f.foreignChargeId}/refunds`,
+    body: () => ({ amount: 100 }),
+    auth: 'write',
+    success: 201,
+  },
+  'GET /v1/balance': {
+    method: 'GET',
+    path: () => '/v1/balance',
+    auth: 'read',
+    success: 200,
+  },
 };
 
 /** A key that lacks what `auth` asks for, or undefined when any valid key is enough. */
@@ -98,6 +143,7 @@ interface EnvironmentKeys {
   withoutFeature: CallerKey;
   lacking: Record<string, CallerKey>;
   foreignKeyId: string;
+  foreignChargeId: string;
 }
 
 let t: TestGateway;
@@ -109,7 +155,36 @@ function fixture(environment: Environment, organizationId: string): RouteFixture
     ownKeyId: async () =>
       (await issueKey(t.gateway.database.db, t.clock, organizationId, { environment, scopes: ['read'] })).id,
     foreignKeyId: keys[environment].foreignKeyId,
+    ownChargeId: (options) => chargeOf(organizationId, environment, options),
+    foreignChargeId: keys[environment].foreignChargeId,
   };
+}
+
+/** A charge made through the charge service itself: the caller's organization may be frozen or in review. */
+async function chargeOf(
+  organizationId: string,
+  environment: Environment,
+  options: { paid?: boolean } = {},
+): Promise<string> {
+  const { services } = t.gateway;
+  const created = await services.charges.create(
+    { organizationId, environment },
+    validCharge() as Parameters<typeof services.charges.create>[1],
+    { idempotencyKey: undefined },
+  );
+  if (!created.ok) throw new Error(`could not create a charge: ${created.error}`);
+  if (options.paid) {
+    // Paid at the acquirer with a test card, and the answer applied, as the checkout does.
+    const acquirer = services.acquirers[environment]?.acquirer;
+    if (!acquirer) throw new Error(`no ${environment} acquirer`);
+    const payment = await acquirer.authorize(
+      created.value.providerPaymentId,
+      { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Matrix' },
+      'https://shop.example/back',
+    );
+    await services.completion.apply(created.value.id, payment);
+  }
+  return created.value.id;
 }
 const ENVIRONMENTS: Environment[] = ['sandbox', 'live'];
 const other = (environment: Environment): Environment => (environment === 'sandbox' ? 'live' : 'sandbox');
@@ -143,6 +218,7 @@ beforeAll(async () => {
       withoutFeature: await key(withoutFeature),
       lacking,
       foreignKeyId: (await key(foreign)).id,
+      foreignChargeId: await chargeOf(foreign, environment),
     };
   }
 });

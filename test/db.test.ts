@@ -463,14 +463,51 @@ describe('loadConfig', () => {
   });
 
   it('parses --roles', () => {
-    expect(loadConfig({}, ['--roles', 'api,worker']).roles).toEqual(['api', 'worker']);
+    // The api role without the sandbox-acquirer role needs an acquirer elsewhere for test keys.
+    const external = {
+      SANDBOX_ACQUIRER_URL: 'http://127.0.0.1:3999',
+      SANDBOX_ACQUIRER_API_KEY: 'sa_key',
+      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: 'secret',
+    };
+    expect(loadConfig(external, ['--roles', 'api,worker']).roles).toEqual(['api', 'worker']);
     expect(loadConfig({}, ['--roles=operator']).roles).toEqual(['operator']);
-    expect(loadConfig({}, ['--roles', ' api , api ']).roles).toEqual(['api']);
+    expect(loadConfig(external, ['--roles', ' api , api ']).roles).toEqual(['api']);
     expect(loadConfig({}, ['--roles', 'all']).roles).toEqual([...ROLES]);
     expect(loadConfig({ ROLES: 'worker' }).roles).toEqual(['worker']);
     // The command line wins over the environment.
-    expect(loadConfig({ ROLES: 'worker' }, ['--roles', 'api']).roles).toEqual(['api']);
-    expect(loadConfig({ ROLES: 'nonsense' }, ['--roles', 'api']).roles).toEqual(['api']);
+    expect(loadConfig({ ...external, ROLES: 'worker' }, ['--roles', 'api']).roles).toEqual(['api']);
+    expect(loadConfig({ ...external, ROLES: 'nonsense' }, ['--roles', 'api']).roles).toEqual(['api']);
+    expect(loadConfig({}, ['--roles', 'api,sandbox-acquirer']).roles).toEqual(['api', 'sandbox-acquirer']);
+  });
+
+  it('needs a sandbox acquirer for the api role, and the acquirer settings to fit together', () => {
+    expect(configError({}, ['--roles', 'api']).message).toContain('SANDBOX_ACQUIRER_URL is required');
+    expect(configError({ SANDBOX_ACQUIRER_URL: 'http://127.0.0.1:3999' }).message).toContain(
+      'SANDBOX_ACQUIRER_URL needs SANDBOX_ACQUIRER_API_KEY and SANDBOX_ACQUIRER_NOTIFICATION_SECRET',
+    );
+    expect(configError({ LIVE_ACQUIRER_URL: 'https://acquirer.example' }).message).toContain(
+      'set all three or none',
+    );
+    expect(configError({ IDEMPOTENCY_LOCK_MS: '5000', ACQUIRER_TIMEOUT_MS: '2000' }).message).toContain(
+      'IDEMPOTENCY_LOCK_MS (5000) must exceed the longest acquirer call, 6300 ms',
+    );
+    const config = loadConfig({
+      LIVE_ACQUIRER_URL: 'https://acquirer.example/',
+      LIVE_ACQUIRER_API_KEY: 'k',
+      LIVE_ACQUIRER_NOTIFICATION_SECRET: 's',
+      CHARGE_EXPIRY_MINUTES: '30',
+      CHECKOUT_BASE_URL: 'https://pay.example/',
+    });
+    expect(config.acquirers.live).toEqual({
+      url: 'https://acquirer.example',
+      apiKey: 'k',
+      notificationSecret: 's',
+    });
+    expect(config.checkout).toEqual({
+      baseUrl: 'https://pay.example',
+      chargeExpiresAfterMs: 1_800_000,
+      cardAttempts: 3,
+    });
   });
 
   it('names ROLES and --roles for an unknown role', () => {

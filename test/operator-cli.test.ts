@@ -371,6 +371,7 @@ describe('on the embedded database of DATA_DIR', () => {
           SANDBOX_API_PORT: '0',
           LIVE_API_PORT: '0',
           OPERATOR_PORT: '0',
+          SANDBOX_ACQUIRER_PORT: '0',
           LOG_LEVEL: 'warn',
         },
       });

@@ -53,6 +53,7 @@ function gatewayEnv(dataDir: string, extra: Record<string, string> = {}): Record
     SANDBOX_API_PORT: '0',
     LIVE_API_PORT: '0',
     OPERATOR_PORT: '0',
+    SANDBOX_ACQUIRER_PORT: '0',
     LOG_LEVEL: 'info',
     APPLICATION_RATE_LIMIT_MAX: '1000',
     DATA_DIR: dataDir,
@@ -304,7 +305,14 @@ describe.each(targets)('the program on $name', { timeout: 300_000 }, (target) =>
 
   it('with --roles api starts the API and the web listener but no operator listener', async () => {
     const prepared = await target.prepare();
-    const { gateway, urls } = await startGateway(prepared.env, ['--roles', 'api']);
+    // Without the sandbox-acquirer role in the process, test keys need an acquirer elsewhere.
+    const env = {
+      ...prepared.env,
+      SANDBOX_ACQUIRER_URL: 'http://127.0.0.1:9',
+      SANDBOX_ACQUIRER_API_KEY: 'sa_external',
+      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: 'external-secret',
+    };
+    const { gateway, urls } = await startGateway(env, ['--roles', 'api']);
     expect(Object.keys(urls).sort()).toEqual(['liveApi', 'sandboxApi', 'web']);
     expect(gateway.stdout()).toContain('roles:    api\n');
     expect(gateway.stdout()).not.toMatch(/Operator (listener|console)/);
@@ -350,6 +358,10 @@ describe('the program with a bad configuration', { timeout: 120_000 }, () => {
       [],
       ['OPERATOR_PORT', 'LOG_LEVEL', 'DATABASE_URL'],
     );
+  });
+
+  it('names SANDBOX_ACQUIRER_URL when the API runs without the sandbox acquirer', async () => {
+    await expectConfigFailure({}, ['--roles', 'api,worker'], ['SANDBOX_ACQUIRER_URL is required']);
   });
 
   it('names --roles for an unknown role', async () => {

@@ -1,3 +1,4 @@
+import { createAcquirers, resolveSandboxCredentials } from '../modules/acquirer/index.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -212,7 +213,16 @@ async function directBackend(config: Config): Promise<Backend> {
       sandboxApi: fixed('sandboxApi'),
       liveApi: fixed('liveApi'),
       operator: fixed('operator'),
+      checkout: () => config.checkout.baseUrl ?? config.baseUrls.web,
     },
+    acquirers: createAcquirers({
+      config,
+      logger,
+      sandbox: {
+        ...resolveSandboxCredentials(config),
+        url: () => config.acquirers.sandbox.url ?? `http://${config.host}:${config.acquirers.sandbox.port}`,
+      },
+    }),
   });
   const staff = createStaffService(services);
   const underwriting = createUnderwritingService(services);

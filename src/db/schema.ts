@@ -160,6 +160,92 @@ export interface ApiKeyAuthEpochTable {
   version: ColumnType<string, string | bigint, string | bigint>;
 }
 
+export type ChargeStatus = 'pending' | 'succeeded' | 'failed' | 'expired';
+export type ChargeCreationState = 'creating' | 'created' | 'rejected' | 'abandoned';
+
+export interface ChargesTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  amount: BigintColumn;
+  currency: 'TRY';
+  payment_method: PaymentMethod;
+  merchant_reference: string;
+  status: ColumnType<ChargeStatus, ChargeStatus | undefined, ChargeStatus>;
+  creation_state: ChargeCreationState;
+  creation_locked_until: NullableTimestamp;
+  idempotency_key: string | null;
+  provider: string;
+  provider_request: ColumnType<unknown, string, never>;
+  provider_payment_id: string | null;
+  provider_status: string | null;
+  provider_error: ColumnType<unknown, string | null, string | null>;
+  customer_name: string | null;
+  customer_email: string | null;
+  customer_phone: string | null;
+  customer_reference: string | null;
+  customer_id_number_enc: string | null;
+  metadata: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  return_url: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  card_brand: ColumnType<string | null, string | null | undefined, string | null>;
+  card_last4: ColumnType<string | null, string | null | undefined, string | null>;
+  card_attempts: ColumnType<number, number | undefined, number>;
+  failure_code: ColumnType<string | null, string | null | undefined, string | null>;
+  failure_message: ColumnType<string | null, string | null | undefined, string | null>;
+  bank_transfer: ColumnType<BankTransferInstructions | null, string | null | undefined, string | null>;
+  refunded_amount: ColumnType<string, string | bigint | undefined, string | bigint>;
+  finalized_at: NullableTimestamp;
+}
+
+export interface BankTransferInstructions {
+  iban: string;
+  accountHolder: string;
+  paymentReference: string;
+}
+
+export interface ProviderNotificationsTable {
+  provider: string;
+  id: string;
+  type: string;
+  payment_id: string;
+  charge_id: string | null;
+  body: ColumnType<unknown, string, never>;
+  outcome: 'applied' | 'stale' | 'unknown_payment';
+  received_at: Timestamp;
+}
+
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface RefundsTable {
+  id: string;
+  charge_id: string;
+  organization_id: string;
+  environment: Environment;
+  amount: BigintColumn;
+  currency: 'TRY';
+  status: RefundStatus;
+  reason: string | null;
+  idempotency_key: string | null;
+  provider_refund_id: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EventsTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  type: string;
+  resource_id: string;
+  payload: ColumnType<Record<string, unknown>, string, never>;
+  created_at: Timestamp;
+}
+
 export interface AuditLogTable {
   id: Generated<string>;
   actor: string;
@@ -204,7 +290,46 @@ export interface DB {
   api_key_auth_epoch: ApiKeyAuthEpochTable;
   audit_log: AuditLogTable;
   emails: EmailsTable;
+  charges: ChargesTable;
+  provider_notifications: ProviderNotificationsTable;
+  refunds: RefundsTable;
+  events: EventsTable;
+  journal_entries: JournalEntriesTable;
+  ledger_postings: LedgerPostingsTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
 export type NewApplicationRow = Insertable<ApplicationsTable>;
+
+export type JournalEntryKind = 'charge_succeeded' | 'refund' | 'settlement_batch' | 'payout' | 'reversal';
+export type LedgerAccount =
+  | 'acquirer_clearing'
+  | 'merchant_pending'
+  | 'merchant_available'
+  | 'merchant_in_transit'
+  | 'fee_revenue'
+  | 'payout_clearing';
+/** Ledger rows are append-only (triggers refuse UPDATE and DELETE): no column is updatable. */
+type AppendOnly<T> = ColumnType<T, T, never>;
+
+export interface JournalEntriesTable {
+  id: ColumnType<string, never, never>;
+  organization_id: AppendOnly<string>;
+  environment: AppendOnly<Environment>;
+  kind: AppendOnly<JournalEntryKind>;
+  source_id: AppendOnly<string>;
+  currency: AppendOnly<'TRY'>;
+  created_at: AppendOnly<Date>;
+}
+
+export interface LedgerPostingsTable {
+  id: ColumnType<string, never, never>;
+  entry_id: ColumnType<string, string, never>;
+  organization_id: AppendOnly<string>;
+  environment: AppendOnly<Environment>;
+  account: AppendOnly<LedgerAccount>;
+  currency: AppendOnly<'TRY'>;
+  /** Signed minor units: debits positive, credits negative, never zero. */
+  amount: ColumnType<string, string | bigint, never>;
+  created_at: AppendOnly<Date>;
+}

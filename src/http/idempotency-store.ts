@@ -3,7 +3,7 @@ import type { Kdb } from '../db/database.js';
 import { DAY, MINUTE } from '../shared/clock.js';
 
 export const IDEMPOTENCY_TTL_MS = DAY;
-/** How long a claim holds before a retry may take over from a request that died mid-way. */
+/** How long a claim holds, by default, before a retry may take over from a request that died mid-way. */
 export const IDEMPOTENCY_LOCK_MS = MINUTE;
 
 export type ClaimOutcome =
@@ -19,7 +19,10 @@ export interface IdempotencyStore {
   purgeExpired(now: Date, batchSize?: number): Promise<number>;
 }
 
-export function createIdempotencyStore(db: Kdb): IdempotencyStore {
+export function createIdempotencyStore(
+  db: Kdb,
+  options: { lockMs: number } = { lockMs: IDEMPOTENCY_LOCK_MS },
+): IdempotencyStore {
   return {
     async claim({ scope, key, fingerprint, now }) {
       for (let attempt = 0; attempt < 3; attempt++) {
@@ -32,7 +35,7 @@ export function createIdempotencyStore(db: Kdb): IdempotencyStore {
             state: 'in_flight',
             response_status: null,
             response_body: null,
-            locked_until: new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+            locked_until: new Date(now.getTime() + options.lockMs),
             created_at: now,
             expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
           })

@@ -8,6 +8,19 @@ import type { IdempotencyStore } from './idempotency-store.js';
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
+/** The request header of every idempotent write, for route schemas (and so the OpenAPI document). */
+export const IdempotencyHeaderSchema = {
+  type: 'object',
+  properties: {
+    'x-idempotency-key': {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: 'Optional; the same key and body return the original response for 24 hours.',
+    },
+  },
+} as const;
+
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim: { scope: string; key: string } | null;

@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { ApiError } from '../http/errors.js';
 
@@ -7,20 +8,49 @@ export interface Cursor {
   id: string;
 }
 
-/** Opaque to clients: base64url of `<createdAt ISO>|<id>`, checked on the way back in. */
-export function encodeCursor(createdAt: Date, id: string): string {
-  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+/**
+ * Encodes and checks list cursors. A cursor is opaque to clients: base64url of `<createdAt ISO>|<id>`, a
+ * period, and a truncated HMAC-SHA256 of that under a server key, so that a cursor this API did not issue
+ * (edited, forged or from another deployment) is refused with 400 instead of silently moving the page.
+ */
+export interface CursorCodec {
+  encode(createdAt: Date, id: string): string;
+  decode(cursor: string): Cursor;
 }
 
-export function decodeCursor(cursor: string): Cursor {
-  const [iso, id, ...rest] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(iso ?? '');
-  if (!iso || !id || rest.length > 0 || Number.isNaN(createdAt.getTime()) || !/^[a-z]+_[0-9a-z]+$/.test(id)) {
-    throw ApiError.validation([
+const MAC_BYTES = 16;
+
+export function createCursorCodec(key: Buffer): CursorCodec {
+  const mac = (payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
+  const refuse = () =>
+    ApiError.validation([
       { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
     ]);
-  }
-  return { createdAt, id };
+  return {
+    encode(createdAt, id) {
+      const payload = Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+      return `${payload}.${mac(payload).toString('base64url')}`;
+    },
+    decode(cursor) {
+      const [payload, signature, ...extra] = cursor.split('.');
+      if (payload === undefined || signature === undefined || extra.length > 0) throw refuse();
+      const given = Buffer.from(signature, 'base64url');
+      const expected = mac(payload);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refuse();
+      const [iso, id, ...rest] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
+      const createdAt = new Date(iso ?? '');
+      if (
+        !iso ||
+        !id ||
+        rest.length > 0 ||
+        Number.isNaN(createdAt.getTime()) ||
+        !/^[a-z]+_[0-9a-z]+$/.test(id)
+      ) {
+        throw refuse();
+      }
+      return { createdAt, id };
+    },
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * AES-256-GCM under versioned keys. A box is `<version>.<iv>.<ciphertext>.<tag>` (base64url parts), so
@@ -7,6 +7,8 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 export interface SecretBox {
   seal(plaintext: string): string;
   open(box: string): string;
+  /** A 32-byte key for another purpose (a MAC, say), derived from the current key with HKDF-SHA256. */
+  deriveKey(purpose: string): Buffer;
 }
 
 export interface VersionedKey {
@@ -45,6 +47,9 @@ export function createSecretBox(keys: VersionedKey[]): SecretBox {
   if (!current) throw new Error('createSecretBox needs a key');
   const byVersion = new Map(keys.map((k) => [k.version, k.key]));
   return {
+    deriveKey(purpose) {
+      return Buffer.from(hkdfSync('sha256', current.key, Buffer.alloc(0), `gateway:${purpose}`, 32));
+    },
     seal(plaintext) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', current.key, iv);

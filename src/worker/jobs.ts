@@ -26,6 +26,33 @@ export function backgroundJobs(services: Services): Job[] {
     },
     apiKeyRetentionJob(services),
     {
+      // Product decision 13: unpaid checkouts expire (canceled at the acquirer first).
+      name: 'charge-expiry',
+      intervalMs: 30 * SECOND,
+      run: async () => {
+        while ((await services.completion.expireDue()) > 0) {
+          // keep going while a batch expired charges
+        }
+      },
+    },
+    {
+      name: 'refund-retry',
+      intervalMs: 30 * SECOND,
+      run: async () => {
+        await services.refunds.retryPending();
+      },
+    },
+    {
+      // Product decision 15: creations interrupted between the acquirer call and the response.
+      name: 'charge-creation-recovery',
+      intervalMs: 15 * SECOND,
+      run: async () => {
+        while ((await services.charges.recoverInterruptedCreations()).finished > 0) {
+          // keep going while creations were finished; abandoned and deferred ones end the pass
+        }
+      },
+    },
+    {
       // Sessions a day past their end, and single-use tokens 30 days after they were used or expired.
       name: 'sessions-and-tokens-purge',
       intervalMs: 60 * MINUTE,

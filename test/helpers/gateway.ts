@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/logger.js';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../../src/shared/secret-box.js';
+import { startSandboxAcquirer, type SandboxAcquirer } from '../../sandbox-acquirer/server.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestGateway {
@@ -13,6 +15,10 @@ export interface TestGateway {
   testDb: TestDatabase;
   /** Every log line the gateway wrote, as JSON text. */
   logs: string[];
+  /** The sandbox acquirer of test keys (run in the gateway's process, role `sandbox-acquirer`). */
+  sandboxAcquirer: { url: string; apiKey: string };
+  /** A second sandbox acquirer program standing in for the live acquirer of live keys. */
+  liveAcquirer: { url: string; apiKey: string };
   close(): Promise<void>;
 }
 
@@ -20,10 +26,21 @@ export interface TestGatewayOptions {
   env?: Record<string, string>;
   configure?: (config: Config) => Config;
   clock?: ManualClock;
+  /** Live keys get no acquirer (live charges answer 503) instead of a stand-in. */
+  withoutLiveAcquirer?: boolean;
 }
 
 /** The whole gateway, every listener on an ephemeral loopback port, against a database of its own. */
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const clock = options.clock ?? createManualClock(new Date('2026-11-23T10:00:00.000Z'));
+  const liveCredentials = {
+    apiKey: `sa_live_${randomBytes(12).toString('hex')}`,
+    notificationSecret: randomBytes(24).toString('hex'),
+  };
+  let liveAcquirer: SandboxAcquirer | undefined;
+  if (!options.withoutLiveAcquirer) {
+    liveAcquirer = await startSandboxAcquirer({ port: 0, ...liveCredentials, clock });
+  }
   const base = loadConfig({
     NODE_ENV: 'test',
     HOST: '127.0.0.1',
@@ -33,6 +50,15 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     OPERATOR_PORT: '0',
     LOG_LEVEL: 'info',
     APPLICATION_RATE_LIMIT_MAX: '1000',
+    SANDBOX_ACQUIRER_PORT: '0',
+    ACQUIRER_TIMEOUT_MS: '2000',
+    ...(liveAcquirer
+      ? {
+          LIVE_ACQUIRER_URL: liveAcquirer.url,
+          LIVE_ACQUIRER_API_KEY: liveCredentials.apiKey,
+          LIVE_ACQUIRER_NOTIFICATION_SECRET: liveCredentials.notificationSecret,
+        }
+      : {}),
     ...options.env,
   });
   const config = options.configure ? options.configure(base) : base;
@@ -43,7 +69,6 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       callback();
     },
   });
-  const clock = options.clock ?? createManualClock(new Date('2026-11-23T10:00:00.000Z'));
   config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
   const testDb = await createTestDatabase();
   const gateway = await startGateway({
@@ -53,6 +78,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     database: testDb.database,
   }).catch(async (error: unknown) => {
     await testDb.drop();
+    await liveAcquirer?.close();
     throw error;
   });
   return {
@@ -61,8 +87,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     clock,
     testDb,
     logs,
+    sandboxAcquirer: gateway.sandboxAcquirer,
+    liveAcquirer: { url: liveAcquirer?.url ?? '', apiKey: liveCredentials.apiKey },
     close: async () => {
       await gateway.close();
+      await liveAcquirer?.close();
       if (testDb.url !== undefined) await testDb.drop();
     },
   };

@@ -50,3 +50,14 @@ export function validApplication(overrides: Record<string, unknown> = {}): Recor
     ...overrides,
   };
 }
+
+/** A valid POST /v1/charges body; every call a fresh merchantReference. */
+export function validCharge(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    amount: 12550,
+    currency: 'TRY',
+    paymentMethod: 'credit_card_tr',
+    merchantReference: `order-${Math.random().toString(36).slice(2, 12)}`,
+    ...overrides,
+  };
+}

@@ -44,7 +44,7 @@ async function apiKeys(app: App, options: ApiKeysModuleOptions): Promise<void> {
   app.addHook('onRequest', authenticationHook(authenticator, limiter));
 
   await app.register(apiKeyRoutes, {
-    service: createApiKeyService({ db: services.db, clock: services.clock, audit: services.audit }),
+    service: createApiKeyService(services),
     idempotency: { store: services.idempotencyStore, clock: services.clock },
     box: services.box,
   });

@@ -10,7 +10,7 @@ import { createApiKeyService } from './service.js';
  * The key row itself stays: its display prefix must never be issued again.
  */
 export function apiKeyRetentionJob(services: Services): Job {
-  const apiKeys = createApiKeyService({ db: services.db, clock: services.clock, audit: services.audit });
+  const apiKeys = createApiKeyService(services);
   return {
     name: 'api-key-audit-purge',
     intervalMs: HOUR,

@@ -1,6 +1,11 @@
 import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { ApiError, errorResponses } from '../../http/errors.js';
-import { idempotencyHooks, isStorableOutcome, type IdempotencyOptions } from '../../http/idempotency.js';
+import {
+  IdempotencyHeaderSchema,
+  idempotencyHooks,
+  isStorableOutcome,
+  type IdempotencyOptions,
+} from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
 import { trimBodyStrings } from '../../http/trim.js';
 import type { SecretBox } from '../../shared/secret-box.js';
@@ -13,7 +18,6 @@ import {
   ApiKeyListQuerySchema,
   ApiKeyListSchema,
   ApiKeySchema,
-  IdempotencyHeaderSchema,
   type ApiKeyResponse,
 } from './schemas.js';
 import type { ApiKeyService, ApiKeyView, Result } from './service.js';

@@ -107,13 +107,3 @@ export const ApiKeyListSchema = Type.Object(
   { additionalProperties: false },
 );
 export type ApiKeyListResponse = Static<typeof ApiKeyListSchema>;
-
-export const IdempotencyHeaderSchema = {
-  type: 'object',
-  properties: {
-    'x-idempotency-key': {
-      type: 'string',
-      description: 'Optional; the same key and body return the original response for 24 hours.',
-    },
-  },
-} as const;

@@ -5,7 +5,7 @@ import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { AuditLog } from '../audit/service.js';
 import { holdsScope, keyActor, type ApiKeyAuth } from './context.js';
-import { decodeCursor, encodeCursor } from '../../shared/pagination.js';
+import type { CursorCodec } from '../../shared/pagination.js';
 import type { ApiKeyError } from './errors.js';
 import { normalizeCidr } from './ip-allowlist.js';
 import { generateApiKey } from './key-format.js';
@@ -145,8 +145,13 @@ export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
   };
 }
 
-export function createApiKeyService(deps: { db: Kdb; clock: Clock; audit: AuditLog }): ApiKeyService {
-  const { db, clock, audit } = deps;
+export function createApiKeyService(deps: {
+  db: Kdb;
+  clock: Clock;
+  audit: AuditLog;
+  cursors: CursorCodec;
+}): ApiKeyService {
+  const { db, clock, audit, cursors } = deps;
   const scopeOf = (caller: ApiKeyAuth) => ({
     organizationId: caller.organizationId,
     environment: caller.environment,
@@ -212,13 +217,13 @@ export function createApiKeyService(deps: { db: Kdb; clock: Clock; audit: AuditL
     },
 
     async list(caller, { limit, cursor }) {
-      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      const after = cursor === undefined ? undefined : cursors.decode(cursor);
       const rows = await listKeys(db, scopeOf(caller), { limit, ...(after ? { after } : {}) });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
         data: page.map(toApiKeyView),
-        nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+        nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, last.id) : null,
       };
     },
 

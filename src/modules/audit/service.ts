@@ -1,7 +1,7 @@
 import type { Kdb } from '../../db/database.js';
 import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
-import { decodeCursor, encodeCursor, olderThan, toPage } from '../../shared/pagination.js';
+import { olderThan, toPage, type CursorCodec } from '../../shared/pagination.js';
 
 export interface AuditEntry {
   /** `staff:stf_…`, `user:usr_…`, `key:key_…`, `system` or `cli`. */
@@ -40,7 +40,7 @@ export interface AuditLog {
   ): Promise<{ data: AuditEntryView[]; nextCursor: string | null }>;
 }
 
-export function createAuditLog(deps: { clock: Clock }): AuditLog {
+export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): AuditLog {
   return {
     async record(db, entry) {
       await db
@@ -71,7 +71,7 @@ export function createAuditLog(deps: { clock: Clock }): AuditLog {
       if (targetId) query = query.where('target_id', '=', targetId);
       if (cursor !== undefined) {
         // Entries are numbered, not prefixed ids; the cursor carries them as `aud_<n>`.
-        const after = decodeCursor(cursor);
+        const after = deps.cursors.decode(cursor);
         const number = after.id.replace(/^aud_/, '');
         if (!/^\d{1,18}$/.test(number)) {
           throw ApiError.validation([
@@ -86,7 +86,7 @@ export function createAuditLog(deps: { clock: Clock }): AuditLog {
         query = query.where(olderThan(after, number));
       }
       const page = toPage(await query.execute(), limit, (row) =>
-        encodeCursor(row.created_at, `aud_${row.id}`),
+        deps.cursors.encode(row.created_at, `aud_${row.id}`),
       );
       return {
         data: page.data.map((row) => ({

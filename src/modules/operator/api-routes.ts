@@ -6,7 +6,6 @@ import type { Mailer } from '../email/service.js';
 import { createDemoMerchant } from '../organizations/demo.js';
 import { type OrganizationAdminService, type UnderwritingService } from '../organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
-import { decodeCursor, encodeCursor } from '../../shared/pagination.js';
 import type { Services } from '../../services.js';
 import { actorOf, logInStaff } from './auth.js';
 import {
@@ -331,7 +330,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     '/operator/v1/emails',
     { schema: { querystring: PageQuerySchema }, config: { operator: 'read' } },
     async (request) => {
-      const before = request.query.cursor ? decodeCursor(request.query.cursor) : undefined;
+      const before = request.query.cursor ? deps.services.cursors.decode(request.query.cursor) : undefined;
       const data = await deps.mailer.list({ limit: request.query.limit + 1, ...(before ? { before } : {}) });
       const page = data.slice(0, request.query.limit);
       const last = page[page.length - 1];
@@ -339,7 +338,9 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
         transport: deps.mailer.transport,
         data: page,
         nextCursor:
-          data.length > request.query.limit && last ? encodeCursor(new Date(last.createdAt), last.id) : null,
+          data.length > request.query.limit && last
+            ? deps.services.cursors.encode(new Date(last.createdAt), last.id)
+            : null,
       };
     },
   );

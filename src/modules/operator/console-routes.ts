@@ -3,7 +3,6 @@ import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Renderer } from '../../web/render.js';
-import { decodeCursor, encodeCursor } from '../../shared/pagination.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
 import { loginDeps, type OperatorApiDeps } from './api-routes.js';
 import { actorOf, logInStaff } from './auth.js';
@@ -313,7 +312,7 @@ export async function operatorConsoleRoutes(
 
   app.get('/mailbox', { config: { operator: 'read' } }, async (request, reply) => {
     const { cursor } = request.query as { cursor?: string };
-    const before = cursor ? decodeCursor(cursor) : undefined;
+    const before = cursor ? deps.services.cursors.decode(cursor) : undefined;
     const emails = await deps.mailer.list({ limit: 51, ...(before ? { before } : {}) });
     const shown = emails.slice(0, 50);
     const last = shown[shown.length - 1];
@@ -321,7 +320,8 @@ export async function operatorConsoleRoutes(
       title: 'Mailbox',
       transport: deps.mailer.transport,
       emails: shown,
-      nextCursor: emails.length > 50 && last ? encodeCursor(new Date(last.createdAt), last.id) : null,
+      nextCursor:
+        emails.length > 50 && last ? deps.services.cursors.encode(new Date(last.createdAt), last.id) : null,
     });
   });
 

@@ -4,7 +4,7 @@ import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { decodeCursor, encodeCursor, olderThan, toPage } from '../../shared/pagination.js';
+import { olderThan, toPage, type CursorCodec } from '../../shared/pagination.js';
 import type { AuditLog } from '../audit/service.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
 import type { Mailer } from '../email/service.js';
@@ -72,6 +72,7 @@ interface Deps {
   audit: AuditLog;
   mailer: Mailer;
   urls: Urls;
+  cursors: CursorCodec;
   users: Pick<UserService, 'createOwnerUser' | 'createActivation'>;
 }
 
@@ -106,8 +107,8 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
         .orderBy('id', 'desc')
         .limit(limit + 1);
       if (status) query = query.where('status', '=', status);
-      if (cursor !== undefined) query = query.where(olderThan(decodeCursor(cursor)));
-      return toPage(await query.execute(), limit, (row) => encodeCursor(row.created_at, row.id));
+      if (cursor !== undefined) query = query.where(olderThan(deps.cursors.decode(cursor)));
+      return toPage(await query.execute(), limit, (row) => deps.cursors.encode(row.created_at, row.id));
     },
 
     async getApplication(id) {
@@ -318,8 +319,8 @@ export function createOrganizationAdminService(
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit + 1);
-      if (cursor !== undefined) query = query.where(olderThan(decodeCursor(cursor)));
-      const page = toPage(await query.execute(), limit, (row) => encodeCursor(row.created_at, row.id));
+      if (cursor !== undefined) query = query.where(olderThan(deps.cursors.decode(cursor)));
+      const page = toPage(await query.execute(), limit, (row) => deps.cursors.encode(row.created_at, row.id));
       return { data: page.data.map(toOrganization), nextCursor: page.nextCursor };
     },
 

@@ -31,6 +31,6 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
     sessions: services.sessions,
     renderer,
     urls: services.urls,
-    apiKeys: createApiKeyService({ db: services.db, clock: services.clock, audit: services.audit }),
+    apiKeys: createApiKeyService(services),
   });
 }

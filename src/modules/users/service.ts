@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../../db/errors.js';
 import QRCode from 'qrcode';
 import type { Kdb } from '../../db/database.js';
 import type { UserRole } from '../../db/schema.js';
@@ -653,7 +654,3 @@ export function createUserService(deps: UserServiceDeps): UserService {
 
 /** Another request consumed the token first; the transaction is rolled back. */
 class TokenRaceLost extends Error {}
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
-}

@@ -1,0 +1,243 @@
+/**
+ * `npm run bench`: throughput and latency of the charge endpoints on the real PostgreSQL, beside the
+ * machine's own ceilings measured in the same run (docs/benchmarks.md):
+ * - an empty Fastify route in a process of its own (the HTTP ceiling);
+ * - the SQL of a charge creation (idempotency claim, phase 1 insert, phase 2 update, outcome) through
+ *   node-postgres without HTTP (the database ceiling).
+ * Prints one JSON document on stdout. BENCH_DURATION_S (default 10) and BENCH_CONNECTIONS (default 32)
+ * tune it; DATABASE_URL names the server (default the local one).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import os from 'node:os';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.js';
+import { migrate, readMigrations } from '../src/db/migrator.js';
+import { migrationsDir, projectRoot } from '../src/paths.js';
+import { systemClock } from '../src/shared/clock.js';
+import { newId } from '../src/shared/ids.js';
+import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
+import { createOrganization, issueKey } from '../test/helpers/merchants.js';
+import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+interface Measurement {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  total: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(
+  options: autocannon.Options & { setupRequest?: (request: autocannon.Request) => autocannon.Request },
+): Promise<Measurement> {
+  const result = await autocannon({ duration: DURATION_S, connections: CONNECTIONS, ...options });
+  return {
+    requestsPerSecond: round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    total: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+/** The same SQL a charge creation runs, through node-postgres, CONNECTIONS at a time, for DURATION_S. */
+async function sqlCeiling(databaseUrl: string, organizationId: string): Promise<Measurement> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: CONNECTIONS });
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + DURATION_S * 1000;
+  const once = async () => {
+    const client = await pool.connect();
+    const started = performance.now();
+    try {
+      const now = new Date();
+      const id = newId('ch', now);
+      const key = randomUUID();
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO idempotency_keys (scope, key, fingerprint, state, locked_until, created_at, expires_at)
+         VALUES ($1, $2, $3, 'in_flight', $4, $4, $4) ON CONFLICT DO NOTHING`,
+        [`bench:${organizationId}`, key, randomBytes(32).toString('hex'), now],
+      );
+      await client.query('COMMIT');
+      await client.query(
+        `INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
+           creation_state, creation_locked_until, idempotency_key, provider, provider_request, expires_at, created_at,
+           updated_at)
+         VALUES ($1, $2, 'sandbox', 12550, 'TRY', 'credit_card_tr', $3, 'creating', $4, $5, 'sandbox', $6, $4, $4, $4)`,
+        [
+          id,
+          organizationId,
+          `sql-${key}`,
+          now,
+          key,
+          JSON.stringify({
+            idempotencyKey: id,
+            amount: '12550',
+            currency: 'TRY',
+            method: 'card',
+            reference: id,
+          }),
+        ],
+      );
+      await client.query(
+        `UPDATE charges SET creation_state = 'created', provider_payment_id = $2, provider_status = 'awaiting_payment',
+           creation_locked_until = NULL WHERE id = $1 AND creation_state = 'creating'`,
+        [id, `pay_${key}`],
+      );
+      await client.query(
+        `UPDATE idempotency_keys SET state = 'completed', response_status = 201, response_body = $3
+         WHERE scope = $1 AND key = $2`,
+        [`bench:${organizationId}`, key, '{}'],
+      );
+      latencies.push(performance.now() - started);
+    } catch {
+      errors++;
+      await client.query('ROLLBACK').catch(() => undefined);
+    } finally {
+      client.release();
+    }
+  };
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < deadline) await once();
+    }),
+  );
+  const elapsedS = (performance.now() - started) / 1000;
+  await pool.end();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return {
+    requestsPerSecond: round(latencies.length / elapsedS),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    total: latencies.length,
+    errors,
+    non2xx: 0,
+  };
+}
+
+function spawnEmptyServer(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/empty-server.ts'], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const match = /listening on (\S+)/.exec(output);
+      if (match?.[1]) resolve({ url: match[1], child });
+    });
+    child.on('exit', (code) => reject(new Error(`the empty server exited with ${code}`)));
+  });
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+const ratio = (value: number, ceiling: number) => (ceiling === 0 ? null : round(value / ceiling));
+
+async function main(): Promise<void> {
+  const databaseUrl = await createFreshDatabase();
+  let gateway: GatewayProcess | undefined;
+  let empty: ChildProcess | undefined;
+  try {
+    const database = await openDatabase({ databaseUrl, poolSize: 2 });
+    await migrate(database, readMigrations(migrationsDir));
+    const organizationId = await createOrganization(database.db, systemClock, { name: 'Bench merchant' });
+    const key = await issueKey(database.db, systemClock, organizationId, { scopes: ['all'] });
+    await database.close();
+
+    const emptyServer = await spawnEmptyServer();
+    empty = emptyServer.child;
+    const emptyRoute = await load({ url: `${emptyServer.url}/empty` });
+    const sql = await sqlCeiling(databaseUrl, organizationId);
+
+    gateway = spawnGateway({
+      env: {
+        ...baseEnv(),
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        WEB_PORT: '0',
+        SANDBOX_API_PORT: '0',
+        LIVE_API_PORT: '0',
+        OPERATOR_PORT: '0',
+        SANDBOX_ACQUIRER_PORT: '0',
+        LOG_LEVEL: 'warn',
+        ROLES: 'api,sandbox-acquirer',
+        DATABASE_URL: databaseUrl,
+        DATABASE_POOL_SIZE: String(CONNECTIONS),
+      },
+    });
+    const urls = await gateway.waitForBanner(90_000);
+    const api = urls.sandboxApi ?? '';
+    const headers = { 'x-api-key': key.secret, 'content-type': 'application/json' };
+
+    const create = await load({
+      url: `${api}/v1/charges`,
+      method: 'POST',
+      headers,
+      setupRequest: (request) => {
+        const reference = randomUUID();
+        request.headers = { ...headers, 'x-idempotency-key': reference };
+        request.body = JSON.stringify({
+          amount: 12550,
+          currency: 'TRY',
+          paymentMethod: 'credit_card_tr',
+          merchantReference: reference,
+        });
+        return request;
+      },
+    });
+    const listed = (await (await fetch(`${api}/v1/charges?limit=1`, { headers })).json()) as {
+      data: Array<{ id: string }>;
+    };
+    const chargeId = listed.data[0]?.id ?? 'ch_missing';
+    const get = await load({ url: `${api}/v1/charges/${chargeId}`, headers });
+    const list = await load({ url: `${api}/v1/charges?limit=20`, headers });
+
+    const withRatios = (measurement: Measurement) => ({
+      ...measurement,
+      ratioToEmptyFastify: ratio(measurement.requestsPerSecond, emptyRoute.requestsPerSecond),
+      ratioToSqlTransaction: ratio(measurement.requestsPerSecond, sql.requestsPerSecond),
+    });
+    console.log(
+      JSON.stringify(
+        {
+          machine: {
+            node: process.version,
+            cpus: os.cpus().length,
+            cpuModel: os.cpus()[0]?.model ?? 'unknown',
+            database: new URL(postgresServerUrl).host,
+          },
+          settings: { durationSeconds: DURATION_S, connections: CONNECTIONS },
+          ceilings: { emptyFastifyRoute: emptyRoute, chargeSqlTransaction: sql },
+          results: {
+            'POST /v1/charges (idempotency key, acquirer call)': withRatios(create),
+            'GET /v1/charges/{id}': withRatios(get),
+            'GET /v1/charges?limit=20': withRatios(list),
+          },
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    if (gateway && !gateway.exited) {
+      gateway.child.kill('SIGTERM');
+      await gateway.waitForExit(30_000).catch(() => gateway?.child.kill('SIGKILL'));
+    }
+    empty?.kill('SIGTERM');
+    await dropDatabase(databaseUrl);
+  }
+}
+
+await main();

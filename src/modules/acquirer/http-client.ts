@@ -1,0 +1,230 @@
+import type { Logger } from 'pino';
+import { sanitizeProviderMessage } from './sanitize.js';
+import {
+  AcquirerRejectedError,
+  AcquirerUnavailableError,
+  type Acquirer,
+  type AcquirerPayment,
+  type AcquirerRefund,
+  type CardAttempt,
+  type CardDetails,
+  type CreatePaymentInput,
+} from './types.js';
+
+export interface HttpAcquirerOptions {
+  name: string;
+  /** Read at each call: an in-process sandbox acquirer on port 0 knows its address only once it listens. */
+  baseUrl: () => string;
+  apiKey: () => string;
+  /** Per attempt. */
+  timeoutMs: number;
+  /** Attempts per call, the first included; only 5xx, timeouts and network failures are retried. */
+  maxAttempts: number;
+  /** First backoff; each retry doubles it, with full jitter. */
+  backoffMs?: number;
+  logger: Logger;
+}
+
+interface CallOptions {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  idempotencyKey?: string;
+  /** False for calls that are not idempotent at the acquirer (none of the creation path). */
+  retry?: boolean;
+}
+
+/** The worst time one call can take: every attempt timing out, plus the longest backoffs between them. */
+export function worstCaseCallMs(
+  options: Pick<HttpAcquirerOptions, 'timeoutMs' | 'maxAttempts' | 'backoffMs'>,
+) {
+  let total = options.timeoutMs * options.maxAttempts;
+  for (let retry = 1; retry < options.maxAttempts; retry++) total += backoffCeiling(options.backoffMs, retry);
+  return total;
+}
+
+function backoffCeiling(base = DEFAULT_BACKOFF_MS, retry: number): number {
+  return base * 2 ** (retry - 1);
+}
+
+const DEFAULT_BACKOFF_MS = 100;
+
+/** The HTTP adapter of the acquirer protocol in docs/sandbox-acquirer.md. */
+export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
+  const { logger } = options;
+
+  async function call<T>(operation: string, request: CallOptions): Promise<T> {
+    const attempts = request.retry === false ? 1 : options.maxAttempts;
+    let lastProblem = 'no attempt made';
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (attempt > 1) {
+        const delay = Math.round(Math.random() * backoffCeiling(options.backoffMs, attempt - 1));
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+      const started = performance.now();
+      let response: Response;
+      try {
+        response = await fetch(`${options.baseUrl()}${request.path}`, {
+          method: request.method,
+          headers: {
+            authorization: `Bearer ${options.apiKey()}`,
+            accept: 'application/json',
+            ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...(request.idempotencyKey !== undefined ? { 'idempotency-key': request.idempotencyKey } : {}),
+          },
+          body: request.body === undefined ? undefined : JSON.stringify(request.body),
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+      } catch (error) {
+        lastProblem = describeNetworkFailure(error, options.timeoutMs);
+        logger.warn(
+          { acquirer: options.name, operation, attempt, problem: lastProblem },
+          'acquirer call failed',
+        );
+        continue;
+      }
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        lastProblem = describeNetworkFailure(error, options.timeoutMs);
+        logger.warn(
+          { acquirer: options.name, operation, attempt, problem: lastProblem },
+          'acquirer call failed',
+        );
+        continue;
+      }
+      const latencyMs = Math.round(performance.now() - started);
+      const parsed = parseJson(text);
+      if (response.status >= 500) {
+        lastProblem = `HTTP ${response.status}`;
+        logger.warn(
+          { acquirer: options.name, operation, attempt, status: response.status, latencyMs },
+          'acquirer answered 5xx',
+        );
+        continue;
+      }
+      if (response.status >= 400) {
+        const error = (
+          parsed as { error?: { code?: unknown; message?: unknown; status?: unknown } } | undefined
+        )?.error;
+        const code =
+          typeof error?.code === 'string' && /^[\w.-]{1,64}$/.test(error.code)
+            ? error.code
+            : `http_${response.status}`;
+        logger.info(
+          { acquirer: options.name, operation, status: response.status, providerCode: code, latencyMs },
+          'acquirer refused the request',
+        );
+        throw new AcquirerRejectedError(
+          code,
+          response.status,
+          sanitizeProviderMessage(error?.message),
+          typeof error?.status === 'string' ? error.status : null,
+        );
+      }
+      if (parsed === undefined) {
+        lastProblem = `unreadable ${response.status} answer`;
+        logger.warn({ acquirer: options.name, operation, attempt, latencyMs }, 'acquirer answer is not JSON');
+        continue;
+      }
+      logger.debug(
+        { acquirer: options.name, operation, status: response.status, latencyMs },
+        'acquirer call',
+      );
+      return parsed as T;
+    }
+    throw new AcquirerUnavailableError(
+      `The acquirer did not answer usefully after ${attempts} attempt(s): ${lastProblem}.`,
+      attempts,
+    );
+  }
+
+  return {
+    name: options.name,
+
+    createPayment(input: CreatePaymentInput) {
+      return call<AcquirerPayment>('create_payment', {
+        method: 'POST',
+        path: '/v1/payments',
+        idempotencyKey: input.idempotencyKey,
+        body: {
+          amount: input.amount,
+          currency: input.currency,
+          method: input.method,
+          reference: input.reference,
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          ...(input.notificationUrl !== undefined ? { notificationUrl: input.notificationUrl } : {}),
+          ...(input.maxAttempts !== undefined ? { maxAttempts: input.maxAttempts } : {}),
+        },
+      });
+    },
+
+    getPayment(id: string) {
+      return call<AcquirerPayment>('get_payment', {
+        method: 'GET',
+        path: `/v1/payments/${encodeURIComponent(id)}`,
+      });
+    },
+
+    async findPayments(reference: string) {
+      const page = await call<{ data: AcquirerPayment[] }>('find_payments', {
+        method: 'GET',
+        path: `/v1/payments?reference=${encodeURIComponent(reference)}`,
+      });
+      return page.data;
+    },
+
+    authorize(paymentId: string, card: CardDetails, returnUrl: string) {
+      return call<AcquirerPayment & { attempt: CardAttempt }>('authorize', {
+        method: 'POST',
+        path: `/v1/payments/${encodeURIComponent(paymentId)}/authorize`,
+        body: { ...card, returnUrl },
+        retry: false,
+      });
+    },
+
+    simulateTransfer(paymentId: string, amount?: string) {
+      return call<AcquirerPayment>('simulate_transfer', {
+        method: 'POST',
+        path: `/v1/payments/${encodeURIComponent(paymentId)}/simulate-transfer`,
+        body: amount === undefined ? {} : { amount },
+        retry: false,
+      });
+    },
+
+    cancel(paymentId: string) {
+      // Canceling a canceled payment answers it unchanged, so a retry is safe.
+      return call<AcquirerPayment>('cancel', {
+        method: 'POST',
+        path: `/v1/payments/${encodeURIComponent(paymentId)}/cancel`,
+        body: {},
+      });
+    },
+
+    refund(paymentId: string, input: { idempotencyKey: string; amount: string }) {
+      return call<AcquirerRefund>('refund', {
+        method: 'POST',
+        path: `/v1/payments/${encodeURIComponent(paymentId)}/refunds`,
+        idempotencyKey: input.idempotencyKey,
+        body: { amount: input.amount },
+      });
+    },
+  };
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeNetworkFailure(error: unknown, timeoutMs: number): string {
+  const name = (error as { name?: string }).name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const cause = (error as { cause?: { code?: string } }).cause;
+  return cause?.code ? `network failure (${cause.code})` : 'network failure';
+}

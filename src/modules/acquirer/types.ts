@@ -1,0 +1,117 @@
+/**
+ * The provider adapter interface (product decision 19): what the gateway needs from an upstream acquirer.
+ * The sandbox acquirer (`sandbox-acquirer/`, docs/sandbox-acquirer.md) speaks the HTTP protocol that
+ * `createHttpAcquirer` implements; a live acquirer gets an adapter of its own behind this interface.
+ */
+export type AcquirerMethod = 'card' | 'bank_transfer';
+
+/** The payment's state at the acquirer: what `providerStatus` shows. */
+export type ProviderStatus =
+  | 'awaiting_payment'
+  | 'requires_action'
+  | 'succeeded'
+  | 'failed'
+  | 'canceled'
+  | 'partially_refunded'
+  | 'refunded';
+
+export interface AcquirerPayment {
+  id: string;
+  reference: string;
+  amount: string;
+  currency: string;
+  method: AcquirerMethod;
+  status: ProviderStatus;
+  card: { brand: string; last4: string; expMonth: number; expYear: number } | null;
+  bankTransfer: { iban: string; accountHolder: string; paymentReference: string } | null;
+  challenge: { id: string; url: string } | null;
+  failure: { code: string; message: string } | null;
+  attempts: number;
+  maxAttempts: number;
+  refundedAmount: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CreatePaymentInput {
+  /** The gateway's charge id: a retry of the same creation never makes a second payment. */
+  idempotencyKey: string;
+  /** Decimal string of minor units. */
+  amount: string;
+  currency: 'TRY';
+  method: AcquirerMethod;
+  reference: string;
+  description?: string;
+  notificationUrl?: string;
+  maxAttempts?: number;
+}
+
+/** What the checkout forwards from the customer's card form; never stored or logged by the gateway. */
+export interface CardDetails {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvc: string;
+  holderName: string | null;
+}
+
+export interface CardAttempt {
+  outcome: 'succeeded' | 'declined' | 'challenge';
+  failure: { code: string; message: string } | null;
+}
+
+export interface AcquirerRefund {
+  id: string;
+  paymentId: string;
+  amount: string;
+  status: 'succeeded';
+  createdAt: string;
+}
+
+export interface Acquirer {
+  /** A stable name recorded on each charge (`sandbox`, or the live acquirer's). */
+  readonly name: string;
+  createPayment(input: CreatePaymentInput): Promise<AcquirerPayment>;
+  getPayment(id: string): Promise<AcquirerPayment>;
+  /** Payments created for a reference, oldest first: how recovery learns whether a creation got through. */
+  findPayments(reference: string): Promise<AcquirerPayment[]>;
+  /** One card attempt (not retried: an authorisation is not idempotent at the acquirer). */
+  authorize(
+    paymentId: string,
+    card: CardDetails,
+    returnUrl: string,
+  ): Promise<AcquirerPayment & { attempt: CardAttempt }>;
+  /** Sandbox only: the customer's bank transfer arrives. */
+  simulateTransfer(paymentId: string, amount?: string): Promise<AcquirerPayment>;
+  /** An unpaid payment can no longer be paid (the checkout expired). */
+  cancel(paymentId: string): Promise<AcquirerPayment>;
+  /** The gateway's refund id is the idempotency key. */
+  refund(paymentId: string, input: { idempotencyKey: string; amount: string }): Promise<AcquirerRefund>;
+}
+
+/**
+ * The acquirer answered 4xx: a final refusal (spec section 7, 502 `provider_rejected`). The message is
+ * already sanitised; `raw` is the upstream message for the logs only.
+ */
+export class AcquirerRejectedError extends Error {
+  constructor(
+    readonly providerCode: string,
+    readonly providerHttpStatus: number,
+    readonly sanitizedMessage: string,
+    readonly providerPaymentStatus: string | null,
+  ) {
+    super(`acquirer refused the request (${providerHttpStatus} ${providerCode})`);
+    this.name = 'AcquirerRejectedError';
+  }
+}
+
+/** 5xx, timeouts, refused connections or unreadable answers, after the internal retries. */
+export class AcquirerUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly attempts: number,
+  ) {
+    super(message);
+    this.name = 'AcquirerUnavailableError';
+  }
+}

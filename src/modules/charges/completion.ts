@@ -1,0 +1,265 @@
+import type { Logger } from 'pino';
+import type { Kdb } from '../../db/database.js';
+import type { ChargeStatus, Environment } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import {
+  AcquirerRejectedError,
+  type Acquirer,
+  type AcquirerPayment,
+  type ProviderStatus,
+} from '../acquirer/types.js';
+import type { EventRecorder } from '../events/service.js';
+import { chargeView, type ChargeRow } from './service.js';
+
+/** What the state machine needs of the ledger (src/modules/ledger): the entry of a succeeded charge. */
+export interface ChargeLedger {
+  postChargeSucceeded(
+    trx: Kdb,
+    charge: {
+      id: string;
+      organizationId: string;
+      environment: Environment;
+      amount: string;
+      paymentMethod: ChargeRow['payment_method'];
+    },
+  ): Promise<{ gross: string; fee: string; net: string; created: boolean }>;
+  postRefund(
+    trx: Kdb,
+    refund: {
+      id: string;
+      chargeId: string;
+      organizationId: string;
+      environment: Environment;
+      amount: string;
+    },
+  ): Promise<{ created: boolean }>;
+}
+
+export interface PaymentCompletionDeps {
+  db: Kdb;
+  clock: Clock;
+  logger: Logger;
+  acquirerFor: (environment: Environment) => Acquirer | undefined;
+  ledger: ChargeLedger;
+  events: EventRecorder;
+  checkoutUrl: () => string;
+  /** Card attempts a charge allows (the checkout counts them; the acquirer fails the payment at this many). */
+  cardAttempts: number;
+}
+
+export interface ApplyOutcome {
+  charge: ChargeRow;
+  /** The charge reached a final status in this call (and its ledger entry and event were written). */
+  transitioned: boolean;
+}
+
+/**
+ * The charge state machine (product decisions 13 and 20): `pending` -> `succeeded` | `failed` |
+ * `expired`, moved only by what the acquirer says about the payment, whoever brings the news (the
+ * checkout's own call, a notification, a read-back or the expiry job). A final status never changes; a
+ * late or out-of-order report never moves `providerStatus` backwards. Reaching `succeeded` writes the
+ * ledger entry and the `charge.succeeded` event in the same transaction.
+ */
+export interface PaymentCompletion {
+  /** The visible charge behind an acquirer payment id (the checkout's `/c/<paymentId>`). */
+  findByPaymentId(paymentId: string): Promise<ChargeRow | undefined>;
+  /** Applies a payment state the acquirer reported, in one transaction under the charge's row lock. */
+  apply(chargeId: string, payment: AcquirerPayment): Promise<ApplyOutcome>;
+  /** The same, inside the caller's transaction, with the charge row already locked. */
+  applyLocked(trx: Kdb, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome>;
+  /** Reads the payment back from the acquirer and applies it. */
+  sync(chargeId: string): Promise<ApplyOutcome>;
+  /** Counts one card attempt of a pending charge; false when its attempts are used up. */
+  takeCardAttempt(chargeId: string): Promise<boolean>;
+  /** Cancels unpaid charges past `expiresAt` at the acquirer and applies the answer; returns how many. */
+  expireDue(limit?: number): Promise<number>;
+}
+
+/** How far a payment has come at the acquirer; a report of an earlier stage is stale. */
+const PROVIDER_RANK: Record<ProviderStatus, number> = {
+  awaiting_payment: 0,
+  requires_action: 1,
+  failed: 2,
+  canceled: 2,
+  succeeded: 2,
+  partially_refunded: 3,
+  refunded: 4,
+};
+
+const CHARGE_STATUS: Record<ProviderStatus, ChargeStatus> = {
+  awaiting_payment: 'pending',
+  requires_action: 'pending',
+  succeeded: 'succeeded',
+  partially_refunded: 'succeeded',
+  refunded: 'succeeded',
+  failed: 'failed',
+  // Only the expiry job cancels a payment.
+  canceled: 'expired',
+};
+
+/**
+ * Whether a report moves `providerStatus`: anything may follow a stage before the outcome (a failed 3-D
+ * Secure challenge goes back to `awaiting_payment`); after an outcome only a later stage may (refunds).
+ */
+function isNewer(known: ProviderStatus | null, reported: ProviderStatus): boolean {
+  if (known === null || PROVIDER_RANK[known] < PROVIDER_RANK.succeeded) return true;
+  return PROVIDER_RANK[reported] > PROVIDER_RANK[known];
+}
+
+const EVENT_OF = {
+  succeeded: 'charge.succeeded',
+  failed: 'charge.failed',
+  expired: 'charge.expired',
+} as const;
+
+export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCompletion {
+  const { db, clock, logger } = deps;
+
+  async function applyLocked(trx: Kdb, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome> {
+    if (payment.id !== charge.provider_payment_id || payment.reference !== charge.id) {
+      throw new Error(`payment ${payment.id} does not belong to charge ${charge.id}`);
+    }
+    const known = charge.provider_status as ProviderStatus | null;
+    const reported = payment.status;
+    const forward = isNewer(known, reported);
+    const target = CHARGE_STATUS[reported];
+    const transition = charge.status === 'pending' && target !== 'pending' && forward;
+    if (charge.status !== 'pending' && target !== charge.status && target !== 'pending') {
+      logger.warn(
+        { chargeId: charge.id, status: charge.status, reported },
+        'the acquirer reports another final state for a final charge; the charge keeps its status',
+      );
+    }
+    const now = clock.now();
+    const updated = await trx
+      .updateTable('charges')
+      .set({
+        provider_status: forward ? reported : known,
+        ...(payment.card ? { card_brand: payment.card.brand, card_last4: payment.card.last4 } : {}),
+        ...(payment.failure && (transition || charge.status === 'pending')
+          ? { failure_code: payment.failure.code, failure_message: payment.failure.message }
+          : {}),
+        ...(payment.bankTransfer && charge.bank_transfer === null
+          ? { bank_transfer: JSON.stringify(payment.bankTransfer) }
+          : {}),
+        ...(transition ? { status: target, finalized_at: now } : {}),
+        updated_at: now,
+      })
+      .where('id', '=', charge.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (!transition) return { charge: updated, transitioned: false };
+
+    if (target === 'succeeded') {
+      await deps.ledger.postChargeSucceeded(trx, {
+        id: updated.id,
+        organizationId: updated.organization_id,
+        environment: updated.environment,
+        amount: updated.amount,
+        paymentMethod: updated.payment_method,
+      });
+    }
+    await deps.events.record(trx, {
+      organizationId: updated.organization_id,
+      environment: updated.environment,
+      type: EVENT_OF[target as keyof typeof EVENT_OF],
+      resourceId: updated.id,
+      data: chargeView(updated, deps.checkoutUrl()),
+      payment: {
+        id: updated.id,
+        paymentId: updated.provider_payment_id ?? '',
+        merchantReference: updated.merchant_reference,
+      },
+    });
+    logger.info(
+      { chargeId: updated.id, status: target, providerStatus: reported },
+      'charge reached a final status',
+    );
+    return { charge: updated, transitioned: true };
+  }
+
+  async function lockAndApply(chargeId: string, payment: AcquirerPayment): Promise<ApplyOutcome> {
+    return db.transaction().execute(async (trx) => {
+      const charge = await trx
+        .selectFrom('charges')
+        .selectAll()
+        .where('id', '=', chargeId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      return applyLocked(trx, charge, payment);
+    });
+  }
+
+  async function sync(chargeId: string): Promise<ApplyOutcome> {
+    const charge = await db
+      .selectFrom('charges')
+      .selectAll()
+      .where('id', '=', chargeId)
+      .executeTakeFirstOrThrow();
+    const acquirer = deps.acquirerFor(charge.environment);
+    if (!acquirer || charge.provider_payment_id === null) return { charge, transitioned: false };
+    return lockAndApply(chargeId, await acquirer.getPayment(charge.provider_payment_id));
+  }
+
+  return {
+    async findByPaymentId(paymentId) {
+      return db
+        .selectFrom('charges')
+        .selectAll()
+        .where('provider_payment_id', '=', paymentId)
+        .where('creation_state', '=', 'created')
+        .executeTakeFirst();
+    },
+
+    apply: lockAndApply,
+    applyLocked,
+    sync,
+
+    async takeCardAttempt(chargeId) {
+      const taken = await db
+        .updateTable('charges')
+        .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
+        .where('id', '=', chargeId)
+        .where('status', '=', 'pending')
+        .where('card_attempts', '<', deps.cardAttempts)
+        .returning('card_attempts')
+        .executeTakeFirst();
+      return taken !== undefined;
+    },
+
+    async expireDue(limit = 50) {
+      const due = await db
+        .selectFrom('charges')
+        .select(['id', 'environment', 'provider_payment_id'])
+        .where('status', '=', 'pending')
+        .where('creation_state', '=', 'created')
+        .where('expires_at', '<=', clock.now())
+        .orderBy('expires_at')
+        .limit(limit)
+        .execute();
+      let expired = 0;
+      for (const charge of due) {
+        const acquirer = deps.acquirerFor(charge.environment);
+        if (!acquirer || charge.provider_payment_id === null) continue;
+        try {
+          // Cancel first: a payment the customer completed a moment ago succeeds instead of expiring.
+          const payment = await acquirer.cancel(charge.provider_payment_id);
+          if ((await lockAndApply(charge.id, payment)).charge.status === 'expired') expired++;
+        } catch (error) {
+          if (error instanceof AcquirerRejectedError) {
+            // Already final at the acquirer (paid or failed): take its word for it.
+            await sync(charge.id).catch((syncError: unknown) =>
+              logger.warn({ err: syncError, chargeId: charge.id }, 'expiry could not read the payment back'),
+            );
+          } else {
+            logger.warn(
+              { err: error, chargeId: charge.id },
+              'expiry deferred: the acquirer could not cancel',
+            );
+          }
+        }
+      }
+      return expired;
+    },
+  };
+}

@@ -1,0 +1,163 @@
+import type { FastifyRequest } from 'fastify';
+import { ApiError, errorResponses } from '../../http/errors.js';
+import {
+  IDEMPOTENCY_HEADER,
+  IdempotencyHeaderSchema,
+  idempotencyHooks,
+  type IdempotencyOptions,
+} from '../../http/idempotency.js';
+import type { App } from '../../http/server.js';
+import { callerOf } from '../api-keys/context.js';
+import {
+  ChargeCreateSchema,
+  ChargeIdParamsSchema,
+  ChargeListQuerySchema,
+  ChargeListSchema,
+  ChargeViewSchema,
+} from './schemas.js';
+import type { ChargeFailure, ChargeOwner, ChargeResult, ChargeService } from './service.js';
+
+export interface ChargeRoutesOptions {
+  service: ChargeService;
+  idempotency: Omit<IdempotencyOptions, 'scopeOf'>;
+}
+
+const TAGS = ['Charges'];
+
+/** Spec section 7: seconds after which a `provider_unavailable` request may be retried with the same key. */
+export const PROVIDER_RETRY_AFTER_SECONDS = 30;
+
+function failure(result: ChargeFailure): ApiError {
+  switch (result.error) {
+    case 'invalid_input':
+      return ApiError.validation(result.issues);
+    case 'duplicate_merchant_reference':
+      return new ApiError(
+        'duplicate_merchant_reference',
+        'A charge with this merchantReference already exists in this environment.',
+        result.chargeId === null ? undefined : { chargeId: result.chargeId },
+      );
+    case 'creation_in_progress':
+      return new ApiError(
+        'duplicate_request',
+        'This charge is still being created by an earlier request with the same idempotency key; retry shortly.',
+      );
+    case 'acquirer_not_configured':
+      return new ApiError(
+        'service_unavailable',
+        'No acquirer is configured for this environment yet; no charge was created.',
+      );
+    case 'provider_rejected':
+      return new ApiError('provider_rejected', result.message, {
+        providerCode: result.providerCode,
+        providerStatus: result.providerStatus,
+      });
+    case 'provider_unavailable':
+      return new ApiError(
+        'provider_unavailable',
+        `The acquirer is unavailable. Retry with the same X-Idempotency-Key after ${PROVIDER_RETRY_AFTER_SECONDS} seconds.`,
+        { retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS },
+      );
+    case 'not_found':
+      return new ApiError('not_found', 'No such charge.');
+  }
+}
+
+function unwrap<T>(result: ChargeResult<T>): T {
+  if (!result.ok) throw failure(result);
+  return result.value;
+}
+
+function ownerOf(request: FastifyRequest): ChargeOwner {
+  const caller = callerOf(request);
+  return { organizationId: caller.organizationId, environment: caller.environment };
+}
+
+/** POST /v1/charges, GET /v1/charges/{id} and GET /v1/charges (spec sections 2.2 to 2.4 and 4). */
+export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Promise<void> {
+  const { service } = options;
+  const idempotency = idempotencyHooks({
+    ...options.idempotency,
+    scopeOf: (request) => {
+      const caller = callerOf(request);
+      return `org:${caller.organizationId}:${caller.environment}`;
+    },
+  });
+
+  app.post(
+    '/v1/charges',
+    {
+      schema: {
+        operationId: 'createCharge',
+        summary: 'Create a charge',
+        description:
+          'Creates a charge in Turkish lira and its payment at the acquirer, and returns `paymentPageUrl`: ' +
+          'redirect the customer there. Needs scope `write`. Send `X-Idempotency-Key` and retry with the same ' +
+          'key: the same key and body return the original response for 24 hours and never create a second ' +
+          'charge or payment; the same key with another body is 409 `idempotency_key_reuse`; a retry while ' +
+          'the first request still runs is 409 `duplicate_request`. An acquirer refusal is 502 ' +
+          "`provider_rejected` (`details.providerCode`, `details.providerStatus`: the acquirer's code and " +
+          'HTTP status); an acquirer outage after internal retries is 502 `provider_unavailable` (retry ' +
+          'with the same key after 30 seconds). A body that carries anything shaped like a card number is ' +
+          'refused (400): card data goes to the hosted checkout only.',
+        tags: TAGS,
+        headers: IdempotencyHeaderSchema,
+        body: ChargeCreateSchema,
+        response: {
+          201: ChargeViewSchema,
+          ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500, 502, 503),
+        },
+      },
+      config: { auth: 'write' },
+      preValidation: idempotency.preValidation,
+      onSend: idempotency.onSend,
+    },
+    async (request, reply) => {
+      const header = request.headers[IDEMPOTENCY_HEADER];
+      const result = await service.create(ownerOf(request), request.body, {
+        idempotencyKey: Array.isArray(header) ? header[0] : header,
+      });
+      if (!result.ok && result.error === 'provider_unavailable') {
+        reply.header('retry-after', PROVIDER_RETRY_AFTER_SECONDS);
+      }
+      return reply.code(201).send(unwrap(result));
+    },
+  );
+
+  app.get(
+    '/v1/charges/:id',
+    {
+      schema: {
+        operationId: 'getCharge',
+        summary: 'Retrieve a charge',
+        description:
+          'The charge with its customer block (never the ID number) and `providerStatus`. Needs scope `read`. ' +
+          'A charge of another organization or environment, or an unknown id, is 404 `not_found`.',
+        tags: TAGS,
+        params: ChargeIdParamsSchema,
+        response: { 200: ChargeViewSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'read' },
+    },
+    async (request) => unwrap(await service.get(ownerOf(request), request.params.id)),
+  );
+
+  app.get(
+    '/v1/charges',
+    {
+      schema: {
+        operationId: 'listCharges',
+        summary: 'List charges',
+        description:
+          'Charges of this environment, newest first, `limit` (1 to 100, default 20) per page. Pass ' +
+          '`nextCursor` back as `cursor` for the next page; it is null on the last page. Charges created while ' +
+          'you page appear on a new first page, never as duplicates or gaps. Needs scope `read`.',
+        tags: TAGS,
+        querystring: ChargeListQuerySchema,
+        response: { 200: ChargeListSchema, ...errorResponses(400, 401, 403, 429, 500) },
+      },
+      config: { auth: 'read' },
+    },
+    async (request) => service.list(ownerOf(request), request.query),
+  );
+}

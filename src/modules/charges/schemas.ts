@@ -1,0 +1,189 @@
+import { Type, type Static } from 'typebox';
+
+export const PAYMENT_METHODS = ['bank_transfer', 'credit_card_tr', 'credit_card_international'] as const;
+export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed', 'expired'] as const;
+export const CHARGE_LIMITS = {
+  merchantReference: 120,
+  metadataBytes: 8192,
+  customerName: 200,
+  customerEmail: 254,
+  customerPhone: 32,
+  customerReference: 120,
+  customerIdNumber: 64,
+  returnUrl: 2048,
+} as const;
+
+const Timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description} ISO 8601 UTC with milliseconds.` });
+
+/** No leading or trailing white space, no control characters. */
+const PLAIN_TEXT = '^(?!\\s)[^\\u0000-\\u001f\\u007f]*(?<!\\s)$';
+
+export const ChargeCreateSchema = Type.Object(
+  {
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description:
+        'Minor units (kuruş): 12550 is 125.50 TRY. A JSON integer from 1 to 9007199254740991; a string, a ' +
+        'fraction, zero or a negative number is refused.',
+      examples: [12550],
+    }),
+    currency: Type.Enum(['TRY'], { description: 'Only `TRY`.' }),
+    paymentMethod: Type.Enum([...PAYMENT_METHODS], {
+      description:
+        'Which page the hosted checkout shows: a card form (Turkish or international cards) or bank transfer.',
+    }),
+    merchantReference: Type.String({
+      minLength: 1,
+      maxLength: CHARGE_LIMITS.merchantReference,
+      pattern: PLAIN_TEXT,
+      description:
+        'Your order reference, at most 120 characters, unique per organization and environment (409 ' +
+        '`duplicate_merchant_reference`). A charge the acquirer refused does not hold its reference.',
+    }),
+    customer: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: CHARGE_LIMITS.customerName })),
+          email: Type.Optional(Type.String({ format: 'email', maxLength: CHARGE_LIMITS.customerEmail })),
+          phone: Type.Optional(
+            Type.String({
+              minLength: 4,
+              maxLength: CHARGE_LIMITS.customerPhone,
+              pattern: '^\\+?[0-9][0-9 ().-]*[0-9]$',
+              description: 'Digits, optionally with a leading `+`, spaces, dots, dashes and parentheses.',
+            }),
+          ),
+          reference: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: CHARGE_LIMITS.customerReference,
+              pattern: PLAIN_TEXT,
+              description: 'Your identifier of the customer.',
+            }),
+          ),
+          idNumber: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: CHARGE_LIMITS.customerIdNumber,
+              pattern: PLAIN_TEXT,
+              description:
+                'National ID (T.C. kimlik no) or passport number. Stored encrypted (AES-256-GCM); never returned ' +
+                'by any endpoint and never logged.',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description: 'Used for receipts and reconciliation.',
+        },
+      ),
+    ),
+    metadata: Type.Optional(
+      Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), {
+        description:
+          'Your own data, echoed in webhooks: a JSON object of at most 8 KB serialized (UTF-8 bytes of its ' +
+          'compact JSON).',
+      }),
+    ),
+    returnUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        maxLength: CHARGE_LIMITS.returnUrl,
+        description:
+          'Where the hosted checkout sends the customer back after paying. `https` in live mode; the ' +
+          'sandbox also accepts `http`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ChargeCreate = Static<typeof ChargeCreateSchema>;
+
+export const CustomerViewSchema = Type.Object(
+  {
+    name: Type.Union([Type.String(), Type.Null()]),
+    email: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.Union([Type.String(), Type.Null()]),
+    reference: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'The customer as given at creation; the ID number is never returned.' },
+);
+
+export const ChargeViewSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Prefix `ch_`.', pattern: '^ch_' }),
+    amount: Type.String({
+      pattern: '^[1-9][0-9]*$',
+      description: 'Decimal string of the minor-unit amount (the request sends an integer).',
+      examples: ['12550'],
+    }),
+    amountRefunded: Type.String({
+      pattern: '^(0|[1-9][0-9]*)$',
+      description: 'Decimal string of the minor units refunded so far (`0` until a refund succeeds).',
+    }),
+    currency: Type.Enum(['TRY']),
+    paymentMethod: Type.Enum([...PAYMENT_METHODS]),
+    merchantReference: Type.String(),
+    status: Type.Enum([...CHARGE_STATUSES], {
+      description:
+        '`pending` until the customer pays (`succeeded`), the payment fails (`failed`) or the checkout ' +
+        'expires (`expired`).',
+    }),
+    paymentPageUrl: Type.String({
+      description: 'The hosted checkout, `{checkout_url}/c/<paymentId>`: redirect the customer here.',
+    }),
+    providerPaymentId: Type.String({
+      description: 'The payment at the acquirer, prefix `pay_`.',
+      pattern: '^pay_',
+    }),
+    providerStatus: Type.String({
+      description:
+        'The payment state at the acquirer: `awaiting_payment`, `requires_action`, `succeeded`, `failed`, ' +
+        '`canceled`, `partially_refunded` or `refunded`.',
+    }),
+    customer: CustomerViewSchema,
+    metadata: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+      description: 'As given at creation, or null.',
+    }),
+    returnUrl: Type.Union([Type.String(), Type.Null()]),
+    livemode: Type.Boolean({ description: 'True for live-mode charges.' }),
+    expiresAt: Timestamp('When an unpaid checkout expires.'),
+    createdAt: Timestamp('Creation time.'),
+    updatedAt: Timestamp('Last change.'),
+  },
+  { description: 'ChargeView (spec section 2.3).' },
+);
+export type ChargeView = Static<typeof ChargeViewSchema>;
+
+export const ChargeListSchema = Type.Object(
+  {
+    data: Type.Array(ChargeViewSchema),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass back as `cursor` for the next page; null on the last page.',
+    }),
+  },
+  { description: 'A page of charges, newest first (spec section 2.4).' },
+);
+
+export const ChargeListQuerySchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100.' }),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: 'Opaque; pass back the `nextCursor` of the previous page.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ChargeListQuery = Static<typeof ChargeListQuerySchema>;
+
+export const ChargeIdParamsSchema = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64, description: 'Charge identifier, prefix `ch_`.' }) },
+  { additionalProperties: false },
+);
+export type ChargeIdParams = Static<typeof ChargeIdParamsSchema>;

@@ -1,0 +1,508 @@
+import type { Selectable } from 'kysely';
+import type { Logger } from 'pino';
+import type { Kdb } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { ChargesTable, Environment } from '../../db/schema.js';
+import type { ValidationIssue } from '../../http/errors.js';
+import { DAY, type Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { olderThan, toPage, type CursorCodec } from '../../shared/pagination.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import {
+  AcquirerRejectedError,
+  AcquirerUnavailableError,
+  type Acquirer,
+  type AcquirerMethod,
+  type AcquirerPayment,
+  type CreatePaymentInput,
+} from '../acquirer/types.js';
+import { CHARGE_LIMITS, type ChargeCreate, type ChargeListQuery, type ChargeView } from './schemas.js';
+
+export type ChargeRow = Selectable<ChargesTable>;
+
+/** The organization and environment a charge belongs to: the caller's, from its API key. */
+export interface ChargeOwner {
+  organizationId: string;
+  environment: Environment;
+}
+
+export type ChargeFailure =
+  | { error: 'invalid_input'; issues: ValidationIssue[] }
+  | { error: 'duplicate_merchant_reference'; chargeId: string | null }
+  | { error: 'creation_in_progress' }
+  | { error: 'acquirer_not_configured' }
+  | { error: 'provider_rejected'; providerCode: string; providerStatus: number; message: string }
+  | { error: 'provider_unavailable' }
+  | { error: 'not_found' };
+
+export type ChargeResult<T> = { ok: true; value: T } | ({ ok: false } & ChargeFailure);
+
+export interface ChargeServiceDeps {
+  db: Kdb;
+  clock: Clock;
+  box: SecretBox;
+  logger: Logger;
+  cursors: CursorCodec;
+  /** The acquirer of an environment; undefined when none is configured (live without LIVE_ACQUIRER_URL). */
+  acquirerFor: (environment: Environment) => Acquirer | undefined;
+  urls: {
+    /** `{checkout_url}`: paymentPageUrl is `{checkout_url}/c/<paymentId>`. */
+    checkout: () => string;
+    /** Where an environment's acquirer sends its notifications (`/webhooks/v1/payments` of that listener). */
+    notifications: (environment: Environment) => string;
+  };
+  /** How long a creation holds its charge before a retry or the recovery job may take over. */
+  creationLeaseMs: number;
+  chargeExpiresAfterMs: number;
+  cardAttempts: number;
+}
+
+export interface ChargeService {
+  create(
+    owner: ChargeOwner,
+    input: ChargeCreate,
+    options: { idempotencyKey: string | undefined },
+  ): Promise<ChargeResult<ChargeView>>;
+  get(owner: ChargeOwner, id: string): Promise<ChargeResult<ChargeView>>;
+  list(
+    owner: ChargeOwner,
+    query: ChargeListQuery,
+  ): Promise<{ data: ChargeView[]; nextCursor: string | null }>;
+  /**
+   * Product decision 15: finishes or abandons creations whose request died between phase 1 and phase 2
+   * (a crash, or an acquirer outage the merchant did not retry). Returns what it did.
+   */
+  recoverInterruptedCreations(
+    limit?: number,
+  ): Promise<{ finished: number; abandoned: number; deferred: number }>;
+}
+
+/** How long a key names its charge: as long as the idempotency store remembers the key (spec section 4). */
+const IDEMPOTENCY_WINDOW_MS = DAY;
+
+const ACQUIRER_METHOD: Record<ChargeRow['payment_method'], AcquirerMethod> = {
+  bank_transfer: 'bank_transfer',
+  credit_card_tr: 'card',
+  credit_card_international: 'card',
+};
+
+export function createChargeService(deps: ChargeServiceDeps): ChargeService {
+  const { db, clock, box, logger } = deps;
+
+  const toView = (row: ChargeRow): ChargeView => chargeView(row, deps.urls.checkout());
+
+  /**
+   * Phase 2: the acquirer call recorded in phase 1 (the charge id is its idempotency key), then the
+   * acquirer's ids.
+   */
+  async function finishCreation(charge: ChargeRow, acquirer: Acquirer): Promise<ChargeResult<ChargeView>> {
+    let payment: AcquirerPayment;
+    try {
+      payment = await acquirer.createPayment(charge.provider_request as CreatePaymentInput);
+      assertPaymentMatches(charge, payment);
+    } catch (error) {
+      if (error instanceof AcquirerRejectedError) {
+        await markRejected(db, charge.id, error, clock.now());
+        return {
+          ok: false,
+          error: 'provider_rejected',
+          providerCode: error.providerCode,
+          providerStatus: error.providerHttpStatus,
+          message: error.sanitizedMessage,
+        };
+      }
+      // Nothing final is known: the lease is released so that a retry of the same key can go again at
+      // once; the recovery job settles the charge if nobody does.
+      await releaseLease(db, charge.id, clock.now());
+      if (error instanceof AcquirerUnavailableError) return { ok: false, error: 'provider_unavailable' };
+      throw error;
+    }
+    const created = await markCreated(db, charge.id, payment, clock.now());
+    if (created) return { ok: true, value: toView(created) };
+    // Someone else (the recovery job after a lapsed lease) finished it first, with the same payment.
+    const current = await findById(db, charge.id);
+    if (current?.creation_state === 'created') return { ok: true, value: toView(current) };
+    logger.error({ chargeId: charge.id, state: current?.creation_state }, 'charge creation lost its lease');
+    return { ok: false, error: 'provider_unavailable' };
+  }
+
+  return {
+    async create(owner, input, { idempotencyKey }) {
+      const issues = checkInput(input, owner.environment);
+      if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+      const acquirer = deps.acquirerFor(owner.environment);
+      if (!acquirer) return { ok: false, error: 'acquirer_not_configured' };
+
+      const now = clock.now();
+      let charge: ChargeRow | undefined;
+      if (idempotencyKey !== undefined) {
+        // A retry of a request that created its charge (possibly before a crash) continues with it.
+        const earlier = await findByIdempotencyKey(db, owner, idempotencyKey, now);
+        if (earlier?.creation_state === 'created') return { ok: true, value: toView(earlier) };
+        if (earlier) {
+          charge = await takeLease(db, earlier.id, now, deps.creationLeaseMs);
+          if (!charge) return { ok: false, error: 'creation_in_progress' };
+        }
+      }
+      if (!charge) {
+        const id = newId('ch', now);
+        const inserted = await insertCharge(db, box, owner, input, {
+          id,
+          provider: acquirer.name,
+          providerRequest: {
+            idempotencyKey: id,
+            amount: String(input.amount),
+            currency: 'TRY',
+            method: ACQUIRER_METHOD[input.paymentMethod],
+            reference: id,
+            description: input.merchantReference,
+            notificationUrl: deps.urls.notifications(owner.environment),
+            maxAttempts: deps.cardAttempts,
+          },
+          idempotencyKey,
+          now,
+          leaseMs: deps.creationLeaseMs,
+          expiresAfterMs: deps.chargeExpiresAfterMs,
+        });
+        if (!inserted.ok) return inserted;
+        charge = inserted.value;
+      }
+      return finishCreation(charge, acquirer);
+    },
+
+    async get(owner, id) {
+      const row = await db
+        .selectFrom('charges')
+        .selectAll()
+        .where('id', '=', id)
+        .where('organization_id', '=', owner.organizationId)
+        .where('environment', '=', owner.environment)
+        .where('creation_state', '=', 'created')
+        .executeTakeFirst();
+      return row ? { ok: true, value: toView(row) } : { ok: false, error: 'not_found' };
+    },
+
+    async list(owner, { limit, cursor }) {
+      const after = cursor === undefined ? undefined : deps.cursors.decode(cursor);
+      let query = db
+        .selectFrom('charges')
+        .selectAll()
+        .where('organization_id', '=', owner.organizationId)
+        .where('environment', '=', owner.environment)
+        .where('creation_state', '=', 'created');
+      if (after) query = query.where(olderThan(after));
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
+      const page = toPage(rows, limit, (row) => deps.cursors.encode(row.created_at, row.id));
+      return { data: page.data.map(toView), nextCursor: page.nextCursor };
+    },
+
+    async recoverInterruptedCreations(limit = 50) {
+      const now = clock.now();
+      const outcome = { finished: 0, abandoned: 0, deferred: 0 };
+      // Old enough that any request of the same creation is over (its lease and every acquirer call
+      // it could still have in flight have lapsed), and not leased right now.
+      const candidates = await db
+        .selectFrom('charges')
+        .select('id')
+        .where('creation_state', '=', 'creating')
+        .where('creation_locked_until', '<=', now)
+        .where('created_at', '<=', new Date(now.getTime() - deps.creationLeaseMs))
+        .orderBy('creation_locked_until')
+        .limit(limit)
+        .execute();
+      for (const { id } of candidates) {
+        const charge = await takeLease(db, id, now, deps.creationLeaseMs);
+        if (!charge) continue;
+        const acquirer = deps.acquirerFor(charge.environment);
+        let payment: AcquirerPayment | undefined;
+        try {
+          if (!acquirer) throw new AcquirerUnavailableError('no acquirer configured', 0);
+          const payments = await acquirer.findPayments(charge.id);
+          payment = payments.find((candidate) => candidate.reference === charge.id);
+          if (payment) assertPaymentMatches(charge, payment);
+        } catch (error) {
+          await releaseLease(db, charge.id, clock.now());
+          outcome.deferred++;
+          logger.warn(
+            { err: error, chargeId: charge.id },
+            'charge recovery deferred: the acquirer could not say',
+          );
+          continue;
+        }
+        if (payment) {
+          await markCreated(db, charge.id, payment, clock.now());
+          outcome.finished++;
+          logger.info(
+            { chargeId: charge.id, paymentId: payment.id },
+            'charge recovery finished an interrupted creation',
+          );
+        } else {
+          await markAbandoned(db, charge.id, clock.now());
+          outcome.abandoned++;
+          logger.info(
+            { chargeId: charge.id },
+            'charge recovery abandoned a creation the acquirer never received',
+          );
+        }
+      }
+      return outcome;
+    },
+  };
+}
+
+/** Rules the schema cannot say: the metadata size and the return URL's scheme per environment. */
+function checkInput(input: ChargeCreate, environment: Environment): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (input.metadata !== undefined) {
+    const bytes = Buffer.byteLength(JSON.stringify(input.metadata), 'utf8');
+    if (bytes > CHARGE_LIMITS.metadataBytes) {
+      issues.push({
+        path: 'metadata',
+        in: 'body',
+        code: 'too_large',
+        message: `must be at most ${CHARGE_LIMITS.metadataBytes} bytes serialized (got ${bytes})`,
+      });
+    }
+  }
+  if (input.returnUrl !== undefined) {
+    const allowed = environment === 'live' ? ['https:'] : ['https:', 'http:'];
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(input.returnUrl).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol === undefined || !allowed.includes(protocol)) {
+      issues.push({
+        path: 'returnUrl',
+        in: 'body',
+        code: 'invalid_value',
+        message: environment === 'live' ? 'must be an https URL' : 'must be an http or https URL',
+      });
+    }
+  }
+  return issues;
+}
+
+/** An acquirer answer for another charge or amount is never recorded: it would pay the wrong thing. */
+function assertPaymentMatches(charge: ChargeRow, payment: AcquirerPayment): void {
+  if (
+    typeof payment.id !== 'string' ||
+    !payment.id.startsWith('pay_') ||
+    payment.reference !== charge.id ||
+    payment.amount !== charge.amount ||
+    payment.currency !== charge.currency
+  ) {
+    throw new AcquirerUnavailableError(
+      'the acquirer answered with a payment that does not match the charge',
+      1,
+    );
+  }
+}
+
+export function chargeView(row: ChargeRow, checkoutUrl: string): ChargeView {
+  if (row.provider_payment_id === null || row.provider_status === null) {
+    throw new Error(`charge ${row.id} is not created yet`);
+  }
+  return {
+    id: row.id,
+    amount: row.amount,
+    amountRefunded: row.refunded_amount,
+    currency: row.currency,
+    paymentMethod: row.payment_method,
+    merchantReference: row.merchant_reference,
+    status: row.status,
+    paymentPageUrl: `${checkoutUrl}/c/${row.provider_payment_id}`,
+    providerPaymentId: row.provider_payment_id,
+    providerStatus: row.provider_status,
+    customer: {
+      name: row.customer_name,
+      email: row.customer_email,
+      phone: row.customer_phone,
+      reference: row.customer_reference,
+    },
+    metadata: row.metadata,
+    returnUrl: row.return_url,
+    livemode: row.environment === 'live',
+    expiresAt: row.expires_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+async function findById(db: Kdb, id: string): Promise<ChargeRow | undefined> {
+  return db.selectFrom('charges').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+async function findByIdempotencyKey(
+  db: Kdb,
+  owner: ChargeOwner,
+  key: string,
+  now: Date,
+): Promise<ChargeRow | undefined> {
+  return db
+    .selectFrom('charges')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('idempotency_key', '=', key)
+    .where('creation_state', 'in', ['creating', 'created'])
+    .where('created_at', '>', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))
+    .executeTakeFirst();
+}
+
+/** Phase 1: the charge row, before the acquirer hears of it. */
+async function insertCharge(
+  db: Kdb,
+  box: SecretBox,
+  owner: ChargeOwner,
+  input: ChargeCreate,
+  options: {
+    id: string;
+    provider: string;
+    providerRequest: CreatePaymentInput;
+    idempotencyKey: string | undefined;
+    now: Date;
+    leaseMs: number;
+    expiresAfterMs: number;
+  },
+): Promise<ChargeResult<ChargeRow>> {
+  const { id, now } = options;
+  try {
+    const row = await db.transaction().execute(async (trx) => {
+      if (options.idempotencyKey !== undefined) {
+        // A key forgotten after 24 hours may name a new charge; the old one lets go of it.
+        await trx
+          .updateTable('charges')
+          .set({ idempotency_key: null })
+          .where('organization_id', '=', owner.organizationId)
+          .where('environment', '=', owner.environment)
+          .where('idempotency_key', '=', options.idempotencyKey)
+          .where('created_at', '<=', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))
+          .execute();
+      }
+      return trx
+        .insertInto('charges')
+        .values({
+          id,
+          organization_id: owner.organizationId,
+          environment: owner.environment,
+          amount: String(input.amount),
+          currency: 'TRY',
+          payment_method: input.paymentMethod,
+          merchant_reference: input.merchantReference,
+          creation_state: 'creating',
+          creation_locked_until: new Date(now.getTime() + options.leaseMs),
+          idempotency_key: options.idempotencyKey ?? null,
+          provider: options.provider,
+          provider_request: JSON.stringify(options.providerRequest),
+          provider_payment_id: null,
+          provider_status: null,
+          provider_error: null,
+          customer_name: input.customer?.name ?? null,
+          customer_email: input.customer?.email ?? null,
+          customer_phone: input.customer?.phone ?? null,
+          customer_reference: input.customer?.reference ?? null,
+          customer_id_number_enc:
+            input.customer?.idNumber === undefined ? null : box.seal(input.customer.idNumber),
+          metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+          return_url: input.returnUrl ?? null,
+          expires_at: new Date(now.getTime() + options.expiresAfterMs),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
+    return { ok: true, value: row };
+  } catch (error) {
+    if (isUniqueViolation(error, 'charges_merchant_reference_key')) {
+      const holder = await db
+        .selectFrom('charges')
+        .select('id')
+        .where('organization_id', '=', owner.organizationId)
+        .where('environment', '=', owner.environment)
+        .where('merchant_reference', '=', input.merchantReference)
+        .where('creation_state', '=', 'created')
+        .executeTakeFirst();
+      return { ok: false, error: 'duplicate_merchant_reference', chargeId: holder?.id ?? null };
+    }
+    // Two requests with one key got past the idempotency store at once (its claim had lapsed).
+    if (isUniqueViolation(error, 'charges_idempotency_key'))
+      return { ok: false, error: 'creation_in_progress' };
+    throw error;
+  }
+}
+
+/** Takes the creation lease of a `creating` charge whose lease has lapsed; undefined when someone holds it. */
+async function takeLease(db: Kdb, id: string, now: Date, leaseMs: number): Promise<ChargeRow | undefined> {
+  return db
+    .updateTable('charges')
+    .set({ creation_locked_until: new Date(now.getTime() + leaseMs) })
+    .where('id', '=', id)
+    .where('creation_state', '=', 'creating')
+    .where('creation_locked_until', '<=', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+async function releaseLease(db: Kdb, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('charges')
+    .set({ creation_locked_until: now })
+    .where('id', '=', id)
+    .where('creation_state', '=', 'creating')
+    .execute();
+}
+
+async function markCreated(
+  db: Kdb,
+  id: string,
+  payment: AcquirerPayment,
+  now: Date,
+): Promise<ChargeRow | undefined> {
+  return db
+    .updateTable('charges')
+    .set({
+      creation_state: 'created',
+      creation_locked_until: null,
+      provider_payment_id: payment.id,
+      provider_status: payment.status,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('creation_state', '=', 'creating')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+async function markRejected(db: Kdb, id: string, error: AcquirerRejectedError, now: Date): Promise<void> {
+  await db
+    .updateTable('charges')
+    .set({
+      creation_state: 'rejected',
+      creation_locked_until: null,
+      provider_error: JSON.stringify({
+        code: error.providerCode,
+        httpStatus: error.providerHttpStatus,
+        message: error.sanitizedMessage,
+      }),
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('creation_state', '=', 'creating')
+    .execute();
+}
+
+async function markAbandoned(db: Kdb, id: string, now: Date): Promise<void> {
+  await db
+    .updateTable('charges')
+    .set({ creation_state: 'abandoned', creation_locked_until: null, updated_at: now })
+    .where('id', '=', id)
+    .where('creation_state', '=', 'creating')
+    .execute();
+}

@@ -1,0 +1,75 @@
+import type { Kdb } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+
+/** The event kinds the gateway emits (product decision 13), with room for more. */
+export type EventType =
+  'charge.succeeded' | 'charge.failed' | 'charge.expired' | 'charge.refunded' | 'payout.completed';
+
+export interface EventInput {
+  organizationId: string;
+  environment: Environment;
+  type: EventType;
+  /** The charge, refund or payout the event is about. */
+  resourceId: string;
+  /** The resource as the API shows it, `metadata` included. */
+  data: Record<string, unknown>;
+  /** Charge events: the charge id, the acquirer payment id and the merchant's reference. */
+  payment?: { id: string; paymentId: string; merchantReference: string };
+}
+
+/**
+ * The payload of product decision 28, fixed when the event is recorded: every delivery attempt of the
+ * event sends these same bytes' content, with the same `id`.
+ */
+export interface EventPayload {
+  id: string;
+  eventType: EventType;
+  createdAt: string;
+  livemode: boolean;
+  data: Record<string, unknown>;
+  payment?: { id: string; paymentId: string; merchantReference: string };
+}
+
+export interface EventRecorder {
+  /**
+   * Writes the event in the caller's transaction (the transactional outbox): it exists exactly when the
+   * change it announces does. A kind other than `charge.refunded` is recorded once per resource; a
+   * second call returns undefined.
+   */
+  record(trx: Kdb, input: EventInput): Promise<EventPayload | undefined>;
+}
+
+export function createEventRecorder(deps: { clock: Clock }): EventRecorder {
+  return {
+    async record(trx, input) {
+      const now = deps.clock.now();
+      const payload: EventPayload = {
+        id: newId('evt', now),
+        eventType: input.type,
+        createdAt: now.toISOString(),
+        livemode: input.environment === 'live',
+        data: input.data,
+        ...(input.payment ? { payment: input.payment } : {}),
+      };
+      const inserted = await trx
+        .insertInto('events')
+        .values({
+          id: payload.id,
+          organization_id: input.organizationId,
+          environment: input.environment,
+          type: input.type,
+          resource_id: input.resourceId,
+          payload: JSON.stringify(payload),
+          created_at: now,
+        })
+        .onConflict((conflict) =>
+          conflict.columns(['resource_id', 'type']).where('type', '<>', 'charge.refunded').doNothing(),
+        )
+        .returning('id')
+        .executeTakeFirst();
+      return inserted ? payload : undefined;
+    },
+  };
+}

@@ -1,0 +1,12 @@
+export { balanceRoutes, type BalanceRoutesOptions } from './routes.js';
+export { computeFee, defaultFeeRate, type FeeRate } from './fees.js';
+export {
+  createLedger,
+  type Balance,
+  type ChargeForLedger,
+  type ChargeSplit,
+  type Ledger,
+  type LedgerDeps,
+  type LedgerOwner,
+  type RefundForLedger,
+} from './service.js';

@@ -1,0 +1,130 @@
+import { sql } from 'kysely';
+import type { Kdb } from '../../db/database.js';
+import type { JournalEntryKind, LedgerAccount, PaymentMethod } from '../../db/schema.js';
+import type { FeeRate } from './fees.js';
+import type { Balance, LedgerOwner } from './service.js';
+
+export interface NewEntry {
+  owner: LedgerOwner;
+  kind: JournalEntryKind;
+  sourceId: string;
+  currency: 'TRY';
+}
+
+export interface Posting {
+  account: LedgerAccount;
+  /** Debit positive, credit negative. */
+  amount: bigint;
+}
+
+export interface StoredEntry {
+  id: string;
+  owner: LedgerOwner;
+  currency: 'TRY';
+  postings: Posting[];
+}
+
+/** The organization's own rate for a payment method, or undefined when it has none. */
+export async function findFeeRate(
+  db: Kdb,
+  organizationId: string,
+  method: PaymentMethod,
+): Promise<FeeRate | undefined> {
+  const row = await db
+    .selectFrom('fee_schedules')
+    .select(['basis_points', 'fixed_minor'])
+    .where('organization_id', '=', organizationId)
+    .where('payment_method', '=', method)
+    .executeTakeFirst();
+  return row ? { basisPoints: row.basis_points, fixedMinor: BigInt(row.fixed_minor) } : undefined;
+}
+
+/**
+ * Inserts the entry unless one with its kind and source exists: returns the new id, or undefined when
+ * the entry was already there. A concurrent insert of the same entry waits for the first to commit or
+ * roll back, so exactly one transaction ever writes it.
+ */
+export async function insertEntryOnce(trx: Kdb, entry: NewEntry, now: Date): Promise<string | undefined> {
+  const row = await trx
+    .insertInto('journal_entries')
+    .values({
+      organization_id: entry.owner.organizationId,
+      environment: entry.owner.environment,
+      kind: entry.kind,
+      source_id: entry.sourceId,
+      currency: entry.currency,
+      created_at: now,
+    })
+    .onConflict((oc) => oc.columns(['kind', 'source_id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export async function insertPostings(
+  trx: Kdb,
+  entryId: string,
+  entry: NewEntry,
+  postings: Posting[],
+  now: Date,
+): Promise<void> {
+  await trx
+    .insertInto('ledger_postings')
+    .values(
+      postings.map((posting) => ({
+        entry_id: entryId,
+        organization_id: entry.owner.organizationId,
+        environment: entry.owner.environment,
+        account: posting.account,
+        currency: entry.currency,
+        amount: posting.amount.toString(),
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+export async function findEntry(
+  trx: Kdb,
+  kind: JournalEntryKind,
+  sourceId: string,
+): Promise<StoredEntry | undefined> {
+  const entry = await trx
+    .selectFrom('journal_entries')
+    .select(['id', 'organization_id', 'environment', 'currency'])
+    .where('kind', '=', kind)
+    .where('source_id', '=', sourceId)
+    .executeTakeFirst();
+  if (!entry) return undefined;
+  const postings = await trx
+    .selectFrom('ledger_postings')
+    .select(['account', 'amount'])
+    .where('entry_id', '=', entry.id)
+    .orderBy('id')
+    .execute();
+  return {
+    id: entry.id,
+    owner: { organizationId: entry.organization_id, environment: entry.environment },
+    currency: entry.currency,
+    postings: postings.map((posting) => ({ account: posting.account, amount: BigInt(posting.amount) })),
+  };
+}
+
+/**
+ * What the merchant is owed, per currency, in each of its three accounts. Those accounts carry credit
+ * balances (negative sums), shown positive. Summed in SQL and returned as decimal text.
+ */
+export async function sumMerchantBalances(db: Kdb, owner: LedgerOwner): Promise<Balance[]> {
+  const owed = (account: LedgerAccount) =>
+    sql<string>`(coalesce(-sum(amount) filter (where account = ${account}), 0))::text`;
+  return db
+    .selectFrom('ledger_postings')
+    .select(['currency', owed('merchant_pending').as('pending'), owed('merchant_available').as('available')])
+    .select(owed('merchant_in_transit').as('inTransit'))
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('account', 'in', ['merchant_pending', 'merchant_available', 'merchant_in_transit'])
+    .groupBy('currency')
+    .orderBy('currency')
+    .execute();
+}

@@ -1,0 +1,40 @@
+import { errorResponses } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import { callerOf } from '../api-keys/context.js';
+import { BalanceViewSchema, type BalanceView } from './schemas.js';
+import type { Ledger } from './service.js';
+
+export interface BalanceRoutesOptions {
+  ledger: Ledger;
+}
+
+/** GET /v1/balance (product decision 23). */
+export async function balanceRoutes(app: App, options: BalanceRoutesOptions): Promise<void> {
+  const { ledger } = options;
+
+  app.get(
+    '/v1/balance',
+    {
+      schema: {
+        operationId: 'getBalance',
+        summary: 'Retrieve the balance',
+        description:
+          'What this environment owes your organization, per currency, as decimal strings of minor units: ' +
+          '`pending` (succeeded charges net of fees, less refunds, awaiting the next daily batch), ' +
+          '`available` (batched, not paid out) and `inTransit` (in a payout not yet completed). Sandbox ' +
+          'balances never settle. Needs scope `read` (any key holding `read` or `all`).',
+        tags: ['Balance'],
+        response: { 200: BalanceViewSchema, ...errorResponses(401, 403, 429, 500) },
+      },
+      config: { auth: 'read' },
+    },
+    async (request): Promise<BalanceView> => {
+      const caller = callerOf(request);
+      const balances = await ledger.balance({
+        organizationId: caller.organizationId,
+        environment: caller.environment,
+      });
+      return { livemode: caller.environment === 'live', balances };
+    },
+  );
+}

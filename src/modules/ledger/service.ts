@@ -1,0 +1,193 @@
+import type { Kdb } from '../../db/database.js';
+import type { JournalEntryKind, PaymentMethod } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { computeFee, defaultFeeRate } from './fees.js';
+import {
+  findEntry,
+  findFeeRate,
+  insertEntryOnce,
+  insertPostings,
+  sumMerchantBalances,
+  type NewEntry,
+  type Posting,
+  type StoredEntry,
+} from './repository.js';
+
+export interface LedgerOwner {
+  organizationId: string;
+  environment: 'sandbox' | 'live';
+}
+
+export interface ChargeForLedger {
+  id: string;
+  organizationId: string;
+  environment: 'sandbox' | 'live';
+  /** Minor units, decimal string. */
+  amount: string;
+  paymentMethod: PaymentMethod;
+}
+
+export interface RefundForLedger {
+  id: string;
+  chargeId: string;
+  organizationId: string;
+  environment: 'sandbox' | 'live';
+  /** Minor units, decimal string. */
+  amount: string;
+}
+
+/** Product decision 23, in minor units as decimal strings. */
+export interface Balance {
+  currency: 'TRY';
+  /** Credited, awaiting the next settlement batch. */
+  pending: string;
+  /** Batched, not paid out. */
+  available: string;
+  /** In a payout not yet completed. */
+  inTransit: string;
+}
+
+export interface ChargeSplit {
+  gross: string;
+  fee: string;
+  net: string;
+  /** False when the charge had been recorded before: nothing was posted this time. */
+  created: boolean;
+}
+
+export interface Ledger {
+  /**
+   * In the caller's transaction: the journal entry of a succeeded charge (acquirer_clearing debited
+   * gross, merchant_pending credited net, fee_revenue credited fee), with the fee from the
+   * organization's fee_schedules row for the payment method (the onboarding default without one).
+   * Exactly once per charge: a second call returns the existing split and posts nothing (the unique
+   * key of the entry decides, not a read before the write).
+   */
+  postChargeSucceeded(trx: Kdb, charge: ChargeForLedger): Promise<ChargeSplit>;
+  /**
+   * In the caller's transaction: a refund entry (merchant_pending debited the refunded amount,
+   * acquirer_clearing credited it; the fee is not returned). Exactly once per refund id.
+   */
+  postRefund(trx: Kdb, refund: RefundForLedger): Promise<{ created: boolean }>;
+  /** Balances derived from postings, per currency (a TRY row always), for one organization and environment. */
+  balance(owner: LedgerOwner): Promise<Balance[]>;
+}
+
+export interface LedgerDeps {
+  db: Kdb;
+  clock: Clock;
+}
+
+const CURRENCY = 'TRY';
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+export function createLedger(deps: LedgerDeps): Ledger {
+  const { db, clock } = deps;
+
+  /**
+   * Writes the entry and its postings unless the entry exists. The postings are built only once the
+   * entry is ours, so a repeated call costs one conflicting insert and one read.
+   */
+  async function postOnce(
+    trx: Kdb,
+    entry: NewEntry,
+    postings: () => Promise<Posting[]>,
+  ): Promise<{ created: true; postings: Posting[] } | { created: false; existing: StoredEntry }> {
+    if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+    const now = clock.now();
+    const entryId = await insertEntryOnce(trx, entry, now);
+    if (entryId === undefined) {
+      const existing = await findEntry(trx, entry.kind, entry.sourceId);
+      if (!existing)
+        throw new Error(`journal entry ${entry.kind} ${entry.sourceId} conflicted but is not visible`);
+      assertSameOwner(existing, entry);
+      return { created: false, existing };
+    }
+    const lines = (await postings()).filter((posting) => posting.amount !== 0n);
+    await insertPostings(trx, entryId, entry, lines, now);
+    return { created: true, postings: lines };
+  }
+
+  return {
+    async postChargeSucceeded(trx, charge) {
+      const gross = parseAmount(charge.amount, `charge ${charge.id}`);
+      const entry = newEntry(charge, 'charge_succeeded', charge.id);
+      const outcome = await postOnce(trx, entry, async () => {
+        const rate =
+          (await findFeeRate(trx, charge.organizationId, charge.paymentMethod)) ??
+          defaultFeeRate(charge.paymentMethod);
+        const { fee, net } = computeFee(gross, rate.basisPoints, rate.fixedMinor);
+        return [
+          { account: 'acquirer_clearing', amount: gross },
+          { account: 'merchant_pending', amount: -net },
+          { account: 'fee_revenue', amount: -fee },
+        ];
+      });
+      const postings = outcome.created ? outcome.postings : outcome.existing.postings;
+      const split = {
+        gross: sumOf(postings, 'acquirer_clearing'),
+        fee: -sumOf(postings, 'fee_revenue'),
+        net: -sumOf(postings, 'merchant_pending'),
+      };
+      if (split.gross !== gross)
+        throw new Error(
+          `charge ${charge.id} was recorded with amount ${split.gross}, now reported as ${gross}`,
+        );
+      return {
+        gross: split.gross.toString(),
+        fee: split.fee.toString(),
+        net: split.net.toString(),
+        created: outcome.created,
+      };
+    },
+
+    async postRefund(trx, refund) {
+      const amount = parseAmount(refund.amount, `refund ${refund.id}`);
+      const outcome = await postOnce(trx, newEntry(refund, 'refund', refund.id), async () => [
+        { account: 'merchant_pending', amount },
+        { account: 'acquirer_clearing', amount: -amount },
+      ]);
+      if (!outcome.created && sumOf(outcome.existing.postings, 'merchant_pending') !== amount)
+        throw new Error(`refund ${refund.id} was recorded with another amount than ${amount}`);
+      return { created: outcome.created };
+    },
+
+    async balance(owner) {
+      const rows = await sumMerchantBalances(db, owner);
+      if (rows.some((row) => row.currency === CURRENCY)) return rows;
+      return [{ currency: CURRENCY, pending: '0', available: '0', inTransit: '0' }, ...rows];
+    },
+  };
+}
+
+function newEntry(owner: LedgerOwner, kind: JournalEntryKind, sourceId: string): NewEntry {
+  return {
+    owner: { organizationId: owner.organizationId, environment: owner.environment },
+    kind,
+    sourceId,
+    currency: CURRENCY,
+  };
+}
+
+/** Amounts arrive as the decimal strings of bigint columns; anything else is a caller's bug. */
+function parseAmount(value: string, what: string): bigint {
+  if (!/^[1-9][0-9]*$/.test(value)) throw new TypeError(`${what}: amount must be a positive decimal string`);
+  const amount = BigInt(value);
+  if (amount > MAX_BIGINT) throw new RangeError(`${what}: amount ${value} exceeds a PostgreSQL bigint`);
+  return amount;
+}
+
+function sumOf(postings: Posting[], account: Posting['account']): bigint {
+  return postings.reduce(
+    (total, posting) => (posting.account === account ? total + posting.amount : total),
+    0n,
+  );
+}
+
+function assertSameOwner(existing: StoredEntry, entry: NewEntry): void {
+  const { organizationId, environment } = existing.owner;
+  if (organizationId !== entry.owner.organizationId || environment !== entry.owner.environment)
+    throw new Error(
+      `journal entry ${entry.kind} ${entry.sourceId} belongs to another organization or environment`,
+    );
+}

@@ -1,0 +1,175 @@
+/**
+ * The crash case of issue 5 (product decisions 14 and 15): the gateway process is killed (SIGKILL)
+ * after the acquirer created the payment and before the gateway answered. After a restart, a retry with
+ * the same idempotency key yields exactly one charge and one acquirer payment. Runs the real program
+ * against the embedded database in a data directory and against PostgreSQL.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { migrate, readMigrations } from '../src/db/migrator.js';
+import { migrationsDir } from '../src/paths.js';
+import { systemClock } from '../src/shared/clock.js';
+import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
+import { acquirerControl } from './helpers/acquirer.js';
+import { createFreshDatabase, dropDatabase } from './helpers/database.js';
+import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { createOrganization, issueKey } from './helpers/merchants.js';
+import { baseEnv, eventually, killAllGateways, spawnGateway } from './helpers/process.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  await killAllGateways();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(async () => killAllGateways());
+
+interface ChargeBody {
+  id: string;
+  providerPaymentId: string;
+}
+
+const CREDENTIALS = { apiKey: 'sa_crash_test_key', notificationSecret: 'crash-test-notification-secret' };
+
+interface Target {
+  name: string;
+  /** The environment of the program and a way to open its database from the test. */
+  prepare(dataDir: string): Promise<{ env: Record<string, string>; open: () => Promise<Database> }>;
+}
+
+const targets: Target[] = [
+  {
+    name: 'the embedded database',
+    prepare: async (dataDir) => ({ env: {}, open: () => openDatabase({ dataDir }) }),
+  },
+  {
+    name: 'PostgreSQL',
+    prepare: async () => {
+      const databaseUrl = await createFreshDatabase();
+      cleanups.push(() => dropDatabase(databaseUrl));
+      return { env: { DATABASE_URL: databaseUrl }, open: () => openDatabase({ databaseUrl, poolSize: 2 }) };
+    },
+  },
+];
+
+describe.each(targets)('a gateway killed between the acquirer call and its answer, on $name', (target) => {
+  it(
+    'after a restart, a retry with the same key yields one charge and one payment',
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gw-crash-'));
+      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+      const acquirer: SandboxAcquirer = await startSandboxAcquirer({
+        port: 0,
+        ...CREDENTIALS,
+        clock: systemClock,
+      });
+      cleanups.push(() => acquirer.close());
+      const control = acquirerControl({ url: acquirer.url, apiKey: CREDENTIALS.apiKey });
+      const { env: targetEnv, open } = await target.prepare(dataDir);
+
+      // A merchant and its key, written before the program owns the database.
+      const seeded = await open();
+      await migrate(seeded, readMigrations(migrationsDir));
+      const organizationId = await createOrganization(seeded.db, systemClock);
+      const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
+      await seeded.close();
+
+      const env = {
+        ...baseEnv(),
+        NODE_ENV: 'test',
+        HOST: '127.0.0.1',
+        WEB_PORT: '0',
+        SANDBOX_API_PORT: '0',
+        LIVE_API_PORT: '0',
+        OPERATOR_PORT: '0',
+        LOG_LEVEL: 'warn',
+        DATA_DIR: dataDir,
+        ROLES: 'api,worker',
+        SANDBOX_ACQUIRER_URL: acquirer.url,
+        SANDBOX_ACQUIRER_API_KEY: CREDENTIALS.apiKey,
+        SANDBOX_ACQUIRER_NOTIFICATION_SECRET: CREDENTIALS.notificationSecret,
+        ACQUIRER_TIMEOUT_MS: '5000',
+        ACQUIRER_MAX_ATTEMPTS: '1',
+        IDEMPOTENCY_LOCK_MS: '6000',
+        ...targetEnv,
+      };
+      const body = validCharge();
+      const idempotencyKey = `crash-${Date.now()}`;
+      const post = (url: string): Promise<HttpResult<ChargeBody & ErrorBody>> =>
+        request(`${url}/v1/charges`, {
+          body,
+          headers: { 'x-api-key': key.secret, 'x-idempotency-key': idempotencyKey },
+        });
+
+      const first = spawnGateway({ env });
+      const firstUrls = await first.waitForBanner(90_000);
+      // The acquirer creates the payment, then sits on its answer; meanwhile the gateway dies.
+      await control.addFault({
+        operation: 'create_payment',
+        action: 'delay_response',
+        latencyMs: 60_000,
+        times: 1,
+      });
+      const lost = post(firstUrls.sandboxApi ?? '').catch((error: unknown) => error);
+      // The acquirer records a call once it has done the work, before it starts sitting on the answer.
+      let chargeId = '';
+      await eventually(
+        async () => {
+          chargeId = (await control.calls('create_payment'))[0]?.reference ?? '';
+          return chargeId !== '';
+        },
+        20_000,
+        'the acquirer to create the payment',
+      );
+      expect(await control.paymentsFor(chargeId)).toHaveLength(1);
+      first.child.kill('SIGKILL');
+      await first.waitForExit(20_000);
+      expect(await lost).toBeInstanceOf(Error);
+
+      const second = spawnGateway({ env });
+      const secondUrls = await second.waitForBanner(90_000);
+      let retried: HttpResult<ChargeBody & ErrorBody> | undefined;
+      await eventually(
+        async () => {
+          retried = await post(secondUrls.sandboxApi ?? '');
+          if (retried.status === 409) expect(retried.body.error.code).toBe('duplicate_request');
+          else expect(retried.status, retried.text).toBe(201);
+          return retried.status === 201;
+        },
+        30_000,
+        'the retry to be answered',
+        250,
+      );
+      const charge = retried?.body as ChargeBody;
+      expect(charge.id).toBe(chargeId);
+      const payments = await control.paymentsFor(charge.id);
+      expect(payments.map((payment) => payment.id)).toEqual([charge.providerPaymentId]);
+      // Every creation call the acquirer saw named that one charge.
+      const creations = (await control.calls('create_payment')).map((call) => call.idempotencyKey);
+      expect(new Set(creations)).toEqual(new Set([charge.id]));
+      // A second retry replays the answer.
+      const replay = await post(secondUrls.sandboxApi ?? '');
+      expect(replay.status).toBe(201);
+      expect(replay.body.id).toBe(charge.id);
+
+      second.child.kill('SIGTERM');
+      await second.waitForExit(30_000);
+      const database = await open();
+      try {
+        const rows = await database.db
+          .selectFrom('charges')
+          .select(['id', 'creation_state', 'provider_payment_id'])
+          .where('organization_id', '=', organizationId)
+          .execute();
+        expect(rows).toEqual([
+          { id: charge.id, creation_state: 'created', provider_payment_id: charge.providerPaymentId },
+        ]);
+      } finally {
+        await database.close();
+      }
+    },
+  );
+});

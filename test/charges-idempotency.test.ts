@@ -1,0 +1,199 @@
+/**
+ * Idempotency of POST /v1/charges (spec section 4 rules 1 to 4, product decision 14): replays, conflicts,
+ * in-flight duplicates, what is and is not remembered, and the 24-hour memory, driven by the clock.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAY } from '../src/shared/clock.js';
+import { acquirerControl } from './helpers/acquirer.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+
+interface ChargeBody {
+  id: string;
+  providerPaymentId: string;
+  merchantReference: string;
+}
+type Body = ChargeBody & ErrorBody;
+
+let t: TestGateway;
+let merchant: Merchant;
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  merchant = await createMerchant(t);
+});
+afterAll(async () => t?.close());
+
+const acquirer = () => acquirerControl(t.sandboxAcquirer);
+
+function post(
+  body: unknown,
+  idempotencyKey: string | undefined,
+  init: { key?: string; rawBody?: string } = {},
+): Promise<HttpResult<Body>> {
+  return request<Body>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {
+    ...(init.rawBody !== undefined ? { rawBody: init.rawBody } : { body }),
+    headers: {
+      'x-api-key': init.key ?? merchant.keys.sandbox.secret,
+      'content-type': 'application/json',
+      ...(idempotencyKey !== undefined ? { 'x-idempotency-key': idempotencyKey } : {}),
+    },
+  });
+}
+
+async function chargesWithReference(reference: string) {
+  return t.gateway.database.db
+    .selectFrom('charges')
+    .select(['id', 'creation_state'])
+    .where('merchant_reference', '=', reference)
+    .execute();
+}
+
+const uniqueKey = (label: string) => `${label}-${Math.random().toString(36).slice(2)}`;
+
+describe('idempotent charge creation', () => {
+  it('replays the original 201 for the same key and body, and creates nothing new', async () => {
+    const key = uniqueKey('replay');
+    const body = validCharge({ metadata: { b: 2, a: 1 } });
+    const first = await post(body, key);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    // The same body, whitespace and member order aside, is the same request.
+    const reordered = JSON.stringify({
+      metadata: { a: 1, b: 2 },
+      merchantReference: body.merchantReference,
+      paymentMethod: body.paymentMethod,
+      currency: body.currency,
+      amount: body.amount,
+    }).replace(/,/g, ' ,\n ');
+    const second = await post(undefined, key, { rawBody: reordered });
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.text).toBe(first.text);
+    expect(await chargesWithReference(String(body.merchantReference))).toHaveLength(1);
+    expect(await acquirer().paymentsFor(first.body.id)).toHaveLength(1);
+  });
+
+  it('answers 409 idempotency_key_reuse for the same key with another body', async () => {
+    const key = uniqueKey('reuse');
+    const body = validCharge();
+    expect((await post(body, key)).status).toBe(201);
+    const other = await post({ ...body, amount: 1 }, key);
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('idempotency_key_reuse');
+    expect(await chargesWithReference(String(body.merchantReference))).toHaveLength(1);
+  });
+
+  it('creates exactly one charge and one acquirer payment for 50 concurrent requests with one key', async () => {
+    const key = uniqueKey('burst');
+    const body = validCharge();
+    const results = await Promise.all(Array.from({ length: 50 }, () => post(body, key)));
+    const created = results.filter((res) => res.status === 201);
+    const refused = results.filter((res) => res.status !== 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((res) => res.body.id)).size).toBe(1);
+    for (const res of refused) {
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.error.code).toBe('duplicate_request');
+    }
+    const rows = await chargesWithReference(String(body.merchantReference));
+    expect(rows).toHaveLength(1);
+    expect(await acquirer().paymentsFor(rows[0]?.id ?? '')).toHaveLength(1);
+    // Once the first has finished, every retry is a replay of it.
+    const late = await post(body, key);
+    expect(late.status).toBe(201);
+    expect(late.body.id).toBe(created[0]?.body.id);
+  });
+
+  it('does not remember provider_unavailable: the retry with the same key runs again and succeeds', async () => {
+    const key = uniqueKey('outage');
+    const body = validCharge();
+    await acquirer().addFault({
+      operation: 'create_payment',
+      action: 'error',
+      status: 503,
+      code: 'maintenance',
+    });
+    try {
+      const failed = await post(body, key);
+      expect(failed.status).toBe(502);
+      expect(failed.body.error.code).toBe('provider_unavailable');
+      expect(failed.headers.get('retry-after')).toBe('30');
+    } finally {
+      await acquirer().clearFaults();
+    }
+    const retried = await post(body, key);
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    const rows = await chargesWithReference(String(body.merchantReference));
+    expect(rows.map((row) => row.creation_state)).toEqual(['created']);
+    expect(rows[0]?.id).toBe(retried.body.id);
+    expect(await acquirer().paymentsFor(retried.body.id)).toHaveLength(1);
+  });
+
+  it('remembers provider_rejected, and the refused charge does not hold its merchantReference', async () => {
+    const key = uniqueKey('rejected');
+    const body = validCharge();
+    await acquirer().addFault({
+      operation: 'create_payment',
+      action: 'error',
+      status: 422,
+      code: 'merchant_limit_exceeded',
+      message: 'Monthly limit exceeded for merchant 9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+      times: 1,
+    });
+    const first = await post(body, key);
+    expect(first.status).toBe(502);
+    expect(first.body.error.code).toBe('provider_rejected');
+    const callsBefore = (await acquirer().calls('create_payment')).length;
+    const replay = await post(body, key);
+    expect(replay.status).toBe(502);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(first.text);
+    expect((await acquirer().calls('create_payment')).length).toBe(callsBefore);
+    // A new request (new key) may use the reference: the rejected charge never held it.
+    const again = await post(body, uniqueKey('after-rejection'));
+    expect(again.status, again.text).toBe(201);
+  });
+
+  it('scopes keys to the organization and environment', async () => {
+    const key = uniqueKey('scoped');
+    const other = await createMerchant(t);
+    const mine = await post(validCharge(), key);
+    const theirs = await post(validCharge(), key, { key: other.keys.sandbox.secret });
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it('forgets keys after 24 hours', async () => {
+    const key = uniqueKey('forgotten');
+    const first = await post(validCharge(), key);
+    expect(first.status).toBe(201);
+    t.clock.advance(DAY - 1);
+    expect((await post(validCharge(), key)).body.error.code).toBe('idempotency_key_reuse');
+    t.clock.advance(2);
+    const later = await post(validCharge(), key);
+    expect(later.status, later.text).toBe(201);
+    expect(later.body.id).not.toBe(first.body.id);
+    // The purge job removes what was forgotten.
+    expect(await t.gateway.services.idempotencyStore.purgeExpired(t.clock.now())).toBeGreaterThan(0);
+  });
+
+  it('refuses a malformed key with 400 and stores nothing', async () => {
+    for (const key of ['has space', 'x'.repeat(256), 'ünicode']) {
+      const res = await post(validCharge(), key);
+      expect(res.status).toBe(400);
+      expect(res.body.error.details?.issues?.[0]?.path).toBe('X-Idempotency-Key');
+    }
+  });
+
+  it('without a key, a retry creates a second charge (spec section 4 rule 1) unless the reference repeats', async () => {
+    const body = validCharge();
+    expect((await post(body, undefined)).status).toBe(201);
+    const retry = await post(body, undefined);
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.code).toBe('duplicate_merchant_reference');
+  });
+});

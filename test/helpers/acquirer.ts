@@ -1,0 +1,72 @@
+import { request } from './http.js';
+
+export interface FaultRule {
+  operation:
+    | 'create_payment'
+    | 'get_payment'
+    | 'find_payments'
+    | 'authorize'
+    | 'challenge'
+    | 'simulate_transfer'
+    | 'cancel'
+    | 'refund'
+    | 'notification'
+    | '*';
+  action: 'latency' | 'delay_response' | 'error' | 'timeout' | 'drop';
+  latencyMs?: number;
+  status?: number;
+  code?: string;
+  message?: string;
+  times?: number;
+  match?: { reference?: string; amount?: string };
+}
+
+export interface AcquirerCall {
+  operation: string;
+  paymentId: string | null;
+  idempotencyKey: string | null;
+  reference: string | null;
+  status: number;
+  at: string;
+}
+
+export interface AcquirerPaymentBody {
+  id: string;
+  reference: string;
+  amount: string;
+  status: string;
+  method: string;
+  [member: string]: unknown;
+}
+
+/** The sandbox acquirer's own API and its `/_control` endpoints (docs/sandbox-acquirer.md), over HTTP. */
+export function acquirerControl(acquirer: { url: string; apiKey: string }) {
+  const headers = { authorization: `Bearer ${acquirer.apiKey}` };
+  const ok = async <T>(promise: Promise<{ status: number; body: unknown; text: string }>): Promise<T> => {
+    const result = await promise;
+    if (result.status >= 300) throw new Error(`sandbox acquirer answered ${result.status}: ${result.text}`);
+    return result.body as T;
+  };
+  return {
+    addFault: (rule: FaultRule) =>
+      ok<{ id: string }>(request(`${acquirer.url}/_control/faults`, { body: rule, headers })),
+    clearFaults: () => ok(request(`${acquirer.url}/_control/faults`, { method: 'DELETE', headers })),
+    calls: async (operation?: string) =>
+      (
+        await ok<{ data: AcquirerCall[] }>(
+          request(
+            `${acquirer.url}/_control/calls${operation ? `?operation=${encodeURIComponent(operation)}` : ''}`,
+            { headers },
+          ),
+        )
+      ).data,
+    paymentsFor: async (reference: string) =>
+      (
+        await ok<{ data: AcquirerPaymentBody[] }>(
+          request(`${acquirer.url}/v1/payments?reference=${encodeURIComponent(reference)}`, { headers }),
+        )
+      ).data,
+    payment: (id: string) =>
+      ok<AcquirerPaymentBody>(request(`${acquirer.url}/v1/payments/${encodeURIComponent(id)}`, { headers })),
+  };
+}

@@ -1,0 +1,307 @@
+/**
+ * Refunds (POST/GET /v1/charges/{id}/refunds) and checkout expiry (product decision 13) through the
+ * running gateway, the sandbox acquirer over its socket, the ledger and the events outbox.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DAY, MINUTE } from '../src/shared/clock.js';
+import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
+import { acquirerControl } from './helpers/acquirer.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+
+interface ChargeBody {
+  id: string;
+  amount: string;
+  amountRefunded: string;
+  status: string;
+  providerStatus: string;
+  providerPaymentId: string;
+}
+interface RefundBody {
+  id: string;
+  chargeId: string;
+  amount: string;
+  status: string;
+  reason: string | null;
+}
+type Body = RefundBody & ErrorBody;
+
+let t: TestGateway;
+let merchant: Merchant;
+
+beforeAll(async () => {
+  t = await startTestGateway({ env: { ACQUIRER_TIMEOUT_MS: '500', ACQUIRER_MAX_ATTEMPTS: '2' } });
+  merchant = await createMerchant(t);
+});
+afterAll(async () => t?.close());
+afterEach(async () => acquirerControl(t.sandboxAcquirer).clearFaults());
+
+const db = () => t.gateway.database.db;
+const api = <T>(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string>; key?: string } = {},
+) =>
+  request<T>(`${apiUrl(t.urls, 'sandbox')}${path}`, {
+    ...(init.method ? { method: init.method } : {}),
+    ...(init.body !== undefined ? { body: init.body } : {}),
+    headers: { 'x-api-key': init.key ?? merchant.keys.sandbox.secret, ...init.headers },
+  });
+
+async function createCharge(amount = 10_000): Promise<ChargeBody> {
+  const res = await api<ChargeBody>('/v1/charges', { method: 'POST', body: validCharge({ amount }) });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+/** A charge paid with a test card, its success applied as the checkout applies the acquirer's answer. */
+async function paidCharge(amount = 10_000): Promise<ChargeBody> {
+  const charge = await createCharge(amount);
+  const acquirer = t.gateway.services.acquirers.sandbox.acquirer;
+  const payment = await acquirer.authorize(
+    charge.providerPaymentId,
+    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Refund Test' },
+    'https://shop.example/back',
+  );
+  await t.gateway.services.completion.apply(charge.id, payment);
+  return (await api<ChargeBody>(`/v1/charges/${charge.id}`)).body;
+}
+
+const refund = (
+  chargeId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult<Body>> =>
+  api<Body>(`/v1/charges/${chargeId}/refunds`, { method: 'POST', body, headers });
+
+async function balance(): Promise<{ pending: string }> {
+  const res = await api<{ balances: Array<{ currency: string; pending: string }> }>('/v1/balance');
+  return res.body.balances.find((row) => row.currency === 'TRY') as { pending: string };
+}
+
+describe('refunds', () => {
+  it('refunds part then the rest of a succeeded charge, through the acquirer, the ledger and events', async () => {
+    const before = BigInt((await balance()).pending);
+    const charge = await paidCharge(10_000);
+    const afterPayment = BigInt((await balance()).pending);
+    expect(afterPayment - before).toBeGreaterThan(0n);
+
+    const partial = await refund(charge.id, { amount: 2500, reason: 'damaged item' });
+    expect(partial.status, partial.text).toBe(201);
+    expect(partial.body).toMatchObject({
+      chargeId: charge.id,
+      amount: '2500',
+      status: 'succeeded',
+      reason: 'damaged item',
+    });
+    expect(partial.body.id).toMatch(/^re_/);
+    let view = (await api<ChargeBody>(`/v1/charges/${charge.id}`)).body;
+    expect([view.status, view.amountRefunded, view.providerStatus]).toEqual([
+      'succeeded',
+      '2500',
+      'partially_refunded',
+    ]);
+    expect(BigInt((await balance()).pending)).toBe(afterPayment - 2500n);
+
+    t.clock.advance(1000);
+    const rest = await refund(charge.id, {});
+    expect(rest.status, rest.text).toBe(201);
+    expect(rest.body.amount).toBe('7500');
+    view = (await api<ChargeBody>(`/v1/charges/${charge.id}`)).body;
+    expect([view.amountRefunded, view.providerStatus]).toEqual(['10000', 'refunded']);
+
+    const listed = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(listed.body.data.map((item) => item.amount)).toEqual(['7500', '2500']);
+    const events = await db()
+      .selectFrom('events')
+      .select('type')
+      .where('resource_id', '=', charge.id)
+      .orderBy('created_at')
+      .execute();
+    expect(events.map((event) => event.type).sort()).toEqual([
+      'charge.refunded',
+      'charge.refunded',
+      'charge.succeeded',
+    ]);
+    const entries = await db()
+      .selectFrom('journal_entries')
+      .select('kind')
+      .where('source_id', 'in', [partial.body.id, rest.body.id])
+      .execute();
+    expect(entries).toHaveLength(2);
+    const atAcquirer = await acquirerControl(t.sandboxAcquirer).payment(charge.providerPaymentId);
+    expect(atAcquirer.refundedAmount).toBe('10000');
+  });
+
+  it('refuses more than what remains, and anything on a fully refunded charge', async () => {
+    const charge = await paidCharge(5000);
+    const over = await refund(charge.id, { amount: 5001 });
+    expect(over.status).toBe(400);
+    expect(over.body.error.code).toBe('validation_failed');
+    expect(over.body.error.details?.issues?.[0]).toMatchObject({ path: 'amount', code: 'too_large' });
+    expect(over.body.error.message).toContain('5000');
+    expect((await refund(charge.id, { amount: 5000 })).status).toBe(201);
+    const more = await refund(charge.id, { amount: 1 });
+    expect(more.status).toBe(409);
+    expect(more.body.error.code).toBe('invalid_state_transition');
+  });
+
+  it('never refunds more than the charge under concurrent requests', async () => {
+    const charge = await paidCharge(3000);
+    const results = await Promise.all(Array.from({ length: 6 }, () => refund(charge.id, { amount: 1000 })));
+    expect(results.filter((res) => res.status === 201)).toHaveLength(3);
+    const view = (await api<ChargeBody>(`/v1/charges/${charge.id}`)).body;
+    expect(view.amountRefunded).toBe('3000');
+  });
+
+  it('refuses a pending charge with 409 and validates the body', async () => {
+    const charge = await createCharge();
+    const pending = await refund(charge.id, { amount: 100 });
+    expect(pending.status).toBe(409);
+    expect(pending.body.error.code).toBe('invalid_state_transition');
+    const paid = await paidCharge();
+    for (const body of [{ amount: 0 }, { amount: 1.5 }, { amount: '100' }, { extra: true }]) {
+      const res = await refund(paid.id, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it('is idempotent with X-Idempotency-Key, and continues the same refund after an acquirer outage', async () => {
+    const charge = await paidCharge(4000);
+    const replayed = [await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': 'rf-1' })];
+    replayed.push(await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': 'rf-1' }));
+    expect(replayed.map((res) => res.status)).toEqual([201, 201]);
+    expect(replayed[1]?.body.id).toBe(replayed[0]?.body.id);
+
+    await acquirerControl(t.sandboxAcquirer).addFault({
+      operation: 'refund',
+      action: 'error',
+      status: 503,
+      code: 'down',
+    });
+    const outage = await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': 'rf-2' });
+    expect(outage.status).toBe(502);
+    expect(outage.body.error.code).toBe('provider_unavailable');
+    await acquirerControl(t.sandboxAcquirer).clearFaults();
+    const retry = await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': 'rf-2' });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.body.status).toBe('succeeded');
+    const refunds = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(refunds.body.data.map((item) => item.status)).toEqual(['succeeded', 'succeeded']);
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('2000');
+  });
+
+  it('finishes a refund left pending by an outage in the background', async () => {
+    const charge = await paidCharge(4000);
+    await acquirerControl(t.sandboxAcquirer).addFault({
+      operation: 'refund',
+      action: 'error',
+      status: 503,
+      code: 'down',
+    });
+    expect((await refund(charge.id, { amount: 500 })).status).toBe(502);
+    await acquirerControl(t.sandboxAcquirer).clearFaults();
+    t.clock.advance(2 * MINUTE);
+    expect(await t.gateway.services.refunds.retryPending()).toBeGreaterThanOrEqual(1);
+    const refunds = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(refunds.body.data.map((item) => [item.amount, item.status])).toEqual([['500', 'succeeded']]);
+  });
+
+  it('records an acquirer refusal as a failed refund and answers provider_rejected', async () => {
+    const charge = await paidCharge(4000);
+    await acquirerControl(t.sandboxAcquirer).addFault({
+      operation: 'refund',
+      action: 'error',
+      status: 422,
+      code: 'refund_window_closed',
+      message: 'Refund window closed at /srv/psp/refunds.js:12',
+    });
+    const res = await refund(charge.id, { amount: 500 });
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('provider_rejected');
+    expect(res.body.error.message).not.toContain('/srv/');
+    const refunds = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(refunds.body.data.map((item) => item.status)).toEqual(['failed']);
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('0');
+  });
+
+  it("is 404 for another organization's charge and needs write", async () => {
+    const charge = await paidCharge();
+    const other = await createMerchant(t);
+    const foreign = await api<Body>(`/v1/charges/${charge.id}/refunds`, {
+      method: 'POST',
+      body: {},
+      key: other.keys.sandbox.secret,
+    });
+    expect(foreign.status).toBe(404);
+    const reader = await issueKey(db(), t.clock, merchant.organizationId, { scopes: ['read'] });
+    const denied = await api<Body>(`/v1/charges/${charge.id}/refunds`, {
+      method: 'POST',
+      body: {},
+      key: reader.secret,
+    });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('insufficient_scope');
+  });
+});
+
+describe('expiry', () => {
+  it('expires unpaid charges past expiresAt: canceled at the acquirer, charge.expired recorded', async () => {
+    const charge = await createCharge();
+    t.clock.advance(DAY - MINUTE);
+    await t.gateway.services.completion.expireDue();
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.status).toBe('pending');
+    t.clock.advance(2 * MINUTE);
+    expect(await t.gateway.services.completion.expireDue()).toBeGreaterThanOrEqual(1);
+    const view = (await api<ChargeBody>(`/v1/charges/${charge.id}`)).body;
+    expect([view.status, view.providerStatus]).toEqual(['expired', 'canceled']);
+    const events = await db()
+      .selectFrom('events')
+      .select('type')
+      .where('resource_id', '=', charge.id)
+      .execute();
+    expect(events.map((event) => event.type)).toEqual(['charge.expired']);
+    // Nothing can pay it any more.
+    const late = await request(`${t.sandboxAcquirer.url}/v1/payments/${charge.providerPaymentId}/authorize`, {
+      body: {
+        number: TEST_CARDS.visa.number,
+        expMonth: 12,
+        expYear: 2030,
+        cvc: '123',
+        returnUrl: 'https://x.example/',
+      },
+      headers: { authorization: `Bearer ${t.sandboxAcquirer.apiKey}` },
+    });
+    expect(late.status).toBe(409);
+  });
+
+  it('a payment completed just before expiry succeeds instead, even when its notification was lost', async () => {
+    const control = acquirerControl(t.sandboxAcquirer);
+    const charge = await createCharge();
+    await control.addFault({ operation: 'notification', action: 'drop' });
+    const payment = await request(
+      `${t.sandboxAcquirer.url}/v1/payments/${charge.providerPaymentId}/authorize`,
+      {
+        body: {
+          number: TEST_CARDS.visa.number,
+          expMonth: 12,
+          expYear: 2030,
+          cvc: '123',
+          returnUrl: 'https://x.example/',
+        },
+        headers: { authorization: `Bearer ${t.sandboxAcquirer.apiKey}` },
+      },
+    );
+    expect(payment.status).toBe(200);
+    t.clock.advance(DAY + MINUTE);
+    await t.gateway.services.completion.expireDue();
+    const view = (await api<ChargeBody>(`/v1/charges/${charge.id}`)).body;
+    expect([view.status, view.providerStatus]).toEqual(['succeeded', 'succeeded']);
+    const ledger = await db()
+      .selectFrom('journal_entries')
+      .select('kind')
+      .where('source_id', '=', charge.id)
+      .execute();
+    expect(ledger).toHaveLength(1);
+  });
+});
