@@ -37,10 +37,12 @@ interface ListBody {
 const VIEW_FIELDS = [
   'amount',
   'amountRefunded',
+  'card',
   'createdAt',
   'currency',
   'customer',
   'expiresAt',
+  'failure',
   'id',
   'livemode',
   'merchantReference',

@@ -144,6 +144,16 @@ export const ChargeViewSchema = Type.Object(
         '`canceled`, `partially_refunded` or `refunded`.',
     }),
     customer: CustomerViewSchema,
+    card: Type.Union(
+      [Type.Object({ brand: Type.String(), last4: Type.String({ pattern: '^[0-9]{4}$' }) }), Type.Null()],
+      {
+        description:
+          'The card that paid or last tried: brand and last four digits only; null before a card attempt.',
+      },
+    ),
+    failure: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()], {
+      description: "The acquirer's reason for the last declined attempt or the failure; null otherwise.",
+    }),
     metadata: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
       description: 'As given at creation, or null.',
     }),

@@ -325,6 +325,14 @@ export function chargeView(row: ChargeRow, checkoutUrl: string): ChargeView {
       phone: row.customer_phone,
       reference: row.customer_reference,
     },
+    card:
+      row.card_brand !== null && row.card_last4 !== null
+        ? { brand: row.card_brand, last4: row.card_last4 }
+        : null,
+    failure:
+      row.failure_code !== null
+        ? { code: row.failure_code, message: row.failure_message ?? row.failure_code }
+        : null,
     metadata: row.metadata,
     returnUrl: row.return_url,
     livemode: row.environment === 'live',
