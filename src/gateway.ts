@@ -31,6 +31,7 @@ import {
   SANDBOX_ACQUIRER_JOURNAL_FILE,
 } from './modules/acquirer/index.js';
 import { chargeRoutes } from './modules/charges/routes.js';
+import { checkoutModule } from './modules/checkout/index.js';
 import { balanceRoutes } from './modules/ledger/routes.js';
 import { refundRoutes } from './modules/charges/refunds.js';
 import { providerNotificationRoutes } from './modules/charges/notifications.js';
@@ -346,6 +347,7 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
   await app.register(cookie);
   await app.register(formbody);
   await app.register(dashboardModule, { services: context.services, renderer: context.renderer });
+  await app.register(checkoutModule, { services: context.services, renderer: context.renderer });
   return app;
 }
 
@@ -402,6 +404,15 @@ async function registerOpenApi(
           name: 'Balance',
           description:
             'What the gateway owes your organization in this environment: pending, available and in transit.',
+        },
+        {
+          name: 'Refunds',
+          description: 'Refund all or part of a succeeded charge, and list the refunds of a charge.',
+        },
+        {
+          name: 'Provider notifications',
+          description:
+            "The receiver of the acquirer's signed payment notifications; for the acquirer, not for merchants.",
         },
         {
           name: 'API keys',

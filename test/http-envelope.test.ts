@@ -49,6 +49,17 @@ describe('the error envelope on every listener', () => {
   });
 });
 
+describe('what the router refuses before any route runs', () => {
+  it('a path parameter over 100 characters is 404 not_found in the envelope, without echoing the path', async () => {
+    const long = 'x'.repeat(300);
+    const res = await request(`${t.urls.sandboxApi}/v1/charges/${long}`, {
+      headers: { 'x-api-key': 'sk_test_whatever' },
+    });
+    const body = expectEnvelope(res, 404, 'not_found');
+    expect(JSON.stringify(body)).not.toContain(long);
+  });
+});
+
 describe('bad bodies', () => {
   const url = () => `${t.urls.sandboxApi}/v1/applications`;
 

@@ -11,7 +11,8 @@ afterAll(async () => {
 });
 
 describe('the public rate limit with REDIS_URL', () => {
-  it('is shared by two instances and by every listener of each', async () => {
+  // Two whole gateways start inside the test: give them the time a loaded CI machine needs.
+  it('is shared by two instances and by every listener of each', { timeout: 120_000 }, async () => {
     const prefix = `gw-test-${randomBytes(4).toString('hex')}:`;
     const env = {
       REDIS_URL: redisUrl,

@@ -59,6 +59,23 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     requestTimeout: 30_000,
     ajv: { customOptions: { strict: false } },
     clientErrorHandler: writeClientError,
+    // Failures the router raises before any hook runs (a path parameter over 100 characters, a malformed
+    // URL) get the envelope too, never Fastify's own body that echoes the path.
+    frameworkErrors: (error, request, reply) => {
+      const apiError =
+        (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError('not_found', 'No such resource.')
+          : ApiError.validation(
+              [{ path: '', in: 'path', code: 'invalid_format', message: 'is not a valid URL path' }],
+              'The request URL is malformed.',
+            );
+      request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused by the router');
+      void (reply as unknown as FastifyReply)
+        .code(apiError.statusCode)
+        .header('x-request-id', request.id)
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify(envelope(apiError, request.id)));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(createValidatorCompiler());
