@@ -27,6 +27,18 @@ export function callerOf(request: FastifyRequest): ApiKeyAuth {
   return auth;
 }
 
+/** The idempotency namespace of an authenticated caller: its organization and environment (product decision 14). */
+export function callerScope(request: FastifyRequest): string {
+  const caller = callerOf(request);
+  return `org:${caller.organizationId}:${caller.environment}`;
+}
+
+/** The organization and environment that own what the caller creates and sees. */
+export function ownerOf(request: FastifyRequest): { organizationId: string; environment: Environment } {
+  const caller = callerOf(request);
+  return { organizationId: caller.organizationId, environment: caller.environment };
+}
+
 /** `all` holds every scope. */
 export function holdsScope(scopes: readonly ApiKeyScope[], scope: ApiKeyScope): boolean {
   return scopes.includes('all') || scopes.includes(scope);

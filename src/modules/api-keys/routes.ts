@@ -9,7 +9,7 @@ import {
 import type { App } from '../../http/server.js';
 import { trimBodyStrings } from '../../http/trim.js';
 import type { SecretBox } from '../../shared/secret-box.js';
-import { callerOf } from './context.js';
+import { callerOf, callerScope } from './context.js';
 import type { ApiKeyError } from './errors.js';
 import {
   ApiKeyCreatedSchema,
@@ -70,10 +70,7 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
   const { service } = options;
   const idempotency = idempotencyHooks({
     ...options.idempotency,
-    scopeOf: (request) => {
-      const caller = callerOf(request);
-      return `org:${caller.organizationId}:${caller.environment}`;
-    },
+    scopeOf: callerScope,
   });
 
   app.post(

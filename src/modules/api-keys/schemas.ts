@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ListQuerySchema, type ListQuery } from '../../http/list-query.js';
 
 export const API_KEY_SCOPES = ['read', 'write', 'payouts', 'all'] as const;
 export const API_KEY_LIMITS = { name: 100, allowedIps: 50, cidr: 64 } as const;
@@ -19,20 +20,8 @@ export const ApiKeyIdParamsSchema = Type.Object(
 );
 export type ApiKeyIdParams = Static<typeof ApiKeyIdParamsSchema>;
 
-export const ApiKeyListQuerySchema = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100.' }),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 512,
-        description: 'Opaque; pass back the `nextCursor` of the previous page.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type ApiKeyListQuery = Static<typeof ApiKeyListQuerySchema>;
+export const ApiKeyListQuerySchema = ListQuerySchema;
+export type ApiKeyListQuery = ListQuery;
 
 export const ApiKeyCreateSchema = Type.Object(
   {

@@ -13,7 +13,7 @@ import {
 import type { App } from '../../http/server.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { callerOf } from '../api-keys/context.js';
+import { callerScope, ownerOf } from '../api-keys/context.js';
 import {
   AcquirerRejectedError,
   AcquirerUnavailableError,
@@ -363,15 +363,8 @@ export async function refundRoutes(
 ): Promise<void> {
   const idempotency = idempotencyHooks({
     ...options.idempotency,
-    scopeOf: (request) => {
-      const caller = callerOf(request);
-      return `org:${caller.organizationId}:${caller.environment}`;
-    },
+    scopeOf: callerScope,
   });
-  const ownerOf = (request: Parameters<typeof callerOf>[0]) => {
-    const caller = callerOf(request);
-    return { organizationId: caller.organizationId, environment: caller.environment };
-  };
 
   app.post(
     '/v1/charges/:id/refunds',

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import {
   IDEMPOTENCY_HEADER,
@@ -7,7 +6,7 @@ import {
   type IdempotencyOptions,
 } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
-import { callerOf } from '../api-keys/context.js';
+import { callerScope, ownerOf } from '../api-keys/context.js';
 import {
   ChargeCreateSchema,
   ChargeIdParamsSchema,
@@ -15,7 +14,7 @@ import {
   ChargeListSchema,
   ChargeViewSchema,
 } from './schemas.js';
-import type { ChargeFailure, ChargeOwner, ChargeResult, ChargeService } from './service.js';
+import type { ChargeFailure, ChargeResult, ChargeService } from './service.js';
 
 export interface ChargeRoutesOptions {
   service: ChargeService;
@@ -68,20 +67,12 @@ function unwrap<T>(result: ChargeResult<T>): T {
   return result.value;
 }
 
-function ownerOf(request: FastifyRequest): ChargeOwner {
-  const caller = callerOf(request);
-  return { organizationId: caller.organizationId, environment: caller.environment };
-}
-
 /** POST /v1/charges, GET /v1/charges/{id} and GET /v1/charges (spec sections 2.2 to 2.4 and 4). */
 export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Promise<void> {
   const { service } = options;
   const idempotency = idempotencyHooks({
     ...options.idempotency,
-    scopeOf: (request) => {
-      const caller = callerOf(request);
-      return `org:${caller.organizationId}:${caller.environment}`;
-    },
+    scopeOf: callerScope,
   });
 
   app.post(

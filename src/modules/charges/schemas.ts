@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ListQuerySchema, type ListQuery } from '../../http/list-query.js';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'credit_card_tr', 'credit_card_international'] as const;
 export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed', 'expired'] as const;
@@ -177,20 +178,8 @@ export const ChargeListSchema = Type.Object(
   { description: 'A page of charges, newest first (spec section 2.4).' },
 );
 
-export const ChargeListQuerySchema = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100.' }),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 512,
-        description: 'Opaque; pass back the `nextCursor` of the previous page.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type ChargeListQuery = Static<typeof ChargeListQuerySchema>;
+export const ChargeListQuerySchema = ListQuerySchema;
+export type ChargeListQuery = ListQuery;
 
 export const ChargeIdParamsSchema = Type.Object(
   { id: Type.String({ minLength: 1, maxLength: 64, description: 'Charge identifier, prefix `ch_`.' }) },
