@@ -69,7 +69,10 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
               [{ path: '', in: 'path', code: 'invalid_format', message: 'is not a valid URL path' }],
               'The request URL is malformed.',
             );
-      request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused by the router');
+      request.log.info(
+        { code: apiError.code, statusCode: apiError.statusCode },
+        'request refused by the router',
+      );
       void (reply as unknown as FastifyReply)
         .code(apiError.statusCode)
         .header('x-request-id', request.id)
