@@ -26,7 +26,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**', 'src/main.ts', 'src/cli/**'],
+    files: ['scripts/**', 'bench/**', 'examples/**', 'src/main.ts', 'src/cli/**'],
     rules: { 'no-console': 'off' },
   },
 );

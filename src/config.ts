@@ -44,6 +44,15 @@ export interface Config {
     /** Declined card attempts a charge allows before it fails (card-testing protection). */
     cardAttempts: number;
   };
+  /** Merchant webhooks (issue 7). */
+  webhooks: {
+    /** Deadline of one delivery attempt: connect, send, and the first KB of the answer. */
+    timeoutMs: number;
+    /** Development and tests only: lets endpoints target private, loopback and link-local addresses. */
+    allowPrivateTargets: boolean;
+    /** Attempts one worker process sends at once (at most 2 to the same endpoint). */
+    concurrency: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -185,6 +194,12 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       baseUrl: read('CHECKOUT_BASE_URL') === undefined ? undefined : baseUrl('CHECKOUT_BASE_URL', ''),
       chargeExpiresAfterMs: integer('CHARGE_EXPIRY_MINUTES', 1440, 1, 43_200) * 60_000,
       cardAttempts: integer('CHECKOUT_CARD_ATTEMPTS', 3, 1, 10),
+    },
+    webhooks: {
+      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      allowPrivateTargets:
+        oneOf('WEBHOOK_ALLOW_PRIVATE_TARGETS', ['true', 'false'] as const, 'false') === 'true',
+      concurrency: integer('WEBHOOK_CONCURRENCY', 10, 1, 200),
     },
   };
   if (roles.includes('api') && !roles.includes('sandbox-acquirer') && acquirers.sandbox.url === undefined) {

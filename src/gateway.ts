@@ -22,6 +22,7 @@ import { startWorker, type Worker } from './worker/worker.js';
 import { backgroundJobs } from './worker/jobs.js';
 import { createServices, resolveSecretBox, type Services, type Urls } from './services.js';
 import { dashboardModule } from './modules/users/index.js';
+import { checkoutModule } from './modules/checkout/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { operatorModule } from './modules/operator/index.js';
 import { createStaffService } from './modules/operator/staff.js';
@@ -31,11 +32,12 @@ import {
   SANDBOX_ACQUIRER_JOURNAL_FILE,
 } from './modules/acquirer/index.js';
 import { chargeRoutes } from './modules/charges/routes.js';
-import { checkoutModule } from './modules/checkout/index.js';
 import { balanceRoutes } from './modules/ledger/routes.js';
 import { refundRoutes } from './modules/charges/refunds.js';
 import { providerNotificationRoutes } from './modules/charges/notifications.js';
 import { refuseCardNumbers } from './http/card-data.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
+import { eventRoutes } from './modules/events/routes.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 
 export type Environment = 'sandbox' | 'live';
@@ -319,6 +321,13 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
     rateLimit: context.config.applicationRateLimit,
   });
+  await app.register(webhookRoutes, {
+    service: context.services.webhooks.endpoints,
+    charges: context.services.charges,
+    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    box: context.services.box,
+  });
+  await app.register(eventRoutes, { feed: context.services.eventFeed });
   return app;
 }
 
@@ -417,6 +426,17 @@ async function registerOpenApi(
         {
           name: 'API keys',
           description: 'Create, list, retrieve and revoke API keys (feature flag `apiKeys`).',
+        },
+        {
+          name: 'Webhook endpoints',
+          description:
+            'Register URLs that receive signed events, rotate their secrets, read the delivery log and retry ' +
+            'deliveries.',
+        },
+        {
+          name: 'Events',
+          description:
+            'The events feed: every event of this environment, as webhooks carry it (feature flag `events`).',
         },
         {
           name: 'Account',

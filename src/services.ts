@@ -17,6 +17,16 @@ import { createPaymentCompletion, type PaymentCompletion } from './modules/charg
 import { createNotificationInbox, type NotificationInbox } from './modules/charges/notifications.js';
 import { createRefundService, type RefundService } from './modules/charges/refunds.js';
 import type { Environment } from './db/schema.js';
+import { createEventFeed, type EventFeed } from './modules/events/feed.js';
+import {
+  createHostResolver,
+  createWebhookDispatcher,
+  createWebhookEndpointService,
+  createWebhookFanOut,
+  type PinnableResolver,
+  type WebhookDispatcher,
+  type WebhookEndpointService,
+} from './modules/webhooks/index.js';
 import type { Clock } from './shared/clock.js';
 import { createCursorCodec, type CursorCodec } from './shared/pagination.js';
 import {
@@ -65,6 +75,14 @@ export interface Services {
   completion: PaymentCompletion;
   notifications: NotificationInbox;
   refunds: RefundService;
+  /** The events feed (flag `events`). */
+  eventFeed: EventFeed;
+  webhooks: {
+    endpoints: WebhookEndpointService;
+    dispatcher: WebhookDispatcher;
+    /** Resolves endpoint hosts (at registration and every attempt); static entries can be pinned. */
+    resolver: PinnableResolver;
+  };
 }
 
 /** The one place where services are created, each with its dependencies named. */
@@ -85,7 +103,8 @@ export function createServices(input: {
   const mailer = createMailer({ db, clock, box, smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const acquirerFor = (environment: Environment) => acquirers[environment]?.acquirer;
   const ledger = createLedger({ db, clock });
-  const events = createEventRecorder({ clock });
+  const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });
+  const webhookResolver = createHostResolver();
   const completion = createPaymentCompletion({
     db,
     clock,
@@ -120,6 +139,30 @@ export function createServices(input: {
       completion,
       logger: logger.child({ module: 'notifications' }),
     }),
+    eventFeed: createEventFeed({ db, cursors }),
+    webhooks: {
+      endpoints: createWebhookEndpointService({
+        db,
+        clock,
+        box,
+        cursors,
+        resolver: webhookResolver,
+        allowPrivateTargets: config.webhooks.allowPrivateTargets,
+      }),
+      dispatcher: createWebhookDispatcher({
+        db,
+        clock,
+        box,
+        mailer,
+        logger: logger.child({ module: 'webhooks' }),
+        resolver: webhookResolver,
+        allowPrivateTargets: config.webhooks.allowPrivateTargets,
+        timeoutMs: config.webhooks.timeoutMs,
+        concurrency: config.webhooks.concurrency,
+        dashboardUrl: () => urls.web(),
+      }),
+      resolver: webhookResolver,
+    },
     refunds: createRefundService({
       db,
       clock,

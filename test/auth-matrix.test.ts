@@ -121,7 +121,145 @@ const ROUTES: Record<string, RouteCase> = {
     auth: 'read',
     success: 200,
   },
+  'POST /v1/webhook-endpoints': {
+    method: 'POST',
+    path: () => '/v1/webhook-endpoints',
+    body: () => ({ url: 'https://hooks.example/receive', enabledEvents: ['*'] }),
+    auth: 'write',
+    success: 201,
+  },
+  'GET /v1/webhook-endpoints': {
+    method: 'GET',
+    path: () => '/v1/webhook-endpoints',
+    auth: 'read',
+    success: 200,
+  },
+  'GET /v1/webhook-endpoints/{id}': {
+    method: 'GET',
+    path: async (f) => `/v1/webhook-endpoints/${await webhookEndpointOf(f)}`,
+    foreignPath: (f) => `/v1/webhook-endpoints/${foreignWebhooks[f.environment].endpointId}`,
+    auth: 'read',
+    success: 200,
+  },
+  'POST /v1/webhook-endpoints/{id}': {
+    method: 'POST',
+    path: async (f) => `/v1/webhook-endpoints/${await webhookEndpointOf(f)}`,
+    foreignPath: (f) => `/v1/webhook-endpoints/${foreignWebhooks[f.environment].endpointId}`,
+    body: () => ({ description: 'matrix' }),
+    auth: 'write',
+    success: 200,
+  },
+  'DELETE /v1/webhook-endpoints/{id}': {
+    method: 'DELETE',
+    path: async (f) => `/v1/webhook-endpoints/${await webhookEndpointOf(f)}`,
+    foreignPath: (f) => `/v1/webhook-endpoints/${foreignWebhooks[f.environment].endpointId}`,
+    auth: 'write',
+    success: 200,
+  },
+  'POST /v1/webhook-endpoints/{id}/rotate-secret': {
+    method: 'POST',
+    path: async (f) => `/v1/webhook-endpoints/${await webhookEndpointOf(f)}/rotate-secret`,
+    foreignPath: (f) => `/v1/webhook-endpoints/${foreignWebhooks[f.environment].endpointId}/rotate-secret`,
+    body: () => ({}),
+    auth: 'write',
+    success: 200,
+  },
+  'GET /v1/charges/{id}/webhook-deliveries': {
+    method: 'GET',
+    path: async (f) => `/v1/charges/${await f.ownChargeId()}/webhook-deliveries`,
+    foreignPath: (f) => `/v1/charges/${f.foreignChargeId}/webhook-deliveries`,
+    auth: 'key',
+    success: 200,
+  },
+  'POST /v1/webhook-deliveries/{id}/retry': {
+    method: 'POST',
+    path: async (f) => `/v1/webhook-deliveries/${await webhookDeliveryOf(f)}/retry`,
+    foreignPath: (f) => `/v1/webhook-deliveries/${foreignWebhooks[f.environment].deliveryId}/retry`,
+    auth: 'write',
+    success: 202,
+  },
+  'GET /v1/events': {
+    method: 'GET',
+    path: async (f) => {
+      await withEventsFeature(f);
+      return '/v1/events';
+    },
+    auth: 'read',
+    feature: 'events',
+    success: 200,
+  },
+  'GET /v1/events/{id}': {
+    method: 'GET',
+    path: async (f) => {
+      await withEventsFeature(f);
+      return `/v1/events/${await webhookDeliveryOf(f, 'eventId')}`;
+    },
+    foreignPath: (f) => `/v1/events/${foreignWebhooks[f.environment].eventId}`,
+    auth: 'read',
+    feature: 'events',
+    success: 200,
+  },
 };
+
+/** Webhook rows: the organization of the caller, found through a key issued to it. */
+async function organizationOf(f: RouteFixture): Promise<string> {
+  const keyId = await f.ownKeyId();
+  const row = await t.gateway.database.db
+    .selectFrom('api_keys')
+    .select('organization_id')
+    .where('id', '=', keyId)
+    .executeTakeFirstOrThrow();
+  return row.organization_id;
+}
+
+async function endpointIn(organizationId: string, environment: Environment): Promise<string> {
+  const created = await t.gateway.services.webhooks.endpoints.create(
+    { organizationId, environment },
+    { url: 'https://hooks.example/receive', enabledEvents: ['*'] },
+  );
+  if (!created.ok) throw new Error(`could not create a webhook endpoint: ${created.error}`);
+  return created.value.id;
+}
+
+async function webhookEndpointOf(f: RouteFixture): Promise<string> {
+  return endpointIn(await organizationOf(f), f.environment);
+}
+
+/** A delivery (and its event) of a fresh endpoint and a paid charge of the organization. */
+async function deliveryIn(
+  organizationId: string,
+  environment: Environment,
+): Promise<{ deliveryId: string; eventId: string }> {
+  const endpointId = await endpointIn(organizationId, environment);
+  await chargeOf(organizationId, environment, { paid: true });
+  const row = await t.gateway.database.db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'event_id'])
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirstOrThrow();
+  return { deliveryId: row.id, eventId: row.event_id };
+}
+
+async function webhookDeliveryOf(f: RouteFixture, which: 'deliveryId' | 'eventId' = 'deliveryId') {
+  return (await deliveryIn(await organizationOf(f), f.environment))[which];
+}
+
+/** The events feed needs its flag: given to the caller's organization, unless it is the one without. */
+async function withEventsFeature(f: RouteFixture): Promise<void> {
+  const organizationId = await organizationOf(f);
+  if (organizationId === keys[f.environment].withoutFeature.organizationId) return;
+  await t.gateway.database.db
+    .updateTable('organizations')
+    .set({ feature_flags: ['apiKeys', 'events'] })
+    .where('id', '=', organizationId)
+    .execute();
+}
+
+/** Another organization's endpoint, delivery and event in each environment: must be invisible (404). */
+const foreignWebhooks = {} as Record<
+  Environment,
+  { endpointId: string; deliveryId: string; eventId: string }
+>;
 
 /** A key that lacks what `auth` asks for, or undefined when any valid key is enough. */
 const SCOPES_LACKING: Record<Exclude<RouteAuth, 'public'>, ApiKeyScope[] | undefined> = {
@@ -220,6 +358,18 @@ beforeAll(async () => {
       foreignKeyId: (await key(foreign)).id,
       foreignChargeId: await chargeOf(foreign, environment),
     };
+  }
+});
+beforeAll(async () => {
+  for (const environment of ENVIRONMENTS) {
+    const charge = await t.gateway.database.db
+      .selectFrom('charges')
+      .select('organization_id')
+      .where('id', '=', keys[environment].foreignChargeId)
+      .executeTakeFirstOrThrow();
+    const delivery = await deliveryIn(charge.organization_id, environment);
+    const endpointId = await endpointIn(charge.organization_id, environment);
+    foreignWebhooks[environment] = { endpointId, ...delivery };
   }
 });
 afterAll(async () => t?.close());

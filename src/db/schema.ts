@@ -296,6 +296,9 @@ export interface DB {
   events: EventsTable;
   journal_entries: JournalEntriesTable;
   ledger_postings: LedgerPostingsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
@@ -332,4 +335,53 @@ export interface LedgerPostingsTable {
   /** Signed minor units: debits positive, credits negative, never zero. */
   amount: ColumnType<string, string | bigint, never>;
   created_at: AppendOnly<Date>;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  url: string;
+  description: string | null;
+  enabled_events: string[];
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  failing_since: NullableTimestamp;
+  deleted_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  organization_id: string;
+  environment: Environment;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  lease_token: string | null;
+  last_attempt_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  event_id: string;
+  endpoint_id: string;
+  organization_id: string;
+  environment: Environment;
+  url: string;
+  succeeded: boolean;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+  attempted_at: Timestamp;
 }

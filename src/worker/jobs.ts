@@ -73,5 +73,31 @@ export function backgroundJobs(services: Services): Job[] {
           .execute();
       },
     },
+    {
+      // Issue 7: signed at-least-once delivery of merchant webhooks; slots refill as attempts end.
+      name: 'webhook-delivery',
+      intervalMs: SECOND,
+      run: () => services.webhooks.dispatcher.pump(),
+    },
+    {
+      // Product decision 29: endpoints failing for 5 days are disabled and their owners e-mailed.
+      name: 'webhook-endpoint-disable',
+      intervalMs: 10 * MINUTE,
+      run: async () => {
+        while ((await services.webhooks.dispatcher.disableFailing()) > 0) {
+          // keep going while a batch was disabled
+        }
+      },
+    },
+    {
+      // Product decision 30: attempts are kept 30 days.
+      name: 'webhook-attempts-purge',
+      intervalMs: 60 * MINUTE,
+      run: async () => {
+        while ((await services.webhooks.dispatcher.purgeExpired()) > 0) {
+          // keep deleting in batches
+        }
+      },
+    },
   ];
 }

@@ -52,6 +52,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     APPLICATION_RATE_LIMIT_MAX: '1000',
     SANDBOX_ACQUIRER_PORT: '0',
     ACQUIRER_TIMEOUT_MS: '2000',
+    // Webhook receivers in tests listen on loopback; a test of the URL rules sets it back to false.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...(liveAcquirer
       ? {
           LIVE_ACQUIRER_URL: liveAcquirer.url,

@@ -121,3 +121,33 @@ export function invitationEmail(input: {
     [{ url: input.url, tr: 'Daveti kabul et', en: 'Accept the invitation' }],
   );
 }
+
+export function webhookEndpointDisabledEmail(input: {
+  url: string;
+  endpointId: string;
+  environment: 'sandbox' | 'live';
+  failingSince: Date;
+  dashboardUrl: string;
+}): RenderedEmail {
+  const since = input.failingSince.toISOString();
+  const mode = { tr: input.environment === 'live' ? 'canlı' : 'sandbox', en: input.environment };
+  return bilingual(
+    'webhook_endpoint_disabled',
+    { tr: 'Webhook adresiniz devre dışı bırakıldı', en: 'Your webhook endpoint was disabled' },
+    {
+      tr: [
+        `${input.url} webhook adresinize (${input.endpointId}, ${mode.tr}) ${since} tarihinden beri yapılan ` +
+          'gönderimlerin hiçbiri 200 yanıtı almadı; adres 5 günlük hatanın ardından devre dışı bırakıldı.',
+        'Alıcınızı düzelttikten sonra adresi panelden veya API üzerinden yeniden etkinleştirin; bekleyen ' +
+          'gönderimler kaldığı yerden devam eder.',
+      ],
+      en: [
+        `No delivery to your webhook endpoint ${input.url} (${input.endpointId}, ${mode.en}) has been ` +
+          `answered with 200 since ${since}; it was disabled after 5 days of failures.`,
+        'Once your receiver is fixed, enable the endpoint again in the dashboard or through the API; waiting ' +
+          'deliveries resume.',
+      ],
+    },
+    [{ url: input.dashboardUrl, tr: 'Panele git', en: 'Open the dashboard' }],
+  );
+}

@@ -4,8 +4,14 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 
 /** The event kinds the gateway emits (product decision 13), with room for more. */
-export type EventType =
-  'charge.succeeded' | 'charge.failed' | 'charge.expired' | 'charge.refunded' | 'payout.completed';
+export const EVENT_TYPES = [
+  'charge.succeeded',
+  'charge.failed',
+  'charge.expired',
+  'charge.refunded',
+  'payout.completed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface EventInput {
   organizationId: string;
@@ -41,7 +47,13 @@ export interface EventRecorder {
   record(trx: Kdb, input: EventInput): Promise<EventPayload | undefined>;
 }
 
-export function createEventRecorder(deps: { clock: Clock }): EventRecorder {
+/** What else must happen in the transaction that records an event (the webhook fan-out). */
+export type EventSubscriber = (
+  trx: Kdb,
+  event: { id: string; organizationId: string; environment: Environment; type: EventType; createdAt: Date },
+) => Promise<void>;
+
+export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSubscriber[] }): EventRecorder {
   return {
     async record(trx, input) {
       const now = deps.clock.now();
@@ -69,7 +81,17 @@ export function createEventRecorder(deps: { clock: Clock }): EventRecorder {
         )
         .returning('id')
         .executeTakeFirst();
-      return inserted ? payload : undefined;
+      if (!inserted) return undefined;
+      for (const subscriber of deps.subscribers ?? []) {
+        await subscriber(trx, {
+          id: payload.id,
+          organizationId: input.organizationId,
+          environment: input.environment,
+          type: input.type,
+          createdAt: now,
+        });
+      }
+      return payload;
     },
   };
 }

@@ -6,6 +6,7 @@ import { createDashboardAuth } from './http.js';
 import { dashboardPages } from './pages.js';
 import { accountRoutes } from './routes.js';
 import { createUserService } from './service.js';
+import { dashboardWebhookPages } from './webhook-pages.js';
 
 export interface DashboardModuleOptions {
   services: Services;
@@ -33,4 +34,5 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
     urls: services.urls,
     apiKeys: createApiKeyService(services),
   });
+  await app.register(dashboardWebhookPages, { users, auth, renderer, services });
 }

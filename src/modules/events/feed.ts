@@ -1,0 +1,54 @@
+import type { Kdb } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import type { CursorCodec } from '../../shared/pagination.js';
+import { olderThan } from '../../shared/pagination.js';
+import type { EventPayload, EventType } from './service.js';
+
+export interface EventFeed {
+  list(
+    owner: { organizationId: string; environment: Environment },
+    query: { limit: number; cursor?: string; type?: EventType },
+  ): Promise<{ data: EventPayload[]; nextCursor: string | null }>;
+  get(
+    owner: { organizationId: string; environment: Environment },
+    id: string,
+  ): Promise<EventPayload | undefined>;
+}
+
+/** The events feed (issue 7, flag `events`): the stored payloads, exactly as webhooks carry them. */
+export function createEventFeed(deps: { db: Kdb; cursors: CursorCodec }): EventFeed {
+  const { db, cursors } = deps;
+  return {
+    async list(owner, { limit, cursor, type }) {
+      const after = cursor === undefined ? undefined : cursors.decode(cursor);
+      let query = db
+        .selectFrom('events')
+        .select(['id', 'payload', 'created_at'])
+        .where('organization_id', '=', owner.organizationId)
+        .where('environment', '=', owner.environment);
+      if (type !== undefined) query = query.where('type', '=', type);
+      if (after) query = query.where(olderThan(after));
+      const rows = await query
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      return {
+        data: page.map((row) => row.payload as unknown as EventPayload),
+        nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, last.id) : null,
+      };
+    },
+    async get(owner, id) {
+      const row = await db
+        .selectFrom('events')
+        .select('payload')
+        .where('id', '=', id)
+        .where('organization_id', '=', owner.organizationId)
+        .where('environment', '=', owner.environment)
+        .executeTakeFirst();
+      return row?.payload as unknown as EventPayload | undefined;
+    },
+  };
+}

@@ -1,0 +1,299 @@
+import type { Locale } from '../../web/i18n.js';
+import type { UrlProblem } from '../webhooks/url-guard.js';
+
+/** The dashboard's webhook endpoint pages (issue 7), Turkish and English. */
+export interface WebhookMessages {
+  nav: string;
+  title: string;
+  intro: string;
+  readOnly: string;
+  none: string;
+  url: string;
+  description: string;
+  events: string;
+  eventLabels: Record<string, string>;
+  status: string;
+  statuses: { enabled: string; disabled: string; failing: string };
+  created: string;
+  graceUntil: string;
+  details: string;
+  create: string;
+  urlHint: string;
+  submit: string;
+  createdTitle: string;
+  rotatedTitle: string;
+  secretOnce: string;
+  secretHeading: string;
+  rotationExplained: string;
+  rotationSteps: string[];
+  rotationNoGrace: string;
+  back: string;
+  backToList: string;
+  disable: string;
+  enable: string;
+  remove: string;
+  rotate: string;
+  rotateIntro: string;
+  gracePeriod: string;
+  graceChoices: Record<string, string>;
+  rotateSubmit: string;
+  confirmTitle: string;
+  confirmBody: string;
+  confirmSubmit: string;
+  cancel: string;
+  attempts: string;
+  attemptsIntro: string;
+  noAttempts: string;
+  attemptFields: {
+    time: string;
+    eventType: string;
+    eventId: string;
+    httpStatus: string;
+    latency: string;
+    error: string;
+    response: string;
+    delivery: string;
+  };
+  noAnswer: string;
+  ok: string;
+  deliveryStatuses: { pending: string; succeeded: string; failed: string };
+  retry: string;
+  notices: { deleted: string; disabled: string; enabled: string; retried: string };
+  errors: {
+    no_events: string;
+    invalid_url: string;
+    https_required: string;
+    credentials: string;
+    private_target: string;
+    unresolvable: string;
+    too_long: string;
+    not_permitted: string;
+  };
+}
+
+export type WebhookFormError = keyof WebhookMessages['errors'];
+
+const en: WebhookMessages = {
+  nav: 'Webhooks',
+  title: 'Webhook endpoints',
+  intro:
+    'Endpoints of the {environment} environment: they receive signed POSTs about its events. A signing secret is shown once, when it is created or rotated.',
+  readOnly: 'Your role can see the endpoints but not change them.',
+  none: 'No webhook endpoints yet.',
+  url: 'URL',
+  description: 'Description',
+  events: 'Events',
+  eventLabels: {
+    'charge.succeeded': 'charge.succeeded: a charge succeeded',
+    'charge.failed': 'charge.failed: a charge failed',
+    'charge.expired': 'charge.expired: a charge expired unpaid',
+    'charge.refunded': 'charge.refunded: a charge was refunded',
+    'payout.completed': 'payout.completed: a payout completed',
+    '*': '* : every event, including kinds added later',
+  },
+  status: 'Status',
+  statuses: {
+    enabled: 'Enabled',
+    disabled: 'Disabled',
+    failing: 'Disabled: every delivery failed for 5 days',
+  },
+  created: 'Created',
+  graceUntil: 'Previous secret signs until',
+  details: 'Details and deliveries',
+  create: 'Add an endpoint',
+  urlHint:
+    'Live endpoints must use https. Private, loopback and link-local addresses are refused; redirects are not followed.',
+  submit: 'Add endpoint',
+  createdTitle: 'Your new webhook endpoint',
+  rotatedTitle: 'The new signing secret',
+  secretOnce:
+    'Copy this signing secret now and keep it like a password: it will not be shown again. Verify every delivery with it (HMAC-SHA256 of "<timestamp>.<raw body>").',
+  secretHeading: 'Signing secret',
+  rotationExplained:
+    'Until {until}, every delivery carries two signatures: Service-Signature, made with the previous secret, and Service-Signature-Next, made with this new one. After that, only Service-Signature, made with the new secret.',
+  rotationSteps: [
+    'Keep this new secret.',
+    'Deploy your receiver trusting both secrets: accept a delivery when Service-Signature or Service-Signature-Next matches either of them.',
+    'After the grace period, remove the previous secret.',
+  ],
+  rotationNoGrace:
+    'Without a grace period the previous secret stopped signing at once: from now on Service-Signature is made with this new secret.',
+  back: 'Back to the endpoint',
+  backToList: 'Back to webhook endpoints',
+  disable: 'Disable',
+  enable: 'Enable',
+  remove: 'Delete…',
+  rotate: 'Rotate the signing secret',
+  rotateIntro:
+    'A new secret is made and shown once. During the grace period deliveries are signed with both secrets, so a receiver is never left unable to verify.',
+  gracePeriod: 'Grace period',
+  graceChoices: {
+    '0': 'None: the previous secret stops now',
+    '3600': '1 hour',
+    '86400': '1 day (recommended)',
+    '259200': '3 days',
+    '604800': '7 days',
+  },
+  rotateSubmit: 'Rotate secret',
+  confirmTitle: 'Delete this webhook endpoint?',
+  confirmBody:
+    'It receives nothing more, and deliveries waiting for it are abandoned. This cannot be undone; its secret is gone for good.',
+  confirmSubmit: 'Delete the endpoint',
+  cancel: 'Cancel',
+  attempts: 'Recent delivery attempts',
+  attemptsIntro: 'The last {count} attempts, newest first. Attempts are kept 30 days.',
+  noAttempts: 'No delivery attempts yet.',
+  attemptFields: {
+    time: 'Time',
+    eventType: 'Event type',
+    eventId: 'Event id',
+    httpStatus: 'HTTP status',
+    latency: 'Latency',
+    error: 'Error',
+    response: 'Response excerpt',
+    delivery: 'Delivery',
+  },
+  noAnswer: 'No answer',
+  ok: 'None',
+  deliveryStatuses: {
+    pending: 'Pending: retried automatically',
+    succeeded: 'Succeeded',
+    failed: 'Failed: no retries left',
+  },
+  retry: 'Retry',
+  notices: {
+    deleted: 'The endpoint is deleted.',
+    disabled: 'The endpoint is disabled: deliveries wait until it is enabled again.',
+    enabled: 'The endpoint is enabled.',
+    retried: 'The delivery is due again now, with the same event id.',
+  },
+  errors: {
+    no_events: 'Choose at least one event.',
+    invalid_url: 'The URL must be an absolute http or https URL.',
+    https_required: 'Live endpoints must use https.',
+    credentials: 'The URL must not carry a user name or password.',
+    private_target:
+      'The URL must not be or resolve to a private, loopback, link-local, unique-local, multicast or CGNAT address.',
+    unresolvable: 'The host name of the URL does not resolve.',
+    too_long: 'The URL (2048) or the description (500 characters) is too long.',
+    not_permitted: 'Your role may not change webhook endpoints.',
+  },
+};
+
+const tr: WebhookMessages = {
+  nav: 'Webhook’lar',
+  title: 'Webhook uç noktaları',
+  intro:
+    '{environment} ortamının uç noktaları: bu ortamın olayları için imzalı POST istekleri alırlar. İmza anahtarı yalnızca oluşturulduğunda ya da yenilendiğinde bir kez gösterilir.',
+  readOnly: 'Rolünüz uç noktaları görebilir, ancak değiştiremez.',
+  none: 'Henüz webhook uç noktası yok.',
+  url: 'URL',
+  description: 'Açıklama',
+  events: 'Olaylar',
+  eventLabels: {
+    'charge.succeeded': 'charge.succeeded: ödeme başarılı',
+    'charge.failed': 'charge.failed: ödeme başarısız',
+    'charge.expired': 'charge.expired: ödeme yapılmadan süresi doldu',
+    'charge.refunded': 'charge.refunded: ödeme iade edildi',
+    'payout.completed': 'payout.completed: hakediş ödemesi tamamlandı',
+    '*': '* : sonradan eklenecek türler dahil tüm olaylar',
+  },
+  status: 'Durum',
+  statuses: {
+    enabled: 'Etkin',
+    disabled: 'Devre dışı',
+    failing: 'Devre dışı: 5 gün boyunca tüm gönderimler başarısız oldu',
+  },
+  created: 'Oluşturulma',
+  graceUntil: 'Önceki anahtarın imzalayacağı son an',
+  details: 'Ayrıntılar ve gönderimler',
+  create: 'Uç nokta ekleyin',
+  urlHint:
+    'Canlı uç noktalar https kullanmalıdır. Özel, loopback ve link-local adresler reddedilir; yönlendirmeler izlenmez.',
+  submit: 'Uç noktayı ekle',
+  createdTitle: 'Yeni webhook uç noktanız',
+  rotatedTitle: 'Yeni imza anahtarı',
+  secretOnce:
+    'Bu imza anahtarını şimdi kopyalayın ve bir şifre gibi saklayın: bir daha gösterilmeyecek. Her gönderimi bununla doğrulayın ("<timestamp>.<ham gövde>" üzerinde HMAC-SHA256).',
+  secretHeading: 'İmza anahtarı',
+  rotationExplained:
+    '{until} tarihine kadar her gönderim iki imza taşır: önceki anahtarla yapılan Service-Signature ve bu yeni anahtarla yapılan Service-Signature-Next. Bu süreden sonra yalnızca yeni anahtarla yapılan Service-Signature gönderilir.',
+  rotationSteps: [
+    'Bu yeni anahtarı saklayın.',
+    'Alıcınızı iki anahtara da güvenecek şekilde güncelleyin: Service-Signature ya da Service-Signature-Next bunlardan biriyle eşleşirse gönderimi kabul edin.',
+    'Geçiş süresi bitince önceki anahtarı kaldırın.',
+  ],
+  rotationNoGrace:
+    'Geçiş süresi olmadığı için önceki anahtar hemen imzalamayı bıraktı: bundan sonra Service-Signature bu yeni anahtarla yapılır.',
+  back: 'Uç noktaya dön',
+  backToList: 'Webhook uç noktalarına dön',
+  disable: 'Devre dışı bırak',
+  enable: 'Etkinleştir',
+  remove: 'Sil…',
+  rotate: 'İmza anahtarını yenileyin',
+  rotateIntro:
+    'Yeni bir anahtar oluşturulur ve bir kez gösterilir. Geçiş süresi boyunca gönderimler iki anahtarla da imzalanır; böylece alıcınız doğrulamadan hiç mahrum kalmaz.',
+  gracePeriod: 'Geçiş süresi',
+  graceChoices: {
+    '0': 'Yok: önceki anahtar hemen geçersiz olur',
+    '3600': '1 saat',
+    '86400': '1 gün (önerilen)',
+    '259200': '3 gün',
+    '604800': '7 gün',
+  },
+  rotateSubmit: 'Anahtarı yenile',
+  confirmTitle: 'Bu webhook uç noktası silinsin mi?',
+  confirmBody:
+    'Artık hiçbir şey almaz ve onu bekleyen gönderimlerden vazgeçilir. Bu geri alınamaz; imza anahtarı kalıcı olarak silinir.',
+  confirmSubmit: 'Uç noktayı sil',
+  cancel: 'Vazgeç',
+  attempts: 'Son gönderim denemeleri',
+  attemptsIntro: 'Son {count} deneme, en yenisi önce. Denemeler 30 gün saklanır.',
+  noAttempts: 'Henüz gönderim denemesi yok.',
+  attemptFields: {
+    time: 'Zaman',
+    eventType: 'Olay türü',
+    eventId: 'Olay kimliği',
+    httpStatus: 'HTTP durumu',
+    latency: 'Süre',
+    error: 'Hata',
+    response: 'Yanıt özeti',
+    delivery: 'Gönderim',
+  },
+  noAnswer: 'Yanıt yok',
+  ok: 'Yok',
+  deliveryStatuses: {
+    pending: 'Bekliyor: otomatik olarak yeniden denenecek',
+    succeeded: 'Başarılı',
+    failed: 'Başarısız: deneme hakkı kalmadı',
+  },
+  retry: 'Yeniden dene',
+  notices: {
+    deleted: 'Uç nokta silindi.',
+    disabled: 'Uç nokta devre dışı: gönderimler yeniden etkinleştirilene kadar bekler.',
+    enabled: 'Uç nokta etkinleştirildi.',
+    retried: 'Gönderim aynı olay kimliğiyle şimdi yeniden denenecek.',
+  },
+  errors: {
+    no_events: 'En az bir olay seçin.',
+    invalid_url: 'URL, http ya da https ile başlayan tam bir adres olmalıdır.',
+    https_required: 'Canlı uç noktalar https kullanmalıdır.',
+    credentials: 'URL kullanıcı adı ya da şifre içermemelidir.',
+    private_target:
+      'URL özel, loopback, link-local, unique-local, multicast ya da CGNAT bir adres olmamalı ve böyle bir adrese çözülmemelidir.',
+    unresolvable: 'URL’deki alan adı çözümlenemiyor.',
+    too_long: 'URL (2048) ya da açıklama (500 karakter) çok uzun.',
+    not_permitted: 'Rolünüz webhook uç noktalarını değiştiremez.',
+  },
+};
+
+export const WEBHOOK_MESSAGES: Record<Locale, WebhookMessages> = { en, tr };
+
+/** Every URL problem the backend reports has a message here. */
+export const URL_PROBLEM_KEYS: readonly UrlProblem[] = [
+  'invalid_url',
+  'https_required',
+  'credentials',
+  'private_target',
+  'unresolvable',
+];

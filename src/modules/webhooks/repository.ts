@@ -1,0 +1,98 @@
+import { sql, type Selectable } from 'kysely';
+import type { Kdb } from '../../db/database.js';
+import type {
+  Environment,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from '../../db/schema.js';
+import { olderThan, type Cursor } from '../../shared/pagination.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+export interface Owner {
+  organizationId: string;
+  environment: Environment;
+}
+
+export function findEndpoint(db: Kdb, owner: Owner, id: string, lock = false) {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('deleted_at', 'is', null);
+  if (lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export function listEndpoints(db: Kdb, owner: Owner, page: { limit: number; after?: Cursor }) {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('deleted_at', 'is', null);
+  if (page.after) query = query.where(olderThan(page.after));
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+}
+
+export type AttemptWithDelivery = AttemptRow & {
+  event_type: string;
+  delivery_status: DeliveryRow['status'];
+  next_attempt_at: Date;
+};
+
+/**
+ * The last attempts of events about a charge (spec section 4): the payload's `id`, `paymentId`,
+ * `payment.paymentId` or `data.id` equals the charge id, or the event's resource is the charge.
+ */
+export function attemptsForCharge(db: Kdb, owner: Owner, chargeId: string, limit: number) {
+  return db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('events as e', 'e.id', 'a.event_id')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .selectAll('a')
+    .select(['e.type as event_type', 'd.status as delivery_status', 'd.next_attempt_at'])
+    .where('a.organization_id', '=', owner.organizationId)
+    .where('a.environment', '=', owner.environment)
+    .where('e.organization_id', '=', owner.organizationId)
+    .where((eb) =>
+      eb.or([
+        eb('e.resource_id', '=', chargeId),
+        eb(sql`e.payload->>'id'`, '=', chargeId),
+        eb(sql`e.payload->>'paymentId'`, '=', chargeId),
+        eb(sql`e.payload->'payment'->>'paymentId'`, '=', chargeId),
+        eb(sql`e.payload->'data'->>'id'`, '=', chargeId),
+      ]),
+    )
+    .orderBy('a.attempted_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(limit)
+    .execute() as Promise<AttemptWithDelivery[]>;
+}
+
+/** A delivery of an endpoint that still exists, by its id or by the id of one of its attempts. */
+export async function findDelivery(db: Kdb, owner: Owner, id: string) {
+  const byAttempt = await db
+    .selectFrom('webhook_attempts')
+    .select('delivery_id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .selectAll('d')
+    .where('d.id', '=', byAttempt?.delivery_id ?? id)
+    .where('d.organization_id', '=', owner.organizationId)
+    .where('d.environment', '=', owner.environment)
+    .where('w.deleted_at', 'is', null)
+    .executeTakeFirst();
+}

@@ -1,0 +1,307 @@
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import { ApiError, errorResponses } from '../../http/errors.js';
+import {
+  IdempotencyHeaderSchema,
+  idempotencyHooks,
+  isStorableOutcome,
+  type IdempotencyOptions,
+} from '../../http/idempotency.js';
+import type { App } from '../../http/server.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import { callerOf } from '../api-keys/context.js';
+import type { ChargeService } from '../charges/service.js';
+import type { Owner } from './repository.js';
+import {
+  IdParamsSchema,
+  ListQuerySchema,
+  RotateSecretSchema,
+  WebhookAttemptListSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointCreatedSchema,
+  WebhookEndpointCreateSchema,
+  WebhookEndpointDeletedSchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
+  WebhookEndpointUpdateSchema,
+} from './schemas.js';
+import type { Result, WebhookEndpointService, WebhookError } from './service.js';
+
+export interface WebhookRoutesOptions {
+  service: WebhookEndpointService;
+  charges: ChargeService;
+  idempotency: Omit<IdempotencyOptions, 'scopeOf'>;
+  /** Seals the secret inside a stored idempotent outcome. */
+  box: SecretBox;
+}
+
+const TAGS = ['Webhook endpoints'];
+const OWNERSHIP =
+  'Endpoints belong to the organization and environment of the key; another organization’s or ' +
+  'environment’s endpoint is 404 `not_found`.';
+
+const ERRORS: Record<WebhookError, (failure: Extract<Result<never>, { ok: false }>) => ApiError> = {
+  not_found: () => new ApiError('not_found', 'No such webhook endpoint.'),
+  invalid_input: (failure) => ApiError.validation(failure.issues ?? []),
+};
+
+function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) throw ERRORS[result.error](result);
+  return result.value;
+}
+
+function ownerOf(request: FastifyRequest): Owner {
+  const caller = callerOf(request);
+  return { organizationId: caller.organizationId, environment: caller.environment };
+}
+
+/** `/v1/webhook-endpoints` (product decision 27), the delivery log of a charge and manual retries. */
+export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Promise<void> {
+  const { service } = options;
+  const idempotency = idempotencyHooks({
+    ...options.idempotency,
+    scopeOf: (request) => {
+      const caller = callerOf(request);
+      return `org:${caller.organizationId}:${caller.environment}`;
+    },
+  });
+  const sealed = sealedOutcomeOnSend(options);
+
+  app.post(
+    '/v1/webhook-endpoints',
+    {
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        summary: 'Create a webhook endpoint',
+        description:
+          'Registers a URL that receives the selected event kinds, signed with its own secret. The response ' +
+          'carries the secret (`whsec_…`) this once; it is stored encrypted and never shown again (rotate it ' +
+          'to get a new one). URLs that break the rules of `url` are 400 `validation_failed`. Needs scope ' +
+          '`write`. Honours `X-Idempotency-Key`: a retry within 24 hours returns the same endpoint and secret.',
+        tags: TAGS,
+        headers: IdempotencyHeaderSchema,
+        body: WebhookEndpointCreateSchema,
+        response: {
+          201: WebhookEndpointCreatedSchema,
+          ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500),
+        },
+      },
+      config: { auth: 'write' },
+      preValidation: idempotency.preValidation,
+      onSend: sealed,
+    },
+    async (request, reply) =>
+      reply.code(201).send(unwrap(await service.create(ownerOf(request), request.body))),
+  );
+
+  app.get(
+    '/v1/webhook-endpoints',
+    {
+      schema: {
+        operationId: 'listWebhookEndpoints',
+        summary: 'List webhook endpoints',
+        description:
+          'Endpoints of this environment, newest first, `limit` (1 to 100, default 20) per page; pass ' +
+          '`nextCursor` back as `cursor`. Deleted endpoints are not listed. Needs scope `read`.',
+        tags: TAGS,
+        querystring: ListQuerySchema,
+        response: { 200: WebhookEndpointListSchema, ...errorResponses(400, 401, 403, 429, 500) },
+      },
+      config: { auth: 'read' },
+    },
+    async (request) => service.list(ownerOf(request), request.query),
+  );
+
+  app.get(
+    '/v1/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        summary: 'Retrieve a webhook endpoint',
+        description: `Needs scope \`read\`. ${OWNERSHIP}`,
+        tags: TAGS,
+        params: IdParamsSchema,
+        response: { 200: WebhookEndpointSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'read' },
+    },
+    async (request) => unwrap(await service.get(ownerOf(request), request.params.id)),
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'updateWebhookEndpoint',
+        summary: 'Update a webhook endpoint',
+        description:
+          'Changes the URL (checked as at creation), the event kinds, the description, or `disabled`. ' +
+          'Members left out are unchanged. Needs scope `write`. Honours `X-Idempotency-Key`. ' +
+          OWNERSHIP,
+        tags: TAGS,
+        headers: IdempotencyHeaderSchema,
+        params: IdParamsSchema,
+        body: WebhookEndpointUpdateSchema,
+        response: {
+          200: WebhookEndpointSchema,
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500),
+        },
+      },
+      config: { auth: 'write' },
+      preValidation: idempotency.preValidation,
+      onSend: idempotency.onSend,
+    },
+    async (request) => unwrap(await service.update(ownerOf(request), request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/v1/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        summary: 'Delete a webhook endpoint',
+        description:
+          'The endpoint receives nothing more, its waiting deliveries are dropped, and it is no longer ' +
+          'listed. Needs scope `write`. ' +
+          OWNERSHIP,
+        tags: TAGS,
+        params: IdParamsSchema,
+        response: { 200: WebhookEndpointDeletedSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'write' },
+    },
+    async (request) => unwrap(await service.remove(ownerOf(request), request.params.id)),
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id/rotate-secret',
+    {
+      schema: {
+        operationId: 'rotateWebhookEndpointSecret',
+        summary: 'Rotate the signing secret of a webhook endpoint',
+        description:
+          'Issues a new secret, shown this once. During the grace period (`gracePeriodSeconds`, default a ' +
+          'day) every delivery carries `Service-Signature` made with the replaced secret and ' +
+          '`Service-Signature-Next` made with the new one; afterwards only `Service-Signature`, made with ' +
+          'the new secret. A receiver that accepts a delivery when either header matches any secret it ' +
+          'holds never fails verification. Rotating again during a grace period drops the oldest secret. ' +
+          'Needs scope `write`. Honours `X-Idempotency-Key`. ' +
+          OWNERSHIP,
+        tags: TAGS,
+        headers: IdempotencyHeaderSchema,
+        params: IdParamsSchema,
+        body: RotateSecretSchema,
+        response: {
+          200: WebhookEndpointCreatedSchema,
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500),
+        },
+      },
+      config: { auth: 'write' },
+      preValidation: idempotency.preValidation,
+      onSend: sealed,
+    },
+    async (request) =>
+      unwrap(await service.rotateSecret(ownerOf(request), request.params.id, request.body ?? {})),
+  );
+
+  app.get(
+    '/v1/charges/:id/webhook-deliveries',
+    {
+      schema: {
+        operationId: 'listChargeWebhookDeliveries',
+        summary: 'List the webhook attempts of a charge',
+        description:
+          'The last 20 attempts, newest first, to deliver events whose payload `id`, `paymentId`, ' +
+          '`payment.paymentId` or `data.id` equals the charge id (the charge’s own events and refund events), ' +
+          'to every endpoint. Any valid key of the environment. A charge of another organization or ' +
+          'environment, or an unknown id, is 404 `not_found`.',
+        tags: ['Charges'],
+        params: IdParamsSchema,
+        response: { 200: WebhookAttemptListSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'key' },
+    },
+    async (request) => {
+      const owner = ownerOf(request);
+      const charge = await options.charges.get(owner, request.params.id);
+      if (!charge.ok) throw new ApiError('not_found', 'No such charge.');
+      return { data: await service.attemptsForCharge(owner, charge.value.id) };
+    },
+  );
+
+  app.post(
+    '/v1/webhook-deliveries/:id/retry',
+    {
+      schema: {
+        operationId: 'retryWebhookDelivery',
+        summary: 'Retry a webhook delivery now',
+        description:
+          'Makes the delivery (named by its id or by the id of one of its attempts) due at once: the same ' +
+          'event, with the same `id`, is sent again to the endpoint, also when it succeeded or failed ' +
+          'before. A failed delivery that fails again stays `failed`; one still within its schedule goes on ' +
+          'with it. Nothing is sent while the endpoint is disabled; a deleted endpoint’s delivery is 404. No ' +
+          'request body. Needs scope `write`. ' +
+          'A delivery of another organization or environment is 404 `not_found`.',
+        tags: TAGS,
+        headers: IdempotencyHeaderSchema,
+        params: IdParamsSchema,
+        response: { 202: WebhookDeliverySchema, ...errorResponses(400, 401, 403, 404, 409, 429, 500) },
+      },
+      config: { auth: 'write' },
+      preValidation: idempotency.preValidation,
+      onSend: idempotency.onSend,
+    },
+    async (request, reply) => {
+      const result = await service.retry(ownerOf(request), request.params.id);
+      if (!result.ok) throw new ApiError('not_found', 'No such webhook delivery.');
+      return reply.code(202).send(result.value);
+    },
+  );
+}
+
+const SEALED = 'sealed:';
+
+/**
+ * As for API keys: a replayed creation or rotation returns the same secret, but the stored outcome holds
+ * it sealed with the secret box (AES-256-GCM), never in clear; it is opened on replay.
+ */
+function sealedOutcomeOnSend(options: WebhookRoutesOptions): onSendHookHandler<unknown> {
+  const { store } = options.idempotency;
+  const { box } = options;
+  return async function (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    if (reply.getHeader('idempotent-replayed') === 'true') {
+      if (body === null) return payload;
+      return mapSecret(body, (secret) =>
+        secret.startsWith(SEALED) ? box.open(secret.slice(SEALED.length)) : secret,
+      );
+    }
+    const claim = request.idempotencyClaim;
+    if (claim === null) return payload;
+    request.idempotencyClaim = null;
+    try {
+      if (body !== null && isStorableOutcome(reply.statusCode, body)) {
+        const sealedBody = mapSecret(body, (secret) => `${SEALED}${box.seal(secret)}`);
+        await store.complete({ ...claim, status: reply.statusCode, body: sealedBody });
+      } else {
+        await store.release(claim);
+      }
+    } catch (error) {
+      request.log.error({ err: error }, 'could not record the idempotent outcome');
+    }
+    return payload;
+  };
+}
+
+function mapSecret(body: string, transform: (secret: string) => string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (parsed === null || typeof parsed !== 'object' || !('secret' in parsed)) return body;
+  const record = parsed as Record<string, unknown>;
+  if (typeof record.secret !== 'string') return body;
+  return JSON.stringify({ ...record, secret: transform(record.secret) });
+}

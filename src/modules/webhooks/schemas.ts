@@ -1,0 +1,183 @@
+import { Type, type Static } from 'typebox';
+import { EVENT_TYPES } from '../events/service.js';
+
+const Timestamp = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description} ISO 8601 UTC with milliseconds.` });
+const NullableTimestamp = (description: string) =>
+  Type.Union([Timestamp(description), Type.Null()], { description: `${description} Null when not set.` });
+
+export const EventKindSchema = Type.Enum([...EVENT_TYPES, '*'], {
+  description: 'An event kind, or `*` for every kind (including kinds added later).',
+});
+
+const UrlSchema = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description:
+    'Where events are POSTed. https in live mode (http allowed in sandbox); no user name or password; the ' +
+    'host must not be or resolve to a private, loopback, link-local, unique-local, multicast, unspecified ' +
+    'or CGNAT address (checked now and at every delivery). Redirects are never followed.',
+});
+const EnabledEventsSchema = Type.Array(EventKindSchema, {
+  minItems: 1,
+  maxItems: EVENT_TYPES.length + 1,
+  uniqueItems: true,
+  description: 'The event kinds sent to this endpoint.',
+});
+const DescriptionSchema = Type.String({ maxLength: 500, description: 'For your records.' });
+
+export const WebhookEndpointCreateSchema = Type.Object(
+  { url: UrlSchema, enabledEvents: EnabledEventsSchema, description: Type.Optional(DescriptionSchema) },
+  { additionalProperties: false },
+);
+export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreateSchema>;
+
+export const WebhookEndpointUpdateSchema = Type.Object(
+  {
+    url: Type.Optional(UrlSchema),
+    enabledEvents: Type.Optional(EnabledEventsSchema),
+    description: Type.Optional(Type.Union([DescriptionSchema, Type.Null()])),
+    disabled: Type.Optional(
+      Type.Boolean({
+        description:
+          '`true` stops deliveries (pending ones wait); `false` enables the endpoint again, also after it ' +
+          'was disabled for failing, and resumes the deliveries that wait.',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdateSchema>;
+
+export const RotateSecretSchema = Type.Object(
+  {
+    gracePeriodSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 604_800,
+        default: 86_400,
+        description:
+          'How long the replaced secret keeps signing `Service-Signature` (the new one signs ' +
+          '`Service-Signature-Next` meanwhile); 0 ends it at once. Default 86400 (a day), at most 7 days.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RotateSecret = Static<typeof RotateSecretSchema>;
+
+export const WebhookEndpointSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^we_', description: 'Prefix `we_`.' }),
+    url: Type.String(),
+    description: Type.Union([Type.String(), Type.Null()]),
+    enabledEvents: Type.Array(EventKindSchema),
+    status: Type.Enum(['enabled', 'disabled']),
+    disabledReason: Type.Union([Type.Enum(['merchant', 'failing']), Type.Null()], {
+      description:
+        '`merchant`: disabled through the API or dashboard; `failing`: every delivery failed for 5 days. ' +
+        'Null while enabled.',
+    }),
+    livemode: Type.Boolean(),
+    previousSecretExpiresAt: NullableTimestamp(
+      'During a rotation grace period, when the replaced secret stops signing.',
+    ),
+    createdAt: Timestamp('Creation time.'),
+    updatedAt: Timestamp('Last change.'),
+  },
+  { description: 'A webhook endpoint. Its secret is never shown again after creation or rotation.' },
+);
+export type WebhookEndpointView = Static<typeof WebhookEndpointSchema>;
+
+const SecretSchema = Type.String({
+  pattern: '^whsec_[A-Za-z0-9_-]{43,}$',
+  description: 'The signing secret, `whsec_` and 32 random bytes in base64url. Shown this once only.',
+});
+
+export const WebhookEndpointCreatedSchema = Type.Object(
+  { ...WebhookEndpointSchema.properties, secret: SecretSchema },
+  { description: 'The endpoint, with its secret (shown once).' },
+);
+
+export const WebhookEndpointListSchema = Type.Object({
+  data: Type.Array(WebhookEndpointSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const WebhookEndpointDeletedSchema = Type.Object({
+  id: Type.String({ pattern: '^we_' }),
+  deleted: Type.Literal(true),
+});
+
+export const IdParamsSchema = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64, description: 'The identifier.' }) },
+  { additionalProperties: false },
+);
+
+export const ListQuerySchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100.' }),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: 'Opaque; pass back the `nextCursor` of the previous page.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ListQuery = Static<typeof ListQuerySchema>;
+
+export const WebhookAttemptSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^whd_', description: 'The attempt, prefix `whd_`.' }),
+    deliveryId: Type.String({
+      pattern: '^whd_',
+      description: 'The delivery (one per event and endpoint) the attempt belongs to; retry it with this id.',
+    }),
+    eventId: Type.String({ pattern: '^evt_', description: 'The same on every attempt of the event.' }),
+    eventType: Type.String(),
+    endpointId: Type.String({ pattern: '^we_' }),
+    url: Type.String({ description: 'The URL the attempt was sent to.' }),
+    attemptedAt: Timestamp('When the attempt started.'),
+    succeeded: Type.Boolean({ description: 'True when the endpoint answered 200.' }),
+    statusCode: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The HTTP status the endpoint answered; null when no answer came.',
+    }),
+    latencyMs: Type.Integer({ minimum: 0 }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Why it failed: `timeout`, `connection_refused`, `connection_reset`, `dns_failure`, `private_target`, ' +
+        '`tls_error`, `network_error`, `redirect_not_followed` (a 3xx), `not_200` (another 2xx), `http_<status>`. ' +
+        'Null on success.',
+    }),
+    responseExcerpt: Type.Union([Type.String(), Type.Null()], {
+      description: 'The first KB of the answer, control characters removed.',
+    }),
+    deliveryStatus: Type.Enum(['pending', 'succeeded', 'failed'], {
+      description: 'The delivery now: `pending` while retries remain, `succeeded`, or `failed`.',
+    }),
+    nextAttemptAt: NullableTimestamp('When the delivery is tried next, while pending.'),
+  },
+  { description: 'One attempt to deliver an event to an endpoint.' },
+);
+export type WebhookAttemptView = Static<typeof WebhookAttemptSchema>;
+
+export const WebhookAttemptListSchema = Type.Object({
+  data: Type.Array(WebhookAttemptSchema, { maxItems: 20 }),
+});
+
+export const WebhookDeliverySchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^whd_' }),
+    eventId: Type.String({ pattern: '^evt_' }),
+    endpointId: Type.String({ pattern: '^we_' }),
+    status: Type.Enum(['pending', 'succeeded', 'failed']),
+    attempts: Type.Integer({ minimum: 0 }),
+    nextAttemptAt: NullableTimestamp('When it is tried next, while pending.'),
+    createdAt: Timestamp('When the event was fanned out to the endpoint.'),
+  },
+  { description: 'The delivery of one event to one endpoint.' },
+);
+export type WebhookDeliveryView = Static<typeof WebhookDeliverySchema>;

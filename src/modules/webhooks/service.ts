@@ -1,0 +1,269 @@
+import type { Kdb } from '../../db/database.js';
+import type { ValidationIssue } from '../../http/errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import type { CursorCodec } from '../../shared/pagination.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import {
+  attemptsForCharge,
+  findDelivery,
+  findEndpoint,
+  listEndpoints,
+  type AttemptWithDelivery,
+  type DeliveryRow,
+  type EndpointRow,
+  type Owner,
+} from './repository.js';
+import type {
+  RotateSecret,
+  WebhookAttemptView,
+  WebhookDeliveryView,
+  WebhookEndpointCreate,
+  WebhookEndpointUpdate,
+  WebhookEndpointView,
+} from './schemas.js';
+import { generateWebhookSecret } from './signing.js';
+import { checkWebhookUrl, type HostResolver } from './url-guard.js';
+
+export type WebhookError = 'not_found' | 'invalid_input';
+export type Result<T> =
+  { ok: true; value: T } | { ok: false; error: WebhookError; issues?: ValidationIssue[] };
+
+export const CHARGE_ATTEMPTS_LIMIT = 20;
+export const DEFAULT_GRACE_SECONDS = 86_400;
+
+export interface WebhookEndpointService {
+  create(
+    owner: Owner,
+    input: WebhookEndpointCreate,
+  ): Promise<Result<WebhookEndpointView & { secret: string }>>;
+  list(
+    owner: Owner,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ data: WebhookEndpointView[]; nextCursor: string | null }>;
+  get(owner: Owner, id: string): Promise<Result<WebhookEndpointView>>;
+  update(owner: Owner, id: string, input: WebhookEndpointUpdate): Promise<Result<WebhookEndpointView>>;
+  remove(owner: Owner, id: string): Promise<Result<{ id: string; deleted: true }>>;
+  rotateSecret(
+    owner: Owner,
+    id: string,
+    input: RotateSecret,
+  ): Promise<Result<WebhookEndpointView & { secret: string }>>;
+  /** Spec section 4: the last 20 attempts of events about a charge, newest first. */
+  attemptsForCharge(owner: Owner, chargeId: string): Promise<WebhookAttemptView[]>;
+  /** Makes a delivery (named by its id or one of its attempts') due now, with the same event. */
+  retry(owner: Owner, id: string): Promise<Result<WebhookDeliveryView>>;
+}
+
+export interface WebhookEndpointServiceDeps {
+  db: Kdb;
+  clock: Clock;
+  box: SecretBox;
+  cursors: CursorCodec;
+  resolver: HostResolver;
+  allowPrivateTargets: boolean;
+}
+
+export function endpointView(row: EndpointRow, now: Date): WebhookEndpointView {
+  const graceOpen =
+    row.previous_secret_expires_at !== null && row.previous_secret_expires_at.getTime() > now.getTime();
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    enabledEvents: row.enabled_events as WebhookEndpointView['enabledEvents'],
+    status: row.status,
+    disabledReason: row.status === 'disabled' ? (row.disabled_reason as 'merchant' | 'failing') : null,
+    livemode: row.environment === 'live',
+    previousSecretExpiresAt: graceOpen ? (row.previous_secret_expires_at?.toISOString() ?? null) : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.status === 'pending' ? row.next_attempt_at.toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function attemptView(row: AttemptWithDelivery): WebhookAttemptView {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    endpointId: row.endpoint_id,
+    url: row.url,
+    attemptedAt: row.attempted_at.toISOString(),
+    succeeded: row.succeeded,
+    statusCode: row.status_code,
+    latencyMs: row.latency_ms,
+    error: row.error,
+    responseExcerpt: row.response_excerpt,
+    deliveryStatus: row.delivery_status,
+    nextAttemptAt: row.delivery_status === 'pending' ? row.next_attempt_at.toISOString() : null,
+  };
+}
+
+const notFound = { ok: false, error: 'not_found' } as const;
+
+/** Endpoints (product decision 27), their secrets, the delivery log and manual retries. */
+export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): WebhookEndpointService {
+  const { db, clock, box, cursors } = deps;
+
+  const checkUrl = async (url: string, owner: Owner): Promise<ValidationIssue[]> => {
+    const check = await checkWebhookUrl(url, owner.environment, {
+      resolver: deps.resolver,
+      allowPrivate: deps.allowPrivateTargets,
+    });
+    return check.ok ? [] : [{ path: 'url', in: 'body', code: 'invalid_value', message: check.message }];
+  };
+
+  return {
+    async create(owner, input) {
+      const issues = await checkUrl(input.url, owner);
+      if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+      const now = clock.now();
+      const secret = generateWebhookSecret();
+      const row = await db
+        .insertInto('webhook_endpoints')
+        .values({
+          id: newId('we', now),
+          organization_id: owner.organizationId,
+          environment: owner.environment,
+          url: input.url,
+          description: input.description ?? null,
+          enabled_events: input.enabledEvents,
+          status: 'enabled',
+          disabled_reason: null,
+          secret_enc: box.seal(secret),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { ok: true, value: { ...endpointView(row, now), secret } };
+    },
+
+    async list(owner, { limit, cursor }) {
+      const after = cursor === undefined ? undefined : cursors.decode(cursor);
+      const rows = await listEndpoints(db, owner, { limit, ...(after ? { after } : {}) });
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      const now = clock.now();
+      return {
+        data: page.map((row) => endpointView(row, now)),
+        nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, last.id) : null,
+      };
+    },
+
+    async get(owner, id) {
+      const row = await findEndpoint(db, owner, id);
+      return row ? { ok: true, value: endpointView(row, clock.now()) } : notFound;
+    },
+
+    async update(owner, id, input) {
+      if (input.url !== undefined) {
+        if (!(await findEndpoint(db, owner, id))) return notFound;
+        const issues = await checkUrl(input.url, owner);
+        if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+      }
+      const now = clock.now();
+      const row = await db
+        .updateTable('webhook_endpoints')
+        .set({
+          ...(input.url !== undefined ? { url: input.url } : {}),
+          ...(input.enabledEvents !== undefined ? { enabled_events: input.enabledEvents } : {}),
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          ...(input.disabled === true ? { status: 'disabled', disabled_reason: 'merchant' } : {}),
+          // Enabled again: a fresh start, so 5 more days of failure before it is disabled again.
+          ...(input.disabled === false
+            ? { status: 'enabled', disabled_reason: null, failing_since: null }
+            : {}),
+          updated_at: now,
+        })
+        .where('id', '=', id)
+        .where('organization_id', '=', owner.organizationId)
+        .where('environment', '=', owner.environment)
+        .where('deleted_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? { ok: true, value: endpointView(row, now) } : notFound;
+    },
+
+    async remove(owner, id) {
+      const now = clock.now();
+      // Kept (soft-deleted) so that its delivery log stays readable for 30 days; it never receives again.
+      const row = await db
+        .updateTable('webhook_endpoints')
+        .set({ deleted_at: now, status: 'disabled', disabled_reason: 'merchant', updated_at: now })
+        .where('id', '=', id)
+        .where('organization_id', '=', owner.organizationId)
+        .where('environment', '=', owner.environment)
+        .where('deleted_at', 'is', null)
+        .returning('id')
+        .executeTakeFirst();
+      if (!row) return notFound;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', lease_token: null, updated_at: now })
+        .where('endpoint_id', '=', row.id)
+        .where('status', '=', 'pending')
+        .execute();
+      return { ok: true, value: { id: row.id, deleted: true } };
+    },
+
+    async rotateSecret(owner, id, input) {
+      const graceSeconds = input.gracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
+      return db
+        .transaction()
+        .execute(async (trx): Promise<Result<WebhookEndpointView & { secret: string }>> => {
+          const row = await findEndpoint(trx, owner, id, true);
+          if (!row) return notFound;
+          const now = clock.now();
+          const secret = generateWebhookSecret();
+          // The secret being replaced signs `Service-Signature` until the grace period ends. A rotation
+          // during a grace period drops the secret before it: receivers hold at most two.
+          const updated = await trx
+            .updateTable('webhook_endpoints')
+            .set({
+              secret_enc: box.seal(secret),
+              previous_secret_enc: graceSeconds > 0 ? row.secret_enc : null,
+              previous_secret_expires_at:
+                graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
+              updated_at: now,
+            })
+            .where('id', '=', row.id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          return { ok: true, value: { ...endpointView(updated, now), secret } };
+        });
+    },
+
+    async attemptsForCharge(owner, chargeId) {
+      const rows = await attemptsForCharge(db, owner, chargeId, CHARGE_ATTEMPTS_LIMIT);
+      return rows.map(attemptView);
+    },
+
+    async retry(owner, id) {
+      const delivery = await findDelivery(db, owner, id);
+      if (!delivery) return notFound;
+      const now = clock.now();
+      // Due now. A worker sending it this instant loses its claim: its attempt is logged, and it goes again.
+      const row = await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', next_attempt_at: now, lease_token: null, updated_at: now })
+        .where('id', '=', delivery.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { ok: true, value: deliveryView(row) };
+    },
+  };
+}
