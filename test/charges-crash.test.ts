@@ -132,17 +132,26 @@ describe.each(targets)('a gateway killed between the acquirer call and its answe
       const second = spawnGateway({ env });
       const secondUrls = await second.waitForBanner(90_000);
       let retried: HttpResult<ChargeBody & ErrorBody> | undefined;
+      const seen: string[] = [];
+      // 409 duplicate_request until the dead request's lease (IDEMPOTENCY_LOCK_MS) lapses; a loaded
+      // machine may take a while to serve the first requests of a freshly started process.
       await eventually(
         async () => {
           retried = await post(secondUrls.sandboxApi ?? '');
+          if (seen.length > 1000) seen.shift();
+          seen.push(`${retried.status} ${retried.body.error?.code ?? ''}`);
           if (retried.status === 409) expect(retried.body.error.code).toBe('duplicate_request');
           else expect(retried.status, retried.text).toBe(201);
           return retried.status === 201;
         },
-        30_000,
+        90_000,
         'the retry to be answered',
         250,
-      );
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message}; first and last answers: ${[...seen.slice(0, 3), '…', ...seen.slice(-3)].join(', ')}`,
+        );
+      });
       const charge = retried?.body as ChargeBody;
       expect(charge.id).toBe(chargeId);
       const payments = await control.paymentsFor(charge.id);

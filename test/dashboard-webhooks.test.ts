@@ -432,6 +432,197 @@ describe('the webhook endpoints pages', () => {
   });
 });
 
+/** Posts the edit form of the endpoint page; `csrf: false` leaves the token out. */
+async function edit(
+  client: WebClient,
+  id: string,
+  form: { url: string; events: string[]; description: string; lang?: string; csrf?: boolean },
+) {
+  const lang = form.lang ?? 'en';
+  const fields: Array<[string, string]> = [];
+  if (form.csrf !== false) {
+    const page = await client.get(`/dashboard/webhooks/${id}?lang=${lang}`);
+    fields.push(['_csrf', csrfIn(page.text)]);
+  }
+  fields.push(['url', form.url], ['description', form.description]);
+  for (const kind of form.events) fields.push(['enabledEvents', kind]);
+  return postForm(client, `/dashboard/webhooks/${id}/edit?lang=${lang}`, fields);
+}
+
+async function endpointRow(id: string) {
+  return t.gateway.database.db
+    .selectFrom('webhook_endpoints')
+    .select(['url', 'enabled_events', 'description'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}
+
+async function auditOf(id: string) {
+  return t.gateway.database.db
+    .selectFrom('audit_log')
+    .select(['actor', 'action', 'after'])
+    .where('target_id', '=', id)
+    .orderBy('created_at')
+    .execute();
+}
+
+describe('editing an endpoint', () => {
+  it('lets an owner change the URL, the events and the description; the change shows and is audited', async () => {
+    const { client, user } = await signedIn();
+    await createEndpoint(client, { events: ['charge.succeeded'], description: 'orders' });
+    const { id } = await onlyEndpoint(client);
+    const page = await client.get(`/dashboard/webhooks/${id}?lang=en`);
+    expect(page.text).toContain('id="edit-endpoint-form"');
+    expect(page.text).toContain(`action="/dashboard/webhooks/${id}/edit?lang=en"`);
+    expect(page.text).toMatch(/id="edit-event-charge-succeeded" checked/);
+    expect(page.text).toContain(
+      'id="edit-description" name="description" type="text" autocomplete="off" maxlength="500" value="orders"',
+    );
+
+    const newUrl = `${receiver.url}/v2`;
+    const saved = await edit(client, id, {
+      url: newUrl,
+      events: ['charge.failed', 'charge.refunded'],
+      description: 'refunds & <failures>',
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.location).toBe(`/dashboard/webhooks/${id}?lang=en&notice=updated`);
+
+    const after = await client.get(saved.location ?? '');
+    expect(textOf(after.text, 'notice')).toBe('The endpoint is updated.');
+    expect(textOf(after.text, 'endpoint-url')).toBe(newUrl);
+    expect(textOf(after.text, 'endpoint-events')).toBe('charge.failed, charge.refunded');
+    expect(after.text).toContain('id="endpoint-description">refunds &amp; &lt;failures&gt;</dd>');
+    expect(after.text).not.toContain('<failures>');
+    expect(await endpointRow(id)).toEqual({
+      url: newUrl,
+      enabled_events: ['charge.failed', 'charge.refunded'],
+      description: 'refunds & <failures>',
+    });
+    const audit = await auditOf(id);
+    expect(audit.map((row) => [row.actor, row.action])).toEqual([
+      [`user:${user.userId}`, 'webhook_endpoint.created'],
+      [`user:${user.userId}`, 'webhook_endpoint.updated'],
+    ]);
+    expect(audit[1]?.after).toEqual({
+      changed: ['url', 'enabledEvents', 'description'],
+      url: newUrl,
+      enabledEvents: ['charge.failed', 'charge.refunded'],
+    });
+
+    // An empty description clears it; `*` is kept alone.
+    const cleared = await edit(client, id, { url: newUrl, events: ['*', 'charge.failed'], description: '' });
+    expect(cleared.status).toBe(303);
+    expect(await endpointRow(id)).toEqual({ url: newUrl, enabled_events: ['*'], description: null });
+    // Nothing changed: no update, no audit.
+    const same = await edit(client, id, { url: newUrl, events: ['*'], description: '' });
+    expect(same.location).toBe(`/dashboard/webhooks/${id}?lang=en&notice=unchanged`);
+    expect(await auditOf(id)).toHaveLength(3);
+  });
+
+  it('re-renders a bad form with the errors next to the fields, in the page language, and changes nothing', async () => {
+    const { client } = await signedIn();
+    await createEndpoint(client, { events: ['charge.succeeded'], description: 'orders' });
+    const { id } = await onlyEndpoint(client);
+    const before = await endpointRow(id);
+
+    const badUrl = await edit(client, id, {
+      url: 'ftp://shop.example/x',
+      events: ['charge.failed'],
+      description: 'typed',
+    });
+    expect(badUrl.status).toBe(400);
+    expect(textOf(badUrl.text, 'edit-url-error')).toBe('The URL must be an absolute http or https URL.');
+    expect(badUrl.text).toContain('value="ftp://shop.example/x"');
+    expect(badUrl.text).toContain('value="typed"');
+    expect(badUrl.text).toMatch(/id="edit-event-charge-failed" checked/);
+    expect(badUrl.text).not.toMatch(/id="edit-event-charge-succeeded" checked/);
+
+    const noEvents = await edit(client, id, {
+      url: 'http://u:p@127.0.0.1/x',
+      events: [],
+      description: 'x'.repeat(501),
+      lang: 'tr',
+    });
+    expect(noEvents.status).toBe(400);
+    expect(textOf(noEvents.text, 'edit-events-error')).toBe('En az bir olay seçin.');
+    expect(textOf(noEvents.text, 'edit-description-error')).toBe(
+      'Açıklama çok uzun (en fazla 500 karakter).',
+    );
+
+    const credentials = await edit(client, id, {
+      url: 'http://u:p@127.0.0.1/x',
+      events: ['*'],
+      description: '',
+      lang: 'tr',
+    });
+    expect(credentials.status).toBe(400);
+    expect(textOf(credentials.text, 'edit-url-error')).toBe('URL kullanıcı adı ya da şifre içermemelidir.');
+    expect(credentials.text).not.toMatch(/<script|style=/);
+
+    // Live endpoints must use https.
+    await client.submit('/dashboard?lang=en', { environment: 'live' }, '/dashboard/environment?lang=en');
+    await createEndpoint(client, { url: 'https://127.0.0.1:9/hooks' });
+    const [live] = await listed(client);
+    if (!live) throw new Error('no live endpoint');
+    const http = await edit(client, live.id, {
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['*'],
+      description: '',
+    });
+    expect(http.status).toBe(400);
+    expect(textOf(http.text, 'edit-url-error')).toBe('Live endpoints must use https.');
+    expect((await endpointRow(live.id)).url).toBe('https://127.0.0.1:9/hooks');
+
+    expect(await endpointRow(id)).toEqual(before);
+    expect((await auditOf(id)).map((row) => row.action)).toEqual(['webhook_endpoint.created']);
+  });
+
+  it('refuses a viewer (403), a form without its CSRF token (403) and another organization (404)', async () => {
+    const { client: owner, organizationId } = await signedIn();
+    await createEndpoint(owner, { description: 'orders' });
+    const { id } = await onlyEndpoint(owner);
+    const before = await endpointRow(id);
+    const form = { url: `${receiver.url}/other`, events: ['charge.failed'], description: 'changed' };
+
+    const { client: viewer } = await signedIn({ organizationId, role: 'viewer' });
+    expect((await viewer.get(`/dashboard/webhooks/${id}?lang=en`)).text).not.toContain(
+      'id="edit-endpoint-form"',
+    );
+    const refused = await viewer.postForm(`/dashboard/webhooks/${id}/edit?lang=en`, {
+      _csrf: await viewer.sessionCsrf(),
+      url: form.url,
+      enabledEvents: 'charge.failed',
+      description: form.description,
+    });
+    expect(refused.status).toBe(403);
+    expect(textOf(refused.text, 'form-error')).toBe('Your role may not change webhook endpoints.');
+
+    const missing = await edit(owner, id, { ...form, csrf: false });
+    expect(missing.status).toBe(403);
+    expect(textOf(missing.text, 'message-body')).toBe(
+      'The form has expired or did not come from this site. Reload the page and try again.',
+    );
+
+    const { client: stranger } = await signedIn();
+    const foreign = await stranger.postForm(`/dashboard/webhooks/${id}/edit?lang=en`, {
+      _csrf: await stranger.sessionCsrf(),
+      url: form.url,
+      enabledEvents: 'charge.failed',
+      description: form.description,
+    });
+    expect(foreign.status).toBe(404);
+    expect(textOf(foreign.text, 'message-body')).toBe('This page does not exist.');
+
+    expect(await endpointRow(id)).toEqual(before);
+    expect((await auditOf(id)).map((row) => row.action)).toEqual(['webhook_endpoint.created']);
+
+    const { client: developer } = await signedIn({ organizationId, role: 'developer' });
+    expect((await edit(developer, id, form)).status).toBe(303);
+    expect((await endpointRow(id)).description).toBe('changed');
+  });
+});
+
 describe('the attempts of an endpoint', () => {
   it('lists the attempts of a real delivery and retries a delivery with the same event', async () => {
     const { client, organizationId } = await signedIn();

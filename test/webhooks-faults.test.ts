@@ -378,7 +378,8 @@ describe('crashes, isolation and concurrency', () => {
       // While its lease holds, nobody else takes the delivery.
       expect(await dispatcher().deliverDue()).toBe(0);
       // The restarted worker, once the lease has lapsed.
-      t.clock.advance(60_000 + 60 * SECOND + 1);
+      // The lease: twice the attempt timeout plus 10 seconds.
+      t.clock.advance(2 * 60_000 + 10 * SECOND + 1);
       expect(await dispatcher().deliverDue()).toBe(1);
       expect(receiver.received).toHaveLength(2);
       expect(receiver.received[1]?.eventId).toBe(receiver.received[0]?.eventId);

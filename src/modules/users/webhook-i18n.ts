@@ -58,7 +58,17 @@ export interface WebhookMessages {
   ok: string;
   deliveryStatuses: { pending: string; succeeded: string; failed: string };
   retry: string;
-  notices: { deleted: string; disabled: string; enabled: string; retried: string };
+  edit: string;
+  editIntro: string;
+  editSubmit: string;
+  notices: {
+    deleted: string;
+    disabled: string;
+    enabled: string;
+    retried: string;
+    updated: string;
+    unchanged: string;
+  };
   errors: {
     no_events: string;
     invalid_url: string;
@@ -67,6 +77,8 @@ export interface WebhookMessages {
     private_target: string;
     unresolvable: string;
     too_long: string;
+    url_too_long: string;
+    description_too_long: string;
     not_permitted: string;
   };
 }
@@ -161,11 +173,17 @@ const en: WebhookMessages = {
     failed: 'Failed: no retries left',
   },
   retry: 'Retry',
+  edit: 'Edit the endpoint',
+  editIntro:
+    'Change where events are sent, which kinds and the description. The signing secret stays the same. Live endpoints must use https.',
+  editSubmit: 'Save changes',
   notices: {
     deleted: 'The endpoint is deleted.',
     disabled: 'The endpoint is disabled: deliveries wait until it is enabled again.',
     enabled: 'The endpoint is enabled.',
     retried: 'The delivery is due again now, with the same event id.',
+    updated: 'The endpoint is updated.',
+    unchanged: 'Nothing was changed.',
   },
   errors: {
     no_events: 'Choose at least one event.',
@@ -176,6 +194,8 @@ const en: WebhookMessages = {
       'The URL must not be or resolve to a private, loopback, link-local, unique-local, multicast or CGNAT address.',
     unresolvable: 'The host name of the URL does not resolve.',
     too_long: 'The URL (2048) or the description (500 characters) is too long.',
+    url_too_long: 'The URL is too long (at most 2048 characters).',
+    description_too_long: 'The description is too long (at most 500 characters).',
     not_permitted: 'Your role may not change webhook endpoints.',
   },
 };
@@ -268,11 +288,17 @@ const tr: WebhookMessages = {
     failed: 'Başarısız: deneme hakkı kalmadı',
   },
   retry: 'Yeniden dene',
+  edit: 'Uç noktayı düzenleyin',
+  editIntro:
+    'Olayların gönderileceği adresi, olay türlerini ve açıklamayı değiştirin. İmza anahtarı aynı kalır. Canlı uç noktalar https kullanmalıdır.',
+  editSubmit: 'Değişiklikleri kaydet',
   notices: {
     deleted: 'Uç nokta silindi.',
     disabled: 'Uç nokta devre dışı: gönderimler yeniden etkinleştirilene kadar bekler.',
     enabled: 'Uç nokta etkinleştirildi.',
     retried: 'Gönderim aynı olay kimliğiyle şimdi yeniden denenecek.',
+    updated: 'Uç nokta güncellendi.',
+    unchanged: 'Hiçbir şey değiştirilmedi.',
   },
   errors: {
     no_events: 'En az bir olay seçin.',
@@ -283,6 +309,8 @@ const tr: WebhookMessages = {
       'URL özel, loopback, link-local, unique-local, multicast ya da CGNAT bir adres olmamalı ve böyle bir adrese çözülmemelidir.',
     unresolvable: 'URL’deki alan adı çözümlenemiyor.',
     too_long: 'URL (2048) ya da açıklama (500 karakter) çok uzun.',
+    url_too_long: 'URL çok uzun (en fazla 2048 karakter).',
+    description_too_long: 'Açıklama çok uzun (en fazla 500 karakter).',
     not_permitted: 'Rolünüz webhook uç noktalarını değiştiremez.',
   },
 };

@@ -8,7 +8,7 @@ import type { Services } from '../../services.js';
 import type { Renderer } from '../../web/render.js';
 import { EVENT_TYPES } from '../events/service.js';
 import type { Owner } from '../webhooks/repository.js';
-import type { WebhookEndpointCreate } from '../webhooks/schemas.js';
+import type { WebhookEndpointCreate, WebhookEndpointUpdate } from '../webhooks/schemas.js';
 import { URL_PROBLEM_MESSAGES } from '../webhooks/url-guard.js';
 import {
   contextOf,
@@ -85,8 +85,14 @@ interface EndpointFormValues {
   enabledEvents: string[];
 }
 const EMPTY_FORM: EndpointFormValues = { url: '', description: '', enabledEvents: [] };
-const NOTICES = ['deleted', 'disabled', 'enabled', 'retried'] as const;
+const NOTICES = ['deleted', 'disabled', 'enabled', 'retried', 'updated', 'unchanged'] as const;
 type Notice = (typeof NOTICES)[number];
+/** The errors of the edit form, each shown next to its field. */
+interface EditFieldErrors {
+  url: WebhookFormError[];
+  events: WebhookFormError[];
+  description: WebhookFormError[];
+}
 
 /** One attempt as the endpoint page lists it. */
 export interface EndpointAttempt {
@@ -383,7 +389,12 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
     current: SignedIn,
     id: string,
     status: number,
-    extra: { notice?: Notice; error?: WebhookFormError } = {},
+    extra: {
+      notice?: Notice;
+      error?: WebhookFormError;
+      editErrors?: EditFieldErrors;
+      editForm?: EndpointFormValues;
+    } = {},
   ) => {
     const endpoint = await endpointOr404(current, id);
     const attempts = await attemptsOfEndpoint(db, ownerOf(current), endpoint.id);
@@ -408,6 +419,14 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       notice: extra.notice,
       error: extra.error,
       whenExact: exactTime,
+      eventChoices: EVENT_CHOICES,
+      limits: LIMITS,
+      editErrors: extra.editErrors ?? { url: [], events: [], description: [] },
+      editForm: extra.editForm ?? {
+        url: endpoint.url,
+        description: endpoint.description ?? '',
+        enabledEvents: endpoint.enabledEvents,
+      },
     });
   };
 
@@ -445,6 +464,72 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
         result.value.id,
       );
       return redirect(request, reply, endpointPath(id), { notice: disabled ? 'disabled' : 'enabled' });
+    },
+  );
+
+  app.post(
+    '/dashboard/webhooks/:id/edit',
+    {
+      schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema, body: EndpointFormSchema },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+    },
+    async (request, reply) => {
+      const current = await signedInPost(request, reply);
+      if (!current) return reply;
+      const { id } = request.params;
+      if (!canManage(current)) {
+        return detailPage(request, reply, current, id, 403, { error: 'not_permitted' });
+      }
+      const before = await endpointOr404(current, id);
+      const rawEvents = request.body.enabledEvents ?? [];
+      const form: EndpointFormValues = {
+        url: (request.body.url ?? '').trim(),
+        description: (request.body.description ?? '').trim(),
+        enabledEvents: Array.isArray(rawEvents) ? rawEvents : [rawEvents],
+      };
+      const chosen = EVENT_CHOICES.filter((kind) => form.enabledEvents.includes(kind));
+      // `*` covers every kind: it is sent alone.
+      const enabledEvents = (chosen.includes('*') ? ['*'] : chosen) as NonNullable<
+        WebhookEndpointUpdate['enabledEvents']
+      >;
+      const errors: EditFieldErrors = { url: [], events: [], description: [] };
+      if (form.url === '') errors.url.push('invalid_url');
+      else if (form.url.length > LIMITS.url) errors.url.push('url_too_long');
+      if (enabledEvents.length === 0) errors.events.push('no_events');
+      if (form.description.length > LIMITS.description) errors.description.push('description_too_long');
+      const invalid = () =>
+        detailPage(request, reply, current, before.id, 400, { editErrors: errors, editForm: form });
+      if (errors.url.length + errors.events.length + errors.description.length > 0) {
+        return invalid();
+      }
+
+      // Only what changed: an unchanged URL is not checked (resolved) again.
+      const description = form.description === '' ? null : form.description;
+      const sameEvents =
+        enabledEvents.length === before.enabledEvents.length &&
+        enabledEvents.every((kind) => before.enabledEvents.includes(kind));
+      const changes: WebhookEndpointUpdate = {
+        ...(form.url === before.url ? {} : { url: form.url }),
+        ...(sameEvents ? {} : { enabledEvents }),
+        ...(description === before.description ? {} : { description }),
+      };
+      const changed = Object.keys(changes);
+      if (changed.length === 0)
+        return redirect(request, reply, endpointPath(before.id), { notice: 'unchanged' });
+
+      const result = await endpoints.update(ownerOf(current), before.id, changes);
+      if (!result.ok) {
+        if (result.error === 'not_found') throw new ApiError('not_found', 'No such webhook endpoint.');
+        const found = (result.issues ?? []).map((issue) => urlProblemOf(issue.message));
+        errors.url.push(...(found.length > 0 ? found : (['invalid_url'] as const)));
+        return invalid();
+      }
+      await audit(request, current, 'webhook_endpoint.updated', result.value.id, {
+        changed,
+        url: result.value.url,
+        enabledEvents: result.value.enabledEvents,
+      });
+      return redirect(request, reply, endpointPath(before.id), { notice: 'updated' });
     },
   );
 

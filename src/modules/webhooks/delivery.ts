@@ -79,7 +79,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const perEndpoint = deps.perEndpoint ?? 2;
   const random = deps.random ?? Math.random;
   // A claim outlives the longest attempt; a worker that dies mid-attempt leaves it due again after this.
-  const leaseMs = deps.timeoutMs + MINUTE;
+  // The attempt itself ends at timeoutMs (the sender's own deadline); the rest covers recording it.
+  const leaseMs = 2 * deps.timeoutMs + 10 * SECOND;
   const inFlight = new Map<string, number>();
   let running = 0;
 
