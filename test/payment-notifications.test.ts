@@ -159,6 +159,22 @@ describe('notifications from the sandbox acquirer', () => {
   });
 });
 
+describe('a success after a decline', () => {
+  it('clears the failure of the earlier declined attempt', async () => {
+    const charge = await createCharge();
+    await payAtAcquirer(charge.providerPaymentId, TEST_CARDS.insufficientFunds.number);
+    await payAtAcquirer(charge.providerPaymentId);
+    await eventually(
+      async () => (await getCharge(charge.id)).status === 'succeeded',
+      10_000,
+      'the notification',
+    );
+    const after = (await getCharge(charge.id)) as ChargeBody & { failure: unknown; card: unknown };
+    expect(after.failure).toBeNull();
+    expect(after.card).toEqual({ brand: 'visa', last4: '4242' });
+  });
+});
+
 describe('the receiver refuses what it cannot trust', () => {
   it('refuses a forged signature, a missing one, another secret and a stale or future timestamp with 401', async () => {
     const charge = await createCharge();

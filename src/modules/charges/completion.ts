@@ -136,9 +136,12 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
       .set({
         provider_status: forward ? reported : known,
         ...(payment.card ? { card_brand: payment.card.brand, card_last4: payment.card.last4 } : {}),
-        ...(payment.failure && (transition || charge.status === 'pending')
+        // The last decline while the charge is payable, or the reason it failed; a success clears it
+        // (the acquirer keeps reporting the earlier decline of a payment that later succeeded).
+        ...(payment.failure && target !== 'succeeded' && (transition || charge.status === 'pending')
           ? { failure_code: payment.failure.code, failure_message: payment.failure.message }
           : {}),
+        ...(transition && target === 'succeeded' ? { failure_code: null, failure_message: null } : {}),
         ...(payment.bankTransfer && charge.bank_transfer === null
           ? { bank_transfer: JSON.stringify(payment.bankTransfer) }
           : {}),
