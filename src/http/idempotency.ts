@@ -4,6 +4,7 @@ import type { Clock } from '../shared/clock.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { ApiError } from './errors.js';
 import type { IdempotencyStore } from './idempotency-store.js';
+import type { SecretBox } from '../shared/secret-box.js';
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -112,4 +113,58 @@ export function idempotencyHooks(options: IdempotencyOptions): {
   };
 
   return { preValidation, onSend };
+}
+
+const SEALED = 'sealed:';
+
+/**
+ * The idempotency `onSend` of a route whose answer carries a secret once (an API key, a webhook secret).
+ * A replay must return the same secret (a client that lost the response would otherwise hold a secret it
+ * never saw), but the stored outcome must not hold it in clear: the top-level `secret` is sealed with the
+ * secret box (AES-256-GCM) before it is stored, and opened on replay. Use it with `idempotencyHooks`'
+ * `preValidation` in place of its `onSend`.
+ */
+export function sealedSecretOnSend(options: {
+  store: IdempotencyStore;
+  box: SecretBox;
+}): onSendHookHandler<unknown> {
+  const { store, box } = options;
+  return async function (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    if (reply.getHeader('idempotent-replayed') === 'true') {
+      if (body === null) return payload;
+      return mapSecret(body, (secret) =>
+        secret.startsWith(SEALED) ? box.open(secret.slice(SEALED.length)) : secret,
+      );
+    }
+    const claim = request.idempotencyClaim;
+    if (claim === null) return payload;
+    request.idempotencyClaim = null;
+    try {
+      if (body !== null && isStorableOutcome(reply.statusCode, body)) {
+        const sealedBody = mapSecret(body, (secret) => `${SEALED}${box.seal(secret)}`);
+        await store.complete({ ...claim, status: reply.statusCode, body: sealedBody });
+      } else {
+        await store.release(claim);
+      }
+    } catch (error) {
+      request.log.error({ err: error }, 'could not record the idempotent outcome');
+    }
+    return payload;
+  };
+}
+
+/** The JSON body with its top-level `secret` transformed; other bodies (errors) unchanged. */
+function mapSecret(body: string, transform: (secret: string) => string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (parsed === null || typeof parsed !== 'object' || !('secret' in parsed)) return body;
+  const record = parsed as Record<string, unknown>;
+  if (typeof record.secret !== 'string') return body;
+  return JSON.stringify({ ...record, secret: transform(record.secret) });
 }

@@ -1,9 +1,9 @@
-import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import {
   IdempotencyHeaderSchema,
   idempotencyHooks,
-  isStorableOutcome,
+  sealedSecretOnSend,
   type IdempotencyOptions,
 } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
@@ -25,7 +25,7 @@ import type { ApiKeyService, ApiKeyView, Result } from './service.js';
 export interface ApiKeyRoutesOptions {
   service: ApiKeyService;
   idempotency: Omit<IdempotencyOptions, 'scopeOf'>;
-  /** Seals the secret inside a stored idempotent outcome (see `sealedOutcomeOnSend`). */
+  /** Seals the secret inside a stored idempotent outcome (see `sealedSecretOnSend`). */
   box: SecretBox;
 }
 
@@ -91,7 +91,7 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
       },
       config: { auth: 'write', feature: 'apiKeys' },
       preValidation: [trimBodyStrings, idempotency.preValidation],
-      onSend: sealedOutcomeOnSend(options),
+      onSend: sealedSecretOnSend({ store: options.idempotency.store, box: options.box }),
     },
     async (request, reply) => {
       const created = unwrap(await service.create(callerOf(request), request.body, meta(request)));
@@ -157,55 +157,4 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
     async (request) =>
       toResponse(unwrap(await service.revoke(callerOf(request), request.params.id, meta(request)))),
   );
-}
-
-const SEALED = 'sealed:';
-
-/**
- * The idempotency `onSend` of key creation. A replay must return the same key (a client that lost the
- * response would otherwise hold a key it never saw), but the stored outcome must not hold the secret in
- * clear: it is sealed with the secret box (AES-256-GCM) before it is stored, and opened on replay. The
- * stored outcome is forgotten after 24 hours like any other.
- */
-function sealedOutcomeOnSend(options: ApiKeyRoutesOptions): onSendHookHandler<unknown> {
-  const { store } = options.idempotency;
-  const { box } = options;
-  return async function (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    const body =
-      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
-    if (reply.getHeader('idempotent-replayed') === 'true') {
-      if (body === null) return payload;
-      return mapSecret(body, (secret) =>
-        secret.startsWith(SEALED) ? box.open(secret.slice(SEALED.length)) : secret,
-      );
-    }
-    const claim = request.idempotencyClaim;
-    if (claim === null) return payload;
-    request.idempotencyClaim = null;
-    try {
-      if (body !== null && isStorableOutcome(reply.statusCode, body)) {
-        const sealed = mapSecret(body, (secret) => `${SEALED}${box.seal(secret)}`);
-        await store.complete({ ...claim, status: reply.statusCode, body: sealed });
-      } else {
-        await store.release(claim);
-      }
-    } catch (error) {
-      request.log.error({ err: error }, 'could not record the idempotent outcome');
-    }
-    return payload;
-  };
-}
-
-/** The JSON body with its top-level `secret` transformed; other bodies (errors) unchanged. */
-function mapSecret(body: string, transform: (secret: string) => string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (parsed === null || typeof parsed !== 'object' || !('secret' in parsed)) return body;
-  const record = parsed as Record<string, unknown>;
-  if (typeof record.secret !== 'string') return body;
-  return JSON.stringify({ ...record, secret: transform(record.secret) });
 }

@@ -1,16 +1,14 @@
-import type { FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import {
   IdempotencyHeaderSchema,
   idempotencyHooks,
-  isStorableOutcome,
   type IdempotencyOptions,
+  sealedSecretOnSend,
 } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
 import type { SecretBox } from '../../shared/secret-box.js';
-import { callerOf } from '../api-keys/context.js';
+import { callerScope, ownerOf } from '../api-keys/context.js';
 import type { ChargeService } from '../charges/service.js';
-import type { Owner } from './repository.js';
 import {
   IdParamsSchema,
   ListQuerySchema,
@@ -49,22 +47,14 @@ function unwrap<T>(result: Result<T>): T {
   return result.value;
 }
 
-function ownerOf(request: FastifyRequest): Owner {
-  const caller = callerOf(request);
-  return { organizationId: caller.organizationId, environment: caller.environment };
-}
-
 /** `/v1/webhook-endpoints` (product decision 27), the delivery log of a charge and manual retries. */
 export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Promise<void> {
   const { service } = options;
   const idempotency = idempotencyHooks({
     ...options.idempotency,
-    scopeOf: (request) => {
-      const caller = callerOf(request);
-      return `org:${caller.organizationId}:${caller.environment}`;
-    },
+    scopeOf: callerScope,
   });
-  const sealed = sealedOutcomeOnSend(options);
+  const sealed = sealedSecretOnSend({ store: options.idempotency.store, box: options.box });
 
   app.post(
     '/v1/webhook-endpoints',
@@ -256,52 +246,4 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
       return reply.code(202).send(result.value);
     },
   );
-}
-
-const SEALED = 'sealed:';
-
-/**
- * As for API keys: a replayed creation or rotation returns the same secret, but the stored outcome holds
- * it sealed with the secret box (AES-256-GCM), never in clear; it is opened on replay.
- */
-function sealedOutcomeOnSend(options: WebhookRoutesOptions): onSendHookHandler<unknown> {
-  const { store } = options.idempotency;
-  const { box } = options;
-  return async function (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    const body =
-      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
-    if (reply.getHeader('idempotent-replayed') === 'true') {
-      if (body === null) return payload;
-      return mapSecret(body, (secret) =>
-        secret.startsWith(SEALED) ? box.open(secret.slice(SEALED.length)) : secret,
-      );
-    }
-    const claim = request.idempotencyClaim;
-    if (claim === null) return payload;
-    request.idempotencyClaim = null;
-    try {
-      if (body !== null && isStorableOutcome(reply.statusCode, body)) {
-        const sealedBody = mapSecret(body, (secret) => `${SEALED}${box.seal(secret)}`);
-        await store.complete({ ...claim, status: reply.statusCode, body: sealedBody });
-      } else {
-        await store.release(claim);
-      }
-    } catch (error) {
-      request.log.error({ err: error }, 'could not record the idempotent outcome');
-    }
-    return payload;
-  };
-}
-
-function mapSecret(body: string, transform: (secret: string) => string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (parsed === null || typeof parsed !== 'object' || !('secret' in parsed)) return body;
-  const record = parsed as Record<string, unknown>;
-  if (typeof record.secret !== 'string') return body;
-  return JSON.stringify({ ...record, secret: transform(record.secret) });
 }
