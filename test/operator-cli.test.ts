@@ -11,7 +11,13 @@ import { systemClock } from '../src/shared/clock.js';
 import { sha256Hex } from '../src/shared/crypto.js';
 import { createFreshDatabase, dropDatabase } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
-import { baseEnv, killAllGateways, spawnGateway, type GatewayProcess } from './helpers/process.js';
+import {
+  baseEnv,
+  builtProgram,
+  killAllGateways,
+  spawnGateway,
+  type GatewayProcess,
+} from './helpers/process.js';
 import { uniqueEmail, type ApplicationView, type OrganizationView } from './helpers/operator.js';
 
 // The operator CLI (src/cli/operator.ts) as a real process: directly on the embedded database in
@@ -46,7 +52,7 @@ function tempDir(): string {
 /** Runs the CLI to its end (bounded by a timeout that kills it) and returns what it wrote. */
 function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/operator.ts', ...args], {
+    const child = spawn(process.execPath, [builtProgram('src/cli/operator.ts'), ...args], {
       cwd: projectRoot,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -183,7 +183,7 @@ async function startSlowApplication(baseUrl: string) {
   };
 }
 
-// Each child compiles with tsx and opens its database: seconds when idle, much longer on a loaded machine.
+// Each child runs the built program and opens its database: seconds when idle, longer on a loaded machine.
 describe.each(targets)('the program on $name', { timeout: 300_000 }, (target) => {
   it('starts, prints every base URL, and serves health, readiness and applications on each listener', async () => {
     const prepared = await target.prepare();

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import { projectRoot } from '../../src/paths.js';
 
 export type ListenerName = 'web' | 'sandboxApi' | 'liveApi' | 'operator';
@@ -39,9 +40,17 @@ export function baseEnv(): Record<string, string> {
   return env;
 }
 
-/** Runs `src/main.ts` as a child process (through tsx), from the repository root. */
+/**
+ * The built program of a source file (`src/main.ts` -> `dist/src/main.js`), as `npm start` runs it. The
+ * suite's global setup (test/global-setup.ts) builds `dist/` once, so no child compiles anything.
+ */
+export function builtProgram(source: string): string {
+  return path.join(projectRoot, 'dist', source.replace(/\.ts$/, '.js'));
+}
+
+/** Runs the built `src/main.ts` as a child process, from the repository root. */
 export function spawnGateway(options: { env: Record<string, string>; args?: string[] }): GatewayProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [builtProgram('src/main.ts'), ...(options.args ?? [])], {
     cwd: projectRoot,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
