@@ -67,22 +67,35 @@ export function isCardNumber(digits: string): boolean {
 }
 
 /**
- * Runs of digit groups: digits, with single spaces or dashes between groups as cards are printed and
- * typed. A run starts and ends on a digit and is not part of a longer run of digits.
+ * Runs of digit groups: digits, with single spaces or dashes between groups. A run starts and ends on a
+ * digit and is not part of a longer run of digits.
  */
 const DIGIT_RUN = /(?<!\d)\d+(?:[ -]\d+)*(?!\d)/g;
 
 /**
- * True when the text holds a card number: a run of 13 to 19 digits (not inside a longer run of
- * digits), or whole consecutive groups of a separated run adding up to that, that is one.
+ * A card number is written whole or in the groups cards are printed and typed in (4-4-4-4, 4-6-5,
+ * 4-6-4, 4-4-4-4-3): every group but the last of 3 to 6 digits, the last of 1 to 6. So `412-1795397000005`
+ * (a prefix and a timestamp) is two ids, not one 16-digit number.
+ */
+function isCardGroup(group: string, last: boolean): boolean {
+  return group.length <= 6 && (last || group.length >= 3);
+}
+
+/**
+ * True when the text holds a card number: a run of 13 to 19 digits (not inside a longer run of digits),
+ * or consecutive card-like groups of a separated run, that is one.
  */
 export function containsCardNumber(text: string): boolean {
   for (const match of text.matchAll(DIGIT_RUN)) {
     const groups = match[0].split(/[ -]/);
     for (let first = 0; first < groups.length; first++) {
-      let digits = '';
-      for (let last = first; last < groups.length && digits.length < 19; last++) {
-        digits += groups[last];
+      const whole = groups[first] ?? '';
+      if (whole.length >= 13 && isCardNumber(whole)) return true;
+      let digits = whole;
+      for (let last = first + 1; last < groups.length && digits.length < 19; last++) {
+        const group = groups[last] ?? '';
+        if (!isCardGroup(groups[last - 1] ?? '', false) || !isCardGroup(group, true)) break;
+        digits += group;
         if (digits.length >= 13 && isCardNumber(digits)) return true;
       }
     }
