@@ -108,7 +108,12 @@ async function documentedOperations(): Promise<Operation[]> {
       };
       const parameters = operation.parameters ?? [];
       const publicRoute = Array.isArray(operation.security) && operation.security.length === 0;
-      const listeners: Listener[] = onWeb ? ['web'] : ['sandboxApi', 'liveApi'];
+      // The application form is served on the web listener as well as on both APIs.
+      const listeners: Listener[] = onWeb
+        ? ['web']
+        : path === '/v1/applications'
+          ? ['sandboxApi', 'liveApi', 'web']
+          : ['sandboxApi', 'liveApi'];
       for (const listener of listeners) {
         result.push({
           listener,
