@@ -13,6 +13,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { newId } from '../shared/ids.js';
 import { ApiError, envelope } from './errors.js';
+import {
+  guardRequestLine,
+  jsonNestsDeeperThan,
+  MAX_JSON_DEPTH,
+  refuseForbiddenText,
+  tooDeepError,
+} from './input.js';
 import { createValidatorCompiler, validationErrorFromFastify } from './validation.js';
 import './route-config.js';
 
@@ -85,11 +92,25 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   app.setSchemaErrorFormatter((errors, dataVar) => validationErrorFromFastify(errors as never, dataVar));
   // Only JSON bodies are accepted; text/plain would otherwise reach schemas as a string.
   app.removeContentTypeParser('text/plain');
+  // JSON nesting is bounded before parsing, so that no recursive walker of a body (trimming, the
+  // card-number scan, canonical JSON, validation) can be driven into a stack overflow.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (jsonNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
+      done(tooDeepError(), undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
 
   app.decorateRequest('idempotencyClaim', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onRequest', guardRequestLine);
+  // Registered before every module's hooks, so that no later hook or handler sees such text.
+  app.addHook('preValidation', refuseForbiddenText);
 
   await app.register(helmet, {
     contentSecurityPolicy: { useDefaults: false, directives: options.contentSecurityPolicy },

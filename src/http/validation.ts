@@ -28,9 +28,60 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const strictAjv = createAjv(false);
   const coercingAjv = createAjv(true);
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strictAjv : coercingAjv;
-    return ajv.compile(schema as object) as ValidateFunction;
+    if (httpPart === 'body') return strictAjv.compile(schema as object) as ValidateFunction;
+    return decimalNumbersOnly(schema, coercingAjv.compile(schema as object) as ValidateFunction);
   };
+}
+
+const DECIMAL_INTEGER = /^-?\d+$/;
+const DECIMAL_NUMBER = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * Ajv coerces text with `Number()`, which also reads `0x10`, `1e1`, `0b1`, ` 10` and `Infinity`. A
+ * number in a query, a path or a header is written in decimal digits only; anything else is the
+ * `invalid_type` it would be in a body.
+ */
+function decimalNumbersOnly(schema: unknown, validate: ValidateFunction): ValidateFunction {
+  const numeric = numericMembers(schema);
+  if (numeric.length === 0) return validate;
+  const guarded = ((data: unknown) => {
+    const errors: ErrorObject[] = [];
+    const values = data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : {};
+    for (const { name, type } of numeric) {
+      const raw = values[name];
+      const texts = Array.isArray(raw) ? raw : [raw];
+      const pattern = type === 'integer' ? DECIMAL_INTEGER : DECIMAL_NUMBER;
+      if (texts.some((text) => typeof text === 'string' && !pattern.test(text))) {
+        errors.push({
+          keyword: 'type',
+          instancePath: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+          schemaPath: `#/properties/${name}/type`,
+          params: { type },
+          message: `must be ${type}`,
+        });
+      }
+    }
+    if (errors.length > 0) {
+      guarded.errors = errors;
+      return false;
+    }
+    const valid = validate(data);
+    guarded.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return guarded;
+}
+
+function numericMembers(schema: unknown): Array<{ name: string; type: 'integer' | 'number' }> {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | null)?.properties;
+  if (properties === undefined || properties === null) return [];
+  const members: Array<{ name: string; type: 'integer' | 'number' }> = [];
+  for (const [name, member] of Object.entries(properties)) {
+    const types = Array.isArray(member.type) ? (member.type as unknown[]) : [member.type];
+    if (types.includes('integer')) members.push({ name, type: 'integer' });
+    else if (types.includes('number')) members.push({ name, type: 'number' });
+  }
+  return members;
 }
 
 const HTTP_PART_LOCATION: Record<string, Location> = {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Type } from 'typebox';
 import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
+import { parseJsonText } from '../../http/input.js';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { Clock } from '../../shared/clock.js';
@@ -204,12 +205,8 @@ export function verifySignature(
 }
 
 function parseNotification(raw: Buffer): ProviderNotification {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw ApiError.validation([{ path: '', in: 'body', code: 'invalid_json', message: 'is not valid JSON' }]);
-  }
+  // Bounded depth and storable text, as every parsed body of the gateway (src/http/input.ts).
+  const parsed = parseJsonText(raw.toString('utf8'));
   const body = parsed as Partial<ProviderNotification> | null;
   const payment = body?.payment as Partial<AcquirerPayment> | undefined;
   const problems: string[] = [];

@@ -1,0 +1,213 @@
+/**
+ * The card-number filter (issue 11, item 15; product decision 16 as refined in
+ * docs/decisions/0011-untrusted-input.md): real card numbers of every brand are refused, spaced, dashed
+ * or whole, in any member; millisecond timestamps and ordinary order ids pass, although one in ten of
+ * them is Luhn-valid.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
+import { cardScheme, containsCardNumber, luhnValid } from '../src/http/card-data.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { request, validCharge, type ErrorBody } from './helpers/http.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
+
+/** Published test numbers of each scheme (the schemes' and the large processors' documentation). */
+const BRAND_TEST_PANS: Record<string, string[]> = {
+  visa: ['4242424242424242', '4111111111111111', '4012888888881881', '4222222222222', '4000056655665556'],
+  mastercard: [
+    '5555555555554444',
+    '5105105105105100',
+    '2223003122003222',
+    '2221000000000009',
+    '5200828282828210',
+  ],
+  amex: ['378282246310005', '371449635398431', '378734493671000', '340000000000009'],
+  discover: ['6011111111111117', '6011000990139424', '6445644564456445', '6011981111111113'],
+  diners: ['30569309025904', '38520000023237', '36227206271667', '3056930009020004'],
+  jcb: ['3530111333300000', '3566002020360505', '3566111111111113'],
+  unionpay: ['6200000000000005', '6205500000000000004', '6200000000000047'],
+  troy: ['9792030394440796'],
+  mir: ['2200000000000004'],
+  maestro: ['6759649826438453', '5018000000000009', '6799990100000000019'],
+  uatp: ['135410014004955'],
+};
+
+/** Every test card of the sandbox acquirer (docs/sandbox-acquirer.md). */
+const SANDBOX_PANS = Object.values(TEST_CARDS).map((card) => card.number);
+
+function withCheckDigit(body: string): string {
+  for (let digit = 0; digit <= 9; digit++) if (luhnValid(`${body}${digit}`)) return `${body}${digit}`;
+  throw new Error('unreachable');
+}
+
+function grouped(pan: string, separator: string): string {
+  const sizes = pan.length === 15 ? [4, 6, 5] : pan.length === 14 ? [4, 6, 4] : [4, 4, 4, 4, 4];
+  const groups: string[] = [];
+  let at = 0;
+  for (const size of sizes) {
+    if (at >= pan.length) break;
+    groups.push(pan.slice(at, at + size));
+    at += size;
+  }
+  return groups.join(separator);
+}
+
+/** Millisecond timestamps from 2001 to 2096 (13 digits, before the first that starts with a 4). */
+const msTimestamp = fc.integer({ min: 1_000_000_000_000, max: 3_999_999_999_999 });
+const luhnValidTimestamp = msTimestamp.filter((ms) => luhnValid(String(ms)));
+/**
+ * Up to 2039: a microsecond or nanosecond timestamp starts with 1 (to 2033), then with 20 or 21,
+ * before the first digits of Mir (2200) and Mastercard's 2-series (2221).
+ */
+const luhnValidRecentTimestamp = fc
+  .integer({ min: 1_000_000_000_000, max: 2_199_999_999_999 })
+  .filter((ms) => luhnValid(String(ms)));
+
+describe('recognising card numbers (unit)', () => {
+  it('every published test number is a Luhn-valid number of its brand', () => {
+    for (const [brand, pans] of Object.entries(BRAND_TEST_PANS)) {
+      for (const pan of pans) {
+        expect(luhnValid(pan), pan).toBe(true);
+        expect(cardScheme(pan), pan).toBeDefined();
+        expect(brand === 'uatp' || cardScheme(pan) !== 'uatp').toBe(true);
+      }
+    }
+  });
+
+  it('refuses every brand test number and every sandbox test card, whole, spaced or dashed, in text', () => {
+    for (const pan of [...Object.values(BRAND_TEST_PANS).flat(), ...SANDBOX_PANS]) {
+      for (const text of [
+        pan,
+        grouped(pan, ' '),
+        grouped(pan, '-'),
+        `card: ${pan}.`,
+        `pay with ${grouped(pan, ' ')} exp 12/30`,
+        `ref-${grouped(pan, '-')}-x`,
+      ]) {
+        expect(containsCardNumber(text), text).toBe(true);
+      }
+    }
+  });
+
+  it('refuses generated numbers of every brand range and length', () => {
+    const prefixes: Array<[string, number[]]> = [
+      ['4', [13, 16, 19]],
+      ['51', [16]],
+      ['2720', [16]],
+      ['34', [15]],
+      ['37', [15]],
+      ['6011', [16, 19]],
+      ['65', [16]],
+      ['3528', [16, 19]],
+      ['36', [14]],
+      ['62', [16, 17, 18, 19]],
+      ['9792', [16]],
+      ['2204', [16]],
+    ];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...prefixes),
+        fc.integer({ min: 0, max: 3 }),
+        fc.stringMatching(/^\d{20}$/),
+        ([prefix, lengths], lengthIndex, filler) => {
+          const length = lengths[lengthIndex % lengths.length] ?? 16;
+          const pan = withCheckDigit(`${prefix}${filler}`.slice(0, length - 1));
+          return containsCardNumber(pan) && containsCardNumber(grouped(pan, ' '));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('passes Luhn-valid millisecond timestamps, in references and alone', () => {
+    fc.assert(
+      fc.property(luhnValidTimestamp, fc.constantFrom('order-', 'ORD', 'inv_', '', 'ref '), (ms, prefix) => {
+        return !containsCardNumber(`${prefix}${ms}`) && !containsCardNumber(String(ms));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('passes microsecond and nanosecond timestamps, snowflake ids and timestamps with suffixes', () => {
+    fc.assert(
+      fc.property(
+        luhnValidRecentTimestamp,
+        fc.integer({ min: 0, max: 999_999 }),
+        fc.integer({ min: 0, max: 999 }),
+        (ms, micro, sequence) => {
+          const texts = [
+            `${ms}${String(micro).padStart(3, '0').slice(0, 3)}`,
+            `${ms}${String(micro).padStart(6, '0')}`,
+            `order-${ms}-${sequence}`,
+            `${sequence}-${ms}`,
+            `order ${sequence} ${ms}`,
+            `2026-11-23-${ms}`,
+          ];
+          return texts.every((text) => !containsCardNumber(text));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('passes ordinary order ids, phone numbers and dates', () => {
+    for (const text of [
+      'order-1795397000005',
+      '+90 532 123 45 67',
+      '2026-11-23T10:00:00.000Z',
+      'INV-2026-000123',
+      '4242424242424241',
+      '42424242424242424242424242',
+      'ch_06h0k44q7zbgmswpkt3ybkcj13vem',
+    ]) {
+      expect(containsCardNumber(text), text).toBe(false);
+    }
+  });
+});
+
+describe('through the API', () => {
+  let t: TestGateway;
+  let merchant: Merchant;
+  beforeAll(async () => {
+    t = await startTestGateway();
+    merchant = await createMerchant(t);
+  });
+  afterAll(async () => t?.close());
+
+  const createCharge = (body: unknown) =>
+    request<{ id: string } & ErrorBody>(`${t.urls.sandboxApi}/v1/charges`, {
+      body,
+      headers: { 'x-api-key': merchant.keys.sandbox.secret },
+    });
+
+  it('accepts references and metadata holding Luhn-valid millisecond timestamps', async () => {
+    const samples = new Set(fc.sample(luhnValidTimestamp, { numRuns: 40, seed: 11 }));
+    for (const ms of samples) {
+      const res = await createCharge(
+        validCharge({
+          merchantReference: `order-${ms}`,
+          metadata: { createdAt: ms, createdAtText: String(ms), batch: `${ms}-1` },
+        }),
+      );
+      expect(res.status, `${ms}: ${JSON.stringify(res.body)}`).toBe(201);
+    }
+    // One body holding hundreds of them in metadata values.
+    const many = fc.sample(luhnValidTimestamp, { numRuns: 300, seed: 12 });
+    const metadata = Object.fromEntries(many.map((ms, index) => [`t${index}`, ms]));
+    const res = await createCharge(validCharge({ metadata }));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+
+  it('refuses every brand test number and sandbox test card, naming the member', async () => {
+    for (const pan of [...Object.values(BRAND_TEST_PANS).flat(), ...SANDBOX_PANS]) {
+      const res = await createCharge(validCharge({ metadata: { note: `card ${grouped(pan, ' ')}` } }));
+      expect(res.status, pan).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(res.body.error.details?.issues).toContainEqual(
+        expect.objectContaining({ path: 'metadata.note', code: 'invalid_value' }),
+      );
+      expect(res.text).not.toContain(pan.slice(0, 6));
+    }
+  });
+});
