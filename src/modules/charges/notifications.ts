@@ -110,7 +110,7 @@ export function createNotificationInbox(deps: {
       .forUpdate()
       .executeTakeFirst();
 
-    const record = async (outcome: NotificationOutcome): Promise<boolean> => {
+    const record = async (outcome: Exclude<NotificationOutcome, 'duplicate'>): Promise<boolean> => {
       const inserted = await trx
         .insertInto('provider_notifications')
         .values({
@@ -120,7 +120,7 @@ export function createNotificationInbox(deps: {
           payment_id: reported.id,
           charge_id: charge?.id ?? null,
           body: JSON.stringify(notification),
-          outcome: outcome as 'applied',
+          outcome,
           received_at: deps.clock.now(),
         })
         .onConflict((conflict) => conflict.columns(['provider', 'id']).doNothing())
