@@ -82,6 +82,7 @@ afterAll(async () => t?.close());
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
   Plans?: PlanNode[];
 }
 
@@ -139,6 +140,10 @@ describe('the statements of charge creation', () => {
         scans.push(statement.sql);
     }
     expect(scans, 'statements that scan every charge').toEqual([]);
+    // The release of an expired key goes through the partial unique index of keys.
+    const release = onCharges.find((s) => /^update "charges" set "idempotency_key" = \$1/i.test(s.sql));
+    const releaseNodes = release ? scansOf(await planOf(release)) : [];
+    expect(releaseNodes.map((node) => node['Index Name'])).toContain('charges_idempotency_key');
     const released = await raw.db
       .selectFrom('charges')
       .select('idempotency_key')
