@@ -16,6 +16,7 @@ import { createEventRecorder, type EventRecorder } from './modules/events/servic
 import { createPaymentCompletion, type PaymentCompletion } from './modules/charges/completion.js';
 import { createNotificationInbox, type NotificationInbox } from './modules/charges/notifications.js';
 import { createRefundService, type RefundService } from './modules/charges/refunds.js';
+import { createOperatorAlerts, type OperatorAlerts } from './modules/operator/alerts.js';
 import type { Environment } from './db/schema.js';
 import { createEventFeed, type EventFeed } from './modules/events/feed.js';
 import {
@@ -75,6 +76,8 @@ export interface Services {
   completion: PaymentCompletion;
   notifications: NotificationInbox;
   refunds: RefundService;
+  /** Money problems raised for the operator: refused notifications, pending balances below zero. */
+  alerts: OperatorAlerts;
   /** The events feed (flag `events`). */
   eventFeed: EventFeed;
   webhooks: {
@@ -105,6 +108,7 @@ export function createServices(input: {
   const ledger = createLedger({ db, clock });
   const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });
   const webhookResolver = createHostResolver();
+  const alerts = createOperatorAlerts({ db, clock, audit, logger: logger.child({ module: 'alerts' }) });
   const completion = createPaymentCompletion({
     db,
     clock,
@@ -133,10 +137,13 @@ export function createServices(input: {
     ledger,
     events,
     completion,
+    alerts,
     notifications: createNotificationInbox({
       db,
       clock,
       completion,
+      acquirerFor,
+      alerts,
       logger: logger.child({ module: 'notifications' }),
     }),
     eventFeed: createEventFeed({ db, cursors }),
@@ -170,6 +177,7 @@ export function createServices(input: {
       acquirerFor,
       ledger,
       events,
+      alerts,
       checkoutUrl: () => urls.checkout(),
       retryAfterMs: config.idempotencyLockMs,
     }),

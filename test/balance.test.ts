@@ -13,7 +13,7 @@ import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merch
 
 interface BalanceBody {
   livemode: boolean;
-  balances: Array<{ currency: string; pending: string; available: string; inTransit: string }>;
+  balances: Array<{ currency: string; pending: string; available: string; inTransit: string; debt: string }>;
 }
 type Body = BalanceBody & ErrorBody;
 
@@ -41,8 +41,12 @@ async function balanceOf(merchant: Merchant, environment: Environment): Promise<
   return res.body;
 }
 
-const zero = { currency: 'TRY', pending: '0', available: '0', inTransit: '0' };
-const pending = (amount: string) => ({ ...zero, pending: amount });
+const zero = { currency: 'TRY', pending: '0', available: '0', inTransit: '0', debt: '0' };
+const pending = (amount: string) => ({
+  ...zero,
+  pending: amount,
+  debt: amount.startsWith('-') ? amount.slice(1) : '0',
+});
 
 async function setFee(
   organizationId: string,

@@ -69,6 +69,16 @@ async function payAtAcquirer(paymentId: string, number: string = TEST_CARDS.visa
   return res.body;
 }
 
+/**
+ * Pays at the acquirer with its own notifications of this charge dropped, so that the test's signed
+ * notifications are the only ones and the acquirer's read-back confirms the success they report.
+ */
+async function paidSilently(charge: ChargeBody): Promise<AcquirerPaymentBody> {
+  await acquirer().addFault({ operation: 'notification', action: 'drop', match: { reference: charge.id } });
+  await payAtAcquirer(charge.providerPaymentId);
+  return acquirer().payment(charge.providerPaymentId);
+}
+
 function sign(body: string, timestamp = Math.floor(t.clock.now().getTime() / 1000), key = secret()) {
   const signature = createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex');
   return {
@@ -233,7 +243,7 @@ describe('the receiver refuses what it cannot trust', () => {
 describe('exactly once, in order', () => {
   it('applies a replayed notification once', async () => {
     const charge = await createCharge();
-    const payment = await acquirer().payment(charge.providerPaymentId);
+    const payment = await paidSilently(charge);
     const body = notificationFor({ ...payment, status: 'succeeded' });
     const first = await notify(body, sign(body));
     const second = await notify(body, sign(body));
@@ -244,7 +254,7 @@ describe('exactly once, in order', () => {
 
   it('20 concurrent copies of one notification make one ledger entry and one event', async () => {
     const charge = await createCharge();
-    const payment = await acquirer().payment(charge.providerPaymentId);
+    const payment = await paidSilently(charge);
     const body = notificationFor({ ...payment, status: 'succeeded' });
     const results = await Promise.all(Array.from({ length: 20 }, () => notify(body, sign(body))));
     expect(results.map((res) => res.status)).toEqual(Array(20).fill(200));
@@ -265,7 +275,7 @@ describe('exactly once, in order', () => {
 
   it('never moves a final state backwards: late and out-of-order reports are stale', async () => {
     const charge = await createCharge();
-    const payment = await acquirer().payment(charge.providerPaymentId);
+    const payment = await paidSilently(charge);
     const succeeded = notificationFor({ ...payment, status: 'succeeded' });
     const late = notificationFor({ ...payment, status: 'awaiting_payment' });
     const failed = notificationFor({

@@ -213,7 +213,11 @@ export interface ProviderNotificationsTable {
   payment_id: string;
   charge_id: string | null;
   body: ColumnType<unknown, string, never>;
-  outcome: 'applied' | 'stale' | 'unknown_payment';
+  /**
+   * `mismatch`: refused, its amount, currency or reference disagrees with the charge; `unconfirmed`: the
+   * acquirer's read-back did not confirm the state it reported (docs/decisions/0013).
+   */
+  outcome: 'applied' | 'stale' | 'unknown_payment' | 'mismatch' | 'unconfirmed';
   received_at: Timestamp;
 }
 
@@ -260,6 +264,22 @@ export interface AuditLogTable {
   created_at: Timestamp;
 }
 
+export type OperatorAlertKind = 'notification_mismatch' | 'negative_pending_balance';
+
+export interface OperatorAlertsTable {
+  id: Generated<string>;
+  kind: OperatorAlertKind;
+  organization_id: string | null;
+  environment: Environment | null;
+  subject_id: string;
+  charge_id: string | null;
+  message: string;
+  details: ColumnType<unknown, string, never>;
+  created_at: Timestamp;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+}
+
 export interface EmailsTable {
   id: string;
   to_address: string;
@@ -299,6 +319,7 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  operator_alerts: OperatorAlertsTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
+import type { Database } from '../../src/db/database.js';
 import { createLogger } from '../../src/logger.js';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../../src/shared/secret-box.js';
@@ -28,6 +29,8 @@ export interface TestGatewayOptions {
   clock?: ManualClock;
   /** Live keys get no acquirer (live charges answer 503) instead of a stand-in. */
   withoutLiveAcquirer?: boolean;
+  /** Wraps the test database before the gateway opens it (a test that watches every statement). */
+  wrapDatabase?: (database: Database) => Database;
 }
 
 /** The whole gateway, every listener on an ephemeral loopback port, against a database of its own. */
@@ -77,7 +80,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     config,
     logger: createLogger({ level: config.logLevel, destination }),
     clock,
-    database: testDb.database,
+    database: options.wrapDatabase ? options.wrapDatabase(testDb.database) : testDb.database,
   }).catch(async (error: unknown) => {
     await testDb.drop();
     await liveAcquirer?.close();

@@ -96,4 +96,71 @@ describe('sanitizeProviderMessage', () => {
     expect(sanitizeProviderMessage({ message: 'x' })).toBe('The payment provider refused the request.');
     expect(sanitizeProviderMessage('')).toBe('The payment provider refused the request.');
   });
+
+  it('keeps ordinary words, parenthesised remarks, times and word/word pairs intact', () => {
+    const kept = [
+      'Rejected at checkout (limit)',
+      'Rejected at issuer (code 05): do not honor',
+      'Declined by issuer/acquirer network; retry at 12:30:00 UTC',
+      'Amount 100 200 300 400 500 exceeds the limit',
+      'Card expired at the issuer (see the expiry date) and/or blocked',
+      'Kart limiti yetersiz (banka: Ziraat) saat 09:15',
+    ];
+    for (const raw of kept) expect(sanitizeProviderMessage(raw)).toBe(raw);
+  });
+
+  it('removes an identifier without taking the words around it (the "Rejected id" of issue 11)', () => {
+    expect(sanitizeProviderMessage('Rejected id 4f9c2e1ab7d84c0e9a1b2c3d4e5f6a7b at risk (score 97)')).toBe(
+      'Rejected id at risk (score 97)',
+    );
+    expect(sanitizeProviderMessage('Payment txn_4f9c2e1ab7d84c0e9a1b2c3d4e5f6a7b refused')).toBe(
+      'Payment refused',
+    );
+    expect(sanitizeProviderMessage('Refused, trace=deadbeefcafebabe0011.')).toBe('Refused, trace.');
+    expect(sanitizeProviderMessage('Duplicate of req_123e4567-e89b-12d3-a456-426614174000')).toBe(
+      'Duplicate of',
+    );
+  });
+
+  it('removes frames and paths but not the sentence they follow', () => {
+    const samples: Array<[string, string]> = [
+      [
+        'Limit exceeded at merchant level\n\tat com.psp.core.Limits.check(Limits.java:77)\n\t... 12 more',
+        'Limit exceeded at merchant level',
+      ],
+      ['Declined\n   at Psp.Core.Pay(Int32 amount) in C:\\src\\Pay.cs:line 42', 'Declined'],
+      [
+        'Risk check failed\n    at new Risk (/srv/psp/risk.js:3:9)\n    at Object.run [as handler] (/srv/psp/run.js:1:2)\n    at <anonymous>',
+        'Risk check failed',
+      ],
+      ['Validation failed in src/payments/validate.js:42 for amount', 'Validation failed in for amount'],
+      ['See https://acquirer.internal:8443/docs/errors#limit for details', 'See for details'],
+      ['No route for POST /v1/payments/pay_x/refunds.', 'No route for POST.'],
+    ];
+    for (const [raw, expected] of samples) {
+      const clean = sanitizeProviderMessage(raw);
+      expectClean(clean);
+      expect(clean).toBe(expected);
+    }
+  });
+
+  it('cuts an overlong message between words', () => {
+    const clean = sanitizeProviderMessage(`Refused ${'because '.repeat(40)}`);
+    expect(clean.length).toBeLessThanOrEqual(200);
+    expect(clean).toMatch(/ because…$/);
+    const astral = sanitizeProviderMessage(`Ret ${'😀'.repeat(150)}`);
+    expect(astral.length).toBeLessThanOrEqual(200);
+    expect(astral).not.toMatch(/[\uD800-\uDBFF]…$/);
+  });
+
+  it('stays fast on hostile input (the input is capped before any pattern runs)', () => {
+    const started = performance.now();
+    sanitizeProviderMessage(`at ${'a('.repeat(3000)}`);
+    sanitizeProviderMessage(`${'/a'.repeat(3000)}`);
+    sanitizeProviderMessage(`at x (${'(a)'.repeat(1500)}`);
+    sanitizeProviderMessage(`${'1 '.repeat(3000)}`);
+    sanitizeProviderMessage(`${'a/'.repeat(3000)}`);
+    sanitizeProviderMessage('x'.repeat(100_000));
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
 });

@@ -32,7 +32,7 @@ export interface ChargeLedger {
       environment: Environment;
       amount: string;
     },
-  ): Promise<{ created: boolean }>;
+  ): Promise<{ created: boolean; pendingAfter: string }>;
 }
 
 export interface PaymentCompletionDeps {
@@ -98,6 +98,27 @@ const CHARGE_STATUS: Record<ProviderStatus, ChargeStatus> = {
 };
 
 /**
+ * What of an acquirer payment disagrees with the charge it claims to be (empty when nothing does): its
+ * id, its reference (the charge id), its amount (the same decimal string of minor units) or currency.
+ */
+export function paymentDifferences(
+  charge: Pick<ChargeRow, 'id' | 'provider_payment_id' | 'amount' | 'currency'>,
+  payment: Pick<AcquirerPayment, 'id' | 'reference' | 'amount' | 'currency'>,
+): Array<'id' | 'reference' | 'amount' | 'currency'> {
+  const differences: Array<'id' | 'reference' | 'amount' | 'currency'> = [];
+  if (payment.id !== charge.provider_payment_id) differences.push('id');
+  if (payment.reference !== charge.id) differences.push('reference');
+  if (typeof payment.amount !== 'string' || payment.amount !== charge.amount) differences.push('amount');
+  if (payment.currency !== charge.currency) differences.push('currency');
+  return differences;
+}
+
+/** Whether applying this reported state would credit money: a pending charge would become `succeeded`. */
+export function wouldCredit(charge: Pick<ChargeRow, 'status'>, reported: ProviderStatus): boolean {
+  return charge.status === 'pending' && CHARGE_STATUS[reported] === 'succeeded';
+}
+
+/**
  * Whether a report moves `providerStatus`: anything may follow a stage before the outcome (a failed 3-D
  * Secure challenge goes back to `awaiting_payment`); after an outcome only a later stage may (refunds).
  */
@@ -116,8 +137,10 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
   const { db, clock, logger } = deps;
 
   async function applyLocked(trx: Kdb, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome> {
-    if (payment.id !== charge.provider_payment_id || payment.reference !== charge.id) {
-      throw new Error(`payment ${payment.id} does not belong to charge ${charge.id}`);
+    const differences = paymentDifferences(charge, payment);
+    if (differences.length > 0) {
+      // Whoever brings the report, money never moves on a payment that is not this charge's.
+      throw new Error(`payment ${payment.id} does not match charge ${charge.id}: ${differences.join(', ')}`);
     }
     const known = charge.provider_status as ProviderStatus | null;
     const reported = payment.status;

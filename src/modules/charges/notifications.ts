@@ -8,8 +8,15 @@ import { ApiError, errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { Clock } from '../../shared/clock.js';
 import { safeEqual } from '../../shared/crypto.js';
-import type { AcquirerPayment, ProviderStatus } from '../acquirer/types.js';
-import type { PaymentCompletion } from './completion.js';
+import {
+  AcquirerRejectedError,
+  AcquirerUnavailableError,
+  type Acquirer,
+  type AcquirerPayment,
+  type ProviderStatus,
+} from '../acquirer/types.js';
+import type { OperatorAlerts } from '../operator/alerts.js';
+import { paymentDifferences, wouldCredit, type PaymentCompletion } from './completion.js';
 
 /** Signatures older or newer than this are refused (the same tolerance the spec asks of merchants). */
 export const NOTIFICATION_TOLERANCE_SECONDS = 300;
@@ -32,12 +39,26 @@ export interface ProviderNotification {
   payment: AcquirerPayment;
 }
 
-export type NotificationOutcome = 'applied' | 'stale' | 'duplicate' | 'unknown_payment';
+export type NotificationOutcome =
+  'applied' | 'stale' | 'duplicate' | 'unknown_payment' | 'mismatch' | 'unconfirmed';
+
+export const NOTIFICATION_OUTCOMES: readonly NotificationOutcome[] = [
+  'applied',
+  'stale',
+  'duplicate',
+  'unknown_payment',
+  'mismatch',
+  'unconfirmed',
+];
 
 export interface NotificationInbox {
   /**
    * Records and applies one verified notification in one transaction under the charge's row lock: a
-   * notification id is applied once however often and however concurrently it arrives.
+   * notification id is applied once however often and however concurrently it arrives. A notification
+   * whose payment disagrees with the charge (reference, amount, currency) is recorded and refused; one
+   * that would credit money is applied only as the acquirer's own read-back of the payment confirms it
+   * (docs/decisions/0013-notification-trust.md). Throws AcquirerUnavailableError when that read-back
+   * cannot be made: nothing is recorded, so the acquirer's retry tries again.
    */
   receive(
     environment: Environment,
@@ -46,79 +67,229 @@ export interface NotificationInbox {
   ): Promise<NotificationOutcome>;
 }
 
+/** What the acquirer answered when asked for the payment: the payment, or its refusal (4xx). */
+type ReadBack = { payment: AcquirerPayment } | { refused: AcquirerRejectedError };
+
+type Step = { done: NotificationOutcome } | { readBack: string };
+
 export function createNotificationInbox(deps: {
   db: Kdb;
   clock: Clock;
   completion: PaymentCompletion;
+  acquirerFor: (environment: Environment) => Acquirer | undefined;
+  alerts: OperatorAlerts;
   logger: Logger;
 }): NotificationInbox {
+  const { logger } = deps;
+
+  async function readBackPayment(environment: Environment, paymentId: string): Promise<ReadBack> {
+    const acquirer = deps.acquirerFor(environment);
+    if (!acquirer) throw new AcquirerUnavailableError('no acquirer is configured to confirm the payment', 0);
+    try {
+      return { payment: await acquirer.getPayment(paymentId) };
+    } catch (error) {
+      if (error instanceof AcquirerRejectedError) return { refused: error };
+      throw error;
+    }
+  }
+
+  /** One pass under the charge's lock; asks for a read-back (and writes nothing) when money would move. */
+  async function attempt(
+    trx: Kdb,
+    environment: Environment,
+    provider: string,
+    notification: ProviderNotification,
+    readBack: ReadBack | undefined,
+  ): Promise<Step> {
+    const reported = notification.payment;
+    const charge = await trx
+      .selectFrom('charges')
+      .selectAll()
+      .where('provider_payment_id', '=', reported.id)
+      .where('environment', '=', environment)
+      .where('creation_state', '=', 'created')
+      .forUpdate()
+      .executeTakeFirst();
+
+    const record = async (outcome: Exclude<NotificationOutcome, 'duplicate'>): Promise<boolean> => {
+      const inserted = await trx
+        .insertInto('provider_notifications')
+        .values({
+          provider,
+          id: notification.id,
+          type: notification.type,
+          payment_id: reported.id,
+          charge_id: charge?.id ?? null,
+          body: JSON.stringify(notification),
+          outcome,
+          received_at: deps.clock.now(),
+        })
+        .onConflict((conflict) => conflict.columns(['provider', 'id']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      return inserted !== undefined;
+    };
+
+    if (!charge) return { done: (await record('unknown_payment')) ? 'unknown_payment' : 'duplicate' };
+    // Under the charge's lock, so a concurrent copy waits here and then finds this one.
+    const seen = await trx
+      .selectFrom('provider_notifications')
+      .select('outcome')
+      .where('provider', '=', provider)
+      .where('id', '=', notification.id)
+      .executeTakeFirst();
+    if (seen) return { done: 'duplicate' };
+
+    const refuse = async (
+      outcome: 'mismatch' | 'unconfirmed',
+      reason: string,
+      details: Record<string, unknown>,
+    ): Promise<Step> => {
+      if (!(await record(outcome))) return { done: 'duplicate' };
+      await deps.alerts.raise(trx, {
+        kind: 'notification_mismatch',
+        organizationId: charge.organization_id,
+        environment: charge.environment,
+        subjectId: `${provider}:${notification.id}`,
+        chargeId: charge.id,
+        message: `${outcome === 'mismatch' ? 'Refused' : 'Unconfirmed'} notification for ${charge.id}: ${reason}`,
+        details: {
+          outcome,
+          provider,
+          notificationId: notification.id,
+          type: notification.type,
+          expected: {
+            paymentId: charge.provider_payment_id,
+            reference: charge.id,
+            amount: charge.amount,
+            currency: charge.currency,
+            status: charge.status,
+          },
+          reported: describe(reported),
+          ...details,
+        },
+      });
+      return { done: outcome };
+    };
+
+    const differences = paymentDifferences(charge, reported);
+    if (differences.length > 0) {
+      return refuse('mismatch', `the notification's ${differences.join(', ')} differ from the charge`, {
+        differences,
+      });
+    }
+
+    let payment: AcquirerPayment = reported;
+    if (wouldCredit(charge, reported.status)) {
+      if (readBack === undefined) return { readBack: reported.id };
+      if ('refused' in readBack) {
+        return refuse(
+          'unconfirmed',
+          `the acquirer refused to read the payment back (${readBack.refused.providerCode})`,
+          {
+            readBack: {
+              providerCode: readBack.refused.providerCode,
+              httpStatus: readBack.refused.providerHttpStatus,
+            },
+          },
+        );
+      }
+      const confirmed = readBack.payment;
+      const readBackDifferences = paymentDifferences(charge, confirmed);
+      if (readBackDifferences.length > 0) {
+        return refuse(
+          'mismatch',
+          `the acquirer's own record of the payment differs in ${readBackDifferences.join(', ')}`,
+          {
+            differences: readBackDifferences,
+            readBack: describe(confirmed),
+          },
+        );
+      }
+      if (!wouldCredit(charge, confirmed.status)) {
+        // The acquirer's word is applied (it never credits here); the notification's claim is not.
+        const step = await refuse(
+          'unconfirmed',
+          `the acquirer reports ${confirmed.status}, not ${reported.status}`,
+          {
+            readBack: describe(confirmed),
+          },
+        );
+        if ('done' in step && step.done === 'unconfirmed')
+          await deps.completion.applyLocked(trx, charge, confirmed);
+        return step;
+      }
+      payment = confirmed;
+    }
+
+    if (!(await record('applied'))) return { done: 'duplicate' };
+    const before = charge.provider_status;
+    const applied = await deps.completion.applyLocked(trx, charge, payment);
+    const stale =
+      !applied.transitioned && applied.charge.provider_status === before && before !== payment.status;
+    if (stale) {
+      await trx
+        .updateTable('provider_notifications')
+        .set({ outcome: 'stale' })
+        .where('provider', '=', provider)
+        .where('id', '=', notification.id)
+        .execute();
+    }
+    return { done: stale ? 'stale' : 'applied' };
+  }
+
   return {
     async receive(environment, provider, notification) {
-      const outcome = await deps.db.transaction().execute(async (trx): Promise<NotificationOutcome> => {
-        const charge = await trx
-          .selectFrom('charges')
-          .selectAll()
-          .where('provider_payment_id', '=', notification.payment.id)
-          .where('environment', '=', environment)
-          .where('creation_state', '=', 'created')
-          .forUpdate()
-          .executeTakeFirst();
-        const known = charge !== undefined && notification.payment.reference === charge.id;
-        const inserted = await trx
-          .insertInto('provider_notifications')
-          .values({
-            provider,
-            id: notification.id,
-            type: notification.type,
-            payment_id: notification.payment.id,
-            charge_id: known ? charge.id : null,
-            body: JSON.stringify(notification),
-            outcome: known ? 'applied' : 'unknown_payment',
-            received_at: deps.clock.now(),
-          })
-          .onConflict((conflict) => conflict.columns(['provider', 'id']).doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (!inserted) return 'duplicate';
-        if (!known) return 'unknown_payment';
-        const before = charge.provider_status;
-        const applied = await deps.completion.applyLocked(trx, charge, notification.payment);
-        const stale =
-          !applied.transitioned &&
-          applied.charge.provider_status === before &&
-          before !== notification.payment.status;
-        if (stale) {
-          await trx
-            .updateTable('provider_notifications')
-            .set({ outcome: 'stale' })
-            .where('provider', '=', provider)
-            .where('id', '=', notification.id)
-            .execute();
-        }
-        return stale ? 'stale' : 'applied';
-      });
-      deps.logger.info(
+      let readBack: ReadBack | undefined;
+      let step: Step;
+      for (;;) {
+        const given = readBack;
+        step = await deps.db
+          .transaction()
+          .execute((trx) => attempt(trx, environment, provider, notification, given));
+        if ('done' in step) break;
+        if (readBack !== undefined) throw new Error('a confirmed notification asked for a second read-back');
+        // Outside any transaction: no lock is held while the acquirer is asked.
+        readBack = await readBackPayment(environment, step.readBack);
+      }
+      logger[step.done === 'mismatch' || step.done === 'unconfirmed' ? 'warn' : 'info'](
         {
           provider,
           notificationId: notification.id,
           type: notification.type,
           paymentId: notification.payment.id,
-          outcome,
+          outcome: step.done,
+          readBack: readBack !== undefined,
         },
         'provider notification',
       );
-      return outcome;
+      return step.done;
     },
+  };
+}
+
+/** What a log line and an alert may say of a payment: no card data beyond what the charge keeps. */
+function describe(payment: AcquirerPayment): Record<string, unknown> {
+  return {
+    id: payment.id,
+    reference: payment.reference,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
   };
 }
 
 const NotificationAckSchema = Type.Object(
   {
     received: Type.Boolean(),
-    outcome: Type.Enum(['applied', 'stale', 'duplicate', 'unknown_payment'], {
+    outcome: Type.Enum([...NOTIFICATION_OUTCOMES], {
       description:
         '`applied`: the charge knows it now; `stale`: older than what the charge knew; `duplicate`: this ' +
-        'notification id was received before; `unknown_payment`: no charge of this environment has the payment.',
+        'notification id was received before; `unknown_payment`: no charge of this environment has the ' +
+        'payment; `mismatch`: refused, its payment reference, amount or currency differ from the charge ' +
+        '(recorded and shown to the operator, never applied); `unconfirmed`: it would have credited money but the ' +
+        "acquirer's read-back of the payment does not confirm it (recorded, shown to the operator; the " +
+        'read-back state is applied instead). Each is final: the acquirer need not send it again.',
     }),
   },
   { description: 'The acknowledgement: any 2xx stops the acquirer retrying.' },
@@ -156,10 +327,14 @@ export async function providerNotificationRoutes(
           '`Acquirer-Timestamp` (Unix seconds) and `Acquirer-Signature` (lowercase hex HMAC-SHA256 with the ' +
           "notification secret of this environment's acquirer over `<timestamp>.<raw body>`) are checked in " +
           'constant time; a timestamp more than 300 seconds away is refused. Each notification id is applied ' +
-          'once; a late or out-of-order one never moves a final charge backwards.',
+          'once; a late or out-of-order one never moves a final charge backwards. Its payment must match the ' +
+          'charge (reference, amount, currency): a mismatch is acknowledged with outcome `mismatch`, recorded ' +
+          'and raised to the operator, never applied. One that would credit money is applied only once a ' +
+          'read-back of the payment from the acquirer confirms it; when the acquirer cannot be asked, the ' +
+          'answer is 502 `provider_unavailable` and nothing is recorded, so the retry is confirmed later.',
         tags: ['Provider notifications'],
         security: [],
-        response: { 200: NotificationAckSchema, ...errorResponses(400, 401, 413, 415, 500) },
+        response: { 200: NotificationAckSchema, ...errorResponses(400, 401, 413, 415, 500, 502) },
       },
       config: { auth: 'public' },
     },
@@ -169,8 +344,17 @@ export async function providerNotificationRoutes(
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       verifySignature(raw, request.headers, acquirer.notificationSecret, options.clock.now());
       const notification = parseNotification(raw);
-      const outcome = await options.inbox.receive(options.environment, acquirer.name, notification);
-      return { received: true, outcome };
+      try {
+        const outcome = await options.inbox.receive(options.environment, acquirer.name, notification);
+        return { received: true, outcome };
+      } catch (error) {
+        if (!(error instanceof AcquirerUnavailableError)) throw error;
+        // Nothing was recorded: the acquirer's retry of this notification is confirmed later.
+        throw new ApiError(
+          'provider_unavailable',
+          'The payment could not be read back from the acquirer to confirm the notification; send it again.',
+        );
+      }
     },
   );
 }
@@ -214,6 +398,10 @@ function parseNotification(raw: Buffer): ProviderNotification {
   if (typeof body?.type !== 'string') problems.push('type');
   if (typeof payment?.id !== 'string') problems.push('payment.id');
   if (typeof payment?.reference !== 'string') problems.push('payment.reference');
+  // Compared with the charge before anything is applied: a decimal string of minor units and a code.
+  if (typeof payment?.amount !== 'string' || !/^(0|[1-9][0-9]{0,18})$/.test(payment.amount))
+    problems.push('payment.amount');
+  if (typeof payment?.currency !== 'string') problems.push('payment.currency');
   if (typeof payment?.status !== 'string' || !PROVIDER_STATUSES.includes(payment.status))
     problems.push('payment.status');
   if (problems.length > 0) {

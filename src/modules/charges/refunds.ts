@@ -21,6 +21,7 @@ import {
   type AcquirerRefund,
 } from '../acquirer/types.js';
 import type { EventRecorder } from '../events/service.js';
+import type { OperatorAlerts } from '../operator/alerts.js';
 import type { ChargeLedger } from './completion.js';
 import { ChargeIdParamsSchema } from './schemas.js';
 import { chargeView, type ChargeOwner, type ChargeRow } from './service.js';
@@ -102,6 +103,8 @@ export interface RefundServiceDeps {
   acquirerFor: (environment: ChargeRow['environment']) => Acquirer | undefined;
   ledger: ChargeLedger;
   events: EventRecorder;
+  /** Told when a refund leaves the merchant's pending balance below zero (docs/decisions/0014). */
+  alerts: OperatorAlerts;
   checkoutUrl: () => string;
   /** A pending refund younger than this may still have its request in flight. */
   retryAfterMs: number;
@@ -149,13 +152,34 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         .where('id', '=', refund.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await deps.ledger.postRefund(trx, {
+      const posted = await deps.ledger.postRefund(trx, {
         id: done.id,
         chargeId: charge.id,
         organizationId: charge.organization_id,
         environment: charge.environment,
         amount: done.amount,
       });
+      // A refund is never refused for want of balance (the customer is owed it and the acquirer debits
+      // us anyway): the pending balance may go below zero, as a debt the next settlement recovers, and the
+      // operator is told (docs/decisions/0014-refund-debt.md).
+      if (posted.created && BigInt(posted.pendingAfter) < 0n) {
+        const debt = (-BigInt(posted.pendingAfter)).toString();
+        await deps.alerts.raise(trx, {
+          kind: 'negative_pending_balance',
+          organizationId: charge.organization_id,
+          environment: charge.environment,
+          subjectId: done.id,
+          chargeId: charge.id,
+          message: `Refund ${done.id} left the pending balance of ${charge.organization_id} (${charge.environment}) at ${posted.pendingAfter} TRY minor units`,
+          details: {
+            refundId: done.id,
+            amount: done.amount,
+            currency: done.currency,
+            pendingAfter: posted.pendingAfter,
+            debt,
+          },
+        });
+      }
       await deps.events.record(trx, {
         organizationId: charge.organization_id,
         environment: charge.environment,

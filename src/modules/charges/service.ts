@@ -383,13 +383,16 @@ async function insertCharge(
   try {
     const row = await db.transaction().execute(async (trx) => {
       if (options.idempotencyKey !== undefined) {
-        // A key forgotten after 24 hours may name a new charge; the old one lets go of it.
+        // A key forgotten after 24 hours may name a new charge; the old one lets go of it. Only a
+        // `creating` or `created` charge can hold a key (the unique index covers no other), and saying
+        // so lets this statement use that partial index instead of scanning every charge.
         await trx
           .updateTable('charges')
           .set({ idempotency_key: null })
           .where('organization_id', '=', owner.organizationId)
           .where('environment', '=', owner.environment)
           .where('idempotency_key', '=', options.idempotencyKey)
+          .where('creation_state', 'in', ['creating', 'created'])
           .where('created_at', '<=', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))
           .execute();
       }

@@ -8,5 +8,6 @@ export {
   type Ledger,
   type LedgerDeps,
   type LedgerOwner,
+  type PendingDebt,
   type RefundForLedger,
 } from './service.js';

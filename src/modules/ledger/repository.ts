@@ -111,10 +111,58 @@ export async function findEntry(
 }
 
 /**
+ * Serialises, until the end of the caller's transaction, the writers that can lower one owner's pending
+ * balance (refunds today, settlement later), so that each sees the balance the previous one left.
+ */
+export async function lockPendingBalance(trx: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<void> {
+  const key = `ledger-pending:${owner.organizationId}:${owner.environment}:${currency}`;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
+
+/** The owner's pending balance in one currency (what the merchant is owed: the negated sum), as decimal text. */
+export async function sumPending(db: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<string> {
+  const row = await db
+    .selectFrom('ledger_postings')
+    .select(sql<string>`(coalesce(-sum(amount), 0))::text`.as('pending'))
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('account', '=', 'merchant_pending')
+    .where('currency', '=', currency)
+    .executeTakeFirstOrThrow();
+  return row.pending;
+}
+
+/** Every owner whose pending balance is below zero, deepest debt first. */
+export async function findNegativePending(
+  db: Kdb,
+  limit: number,
+): Promise<Array<LedgerOwner & { currency: 'TRY'; pending: string }>> {
+  const rows = await db
+    .selectFrom('ledger_postings')
+    .select(['organization_id', 'environment', 'currency'])
+    .select(sql<string>`(-sum(amount))::text`.as('pending'))
+    .where('account', '=', 'merchant_pending')
+    .groupBy(['organization_id', 'environment', 'currency'])
+    .having(sql<boolean>`sum(amount) > 0`)
+    .orderBy(sql`sum(amount)`, 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    organizationId: row.organization_id,
+    environment: row.environment,
+    currency: row.currency,
+    pending: row.pending,
+  }));
+}
+
+/**
  * What the merchant is owed, per currency, in each of its three accounts. Those accounts carry credit
  * balances (negative sums), shown positive. Summed in SQL and returned as decimal text.
  */
-export async function sumMerchantBalances(db: Kdb, owner: LedgerOwner): Promise<Balance[]> {
+export async function sumMerchantBalances(
+  db: Kdb,
+  owner: LedgerOwner,
+): Promise<Array<Omit<Balance, 'debt'>>> {
   const owed = (account: LedgerAccount) =>
     sql<string>`(coalesce(-sum(amount) filter (where account = ${account}), 0))::text`;
   return db

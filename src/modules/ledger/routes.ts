@@ -21,7 +21,9 @@ export async function balanceRoutes(app: App, options: BalanceRoutesOptions): Pr
         description:
           'What this environment owes your organization, per currency, as decimal strings of minor units: ' +
           '`pending` (succeeded charges net of fees, less refunds, awaiting the next daily batch), ' +
-          '`available` (batched, not paid out) and `inTransit` (in a payout not yet completed). Sandbox ' +
+          '`available` (batched, not paid out) and `inTransit` (in a payout not yet completed). A refund ' +
+          'beyond what is left to settle (its fee is not returned) takes `pending` below zero: `debt` says ' +
+          'how far, and the next settlement recovers it from new credits before paying anything. Sandbox ' +
           'balances never settle. Needs scope `read` (any key holding `read` or `all`).',
         tags: ['Balance'],
         response: { 200: BalanceViewSchema, ...errorResponses(401, 403, 429, 500) },

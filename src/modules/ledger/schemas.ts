@@ -19,6 +19,14 @@ export const BalanceSchema = Type.Object(
       'Batched but not paid out: no default wallet, below the payout minimum, or payouts made manually.',
     ),
     inTransit: MinorUnits('In a payout that has not completed yet.'),
+    debt: Type.String({
+      pattern: '^(0|[1-9][0-9]*)$',
+      description:
+        'What you owe, as a decimal string of minor units: how far `pending` is below zero because refunds ' +
+        '(whose fees are not returned) exceeded what was left to settle; `"0"` otherwise. The next ' +
+        'settlement recovers it from new credits before anything is paid out.',
+      examples: ['0'],
+    }),
   },
   { description: 'The balance in one currency.' },
 );
@@ -35,7 +43,10 @@ export const BalanceViewSchema = Type.Object(
       'Balances of the calling organization in the environment of the base URL, derived from its ledger ' +
       'postings (product decision 23).',
     examples: [
-      { livemode: false, balances: [{ currency: 'TRY', pending: '10950', available: '0', inTransit: '0' }] },
+      {
+        livemode: false,
+        balances: [{ currency: 'TRY', pending: '10950', available: '0', inTransit: '0', debt: '0' }],
+      },
     ],
   },
 );

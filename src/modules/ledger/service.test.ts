@@ -116,7 +116,7 @@ describe('postChargeSucceeded', () => {
       { account: 'fee_revenue', amount: '-539' },
     ]);
     expect(await ledger.balance(owner)).toEqual([
-      { currency: 'TRY', pending: '12011', available: '0', inTransit: '0' },
+      { currency: 'TRY', pending: '12011', available: '0', inTransit: '0', debt: '0' },
     ]);
   });
 
@@ -222,14 +222,15 @@ describe('postRefund', () => {
     const charge = chargeOf(owner, 10_000n);
     const { net } = await postCharge(charge);
     const refund = refundOf(charge, 4_000n);
-    expect(await postRefund(refund)).toEqual({ created: true });
+    const after = (BigInt(net) - 4_000n).toString();
+    expect(await postRefund(refund)).toEqual({ created: true, pendingAfter: after });
     expect(await postingsOf(refund.id)).toEqual([
       { account: 'merchant_pending', amount: '4000' },
       { account: 'acquirer_clearing', amount: '-4000' },
     ]);
     expect(await pendingOf(owner)).toBe((BigInt(net) - 4_000n).toString());
 
-    expect(await postRefund(refund)).toEqual({ created: false });
+    expect(await postRefund(refund)).toEqual({ created: false, pendingAfter: after });
     expect(await postingsOf(refund.id)).toHaveLength(2);
     await expect(postRefund({ ...refund, amount: '4001' })).rejects.toThrow(/another amount/);
   });
@@ -250,7 +251,7 @@ describe('postRefund', () => {
 describe('balance', () => {
   it('is a zero TRY row before anything is posted', async () => {
     expect(await ledger.balance(await newOwner())).toEqual([
-      { currency: 'TRY', pending: '0', available: '0', inTransit: '0' },
+      { currency: 'TRY', pending: '0', available: '0', inTransit: '0', debt: '0' },
     ]);
   });
 
@@ -302,7 +303,7 @@ describe('balance', () => {
         .execute();
     });
     expect(await ledger.balance(owner)).toEqual([
-      { currency: 'TRY', pending: '0', available: '700', inTransit: '300' },
+      { currency: 'TRY', pending: '0', available: '700', inTransit: '300', debt: '0' },
     ]);
   });
 });
@@ -480,7 +481,10 @@ describe('properties over random sequences of charges and refunds', () => {
               const refundAmount = s.amount < target.refundable ? s.amount : target.refundable;
               target.refundable -= refundAmount;
               const refund = refundOf(target.charge, refundAmount);
-              expect(await postRefund(refund)).toEqual({ created: true });
+              expect(await postRefund(refund)).toEqual({
+                created: true,
+                pendingAfter: String(expectedNet - expectedRefunds - refundAmount),
+              });
               expectedRefunds += refundAmount;
               posted.push(async () => (await postRefund(refund)).created);
             } else {
@@ -516,6 +520,7 @@ describe('properties over random sequences of charges and refunds', () => {
               pending: (-sum('merchant_pending')).toString(),
               available: (-sum('merchant_available')).toString(),
               inTransit: (-sum('merchant_in_transit')).toString(),
+              debt: sum('merchant_pending') > 0n ? sum('merchant_pending').toString() : '0',
             },
           ]);
           expect(-sum('merchant_pending')).toBe(expectedNet - expectedRefunds);

@@ -5,9 +5,12 @@ import { computeFee, defaultFeeRate } from './fees.js';
 import {
   findEntry,
   findFeeRate,
+  findNegativePending,
   insertEntryOnce,
   insertPostings,
+  lockPendingBalance,
   sumMerchantBalances,
+  sumPending,
   type NewEntry,
   type Posting,
   type StoredEntry,
@@ -45,6 +48,21 @@ export interface Balance {
   available: string;
   /** In a payout not yet completed. */
   inTransit: string;
+  /**
+   * How far `pending` is below zero (refunds beyond what was left to settle), `0` otherwise: the merchant
+   * owes it, and settlement recovers it from the next credits before batching anything
+   * (docs/decisions/0014-refund-debt.md).
+   */
+  debt: string;
+}
+
+/** An owner whose pending balance is below zero. */
+export interface PendingDebt extends LedgerOwner {
+  currency: 'TRY';
+  /** Negative, decimal string. */
+  pending: string;
+  /** `-pending`. */
+  debt: string;
 }
 
 export interface ChargeSplit {
@@ -66,11 +84,16 @@ export interface Ledger {
   postChargeSucceeded(trx: Kdb, charge: ChargeForLedger): Promise<ChargeSplit>;
   /**
    * In the caller's transaction: a refund entry (merchant_pending debited the refunded amount,
-   * acquirer_clearing credited it; the fee is not returned). Exactly once per refund id.
+   * acquirer_clearing credited it; the fee is not returned). Exactly once per refund id. Refunds of one
+   * owner are serialised until commit, so `pendingAfter` (the pending balance with this refund, as
+   * decimal text) is exact: two concurrent refunds cannot both see a balance the other has spent. It may
+   * be negative; the caller decides whom to tell (docs/decisions/0014-refund-debt.md).
    */
-  postRefund(trx: Kdb, refund: RefundForLedger): Promise<{ created: boolean }>;
+  postRefund(trx: Kdb, refund: RefundForLedger): Promise<{ created: boolean; pendingAfter: string }>;
   /** Balances derived from postings, per currency (a TRY row always), for one organization and environment. */
   balance(owner: LedgerOwner): Promise<Balance[]>;
+  /** Owners whose pending balance is below zero, deepest first (the operator's view of refund debt). */
+  negativePendingBalances(limit?: number): Promise<PendingDebt[]>;
 }
 
 export interface LedgerDeps {
@@ -143,21 +166,35 @@ export function createLedger(deps: LedgerDeps): Ledger {
 
     async postRefund(trx, refund) {
       const amount = parseAmount(refund.amount, `refund ${refund.id}`);
+      if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+      await lockPendingBalance(trx, refund, CURRENCY);
       const outcome = await postOnce(trx, newEntry(refund, 'refund', refund.id), async () => [
         { account: 'merchant_pending', amount },
         { account: 'acquirer_clearing', amount: -amount },
       ]);
       if (!outcome.created && sumOf(outcome.existing.postings, 'merchant_pending') !== amount)
         throw new Error(`refund ${refund.id} was recorded with another amount than ${amount}`);
-      return { created: outcome.created };
+      return { created: outcome.created, pendingAfter: await sumPending(trx, refund, CURRENCY) };
     },
 
     async balance(owner) {
-      const rows = await sumMerchantBalances(db, owner);
+      const rows = (await sumMerchantBalances(db, owner)).map((row) => ({
+        ...row,
+        debt: debtOf(row.pending),
+      }));
       if (rows.some((row) => row.currency === CURRENCY)) return rows;
-      return [{ currency: CURRENCY, pending: '0', available: '0', inTransit: '0' }, ...rows];
+      return [{ currency: CURRENCY, pending: '0', available: '0', inTransit: '0', debt: '0' }, ...rows];
+    },
+
+    async negativePendingBalances(limit = 100) {
+      return (await findNegativePending(db, limit)).map((row) => ({ ...row, debt: debtOf(row.pending) }));
     },
   };
+}
+
+/** What a pending balance below zero means: the merchant owes its opposite. */
+function debtOf(pending: string): string {
+  return BigInt(pending) < 0n ? (-BigInt(pending)).toString() : '0';
 }
 
 function newEntry(owner: LedgerOwner, kind: JournalEntryKind, sourceId: string): NewEntry {

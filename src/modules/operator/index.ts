@@ -2,6 +2,7 @@ import type { App } from '../../http/server.js';
 import type { Services } from '../../services.js';
 import type { Renderer } from '../../web/render.js';
 import { createOrganizationAdminService, createUnderwritingService } from '../organizations/service.js';
+import { operatorAlertRoutes } from './alert-routes.js';
 import { operatorApiRoutes } from './api-routes.js';
 import { registerOperatorAuth } from './auth.js';
 import { operatorConsoleRoutes } from './console-routes.js';
@@ -24,4 +25,5 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
   const deps = { services, staff, underwriting, organizations, mailer: services.mailer };
   await app.register(operatorApiRoutes, deps);
   await app.register(operatorConsoleRoutes, { ...deps, renderer: options.renderer });
+  await app.register(operatorAlertRoutes, { services, renderer: options.renderer });
 }

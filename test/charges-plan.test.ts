@@ -1,0 +1,154 @@
+/**
+ * Issue 11 item 21: charge creation must not slow down as `charges` grows. Every statement the creation
+ * path sends is captured (a Kysely plugin on the gateway's own database handle), then explained against
+ * a table seeded with enough rows, analysed, for the planner to prefer an index wherever one applies. A
+ * sequential scan of `charges` in any of those plans fails the test, on PGlite and on PostgreSQL alike:
+ * a statement no index can serve is planned as a sequential scan at any table size.
+ */
+import {
+  CompiledQuery,
+  PostgresQueryCompiler,
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+} from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { request, validCharge } from './helpers/http.js';
+import { apiUrl, createMerchant, createOrganization, type Merchant } from './helpers/merchants.js';
+
+const SEEDED = 10_000;
+
+interface Captured {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+let recording = false;
+const captured: Captured[] = [];
+const compiler = new PostgresQueryCompiler();
+
+const capture: KyselyPlugin = {
+  transformQuery(args: PluginTransformQueryArgs) {
+    if (recording) {
+      const compiled = compiler.compileQuery(args.node, args.queryId);
+      captured.push({ sql: compiled.sql, parameters: compiled.parameters });
+    }
+    return args.node;
+  },
+  async transformResult(args: PluginTransformResultArgs) {
+    return args.result;
+  },
+};
+
+let t: TestGateway;
+let raw: Database;
+let merchant: Merchant;
+
+beforeAll(async () => {
+  t = await startTestGateway({
+    // No worker: only the requests' own statements are recorded.
+    env: { ROLES: 'api,operator,sandbox-acquirer' },
+    wrapDatabase: (database) => {
+      raw = database;
+      return { ...database, db: database.db.withPlugin(capture) };
+    },
+  });
+  merchant = await createMerchant(t);
+  const other = await createOrganization(raw.db, t.clock);
+  // Half the rows belong to the merchant under test (so its organization alone is not selective), with
+  // idempotency keys, some older than the 24-hour window; the rest to another organization.
+  await sql`
+    INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
+                         status, creation_state, idempotency_key, provider, provider_request, provider_payment_id,
+                         provider_status, expires_at, created_at, updated_at)
+    SELECT 'ch_seed' || i,
+           CASE WHEN i % 2 = 0 THEN ${merchant.organizationId} ELSE ${other} END,
+           'sandbox', 1000 + i, 'TRY', 'credit_card_tr', 'seed-' || i,
+           CASE WHEN i % 3 = 0 THEN 'succeeded' ELSE 'pending' END,
+           CASE WHEN i % 10 = 0 THEN 'rejected' ELSE 'created' END,
+           'seed-key-' || i, 'sandbox', '{}'::jsonb, 'pay_seed' || i, 'awaiting_payment',
+           ${t.clock.now()}::timestamptz + interval '1 day',
+           ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour',
+           ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour'
+    FROM generate_series(1, ${SEEDED}) AS i
+  `.execute(raw.db);
+  await sql`ANALYZE charges`.execute(raw.db);
+}, 120_000);
+afterAll(async () => t?.close());
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function scansOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(scansOf)];
+}
+
+async function planOf(statement: Captured): Promise<PlanNode> {
+  const result = await raw.db.executeQuery<{ 'QUERY PLAN': unknown }>(
+    CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
+  );
+  const cell = result.rows[0]?.['QUERY PLAN'];
+  const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
+  const root = plan[0]?.Plan;
+  if (!root) throw new Error(`no plan for ${statement.sql}`);
+  return root;
+}
+
+const post = (body: Record<string, unknown>, key?: string) =>
+  request<{ id: string }>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {
+    body,
+    headers: {
+      'x-api-key': merchant.keys.sandbox.secret,
+      ...(key !== undefined ? { 'x-idempotency-key': key } : {}),
+    },
+  });
+
+describe('the statements of charge creation', () => {
+  it('never scan the whole charges table, with a fresh key, a reused expired key, no key or a duplicate reference', async () => {
+    recording = true;
+    try {
+      expect((await post(validCharge(), `plan-${Date.now()}`)).status).toBe(201);
+      // Held by a seeded charge created 62 hours ago: the old holder lets go of it.
+      const reused = await post(validCharge(), 'seed-key-62');
+      expect(reused.status, reused.text).toBe(201);
+      const none = await post(validCharge({ merchantReference: 'plan-dup' }));
+      expect(none.status).toBe(201);
+      expect(
+        (await post(validCharge({ merchantReference: 'plan-dup' }), `plan-dup-${Date.now()}`)).status,
+      ).toBe(409);
+    } finally {
+      recording = false;
+    }
+    const onCharges = captured.filter((statement) =>
+      /\b(?:from|update|into)\s+"charges"/i.test(statement.sql),
+    );
+    // The path was really taken: the insert, the release of an expired key, the lookup of a key.
+    expect(onCharges.some((s) => /^insert into "charges"/i.test(s.sql))).toBe(true);
+    expect(onCharges.some((s) => /^update "charges" set "idempotency_key" = \$1/i.test(s.sql))).toBe(true);
+    expect(onCharges.some((s) => /^select .* from "charges" .*"idempotency_key" = /i.test(s.sql))).toBe(true);
+    const scans: string[] = [];
+    for (const statement of onCharges) {
+      const nodes = scansOf(await planOf(statement));
+      if (nodes.some((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'charges'))
+        scans.push(statement.sql);
+    }
+    expect(scans, 'statements that scan every charge').toEqual([]);
+    // The release of an expired key goes through the partial unique index of keys.
+    const release = onCharges.find((s) => /^update "charges" set "idempotency_key" = \$1/i.test(s.sql));
+    const releaseNodes = release ? scansOf(await planOf(release)) : [];
+    expect(releaseNodes.map((node) => node['Index Name'])).toContain('charges_idempotency_key');
+    const released = await raw.db
+      .selectFrom('charges')
+      .select('idempotency_key')
+      .where('id', '=', 'ch_seed62')
+      .executeTakeFirstOrThrow();
+    expect(released.idempotency_key).toBeNull();
+  }, 60_000);
+});

@@ -1,0 +1,163 @@
+/**
+ * Issue 11 item 16: a refund the pending balance cannot cover is not refused; the balance goes below
+ * zero as a visible debt (GET /v1/balance `debt`, the operator's negative balances) that the next
+ * credits recover, and the operator is alerted (docs/decisions/0014-refund-debt.md).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { request, validCharge } from './helpers/http.js';
+import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
+
+interface ChargeBody {
+  id: string;
+  providerPaymentId: string;
+}
+interface BalanceRow {
+  currency: string;
+  pending: string;
+  available: string;
+  inTransit: string;
+  debt: string;
+}
+interface AlertBody {
+  id: string;
+  kind: string;
+  organizationId: string | null;
+  environment: string | null;
+  subjectId: string;
+  chargeId: string | null;
+  details: Record<string, unknown>;
+}
+
+let t: TestGateway;
+let admin: StaffSession;
+
+beforeAll(async () => {
+  t = await startTestGateway();
+  admin = await loginStaff(t, await createStaffUser(t, 'admin'));
+});
+afterAll(async () => t?.close());
+
+const api = <T>(merchant: Merchant, path: string, body?: unknown) =>
+  request<T>(`${apiUrl(t.urls, 'sandbox')}${path}`, {
+    ...(body !== undefined ? { body } : {}),
+    headers: { 'x-api-key': merchant.keys.sandbox.secret },
+  });
+
+/** 100.00 TRY paid by card: the default Turkish card fee is 3.50 % + 1.00 TRY = 450, net 9550. */
+async function paidCharge(merchant: Merchant): Promise<ChargeBody> {
+  const res = await api<ChargeBody>(merchant, '/v1/charges', validCharge({ amount: 10_000 }));
+  expect(res.status, res.text).toBe(201);
+  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
+    res.body.providerPaymentId,
+    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Debt Test' },
+    'https://shop.example/back',
+  );
+  await t.gateway.services.completion.apply(res.body.id, payment);
+  return res.body;
+}
+
+async function refund(merchant: Merchant, chargeId: string, amount?: number) {
+  const res = await api<{ id: string; status: string }>(
+    merchant,
+    `/v1/charges/${chargeId}/refunds`,
+    amount === undefined ? {} : { amount },
+  );
+  expect(res.status, res.text).toBe(201);
+  expect(res.body.status).toBe('succeeded');
+  return res.body;
+}
+
+async function balanceOf(merchant: Merchant): Promise<BalanceRow> {
+  const res = await api<{ balances: BalanceRow[] }>(merchant, '/v1/balance');
+  expect(res.status, res.text).toBe(200);
+  const row = res.body.balances.find((balance) => balance.currency === 'TRY');
+  if (!row) throw new Error('no TRY balance');
+  return row;
+}
+
+async function alertsOf(merchant: Merchant): Promise<AlertBody[]> {
+  const res = await admin.get<{ data: AlertBody[] }>('/operator/v1/alerts?limit=100');
+  expect(res.status, res.text).toBe(200);
+  return res.body.data.filter(
+    (alert) => alert.kind === 'negative_pending_balance' && alert.organizationId === merchant.organizationId,
+  );
+}
+
+async function negativeBalances() {
+  const res = await admin.get<{ data: Array<Record<string, string>> }>('/operator/v1/balances/negative');
+  expect(res.status, res.text).toBe(200);
+  return res.body.data;
+}
+
+describe('a refund beyond the pending balance', () => {
+  it('is made, and leaves a visible debt in the balance, for the operator, with an alert', async () => {
+    const merchant = await createMerchant(t);
+    const charge = await paidCharge(merchant);
+    expect(await balanceOf(merchant)).toMatchObject({ pending: '9550', debt: '0' });
+
+    // The fee is not returned: refunding all 10000 takes 450 more than the charge credited.
+    const full = await refund(merchant, charge.id);
+    expect(await balanceOf(merchant)).toEqual({
+      currency: 'TRY',
+      pending: '-450',
+      available: '0',
+      inTransit: '0',
+      debt: '450',
+    });
+    expect(await negativeBalances()).toContainEqual({
+      organizationId: merchant.organizationId,
+      environment: 'sandbox',
+      currency: 'TRY',
+      pending: '-450',
+      debt: '450',
+    });
+    const [alert, ...more] = await alertsOf(merchant);
+    expect(more).toHaveLength(0);
+    expect(alert).toMatchObject({
+      environment: 'sandbox',
+      subjectId: full.id,
+      chargeId: charge.id,
+      details: { refundId: full.id, amount: '10000', pendingAfter: '-450', debt: '450' },
+    });
+    const audit = await admin.get<{ data: Array<{ action: string }> }>(
+      `/operator/v1/audit-log?limit=100&organizationId=${merchant.organizationId}`,
+    );
+    expect(audit.body.data.map((entry) => entry.action)).toContain('alert.negative_pending_balance');
+    const page = await request(`${t.urls.operator}/alerts`, { headers: { cookie: admin.cookie } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(merchant.organizationId);
+    expect(page.text).toContain('-450');
+
+    // The next credit recovers the debt first.
+    await paidCharge(merchant);
+    expect(await balanceOf(merchant)).toMatchObject({ pending: '9100', debt: '0' });
+    expect((await negativeBalances()).map((row) => row.organizationId)).not.toContain(
+      merchant.organizationId,
+    );
+  });
+
+  it('raises nothing while the pending balance covers it', async () => {
+    const merchant = await createMerchant(t);
+    const first = await paidCharge(merchant);
+    await paidCharge(merchant);
+    await refund(merchant, first.id, 4000);
+    await refund(merchant, first.id);
+    // 19100 credited, 10000 refunded.
+    expect(await balanceOf(merchant)).toMatchObject({ pending: '9100', debt: '0' });
+    expect(await alertsOf(merchant)).toHaveLength(0);
+  });
+
+  it('sees, under concurrency, the balance every other refund of the merchant left', async () => {
+    const merchant = await createMerchant(t);
+    const charges = [await paidCharge(merchant), await paidCharge(merchant), await paidCharge(merchant)];
+    // 28650 credited; three full refunds of 10000 at once end at -1350, and only the last one crosses zero.
+    await Promise.all(charges.map((charge) => refund(merchant, charge.id)));
+    expect(await balanceOf(merchant)).toMatchObject({ pending: '-1350', debt: '1350' });
+    const alerts = await alertsOf(merchant);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]?.details).toMatchObject({ pendingAfter: '-1350', debt: '1350' });
+  });
+});
