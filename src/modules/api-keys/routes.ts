@@ -17,10 +17,12 @@ import {
   ApiKeyIdParamsSchema,
   ApiKeyListQuerySchema,
   ApiKeyListSchema,
+  ApiKeyRequestListSchema,
   ApiKeySchema,
+  type ApiKeyRequestResponse,
   type ApiKeyResponse,
 } from './schemas.js';
-import type { ApiKeyService, ApiKeyView, Result } from './service.js';
+import type { ApiKeyService, ApiKeyView, KeyRequestView, Result } from './service.js';
 
 export interface ApiKeyRoutesOptions {
   service: ApiKeyService;
@@ -60,6 +62,18 @@ function toResponse(view: ApiKeyView): ApiKeyResponse {
     expiresAt: view.expiresAt?.toISOString() ?? null,
     createdAt: view.createdAt.toISOString(),
     revokedAt: view.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export function toRequestResponse(view: KeyRequestView): ApiKeyRequestResponse {
+  return {
+    method: view.method,
+    route: view.route,
+    resourceId: view.resourceId,
+    statusCode: view.statusCode,
+    requestId: view.requestId,
+    ip: view.ip,
+    createdAt: view.createdAt.toISOString(),
   };
 }
 
@@ -132,6 +146,31 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
       config: { auth: 'read', feature: 'apiKeys' },
     },
     async (request) => toResponse(unwrap(await service.get(callerOf(request), request.params.id))),
+  );
+
+  app.get(
+    '/v1/api-keys/:id/requests',
+    {
+      schema: {
+        operationId: 'listApiKeyRequests',
+        summary: 'List the requests of an API key',
+        description:
+          'The requests the key made in the last 30 days, newest first, revoked keys included: method, ' +
+          'route template, the object named or created, status, request id, client address and time; never ' +
+          'a body, a header or a secret. Requests refused before the key was identified (401) or by its ' +
+          'rate limit (429) are not listed. Entries reach the log within about a second of the answer. ' +
+          `Needs scope \`read\`. ${FLAG_NOTE}`,
+        tags: TAGS,
+        params: ApiKeyIdParamsSchema,
+        querystring: ApiKeyListQuerySchema,
+        response: { 200: ApiKeyRequestListSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'read', feature: 'apiKeys' },
+    },
+    async (request) => {
+      const page = unwrap(await service.listRequests(callerOf(request), request.params.id, request.query));
+      return { data: page.data.map(toRequestResponse), nextCursor: page.nextCursor };
+    },
   );
 
   app.post(
