@@ -49,8 +49,7 @@ export function createAuthFailureThrottle(options: {
     blocked: count >= threshold,
     retryAfterSeconds: Math.max(1, Math.ceil(((windowOf(at) + 1) * windowMs - at) / 1000)),
   });
-  const redisKey = (address: string, window: number) =>
-    `${options.keyPrefix}auth-fail:${address}:${window}`;
+  const redisKey = (address: string, window: number) => `${options.keyPrefix}auth-fail:${address}:${window}`;
 
   const memoryCount = (address: string, window: number): number => {
     const entry = memory.get(address);

@@ -11,13 +11,15 @@ import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from './authentic
 import type { ApiKeyAuth } from './context.js';
 import { AUTH_FAILURES } from './errors.js';
 import { createKeyRateLimiter, type KeyRateLimiter } from './rate-limiter.js';
-import { createKeyRequestLog, type KeyRequestLog } from './request-log.js';
+import { createKeyRequestLog } from './request-log.js';
 import { apiKeyRoutes } from './routes.js';
 import { createApiKeyService } from './service.js';
 
 export { callerOf, holdsScope, type ApiKeyAuth } from './context.js';
 export { issueApiKey, createApiKeyService, type ApiKeyService, type IssuedApiKey } from './service.js';
 export { apiKeyRetentionJob } from './retention.js';
+export { toApiKeyResponse, toRequestResponse } from './routes.js';
+export { ApiKeyRequestListSchema, ApiKeySchema } from './schemas.js';
 
 export interface ApiKeysModuleOptions {
   services: Services;

@@ -50,7 +50,7 @@ function unwrap<T>(result: Result<T>): T {
   return result.value;
 }
 
-function toResponse(view: ApiKeyView): ApiKeyResponse {
+export function toApiKeyResponse(view: ApiKeyView): ApiKeyResponse {
   return {
     id: view.id,
     displayPrefix: view.displayPrefix,
@@ -109,7 +109,7 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
     },
     async (request, reply) => {
       const created = unwrap(await service.create(callerOf(request), request.body, meta(request)));
-      return reply.code(201).send({ ...toResponse(created), secret: created.secret });
+      return reply.code(201).send({ ...toApiKeyResponse(created), secret: created.secret });
     },
   );
 
@@ -128,7 +128,7 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
     },
     async (request) => {
       const page = await service.list(callerOf(request), request.query);
-      return { data: page.data.map(toResponse), nextCursor: page.nextCursor };
+      return { data: page.data.map(toApiKeyResponse), nextCursor: page.nextCursor };
     },
   );
 
@@ -145,7 +145,7 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
       },
       config: { auth: 'read', feature: 'apiKeys' },
     },
-    async (request) => toResponse(unwrap(await service.get(callerOf(request), request.params.id))),
+    async (request) => toApiKeyResponse(unwrap(await service.get(callerOf(request), request.params.id))),
   );
 
   app.get(
@@ -194,6 +194,6 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
       onSend: idempotency.onSend,
     },
     async (request) =>
-      toResponse(unwrap(await service.revoke(callerOf(request), request.params.id, meta(request)))),
+      toApiKeyResponse(unwrap(await service.revoke(callerOf(request), request.params.id, meta(request)))),
   );
 }

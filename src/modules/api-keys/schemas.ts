@@ -109,7 +109,10 @@ export const ApiKeyRequestSchema = Type.Object(
     ip: Type.Union([Type.String(), Type.Null()], { description: 'Client address.' }),
     createdAt: Timestamp('When the request was answered.'),
   },
-  { additionalProperties: false, description: 'One request of a key. Bodies, headers and secrets are never kept.' },
+  {
+    additionalProperties: false,
+    description: 'One request of a key. Bodies, headers and secrets are never kept.',
+  },
 );
 export type ApiKeyRequestResponse = Static<typeof ApiKeyRequestSchema>;
 
