@@ -1,6 +1,6 @@
 import type { Kdb } from '../../db/database.js';
 import type { ApiKeyScope, Environment } from '../../db/schema.js';
-import type { ValidationIssue } from '../../http/errors.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { AuditLog } from '../audit/service.js';
@@ -214,7 +214,18 @@ export function createApiKeyService(deps: {
   });
 
   const requestPage = async (keyId: string, limit: number, cursor?: string): Promise<KeyRequestPage> => {
-    const after = cursor === undefined ? undefined : cursors.decode(cursor);
+    // Log rows have numeric ids; the cursor carries them as `kr_<id>`, the shape cursors expect.
+    const decoded = cursor === undefined ? undefined : cursors.decode(cursor);
+    const after =
+      decoded && /^kr_\d{1,19}$/.test(decoded.id)
+        ? { createdAt: decoded.createdAt, id: decoded.id.slice(3) }
+        : undefined;
+    if (decoded && !after) {
+      // A cursor of another list: refused like any cursor this list did not issue (the codec throws too).
+      throw ApiError.validation([
+        { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
+      ]);
+    }
     // Entries past 30 days are not shown even before the retention job deletes them.
     const since = new Date(clock.now().getTime() - KEY_REQUEST_LOG_RETENTION_MS);
     const rows = await listKeyRequests(db, keyId, { limit, since, ...(after ? { after } : {}) });
@@ -222,7 +233,7 @@ export function createApiKeyService(deps: {
     const last = page[page.length - 1];
     return {
       data: page.map(toKeyRequestView),
-      nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, last.id) : null,
+      nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, `kr_${last.id}`) : null,
     };
   };
 
