@@ -178,6 +178,14 @@ describe('the activity of a key', () => {
       log.map((entry) => entry.requestId),
     );
     expect((await staff.get('/operator/v1/api-keys/key_unknown/requests')).status).toBe(404);
+    // The operator console: the organization lists its keys, a key's page shows its requests.
+    const orgPage = await staff.get(`/organizations/${organizationId}`);
+    expect(orgPage.status).toBe(200);
+    expect(orgPage.text).toContain(`href="/api-keys/${worker.id}"`);
+    const keyPage = await staff.get(`/api-keys/${worker.id}`);
+    expect(keyPage.status).toBe(200);
+    expect(keyPage.text).toContain('REVOKED');
+    for (const entry of log) expect(keyPage.text).toContain(`data-request-id="${entry.requestId}"`);
 
     // Pages of the log.
     const first = await api<Page>(admin.secret, `/v1/api-keys/${worker.id}/requests?limit=2`);
