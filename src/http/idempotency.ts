@@ -17,7 +17,10 @@ export const IdempotencyHeaderSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 255,
-      description: 'Optional; the same key and body return the original response for 24 hours.',
+      description:
+        'Optional; the same key and body from the same API key return the original response for 24 hours ' +
+        '(a replayed error carries the new request id). Another API key that sends the same idempotency ' +
+        'key gets 409 `idempotency_key_reuse`, never the original response.',
     },
   },
 } as const;

@@ -97,7 +97,8 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
           'Creates a key of this environment. The response carries the whole key in `secret`, once; only its ' +
           'hash is stored. A key cannot create a key with a scope it does not hold itself (403 ' +
           '`insufficient_scope`). Needs scope `write`. Honours `X-Idempotency-Key`: a retry within 24 hours ' +
-          `returns the same key. ${FLAG_NOTE}`,
+          'returns the same key to the same caller; another API key sending the same idempotency key gets ' +
+          `409 \`idempotency_key_reuse\`, never the secret. ${FLAG_NOTE}`,
         tags: TAGS,
         headers: IdempotencyHeaderSchema,
         body: ApiKeyCreateSchema,
