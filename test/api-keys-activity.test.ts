@@ -217,3 +217,35 @@ describe('the activity of a key', () => {
     expect(stillNamed.created_by_key_id).toBe(worker.id);
   });
 });
+
+describe('a refund', () => {
+  it('names the key that asked for it', async () => {
+    const db = t.gateway.database.db;
+    const { services } = t.gateway;
+    const organizationId = await createOrganization(db, t.clock);
+    const key = await issueKey(db, t.clock, organizationId, { scopes: ['write'] });
+    const charge = await api<{ id: string; providerPaymentId: string }>(key.secret, '/v1/charges', {
+      body: validCharge(),
+    });
+    expect(charge.status).toBe(201);
+    // Paid at the acquirer with a test card, and the answer applied, as the checkout does.
+    const acquirer = services.acquirers.sandbox?.acquirer;
+    if (!acquirer) throw new Error('no sandbox acquirer');
+    const payment = await acquirer.authorize(
+      charge.body.providerPaymentId,
+      { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Activity' },
+      'https://shop.example/back',
+    );
+    await services.completion.apply(charge.body.id, payment);
+    const refund = await api<{ id: string }>(key.secret, `/v1/charges/${charge.body.id}/refunds`, {
+      body: { amount: 100 },
+    });
+    expect(refund.status, refund.text).toBe(201);
+    const row = await db
+      .selectFrom('refunds')
+      .select('created_by_key_id')
+      .where('id', '=', refund.body.id)
+      .executeTakeFirstOrThrow();
+    expect(row.created_by_key_id).toBe(key.id);
+  });
+});
