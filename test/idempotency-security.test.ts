@@ -7,6 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKeyScope } from '../src/db/schema.js';
+import { canonicalJson } from '../src/shared/canonical-json.js';
+import { sha256Hex } from '../src/shared/crypto.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody } from './helpers/http.js';
 import { apiUrl, createOrganization, issueKey, updateOrganization } from './helpers/merchants.js';
@@ -120,17 +122,22 @@ describe('a stored outcome is replayed to the key that produced it only', () => 
   it('an in-flight claim of another key is refused the same way, not reported as in flight', async () => {
     const { organizationId, keys, ids } = await organizationWithKeys({ a: ['write'], b: ['write'] });
     const idem = freshKey();
-    // A claim left in flight by key a, as a request of it that is still running would leave it.
+    // A claim left in flight by key a for the very same request, as a request still running leaves it.
+    const charge = validCharge();
     await t.gateway.services.idempotencyStore.claim({
       scope: `org:${organizationId}:sandbox`,
       key: idem,
-      fingerprint: 'x',
+      fingerprint: sha256Hex(`POST /v1/charges\n${canonicalJson(charge)}`),
       caller: `key:${ids.a!}`,
       now: t.clock.now(),
     });
-    const other = await post('/v1/charges', keys.b!, idem, validCharge());
+    const other = await post('/v1/charges', keys.b!, idem, charge);
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('idempotency_key_reuse');
+    // The key that holds the claim is told it is still in flight.
+    const own = await post('/v1/charges', keys.a!, idem, charge);
+    expect(own.status).toBe(409);
+    expect(own.body.error.code).toBe('duplicate_request');
   });
 });
 
