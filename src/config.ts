@@ -24,6 +24,8 @@ export interface Config {
   bodyLimitBytes: number;
   trustedProxies: string[];
   applicationRateLimit: { max: number; windowMs: number };
+  /** Failed API-key authentications allowed per client address and window before 429 (issue 11). */
+  apiKeyFailureLimit: { max: number; windowMs: number };
   shutdownTimeoutMs: number;
   roles: Role[];
   /** How long an in-flight idempotent request (and a charge creation) holds its key before a retry may take over. */
@@ -185,6 +187,10 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     applicationRateLimit: {
       max: integer('APPLICATION_RATE_LIMIT_MAX', 10, 1, 1_000_000),
       windowMs: integer('APPLICATION_RATE_LIMIT_WINDOW_MS', 3_600_000, 1000, 86_400_000),
+    },
+    apiKeyFailureLimit: {
+      max: integer('API_KEY_FAILURE_LIMIT_MAX', 20, 1, 1_000_000),
+      windowMs: integer('API_KEY_FAILURE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     },
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     roles,

@@ -343,7 +343,13 @@ describe('POST /v1/applications: X-Idempotency-Key', () => {
     const again = await submit(validApplication({ monthlyVolumeUSD: 10 }), { 'x-idempotency-key': key });
     expect(first.status).toBe(400);
     expect(again.status).toBe(400);
-    expect(again.text).toBe(first.text);
+    // The stored refusal, naming the request that received it (issue 11): error.requestId = X-Request-Id.
+    const replayed = again.body as { error: { requestId: string } };
+    const original = first.body as { error: { requestId: string } };
+    expect(replayed.error.requestId).toBe(again.headers.get('x-request-id'));
+    expect({ ...replayed, error: { ...replayed.error, requestId: original.error.requestId } }).toEqual(
+      original,
+    );
   });
 
   it('answers concurrent duplicates with one application: the rest replay it or get 409 duplicate_request', async () => {

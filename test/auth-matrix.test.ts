@@ -72,6 +72,14 @@ const ROUTES: Record<string, RouteCase> = {
     feature: 'apiKeys',
     success: 200,
   },
+  'GET /v1/api-keys/{id}/requests': {
+    method: 'GET',
+    path: async (f) => `/v1/api-keys/${await f.ownKeyId()}/requests`,
+    foreignPath: (f) => `/v1/api-keys/${f.foreignKeyId}/requests`,
+    auth: 'read',
+    feature: 'apiKeys',
+    success: 200,
+  },
   'POST /v1/api-keys/{id}/revoke': {
     method: 'POST',
     path: async (f) => `/v1/api-keys/${await f.ownKeyId()}/revoke`,

@@ -150,7 +150,13 @@ describe('idempotent charge creation', () => {
     const replay = await post(body, key);
     expect(replay.status).toBe(502);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(replay.text).toBe(first.text);
+    // The stored answer, except that a replayed error names the request that received it (issue 11).
+    expect(replay.body.error.requestId).toBe(replay.headers.get('x-request-id'));
+    expect(replay.body.error.requestId).not.toBe(first.body.error.requestId);
+    expect({
+      ...replay.body,
+      error: { ...replay.body.error, requestId: first.body.error.requestId },
+    }).toEqual(first.body);
     expect((await acquirer().calls('create_payment')).length).toBe(callsBefore);
     // A new request (new key) may use the reference: the rejected charge never held it.
     const again = await post(body, uniqueKey('after-rejection'));

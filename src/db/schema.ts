@@ -35,6 +35,8 @@ export interface IdempotencyKeysTable {
   locked_until: Timestamp;
   created_at: Timestamp;
   expires_at: Timestamp;
+  /** The caller that claimed the key (`key:<id>`), the only one its outcome is replayed to. */
+  caller: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SchemaMigrationsTable {
@@ -154,6 +156,21 @@ export interface ApiKeysTable {
   audit_purged_at: NullableTimestamp;
 }
 
+/** The per-key request log (issue 11): what each request of a key was, never its body or headers. */
+export interface ApiKeyRequestsTable {
+  id: ColumnType<string, never, never>;
+  key_id: string;
+  organization_id: string;
+  environment: Environment;
+  method: string;
+  route: string;
+  resource_id: string | null;
+  status_code: number;
+  request_id: string;
+  ip: string | null;
+  created_at: Timestamp;
+}
+
 /** One row; its version moves with every change that can invalidate a cached key lookup. */
 export interface ApiKeyAuthEpochTable {
   id: ColumnType<boolean, boolean | undefined, never>;
@@ -198,6 +215,8 @@ export interface ChargesTable {
   bank_transfer: ColumnType<BankTransferInstructions | null, string | null | undefined, string | null>;
   refunded_amount: ColumnType<string, string | bigint | undefined, string | bigint>;
   finalized_at: NullableTimestamp;
+  /** The API key that created the charge. */
+  created_by_key_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BankTransferInstructions {
@@ -238,6 +257,8 @@ export interface RefundsTable {
   failure_message: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The API key that created the refund. */
+  created_by_key_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EventsTable {
@@ -308,6 +329,7 @@ export interface DB {
   account_tokens: AccountTokensTable;
   api_keys: ApiKeysTable;
   api_key_auth_epoch: ApiKeyAuthEpochTable;
+  api_key_requests: ApiKeyRequestsTable;
   audit_log: AuditLogTable;
   emails: EmailsTable;
   charges: ChargesTable;
@@ -374,6 +396,8 @@ export interface WebhookEndpointsTable {
   deleted_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The API key that created the endpoint; null when it was made in the dashboard. */
+  created_by_key_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookDeliveriesTable {

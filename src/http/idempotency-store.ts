@@ -10,10 +10,19 @@ export type ClaimOutcome =
   | { kind: 'claimed' }
   | { kind: 'replay'; status: number; body: string }
   | { kind: 'mismatch' }
-  | { kind: 'in_flight' };
+  | { kind: 'in_flight' }
+  /** The key was claimed by another caller (another API key of the organization): never replayed. */
+  | { kind: 'other_caller' };
 
 export interface IdempotencyStore {
-  claim(input: { scope: string; key: string; fingerprint: string; now: Date }): Promise<ClaimOutcome>;
+  /** `caller` is who may see the outcome again (`key:<id>`), or null where anyone in the scope may. */
+  claim(input: {
+    scope: string;
+    key: string;
+    fingerprint: string;
+    caller: string | null;
+    now: Date;
+  }): Promise<ClaimOutcome>;
   complete(input: { scope: string; key: string; status: number; body: string }): Promise<void>;
   release(input: { scope: string; key: string }): Promise<void>;
   purgeExpired(now: Date, batchSize?: number): Promise<number>;
@@ -24,7 +33,7 @@ export function createIdempotencyStore(
   options: { lockMs: number } = { lockMs: IDEMPOTENCY_LOCK_MS },
 ): IdempotencyStore {
   return {
-    async claim({ scope, key, fingerprint, now }) {
+    async claim({ scope, key, fingerprint, caller, now }) {
       for (let attempt = 0; attempt < 3; attempt++) {
         const claimed = await db
           .insertInto('idempotency_keys')
@@ -38,6 +47,7 @@ export function createIdempotencyStore(
             locked_until: new Date(now.getTime() + options.lockMs),
             created_at: now,
             expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+            caller,
           })
           .onConflict((conflict) =>
             conflict
@@ -50,6 +60,7 @@ export function createIdempotencyStore(
                 locked_until: eb.ref('excluded.locked_until'),
                 created_at: eb.ref('excluded.created_at'),
                 expires_at: eb.ref('excluded.expires_at'),
+                caller: eb.ref('excluded.caller'),
               }))
               // A forgotten key (past 24 hours) starts afresh; an abandoned claim of the same request is
               // taken over by its retry once the lock has lapsed.
@@ -60,6 +71,9 @@ export function createIdempotencyStore(
                     eb('idempotency_keys.state', '=', 'in_flight'),
                     eb('idempotency_keys.locked_until', '<=', now),
                     eb('idempotency_keys.fingerprint', '=', fingerprint),
+                    caller === null
+                      ? eb('idempotency_keys.caller', 'is', null)
+                      : eb('idempotency_keys.caller', '=', caller),
                   ]),
                 ]),
               ),
@@ -70,11 +84,12 @@ export function createIdempotencyStore(
 
         const existing = await db
           .selectFrom('idempotency_keys')
-          .select(['fingerprint', 'state', 'response_status', 'response_body'])
+          .select(['fingerprint', 'state', 'response_status', 'response_body', 'caller'])
           .where('scope', '=', scope)
           .where('key', '=', key)
           .executeTakeFirst();
         if (!existing) continue; // purged between the two statements: claim again
+        if (existing.caller !== caller) return { kind: 'other_caller' };
         if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
         if (existing.state === 'in_flight') return { kind: 'in_flight' };
         return {

@@ -17,7 +17,10 @@ export const IdempotencyHeaderSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 255,
-      description: 'Optional; the same key and body return the original response for 24 hours.',
+      description:
+        'Optional; the same key and body from the same API key return the original response for 24 hours ' +
+        '(a replayed error carries the new request id). Another API key that sends the same idempotency ' +
+        'key gets 409 `idempotency_key_reuse`, never the original response.',
     },
   },
 } as const;
@@ -28,11 +31,21 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Where an idempotency key lives and who may see its outcome again. `namespace`: the organization and
+ * environment of the caller, or a public scope. `caller`: the API key (`key:<id>`) whose outcome it is;
+ * another key of the same namespace that sends the same idempotency key is refused, never replayed to.
+ * Null only for public routes, where a replay returns the stranger's own request.
+ */
+export interface IdempotencyScope {
+  namespace: string;
+  caller: string | null;
+}
+
 export interface IdempotencyOptions {
   store: IdempotencyStore;
   clock: Clock;
-  /** The namespace of keys: the organization and environment of the caller, or a public scope. */
-  scopeOf: (request: FastifyRequest) => string;
+  scopeOf: (request: FastifyRequest) => IdempotencyScope;
 }
 
 /**
@@ -66,10 +79,12 @@ export function idempotencyHooks(options: IdempotencyOptions): {
         },
       ]);
     }
-    const scope = options.scopeOf(request);
+    // Authentication and authorization (key, environment, IP, scope, flag, freeze) ran in onRequest,
+    // before this hook: a caller that may not make the request never reaches a replay.
+    const { namespace: scope, caller } = options.scopeOf(request);
     const path = request.url.split('?')[0] ?? request.url;
     const fingerprint = sha256Hex(`${request.method} ${path}\n${canonicalJson(request.body)}`);
-    const outcome = await options.store.claim({ scope, key, fingerprint, now: options.clock.now() });
+    const outcome = await options.store.claim({ scope, key, fingerprint, caller, now: options.clock.now() });
     switch (outcome.kind) {
       case 'claimed':
         request.idempotencyClaim = { scope, key };
@@ -79,7 +94,14 @@ export function idempotencyHooks(options: IdempotencyOptions): {
           .code(outcome.status)
           .header('idempotent-replayed', 'true')
           .type('application/json; charset=utf-8')
-          .send(outcome.body);
+          .send(withRequestId(outcome.body, outcome.status, request.id));
+      case 'other_caller':
+        throw new ApiError(
+          'idempotency_key_reuse',
+          'This idempotency key was already used by another API key of the organization in the last 24 ' +
+            'hours; its outcome belongs to that key. Use a new idempotency key.',
+          { reason: 'other_api_key' },
+        );
       case 'mismatch':
         throw new ApiError(
           'idempotency_key_reuse',
@@ -113,6 +135,24 @@ export function idempotencyHooks(options: IdempotencyOptions): {
   };
 
   return { preValidation, onSend };
+}
+
+/**
+ * A replayed error carries the id of the request that receives it, in `error.requestId` as in
+ * `X-Request-Id`: the two always agree, and support can find the request the client actually made.
+ */
+function withRequestId(body: string, status: number, requestId: string): string {
+  if (status < 400) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (parsed === null || typeof parsed !== 'object' || !('error' in parsed)) return body;
+  const error = (parsed as { error: unknown }).error;
+  if (error === null || typeof error !== 'object') return body;
+  return JSON.stringify({ ...parsed, error: { ...error, requestId } });
 }
 
 const SEALED = 'sealed:';

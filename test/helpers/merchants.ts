@@ -176,6 +176,7 @@ export async function startPeerGateway(
     OPERATOR_PORT: '0',
     LOG_LEVEL: 'info',
     ROLES: 'api',
+    API_KEY_FAILURE_LIMIT_MAX: '1000000',
     SANDBOX_ACQUIRER_URL: t.sandboxAcquirer.url,
     SANDBOX_ACQUIRER_API_KEY: t.sandboxAcquirer.apiKey,
     SANDBOX_ACQUIRER_NOTIFICATION_SECRET: t.gateway.services.acquirers.sandbox.notificationSecret,

@@ -19,6 +19,11 @@ export interface Authenticated {
   frozen: boolean;
   /** Requests per second allowed for this key. */
   rateLimit: number;
+  /**
+   * Records the use of the key (`lastUsedAt`, to the minute). Called only for a request the key was
+   * allowed to make: authenticated, within its rate limit and authorized (issue 11, item 19).
+   */
+  recordUse(): Promise<void>;
 }
 
 export type Authentication = { ok: true; value: Authenticated } | { ok: false; failure: AuthFailure };
@@ -132,7 +137,6 @@ export function createApiKeyAuthenticator(deps: {
       if (environment === 'live' && key.kycStatus !== 'APPROVED')
         return { ok: false, failure: 'kyc_pending' };
 
-      await recordUse(entry, now);
       const override = environment === 'live' ? key.rateLimitLive : key.rateLimitSandbox;
       return {
         ok: true,
@@ -146,6 +150,7 @@ export function createApiKeyAuthenticator(deps: {
           },
           frozen: key.frozen,
           rateLimit: override ?? DEFAULT_RATE_LIMITS[environment],
+          recordUse: () => recordUse(entry, now),
         },
       };
     },

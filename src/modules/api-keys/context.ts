@@ -27,16 +27,26 @@ export function callerOf(request: FastifyRequest): ApiKeyAuth {
   return auth;
 }
 
-/** The idempotency namespace of an authenticated caller: its organization and environment (product decision 14). */
-export function callerScope(request: FastifyRequest): string {
+/**
+ * The idempotency scope of an authenticated caller: keys live in its organization and environment
+ * (product decision 14), and an outcome is replayed only to the API key that produced it (issue 11).
+ */
+export function callerScope(request: FastifyRequest): { namespace: string; caller: string } {
   const caller = callerOf(request);
-  return `org:${caller.organizationId}:${caller.environment}`;
+  return { namespace: `org:${caller.organizationId}:${caller.environment}`, caller: keyActor(caller) };
 }
 
-/** The organization and environment that own what the caller creates and sees. */
-export function ownerOf(request: FastifyRequest): { organizationId: string; environment: Environment } {
+/**
+ * The organization and environment that own what the caller creates and sees, and the key that makes
+ * the request (recorded on what it creates).
+ */
+export function ownerOf(request: FastifyRequest): {
+  organizationId: string;
+  environment: Environment;
+  keyId: string;
+} {
   const caller = callerOf(request);
-  return { organizationId: caller.organizationId, environment: caller.environment };
+  return { organizationId: caller.organizationId, environment: caller.environment, keyId: caller.keyId };
 }
 
 /** `all` holds every scope. */

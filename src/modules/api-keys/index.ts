@@ -6,15 +6,20 @@ import { ApiError } from '../../http/errors.js';
 import type { RouteAuth } from '../../http/route-config.js';
 import type { App } from '../../http/server.js';
 import type { Services } from '../../services.js';
+import { createAuthFailureThrottle, type AuthFailureThrottle } from './auth-throttle.js';
 import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from './authenticator.js';
+import type { ApiKeyAuth } from './context.js';
 import { AUTH_FAILURES } from './errors.js';
 import { createKeyRateLimiter, type KeyRateLimiter } from './rate-limiter.js';
+import { createKeyRequestLog } from './request-log.js';
 import { apiKeyRoutes } from './routes.js';
 import { createApiKeyService } from './service.js';
 
 export { callerOf, holdsScope, type ApiKeyAuth } from './context.js';
 export { issueApiKey, createApiKeyService, type ApiKeyService, type IssuedApiKey } from './service.js';
 export { apiKeyRetentionJob } from './retention.js';
+export { toApiKeyResponse, toRequestResponse } from './routes.js';
+export { ApiKeyRequestListSchema, ApiKeySchema } from './schemas.js';
 
 export interface ApiKeysModuleOptions {
   services: Services;
@@ -39,9 +44,44 @@ async function apiKeys(app: App, options: ApiKeysModuleOptions): Promise<void> {
     logger,
   });
   const limiter = createKeyRateLimiter({ redis, keyPrefix: services.config.redisKeyPrefix, logger });
+  const throttle = createAuthFailureThrottle({
+    redis,
+    keyPrefix: services.config.redisKeyPrefix,
+    logger,
+    clock: services.clock,
+    ...services.config.apiKeyFailureLimit,
+  });
+  const requestLog = createKeyRequestLog({ db: services.db, logger });
 
   app.decorateRequest('apiKeyAuth', null);
-  app.addHook('onRequest', authenticationHook(authenticator, limiter));
+  app.decorateRequest('apiKeyActivity', null);
+  app.addHook('onRequest', authenticationHook(authenticator, limiter, throttle));
+  app.decorateRequest('apiKeyCreatedId', null);
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.apiKeyActivity !== null && request.method === 'POST') {
+      request.apiKeyCreatedId = createdIdOf(reply.statusCode, payload);
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const caller = request.apiKeyActivity;
+    if (caller === null) return;
+    const params = request.params as Record<string, unknown> | undefined;
+    const id = typeof params?.id === 'string' ? params.id : request.apiKeyCreatedId;
+    requestLog.record({
+      keyId: caller.keyId,
+      organizationId: caller.organizationId,
+      environment: caller.environment,
+      method: request.method,
+      route: request.routeOptions.url ?? 'unknown',
+      resourceId: id,
+      statusCode: reply.statusCode,
+      requestId: request.id,
+      ip: request.ip,
+      at: services.clock.now(),
+    });
+  });
+  app.addHook('onClose', () => requestLog.close());
 
   await app.register(apiKeyRoutes, {
     service: createApiKeyService(services),
@@ -52,23 +92,70 @@ async function apiKeys(app: App, options: ApiKeysModuleOptions): Promise<void> {
 
 export const apiKeysModule = fp(apiKeys, { name: 'api-keys', fastify: '5.x' });
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key of the request once it authenticated and passed its rate limit: what the request log records. */
+    apiKeyActivity: ApiKeyAuth | null;
+    /** The `id` of what a successful POST without an `:id` created (for the request log). */
+    apiKeyCreatedId: string | null;
+  }
+}
+
+/** The top-level `id` of a 201 JSON body: what a creation made. Nothing else of the body is kept. */
+function createdIdOf(status: number, payload: unknown): string | null {
+  if (status !== 201 || typeof payload !== 'string' || payload.length > 65_536) return null;
+  try {
+    const parsed: unknown = JSON.parse(payload);
+    if (parsed === null || typeof parsed !== 'object' || !('id' in parsed)) return null;
+    const id = (parsed as { id: unknown }).id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+function throttled(reply: FastifyReply, retryAfterSeconds: number): ApiError {
+  reply.header('retry-after', retryAfterSeconds);
+  return new ApiError(
+    'too_many_requests',
+    `Too many failed API-key authentications from this address; retry in ${retryAfterSeconds} s.`,
+  );
+}
+
 /**
- * Runs before the body is read. Order: authentication (every 401), then the key's rate limit (429),
- * then authorization (403: frozen organization, scope, feature flag). An unknown path answers 404
- * without a key: there is nothing there to protect, and clients learn of a typo before a key problem.
+ * Runs before the body is read. Order: the address's failed-authentication throttle (429), then
+ * authentication (every 401, each counted against the address), then the key's rate limit (429), then
+ * authorization (403: frozen organization, scope, feature flag), and only then is the use of the key
+ * recorded (`lastUsedAt`). An unknown path answers 404 without a key: there is nothing there to
+ * protect, and clients learn of a typo before a key problem.
  */
-function authenticationHook(authenticator: ApiKeyAuthenticator, limiter: KeyRateLimiter) {
+function authenticationHook(
+  authenticator: ApiKeyAuthenticator,
+  limiter: KeyRateLimiter,
+  throttle: AuthFailureThrottle,
+) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.is404) return;
     const need: RouteAuth = request.routeOptions.config.auth ?? 'all';
     if (need === 'public') return;
 
-    const header = request.headers[API_KEY_HEADER];
-    const authentication = await authenticator.authenticate(
-      Array.isArray(header) ? header.join(', ') : header,
-      request.ip,
-    );
-    if (!authentication.ok) throw AUTH_FAILURES[authentication.failure]();
+    const raw = request.headers[API_KEY_HEADER];
+    const header = Array.isArray(raw) ? raw.join(', ') : raw;
+    if (header === undefined || header.trim() === '') throw AUTH_FAILURES.missing_key();
+    // An address over its limit is refused whatever key it presents, so a right guess looks like a
+    // wrong one. The shared count is read beside the key lookup, adding no round trip in sequence.
+    const known = throttle.knownBlocked(request.ip);
+    if (known) throw throttled(reply, known.retryAfterSeconds);
+    const [authentication, block] = await Promise.all([
+      authenticator.authenticate(header, request.ip),
+      throttle.check(request.ip),
+    ]);
+    if (block.blocked) throw throttled(reply, block.retryAfterSeconds);
+    if (!authentication.ok) {
+      const after = await throttle.fail(request.ip);
+      if (after.blocked) throw throttled(reply, after.retryAfterSeconds);
+      throw AUTH_FAILURES[authentication.failure]();
+    }
     const caller = authentication.value;
 
     const rate = await limiter.hit(caller.auth.keyId, caller.rateLimit);
@@ -84,8 +171,10 @@ function authenticationHook(authenticator: ApiKeyAuthenticator, limiter: KeyRate
       );
     }
 
+    request.apiKeyActivity = caller.auth;
     const refusal = authenticator.authorize(caller, need, request.routeOptions.config.feature);
     if (refusal !== undefined) throw AUTH_FAILURES[refusal]();
+    await caller.recordUse();
     request.apiKeyAuth = caller.auth;
   };
 }

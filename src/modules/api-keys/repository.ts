@@ -1,6 +1,12 @@
 import { sql, type Selectable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
-import type { ApiKeysTable, Environment, FeatureFlag, KycStatus } from '../../db/schema.js';
+import type {
+  ApiKeyRequestsTable,
+  ApiKeysTable,
+  Environment,
+  FeatureFlag,
+  KycStatus,
+} from '../../db/schema.js';
 import { MINUTE } from '../../shared/clock.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -185,4 +191,96 @@ export async function countAuditTrail(db: Kdb, id: string): Promise<number> {
     )
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+export type KeyRequestRow = Selectable<ApiKeyRequestsTable>;
+
+/** One multi-row INSERT for a batch of the request log. */
+export async function insertKeyRequests(
+  db: Kdb,
+  entries: ReadonlyArray<{
+    keyId: string;
+    organizationId: string;
+    environment: Environment;
+    method: string;
+    route: string;
+    resourceId: string | null;
+    statusCode: number;
+    requestId: string;
+    ip: string;
+    at: Date;
+  }>,
+): Promise<void> {
+  if (entries.length === 0) return;
+  await db
+    .insertInto('api_key_requests')
+    .values(
+      entries.map((entry) => ({
+        key_id: entry.keyId,
+        organization_id: entry.organizationId,
+        environment: entry.environment,
+        method: entry.method.slice(0, 16),
+        route: entry.route.slice(0, 200),
+        resource_id: entry.resourceId?.slice(0, 100) ?? null,
+        status_code: entry.statusCode,
+        request_id: entry.requestId,
+        ip: entry.ip,
+        created_at: entry.at,
+      })),
+    )
+    .execute();
+}
+
+/** A key's requests, newest first, by (created_at, id) descending; one extra row says a next page exists. */
+export async function listKeyRequests(
+  db: Kdb,
+  keyId: string,
+  page: { limit: number; since: Date; after?: { createdAt: Date; id: string } },
+): Promise<KeyRequestRow[]> {
+  let query = db
+    .selectFrom('api_key_requests')
+    .selectAll()
+    .where('key_id', '=', keyId)
+    .where('created_at', '>=', page.since)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1);
+  const after = page.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  return query.execute();
+}
+
+/** Deletes up to `batchSize` request-log rows older than `cutoff`; returns how many. */
+export async function purgeKeyRequests(db: Kdb, cutoff: Date, batchSize: number): Promise<number> {
+  const result = await db
+    .deleteFrom('api_key_requests')
+    .where(
+      'id',
+      'in',
+      db.selectFrom('api_key_requests').select('id').where('created_at', '<', cutoff).limit(batchSize),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Every key of an organization, both environments, newest first (the operator's view). */
+export async function listOrganizationKeys(db: Kdb, organizationId: string): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function findKeyById(db: Kdb, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }

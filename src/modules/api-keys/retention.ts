@@ -7,7 +7,8 @@ import { createApiKeyService } from './service.js';
  * Spec 5.8 and product decision 11: 30 days after revocation, a key's audit trail (its creation and
  * revocation entries and the entries it made as actor) is deleted. Batches claim keys with SKIP LOCKED
  * and mark them in the same transaction, so several workers share the work and a crash loses nothing.
- * The key row itself stays: its display prefix must never be issued again.
+ * The key row itself stays: its display prefix must never be issued again. The per-key request log
+ * (every key, revoked or not) keeps each request 30 days and is purged here too.
  */
 export function apiKeyRetentionJob(services: Services): Job {
   const apiKeys = createApiKeyService(services);
@@ -17,6 +18,9 @@ export function apiKeyRetentionJob(services: Services): Job {
     run: async () => {
       while ((await apiKeys.purgeRevokedAuditTrails()) > 0) {
         // keep going in batches until no revoked key is due
+      }
+      while ((await apiKeys.purgeRequestLog()) > 0) {
+        // the per-key request log keeps each request 30 days (issue 11)
       }
     },
   };

@@ -17,10 +17,12 @@ import {
   ApiKeyIdParamsSchema,
   ApiKeyListQuerySchema,
   ApiKeyListSchema,
+  ApiKeyRequestListSchema,
   ApiKeySchema,
+  type ApiKeyRequestResponse,
   type ApiKeyResponse,
 } from './schemas.js';
-import type { ApiKeyService, ApiKeyView, Result } from './service.js';
+import type { ApiKeyService, ApiKeyView, KeyRequestView, Result } from './service.js';
 
 export interface ApiKeyRoutesOptions {
   service: ApiKeyService;
@@ -48,7 +50,7 @@ function unwrap<T>(result: Result<T>): T {
   return result.value;
 }
 
-function toResponse(view: ApiKeyView): ApiKeyResponse {
+export function toApiKeyResponse(view: ApiKeyView): ApiKeyResponse {
   return {
     id: view.id,
     displayPrefix: view.displayPrefix,
@@ -60,6 +62,18 @@ function toResponse(view: ApiKeyView): ApiKeyResponse {
     expiresAt: view.expiresAt?.toISOString() ?? null,
     createdAt: view.createdAt.toISOString(),
     revokedAt: view.revokedAt?.toISOString() ?? null,
+  };
+}
+
+export function toRequestResponse(view: KeyRequestView): ApiKeyRequestResponse {
+  return {
+    method: view.method,
+    route: view.route,
+    resourceId: view.resourceId,
+    statusCode: view.statusCode,
+    requestId: view.requestId,
+    ip: view.ip,
+    createdAt: view.createdAt.toISOString(),
   };
 }
 
@@ -83,7 +97,8 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
           'Creates a key of this environment. The response carries the whole key in `secret`, once; only its ' +
           'hash is stored. A key cannot create a key with a scope it does not hold itself (403 ' +
           '`insufficient_scope`). Needs scope `write`. Honours `X-Idempotency-Key`: a retry within 24 hours ' +
-          `returns the same key. ${FLAG_NOTE}`,
+          'returns the same key to the same caller; another API key sending the same idempotency key gets ' +
+          `409 \`idempotency_key_reuse\`, never the secret. ${FLAG_NOTE}`,
         tags: TAGS,
         headers: IdempotencyHeaderSchema,
         body: ApiKeyCreateSchema,
@@ -95,7 +110,7 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
     },
     async (request, reply) => {
       const created = unwrap(await service.create(callerOf(request), request.body, meta(request)));
-      return reply.code(201).send({ ...toResponse(created), secret: created.secret });
+      return reply.code(201).send({ ...toApiKeyResponse(created), secret: created.secret });
     },
   );
 
@@ -114,7 +129,7 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
     },
     async (request) => {
       const page = await service.list(callerOf(request), request.query);
-      return { data: page.data.map(toResponse), nextCursor: page.nextCursor };
+      return { data: page.data.map(toApiKeyResponse), nextCursor: page.nextCursor };
     },
   );
 
@@ -131,7 +146,32 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
       },
       config: { auth: 'read', feature: 'apiKeys' },
     },
-    async (request) => toResponse(unwrap(await service.get(callerOf(request), request.params.id))),
+    async (request) => toApiKeyResponse(unwrap(await service.get(callerOf(request), request.params.id))),
+  );
+
+  app.get(
+    '/v1/api-keys/:id/requests',
+    {
+      schema: {
+        operationId: 'listApiKeyRequests',
+        summary: 'List the requests of an API key',
+        description:
+          'The requests the key made in the last 30 days, newest first, revoked keys included: method, ' +
+          'route template, the object named or created, status, request id, client address and time; never ' +
+          'a body, a header or a secret. Requests refused before the key was identified (401) or by its ' +
+          'rate limit (429) are not listed. Entries reach the log within about a second of the answer. ' +
+          `Needs scope \`read\`. ${FLAG_NOTE}`,
+        tags: TAGS,
+        params: ApiKeyIdParamsSchema,
+        querystring: ApiKeyListQuerySchema,
+        response: { 200: ApiKeyRequestListSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'read', feature: 'apiKeys' },
+    },
+    async (request) => {
+      const page = unwrap(await service.listRequests(callerOf(request), request.params.id, request.query));
+      return { data: page.data.map(toRequestResponse), nextCursor: page.nextCursor };
+    },
   );
 
   app.post(
@@ -155,6 +195,6 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
       onSend: idempotency.onSend,
     },
     async (request) =>
-      toResponse(unwrap(await service.revoke(callerOf(request), request.params.id, meta(request)))),
+      toApiKeyResponse(unwrap(await service.revoke(callerOf(request), request.params.id, meta(request)))),
   );
 }

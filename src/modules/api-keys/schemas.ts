@@ -96,3 +96,32 @@ export const ApiKeyListSchema = Type.Object(
   { additionalProperties: false },
 );
 export type ApiKeyListResponse = Static<typeof ApiKeyListSchema>;
+
+export const ApiKeyRequestSchema = Type.Object(
+  {
+    method: Type.String({ description: 'HTTP method.' }),
+    route: Type.String({ description: 'The path template of the route, such as `/v1/charges/:id`.' }),
+    resourceId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The object the request named (`:id`) or created (the `id` of a 201); null otherwise.',
+    }),
+    statusCode: Type.Integer({ description: 'HTTP status of the answer.' }),
+    requestId: Type.String({ pattern: '^req_', description: 'The request id (`X-Request-Id`).' }),
+    ip: Type.Union([Type.String(), Type.Null()], { description: 'Client address.' }),
+    createdAt: Timestamp('When the request was answered.'),
+  },
+  {
+    additionalProperties: false,
+    description: 'One request of a key. Bodies, headers and secrets are never kept.',
+  },
+);
+export type ApiKeyRequestResponse = Static<typeof ApiKeyRequestSchema>;
+
+export const ApiKeyRequestListSchema = Type.Object(
+  {
+    data: Type.Array(ApiKeyRequestSchema),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Null when there are no more results.',
+    }),
+  },
+  { additionalProperties: false },
+);

@@ -1,6 +1,6 @@
 import type { Kdb } from '../../db/database.js';
 import type { ApiKeyScope, Environment } from '../../db/schema.js';
-import type { ValidationIssue } from '../../http/errors.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { AuditLog } from '../audit/service.js';
@@ -9,7 +9,18 @@ import type { CursorCodec } from '../../shared/pagination.js';
 import type { ApiKeyError } from './errors.js';
 import { normalizeCidr } from './ip-allowlist.js';
 import { generateApiKey } from './key-format.js';
-import { findKey, listKeys, markRevoked, purgeAuditTrails, type ApiKeyRow } from './repository.js';
+import {
+  findKey,
+  findKeyById,
+  listKeyRequests,
+  listKeys,
+  listOrganizationKeys,
+  markRevoked,
+  purgeAuditTrails,
+  purgeKeyRequests,
+  type ApiKeyRow,
+  type KeyRequestRow,
+} from './repository.js';
 
 export interface IssuedApiKey {
   id: string;
@@ -119,6 +130,25 @@ export interface ApiKeyPage {
   nextCursor: string | null;
 }
 
+/** Spec 5.8: the per-key request log keeps each request this long. */
+export const KEY_REQUEST_LOG_RETENTION_MS = 30 * DAY;
+
+/** One request of a key, as the merchant and the operator see it. */
+export interface KeyRequestView {
+  method: string;
+  route: string;
+  resourceId: string | null;
+  statusCode: number;
+  requestId: string;
+  ip: string | null;
+  createdAt: Date;
+}
+
+export interface KeyRequestPage {
+  data: KeyRequestView[];
+  nextCursor: string | null;
+}
+
 export interface ApiKeyService {
   /** A new key of the caller's organization and environment, holding no scope the caller lacks. */
   create(caller: ApiKeyAuth, input: CreateKeyRequest, meta: RequestMeta): Promise<Result<CreatedApiKey>>;
@@ -126,8 +156,34 @@ export interface ApiKeyService {
   get(caller: ApiKeyAuth, id: string): Promise<Result<ApiKeyView>>;
   /** Revokes a key at once on every instance; revoking a revoked key changes nothing. */
   revoke(caller: ApiKeyAuth, id: string, meta: RequestMeta): Promise<Result<ApiKeyView>>;
+  /** The key's requests of the last 30 days, newest first (a key of the caller's organization and environment). */
+  listRequests(
+    caller: ApiKeyAuth,
+    id: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<Result<KeyRequestPage>>;
+  /** Operator views: every key of an organization, and any key's request log. */
+  listForOrganization(organizationId: string): Promise<ApiKeyView[]>;
+  requestsOfKey(
+    id: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<Result<KeyRequestPage & { key: ApiKeyView; organizationId: string }>>;
   /** Purges one batch of audit trails of keys revoked more than 30 days ago; returns the keys done. */
   purgeRevokedAuditTrails(batchSize?: number): Promise<number>;
+  /** Deletes one batch of request-log entries older than 30 days; returns how many. */
+  purgeRequestLog(batchSize?: number): Promise<number>;
+}
+
+function toKeyRequestView(row: KeyRequestRow): KeyRequestView {
+  return {
+    method: row.method,
+    route: row.route,
+    resourceId: row.resource_id,
+    statusCode: row.status_code,
+    requestId: row.request_id,
+    ip: row.ip,
+    createdAt: row.created_at,
+  };
 }
 
 export function toApiKeyView(row: ApiKeyRow): ApiKeyView {
@@ -156,6 +212,30 @@ export function createApiKeyService(deps: {
     organizationId: caller.organizationId,
     environment: caller.environment,
   });
+
+  const requestPage = async (keyId: string, limit: number, cursor?: string): Promise<KeyRequestPage> => {
+    // Log rows have numeric ids; the cursor carries them as `kr_<id>`, the shape cursors expect.
+    const decoded = cursor === undefined ? undefined : cursors.decode(cursor);
+    const after =
+      decoded && /^kr_\d{1,19}$/.test(decoded.id)
+        ? { createdAt: decoded.createdAt, id: decoded.id.slice(3) }
+        : undefined;
+    if (decoded && !after) {
+      // A cursor of another list: refused like any cursor this list did not issue (the codec throws too).
+      throw ApiError.validation([
+        { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
+      ]);
+    }
+    // Entries past 30 days are not shown even before the retention job deletes them.
+    const since = new Date(clock.now().getTime() - KEY_REQUEST_LOG_RETENTION_MS);
+    const rows = await listKeyRequests(db, keyId, { limit, since, ...(after ? { after } : {}) });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      data: page.map(toKeyRequestView),
+      nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, `kr_${last.id}`) : null,
+    };
+  };
 
   return {
     async create(caller, input, meta) {
@@ -258,6 +338,34 @@ export function createApiKeyService(deps: {
         });
         return { ok: true, value: revoked };
       });
+    },
+
+    async listRequests(caller, id, { limit, cursor }) {
+      const key = await findKey(db, scopeOf(caller), id);
+      if (!key) return { ok: false, error: 'not_found' };
+      return { ok: true, value: await requestPage(key.id, limit, cursor) };
+    },
+
+    async listForOrganization(organizationId) {
+      return (await listOrganizationKeys(db, organizationId)).map(toApiKeyView);
+    },
+
+    async requestsOfKey(id, { limit, cursor }) {
+      const key = await findKeyById(db, id);
+      if (!key) return { ok: false, error: 'not_found' };
+      return {
+        ok: true,
+        value: {
+          key: toApiKeyView(key),
+          organizationId: key.organization_id,
+          ...(await requestPage(key.id, limit, cursor)),
+        },
+      };
+    },
+
+    async purgeRequestLog(batchSize = 5000) {
+      const cutoff = new Date(clock.now().getTime() - KEY_REQUEST_LOG_RETENTION_MS);
+      return purgeKeyRequests(db, cutoff, batchSize);
     },
 
     async purgeRevokedAuditTrails(batchSize = 100) {

@@ -13,7 +13,10 @@ export interface ApplicationRoutesOptions {
 
 export async function applicationRoutes(app: App, options: ApplicationRoutesOptions): Promise<void> {
   // The endpoint is public: keys live in one public namespace, guarded by the body fingerprint.
-  const idempotency = idempotencyHooks({ ...options.idempotency, scopeOf: () => 'public:applications' });
+  const idempotency = idempotencyHooks({
+    ...options.idempotency,
+    scopeOf: () => ({ namespace: 'public:applications', caller: null }),
+  });
 
   app.post(
     '/v1/applications',

@@ -292,6 +292,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
             status: 'pending',
             reason: input.reason ?? null,
             idempotency_key: idempotencyKey ?? null,
+            created_by_key_id: owner.keyId ?? null,
             provider_refund_id: null,
             failure_code: null,
             failure_message: null,

@@ -24,6 +24,8 @@ export type ChargeRow = Selectable<ChargesTable>;
 export interface ChargeOwner {
   organizationId: string;
   environment: Environment;
+  /** The API key making the request, recorded on what it creates (issue 11); absent elsewhere. */
+  keyId?: string;
 }
 
 export type ChargeFailure =
@@ -409,6 +411,7 @@ async function insertCharge(
           creation_state: 'creating',
           creation_locked_until: new Date(now.getTime() + options.leaseMs),
           idempotency_key: options.idempotencyKey ?? null,
+          created_by_key_id: owner.keyId ?? null,
           provider: options.provider,
           provider_request: JSON.stringify(options.providerRequest),
           provider_payment_id: null,

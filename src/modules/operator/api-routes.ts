@@ -3,6 +3,13 @@ import { ApiError, errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Mailer } from '../email/service.js';
+import {
+  ApiKeyRequestListSchema,
+  ApiKeySchema,
+  toApiKeyResponse,
+  toRequestResponse,
+  type ApiKeyService,
+} from '../api-keys/index.js';
 import { createDemoMerchant } from '../organizations/demo.js';
 import { type OrganizationAdminService, type UnderwritingService } from '../organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
@@ -29,6 +36,7 @@ export interface OperatorApiDeps {
   underwriting: UnderwritingService;
   organizations: OrganizationAdminService;
   mailer: Mailer;
+  apiKeys: ApiKeyService;
 }
 
 const errors = errorResponses(400, 401, 403, 404, 409, 423, 429);
@@ -306,6 +314,58 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request) => organizationView(await organizations.unfreeze(request.params.id, actorOf(request))),
+  );
+
+  app.get(
+    '/operator/v1/organizations/:id/api-keys',
+    {
+      schema: {
+        params: IdParamsSchema,
+        response: { 200: Type.Object({ data: Type.Array(ApiKeySchema) }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => {
+      await organizations.get(request.params.id);
+      const keys = await deps.apiKeys.listForOrganization(request.params.id);
+      return { data: keys.map(toApiKeyResponse) };
+    },
+  );
+
+  app.get(
+    '/operator/v1/api-keys/:id/requests',
+    {
+      schema: {
+        params: IdParamsSchema,
+        querystring: Type.Object(
+          {
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+            cursor: Type.Optional(Type.String({ maxLength: 512 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            organizationId: Type.String(),
+            key: ApiKeySchema,
+            data: ApiKeyRequestListSchema.properties.data,
+            nextCursor: ApiKeyRequestListSchema.properties.nextCursor,
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => {
+      const result = await deps.apiKeys.requestsOfKey(request.params.id, request.query);
+      if (!result.ok) throw new ApiError('not_found', 'No such API key.');
+      return {
+        organizationId: result.value.organizationId,
+        key: toApiKeyResponse(result.value.key),
+        data: result.value.data.map(toRequestResponse),
+        nextCursor: result.value.nextCursor,
+      };
+    },
   );
 
   app.get(

@@ -203,9 +203,24 @@ export async function operatorConsoleRoutes(
     return page(request, reply, 'organization', {
       title: organization.name,
       organization,
+      keys: await deps.apiKeys.listForOrganization(id),
       flags: FEATURE_FLAGS,
       canDecide: request.staff ? can(request.staff, 'underwrite') : false,
       canAdminister: request.staff ? can(request.staff, 'administer') : false,
+    });
+  });
+
+  app.get('/api-keys/:id', { config: { operator: 'read' } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { cursor } = request.query as { cursor?: string };
+    const result = await deps.apiKeys.requestsOfKey(id, { limit: 100, ...(cursor ? { cursor } : {}) });
+    if (!result.ok) throw new ApiError('not_found', 'No such API key.');
+    return page(request, reply, 'api-key', {
+      title: `API key ${result.value.key.displayPrefix}`,
+      key: result.value.key,
+      organizationId: result.value.organizationId,
+      requests: result.value.data,
+      nextCursor: result.value.nextCursor,
     });
   });
 

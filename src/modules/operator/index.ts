@@ -1,6 +1,7 @@
 import type { App } from '../../http/server.js';
 import type { Services } from '../../services.js';
 import type { Renderer } from '../../web/render.js';
+import { createApiKeyService } from '../api-keys/index.js';
 import { createOrganizationAdminService, createUnderwritingService } from '../organizations/service.js';
 import { operatorAlertRoutes } from './alert-routes.js';
 import { operatorApiRoutes } from './api-routes.js';
@@ -22,7 +23,8 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
   const underwriting = createUnderwritingService(services);
   const organizations = createOrganizationAdminService(services);
   registerOperatorAuth(app, { sessions: services.sessions, staff, cliToken: options.cliToken });
-  const deps = { services, staff, underwriting, organizations, mailer: services.mailer };
+  const apiKeys = createApiKeyService(services);
+  const deps = { services, staff, underwriting, organizations, mailer: services.mailer, apiKeys };
   await app.register(operatorApiRoutes, deps);
   await app.register(operatorConsoleRoutes, { ...deps, renderer: options.renderer });
   await app.register(operatorAlertRoutes, { services, renderer: options.renderer });

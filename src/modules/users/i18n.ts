@@ -114,6 +114,20 @@ export interface DashboardMessages {
     active: string;
     revoke: string;
     revokedNotice: string;
+    details: string;
+    activity: string;
+    activityIntro: string;
+    noActivity: string;
+    older: string;
+    columns: {
+      time: string;
+      method: string;
+      route: string;
+      resource: string;
+      status: string;
+      requestId: string;
+      ip: string;
+    };
     create: string;
     scopeLabels: { read: string; write: string; payouts: string; all: string };
     allowedIpsHint: string;
@@ -287,6 +301,21 @@ const en: DashboardMessages = {
     active: 'Active',
     revoke: 'Revoke',
     revokedNotice: 'The key is revoked: its next request is refused.',
+    details: 'Details and activity',
+    activity: 'Requests of the last 30 days',
+    activityIntro:
+      'Every request this key made, newest first, kept 30 days (also after revocation). Bodies and secrets are never kept.',
+    noActivity: 'No requests in the last 30 days.',
+    older: 'Older requests',
+    columns: {
+      time: 'Time',
+      method: 'Method',
+      route: 'Route',
+      resource: 'Object',
+      status: 'Status',
+      requestId: 'Request id',
+      ip: 'Address',
+    },
     create: 'Create a key',
     scopeLabels: { read: 'read', write: 'write', payouts: 'payouts', all: 'all' },
     allowedIpsHint: 'One address or CIDR range per line, such as 203.0.113.0/24. Empty: any address.',
@@ -460,6 +489,21 @@ const tr: DashboardMessages = {
     active: 'Etkin',
     revoke: 'İptal et',
     revokedNotice: 'Anahtar iptal edildi: sonraki isteği reddedilecek.',
+    details: 'Ayrıntılar ve etkinlik',
+    activity: 'Son 30 günün istekleri',
+    activityIntro:
+      'Bu anahtarın yaptığı her istek, en yenisi önce, 30 gün saklanır (iptalden sonra da). İstek gövdeleri ve gizli anahtarlar asla saklanmaz.',
+    noActivity: 'Son 30 günde istek yok.',
+    older: 'Daha eski istekler',
+    columns: {
+      time: 'Zaman',
+      method: 'Yöntem',
+      route: 'Yol',
+      resource: 'Nesne',
+      status: 'Durum',
+      requestId: 'İstek kimliği',
+      ip: 'Adres',
+    },
     create: 'Anahtar oluştur',
     scopeLabels: { read: 'okuma', write: 'yazma', payouts: 'ödemeler', all: 'tümü' },
     allowedIpsHint: 'Her satıra bir adres veya CIDR aralığı, örneğin 203.0.113.0/24. Boş: her adres.',

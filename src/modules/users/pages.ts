@@ -46,6 +46,7 @@ export interface DashboardPagesOptions {
 export const API_KEY_MANAGING_ROLES: readonly UserRole[] = ['owner', 'admin', 'developer'];
 /** How many keys the dashboard lists (newest first). */
 const API_KEY_PAGE_LIMIT = 100;
+const API_KEY_REQUEST_PAGE_LIMIT = 50;
 const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 
 type ApiKeyFormError =
@@ -428,6 +429,41 @@ export async function dashboardPages(app: App, options: DashboardPagesOptions): 
         200,
         request.query.notice === 'revoked' ? { notice: 'revoked' } : {},
       );
+    },
+  );
+
+  app.get(
+    '/dashboard/api-keys/:id',
+    {
+      schema: {
+        hide: true,
+        params: ApiKeyParamsSchema,
+        querystring: Type.Object({
+          lang: Type.Optional(Type.String()),
+          cursor: Type.Optional(Type.String({ maxLength: 512 })),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const current = await signedInOrRedirect(request, reply);
+      if (!current) return reply;
+      const caller = keyCallerOf(current);
+      const key = await apiKeys.get(caller, request.params.id);
+      const requests = await apiKeys.listRequests(caller, request.params.id, {
+        limit: API_KEY_REQUEST_PAGE_LIMIT,
+        ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
+      });
+      if (!key.ok || !requests.ok) throw new ApiError('not_found', 'No such API key.');
+      return render(request, reply, 'dashboard-api-key', 200, {
+        title: (m) => m.apiKeys.title,
+        nav: true,
+        csrf: current.session.csrfToken,
+        environment: current.session.environment,
+        key: key.value,
+        requests: requests.value.data,
+        nextCursor: requests.value.nextCursor,
+        when: displayTime,
+      });
     },
   );
 

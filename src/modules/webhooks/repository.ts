@@ -15,6 +15,8 @@ export type AttemptRow = Selectable<WebhookAttemptsTable>;
 export interface Owner {
   organizationId: string;
   environment: Environment;
+  /** The API key making the request, recorded on the endpoint it creates (issue 11); absent in the dashboard. */
+  keyId?: string;
 }
 
 export function findEndpoint(db: Kdb, owner: Owner, id: string, lock = false) {

@@ -144,6 +144,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
           status: 'enabled',
           disabled_reason: null,
           secret_enc: box.seal(secret),
+          created_by_key_id: owner.keyId ?? null,
           created_at: now,
           updated_at: now,
         })

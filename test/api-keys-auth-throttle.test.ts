@@ -1,0 +1,121 @@
+/**
+ * Issue 11, item 5: failed API-key authentications are limited per client address (429
+ * `too_many_requests` with Retry-After). While an address is over its limit every key it presents is
+ * refused, valid ones included, so a right guess cannot be told from a wrong one; other addresses are
+ * unaffected. With REDIS_URL the count is shared by every instance.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../src/modules/api-keys/key-format.js';
+import { SECOND } from '../src/shared/clock.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { request, type ErrorBody } from './helpers/http.js';
+import { createOrganization, issueKey } from './helpers/merchants.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const LIMIT = { API_KEY_FAILURE_LIMIT_MAX: '3', API_KEY_FAILURE_LIMIT_WINDOW_MS: '60000' };
+// X-Forwarded-For from loopback is believed, so each test speaks from addresses of its own.
+const PROXY = { TRUSTED_PROXIES: '127.0.0.1' };
+
+let t: TestGateway;
+const shared: TestGateway[] = [];
+const prefix = `test:${randomBytes(6).toString('hex')}:`;
+let redis: Redis;
+let counter = 0;
+const nextAddress = () => `198.51.100.${++counter}`;
+
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL, { lazyConnect: true });
+  await redis.connect();
+  t = await startTestGateway({ env: { ...LIMIT, ...PROXY } });
+  const env = { ...LIMIT, ...PROXY, REDIS_URL, REDIS_KEY_PREFIX: prefix };
+  shared.push(await startTestGateway({ env }), await startTestGateway({ env }));
+  // Each instance connects to Redis in the background: wait until its failures reach Redis.
+  for (const gateway of shared) {
+    const probe = nextAddress();
+    for (let attempt = 0; ; attempt++) {
+      await call(gateway, probe, wrongKey());
+      if ((await redis.get(`${prefix}auth-fail:${probe}:${windowOf(gateway)}`)) !== null) break;
+      if (attempt > 100) throw new Error('the gateway never counted in Redis');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}, 180_000);
+afterAll(async () => {
+  await Promise.all([t, ...shared].map((gateway) => gateway?.close()));
+  redis?.disconnect();
+});
+
+const windowOf = (gateway: TestGateway) => Math.floor(gateway.clock.now().getTime() / 60_000);
+/** A well-formed sandbox key (right checksum) that no organization holds. */
+const wrongKey = () => generateApiKey('sandbox').secret;
+
+function call(gateway: TestGateway, address: string, secret?: string) {
+  return request<ErrorBody>(`${gateway.urls.sandboxApi}/v1/charges`, {
+    headers: { 'x-forwarded-for': address, ...(secret !== undefined ? { 'x-api-key': secret } : {}) },
+  });
+}
+
+async function validKey(gateway: TestGateway) {
+  const db = gateway.gateway.database.db;
+  return (await issueKey(db, gateway.clock, await createOrganization(db, gateway.clock))).secret;
+}
+
+describe('failed API-key authentications per address', () => {
+  it('answers 429 with Retry-After past the limit, to every key of that address only', async () => {
+    const good = await validKey(t);
+    const address = nextAddress();
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(t, address, wrongKey())).status);
+    expect(statuses).toEqual([401, 401, 401]);
+
+    const refused = await call(t, address, wrongKey());
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('too_many_requests');
+    expect(refused.body.error.requestId).toBe(refused.headers.get('x-request-id'));
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+
+    // A valid key from the same address is refused the same way: a right guess looks like a wrong one.
+    const valid = await call(t, address, good);
+    expect(valid.status).toBe(429);
+    expect(valid.body.error.code).toBe('too_many_requests');
+    // A revoked-looking, malformed or expired key too.
+    expect((await call(t, address, 'sk_test_nonsense')).status).toBe(429);
+
+    // Other addresses are not affected.
+    const elsewhere = nextAddress();
+    expect((await call(t, elsewhere, good)).status).toBe(200);
+    expect((await call(t, elsewhere, wrongKey())).status).toBe(401);
+
+    // After the window the address may try again.
+    t.clock.advance(retryAfter * SECOND);
+    expect((await call(t, address, good)).status).toBe(200);
+    expect((await call(t, address, wrongKey())).status).toBe(401);
+  });
+
+  it('does not count successful requests or requests without a key', async () => {
+    const good = await validKey(t);
+    const address = nextAddress();
+    for (let i = 0; i < 10; i++) expect((await call(t, address, good)).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await call(t, address)).status).toBe(401);
+    expect((await call(t, address, wrongKey())).status).toBe(401);
+  });
+
+  it('is shared by every instance through Redis', async () => {
+    const [a, b] = shared as [TestGateway, TestGateway];
+    const good = await validKey(a);
+    const address = nextAddress();
+    expect((await call(a, address, wrongKey())).status).toBe(401);
+    expect((await call(b, address, wrongKey())).status).toBe(401);
+    expect((await call(a, address, wrongKey())).status).toBe(401);
+    // The limit is reached across both: b refuses, although it saw a single failure itself.
+    const refused = await call(b, address, good);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await call(a, address, good)).status).toBe(429);
+    expect((await call(a, nextAddress(), good)).status).toBe(200);
+  });
+});
