@@ -319,7 +319,6 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
-    rateLimit: context.config.applicationRateLimit,
   });
   await app.register(webhookRoutes, {
     service: context.services.webhooks.endpoints,
@@ -350,7 +349,6 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
-    rateLimit: context.config.applicationRateLimit,
   });
   await app.register(applicationPage, { renderer: context.renderer });
   await app.register(cookie);

@@ -127,7 +127,7 @@ export function createServices(input: {
     sessions,
     audit,
     mailer,
-    applications: createApplicationService({ db, clock }),
+    applications: createApplicationService({ db, clock, limit: config.applicationRateLimit }),
     users: createUserService({ db, clock, urls, box, audit, mailer, sessions }),
     acquirers,
     ledger,
