@@ -128,7 +128,7 @@ export function createServices(input: {
     audit,
     mailer,
     applications: createApplicationService({ db, clock, limit: config.applicationRateLimit }),
-    users: createUserService({ db, clock, urls, box, audit, mailer, sessions }),
+    users: createUserService({ db, clock, urls, box, audit, mailer, sessions, logger }),
     acquirers,
     ledger,
     events,
