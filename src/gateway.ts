@@ -103,11 +103,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let sandboxAcquirer: SandboxAcquirer | undefined;
   let shuttingDown = false;
   let cliTokenFile: string | undefined;
+  let created: Services | undefined;
 
   const close = async () => {
     shuttingDown = true;
     // Listeners first: in-flight requests finish, new ones are refused; then background work; then storage.
     await Promise.allSettled(listeners.map((listener) => listener.close()));
+    await created?.users.passwordResetsSettled();
     await worker?.stop();
     await sandboxAcquirer?.close();
     if (cliTokenFile) rmSync(cliTokenFile, { force: true });
@@ -168,6 +170,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         sandbox: { ...sandboxCredentials, url: sandboxAcquirerUrl },
       }),
     });
+    created = services;
     const operatorLogin = await bootstrapOperatorAdmin(services);
 
     // With the embedded database only this process can open it, so the CLI goes through the operator
@@ -319,7 +322,6 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
-    rateLimit: context.config.applicationRateLimit,
   });
   await app.register(webhookRoutes, {
     service: context.services.webhooks.endpoints,
@@ -350,7 +352,6 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
-    rateLimit: context.config.applicationRateLimit,
   });
   await app.register(applicationPage, { renderer: context.renderer });
   await app.register(cookie);

@@ -49,6 +49,7 @@ async function reset(token: string, password = NEW_PASSWORD, client = new WebCli
 }
 
 async function emailCount(): Promise<number> {
+  await t.gateway.services.users.passwordResetsSettled();
   const row = await db()
     .selectFrom('emails')
     .select((eb) => eb.fn.countAll<string>().as('count'))

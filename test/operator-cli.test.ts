@@ -119,11 +119,17 @@ interface Approval {
 }
 
 async function seedApplications(database: Database, count: number): Promise<string[]> {
-  const service = createApplicationService({ db: database.db, clock: systemClock });
+  const service = createApplicationService({
+    db: database.db,
+    clock: systemClock,
+    limit: { max: 1_000_000, windowMs: 3_600_000 },
+  });
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const input = validApplication({ companyName: `CLI Company ${i}`, contactEmail: uniqueEmail('cli') });
-    ids.push((await service.submit(input as unknown as ApplicationCreate, { ip: undefined })).id);
+    const submitted = await service.submit(input as unknown as ApplicationCreate, { ip: undefined });
+    if (!submitted.ok) throw new Error(submitted.error);
+    ids.push(submitted.value.id);
   }
   return ids;
 }

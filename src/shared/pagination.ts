@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
+import type { Environment } from '../db/schema.js';
 import { ApiError } from '../http/errors.js';
 
 /** A list position: the (createdAt, id) of the last item of the previous page. */
@@ -8,47 +9,100 @@ export interface Cursor {
   id: string;
 }
 
+/** Every list that pages with cursors; a cursor of one is refused by every other. */
+export type CursorList =
+  | 'charges'
+  | 'api_keys'
+  | 'webhook_endpoints'
+  | 'events'
+  | 'audit'
+  | 'applications'
+  | 'organizations'
+  | 'emails';
+
 /**
- * Encodes and checks list cursors. A cursor is opaque to clients: base64url of `<createdAt ISO>|<id>`, a
- * period, and a truncated HMAC-SHA256 of that under a server key, so that a cursor this API did not issue
- * (edited, forged or from another deployment) is refused with 400 instead of silently moving the page.
+ * What a cursor is bound to: its list, and the organization and environment (or, for the operator's
+ * lists, the filters) it was issued for. Operator-wide lists leave the organization and environment out.
  */
-export interface CursorCodec {
+export interface CursorScope {
+  list: CursorList;
+  organizationId?: string | null;
+  environment?: Environment | null;
+  /** Other filters of the list that the cursor must come back with (audit: the target). */
+  filter?: string | null;
+}
+
+/** The cursors of one list in one scope. */
+export interface ListCursors {
   encode(createdAt: Date, id: string): string;
   decode(cursor: string): Cursor;
+}
+
+/**
+ * Encodes and checks list cursors. A cursor is opaque to clients: base64url of `<createdAt ISO>|<id>`, a
+ * period, and a truncated HMAC-SHA256 under a server key of that and of the cursor's scope (list,
+ * organization, environment, filter). A cursor this API did not issue (edited, forged, from another
+ * deployment) or issued for another list, merchant or environment is refused with 400
+ * `validation_failed` instead of silently moving the page. The scope is signed, not carried: it comes
+ * from the request, so a cursor tells nobody which merchant it was issued to.
+ */
+export interface CursorCodec {
+  for(scope: CursorScope): ListCursors;
 }
 
 const MAC_BYTES = 16;
 
 export function createCursorCodec(key: Buffer): CursorCodec {
-  const mac = (payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
+  const mac = (scope: CursorScope, payload: string) =>
+    createHmac('sha256', key)
+      .update(
+        JSON.stringify([
+          'cursor-v2',
+          scope.list,
+          scope.organizationId ?? null,
+          scope.environment ?? null,
+          scope.filter ?? null,
+          payload,
+        ]),
+      )
+      .digest()
+      .subarray(0, MAC_BYTES);
   const refuse = () =>
     ApiError.validation([
-      { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
+      {
+        path: 'cursor',
+        in: 'query',
+        code: 'invalid_value',
+        message: 'is not a cursor this API issued for this list',
+      },
     ]);
   return {
-    encode(createdAt, id) {
-      const payload = Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
-      return `${payload}.${mac(payload).toString('base64url')}`;
-    },
-    decode(cursor) {
-      const [payload, signature, ...extra] = cursor.split('.');
-      if (payload === undefined || signature === undefined || extra.length > 0) throw refuse();
-      const given = Buffer.from(signature, 'base64url');
-      const expected = mac(payload);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refuse();
-      const [iso, id, ...rest] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
-      const createdAt = new Date(iso ?? '');
-      if (
-        !iso ||
-        !id ||
-        rest.length > 0 ||
-        Number.isNaN(createdAt.getTime()) ||
-        !/^[a-z]+_[0-9a-z]+$/.test(id)
-      ) {
-        throw refuse();
-      }
-      return { createdAt, id };
+    for(scope) {
+      return {
+        encode(createdAt, id) {
+          const payload = Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
+          return `${payload}.${mac(scope, payload).toString('base64url')}`;
+        },
+        decode(cursor) {
+          const [payload, signature, ...extra] = cursor.split('.');
+          if (payload === undefined || signature === undefined || extra.length > 0) throw refuse();
+          const given = Buffer.from(signature, 'base64url');
+          const expected = mac(scope, payload);
+          if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refuse();
+          const [iso, id, ...rest] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
+          const createdAt = new Date(iso ?? '');
+          if (
+            !iso ||
+            !id ||
+            rest.length > 0 ||
+            Number.isNaN(createdAt.getTime()) ||
+            !/^[a-z]+_[0-9a-z]+$/.test(id)
+          ) {
+            throw refuse();
+          }
+          return { createdAt, id };
+        },
+      };
     },
   };
 }

@@ -297,13 +297,14 @@ export function createApiKeyService(deps: {
     },
 
     async list(caller, { limit, cursor }) {
-      const after = cursor === undefined ? undefined : cursors.decode(cursor);
+      const pages = cursors.for({ list: 'api_keys', ...scopeOf(caller) });
+      const after = cursor === undefined ? undefined : pages.decode(cursor);
       const rows = await listKeys(db, scopeOf(caller), { limit, ...(after ? { after } : {}) });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {
         data: page.map(toApiKeyView),
-        nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, last.id) : null,
+        nextCursor: rows.length > limit && last ? pages.encode(last.created_at, last.id) : null,
       };
     },
 

@@ -1,5 +1,9 @@
+import { sql } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type { ApplicationRow, NewApplicationRow } from '../../db/schema.js';
+
+/** Any fixed number: the first half of the advisory lock key of "applications from one address". */
+const APPLICATION_LIMIT_LOCK = 7_343_112_011;
 
 export async function insertApplication(db: Kdb, row: NewApplicationRow): Promise<ApplicationRow> {
   return db.insertInto('applications').values(row).returningAll().executeTakeFirstOrThrow();
@@ -7,4 +11,31 @@ export async function insertApplication(db: Kdb, row: NewApplicationRow): Promis
 
 export async function findApplication(db: Kdb, id: string): Promise<ApplicationRow | undefined> {
   return db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Serialises submissions from one address until the transaction ends, so that concurrent ones
+ * (from any listener or process) cannot all pass the count before any of them is inserted.
+ */
+export async function lockSubmitterAddress(trx: Kdb, ip: string | null): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${APPLICATION_LIMIT_LOCK % 2_147_483_647}::int4, hashtext(${ip ?? ''}))`.execute(
+    trx,
+  );
+}
+
+/** The accepted applications from `ip` created after `since`: their count and the oldest one's time. */
+export async function applicationsFromAddress(
+  db: Kdb,
+  ip: string | null,
+  since: Date,
+): Promise<{ count: number; oldest: Date | null }> {
+  const row = await db
+    .selectFrom('applications')
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('created_at').as('oldest')])
+    .where((eb) =>
+      ip === null ? eb('submitted_ip', 'is', null) : eb('submitted_ip', '=', sql<string>`${ip}::inet`),
+    )
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), oldest: row.oldest === null ? null : new Date(row.oldest as Date) };
 }

@@ -1,5 +1,5 @@
 import type { App } from '../../http/server.js';
-import { errorResponses } from '../../http/errors.js';
+import { ApiError, errorResponses } from '../../http/errors.js';
 import { idempotencyHooks, type IdempotencyOptions } from '../../http/idempotency.js';
 import { trimBodyStrings } from '../../http/trim.js';
 import { ApplicationCreateSchema, ApplicationCreatedSchema } from './schemas.js';
@@ -8,7 +8,6 @@ import type { ApplicationService } from './service.js';
 export interface ApplicationRoutesOptions {
   service: ApplicationService;
   idempotency: Omit<IdempotencyOptions, 'scopeOf'>;
-  rateLimit: { max: number; windowMs: number };
 }
 
 export async function applicationRoutes(app: App, options: ApplicationRoutesOptions): Promise<void> {
@@ -26,7 +25,9 @@ export async function applicationRoutes(app: App, options: ApplicationRoutesOpti
         summary: 'Apply for a merchant account',
         description:
           'Unauthenticated. Underwriting reviews most applications within 48 hours; approved merchants receive ' +
-          'their first API keys at `contactEmail`. Limited per client IP address. Honours `X-Idempotency-Key`.',
+          'their first API keys at `contactEmail`. Accepted applications are limited per client IP address ' +
+          '(429 `too_many_requests` with `Retry-After`); refused bodies and idempotent replays do not count. ' +
+          'Honours `X-Idempotency-Key`.',
         tags: ['Applications'],
         security: [],
         headers: {
@@ -41,16 +42,20 @@ export async function applicationRoutes(app: App, options: ApplicationRoutesOpti
         body: ApplicationCreateSchema,
         response: { 201: ApplicationCreatedSchema, ...errorResponses(400, 409, 413, 415, 429, 500) },
       },
-      config: {
-        auth: 'public',
-        rateLimit: { max: options.rateLimit.max, timeWindow: options.rateLimit.windowMs },
-      },
+      config: { auth: 'public' },
       preValidation: [trimBodyStrings, idempotency.preValidation],
       onSend: idempotency.onSend,
     },
     async (request, reply) => {
-      const created = await options.service.submit(request.body, { ip: request.ip });
-      return reply.code(201).send(created);
+      const outcome = await options.service.submit(request.body, { ip: request.ip });
+      if (!outcome.ok) {
+        reply.header('retry-after', outcome.retryAfterSeconds);
+        throw new ApiError(
+          'too_many_requests',
+          `Too many applications from your address; retry in ${outcome.retryAfterSeconds} seconds.`,
+        );
+      }
+      return reply.code(201).send(outcome.value);
     },
   );
 }

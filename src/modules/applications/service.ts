@@ -2,14 +2,33 @@ import type { Kdb } from '../../db/database.js';
 import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { insertApplication } from './repository.js';
+import { applicationsFromAddress, insertApplication, lockSubmitterAddress } from './repository.js';
 import type { ApplicationCreate, ApplicationCreated } from './schemas.js';
 
-export interface ApplicationService {
-  submit(input: ApplicationCreate, context: { ip: string | undefined }): Promise<ApplicationCreated>;
+/** Accepted applications per client address per window (APPLICATION_RATE_LIMIT_MAX / _WINDOW_MS). */
+export interface ApplicationLimit {
+  max: number;
+  windowMs: number;
 }
 
-export function createApplicationService(deps: { db: Kdb; clock: Clock }): ApplicationService {
+export type SubmitResult =
+  | { ok: true; value: ApplicationCreated }
+  | { ok: false; error: 'too_many_applications'; retryAfterSeconds: number };
+
+export interface ApplicationService {
+  submit(input: ApplicationCreate, context: { ip: string | undefined }): Promise<SubmitResult>;
+}
+
+/**
+ * The limit counts what it protects: accepted applications, stored with the address that sent them.
+ * A refused body (400), an idempotent replay (answered before this runs) and a 429 add nothing, and
+ * the count is the same from every listener and every process because it is read from the database.
+ */
+export function createApplicationService(deps: {
+  db: Kdb;
+  clock: Clock;
+  limit: ApplicationLimit;
+}): ApplicationService {
   return {
     async submit(input, { ip }) {
       const verticalOther = presentOrNull(input.verticalOther);
@@ -23,25 +42,39 @@ export function createApplicationService(deps: { db: Kdb; clock: Clock }): Appli
           },
         ]);
       }
-      const now = deps.clock.now();
-      const row = await insertApplication(deps.db, {
-        id: newId('app', now),
-        status: 'NEW',
-        company_name: input.companyName,
-        jurisdiction: input.jurisdiction,
-        vertical: input.vertical,
-        vertical_other: verticalOther,
-        monthly_volume_usd: BigInt(input.monthlyVolumeUSD),
-        current_acquirer: presentOrNull(input.currentAcquirer),
-        why_switching: presentOrNull(input.whySwitching),
-        contact_name: input.contactName,
-        contact_email: input.contactEmail,
-        telegram: presentOrNull(input.telegram),
-        submitted_ip: ip ?? null,
-        created_at: now,
-        updated_at: now,
+      const address = ip ?? null;
+      return deps.db.transaction().execute(async (trx): Promise<SubmitResult> => {
+        await lockSubmitterAddress(trx, address);
+        const now = deps.clock.now();
+        const since = new Date(now.getTime() - deps.limit.windowMs);
+        const recent = await applicationsFromAddress(trx, address, since);
+        if (recent.count >= deps.limit.max) {
+          const freesAt = (recent.oldest ?? now).getTime() + deps.limit.windowMs;
+          return {
+            ok: false,
+            error: 'too_many_applications',
+            retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)),
+          };
+        }
+        const row = await insertApplication(trx, {
+          id: newId('app', now),
+          status: 'NEW',
+          company_name: input.companyName,
+          jurisdiction: input.jurisdiction,
+          vertical: input.vertical,
+          vertical_other: verticalOther,
+          monthly_volume_usd: BigInt(input.monthlyVolumeUSD),
+          current_acquirer: presentOrNull(input.currentAcquirer),
+          why_switching: presentOrNull(input.whySwitching),
+          contact_name: input.contactName,
+          contact_email: input.contactEmail,
+          telegram: presentOrNull(input.telegram),
+          submitted_ip: address,
+          created_at: now,
+          updated_at: now,
+        });
+        return { ok: true, value: { id: row.id, status: 'NEW', createdAt: row.created_at.toISOString() } };
       });
-      return { id: row.id, status: 'NEW', createdAt: row.created_at.toISOString() };
     },
   };
 }

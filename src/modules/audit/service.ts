@@ -69,9 +69,14 @@ export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): Au
         .limit(limit + 1);
       if (organizationId) query = query.where('organization_id', '=', organizationId);
       if (targetId) query = query.where('target_id', '=', targetId);
+      const pages = deps.cursors.for({
+        list: 'audit',
+        organizationId: organizationId ?? null,
+        filter: targetId ?? null,
+      });
       if (cursor !== undefined) {
         // Entries are numbered, not prefixed ids; the cursor carries them as `aud_<n>`.
-        const after = deps.cursors.decode(cursor);
+        const after = pages.decode(cursor);
         const number = after.id.replace(/^aud_/, '');
         if (!/^\d{1,18}$/.test(number)) {
           throw ApiError.validation([
@@ -86,7 +91,7 @@ export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): Au
         query = query.where(olderThan(after, number));
       }
       const page = toPage(await query.execute(), limit, (row) =>
-        deps.cursors.encode(row.created_at, `aud_${row.id}`),
+        pages.encode(row.created_at, `aud_${row.id}`),
       );
       return {
         data: page.data.map((row) => ({

@@ -185,7 +185,12 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     },
 
     async list(owner, { limit, cursor }) {
-      const after = cursor === undefined ? undefined : deps.cursors.decode(cursor);
+      const pages = deps.cursors.for({
+        list: 'charges',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+      });
+      const after = cursor === undefined ? undefined : pages.decode(cursor);
       let query = db
         .selectFrom('charges')
         .selectAll()
@@ -198,7 +203,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         .orderBy('id', 'desc')
         .limit(limit + 1)
         .execute();
-      const page = toPage(rows, limit, (row) => deps.cursors.encode(row.created_at, row.id));
+      const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
       return { data: page.data.map(toView), nextCursor: page.nextCursor };
     },
 

@@ -20,7 +20,13 @@ export function createEventFeed(deps: { db: Kdb; cursors: CursorCodec }): EventF
   const { db, cursors } = deps;
   return {
     async list(owner, { limit, cursor, type }) {
-      const after = cursor === undefined ? undefined : cursors.decode(cursor);
+      const pages = cursors.for({
+        list: 'events',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+        filter: type ?? null,
+      });
+      const after = cursor === undefined ? undefined : pages.decode(cursor);
       let query = db
         .selectFrom('events')
         .select(['id', 'payload', 'created_at'])
@@ -37,7 +43,7 @@ export function createEventFeed(deps: { db: Kdb; cursors: CursorCodec }): EventF
       const last = page[page.length - 1];
       return {
         data: page.map((row) => row.payload as unknown as EventPayload),
-        nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, last.id) : null,
+        nextCursor: rows.length > limit && last ? pages.encode(last.created_at, last.id) : null,
       };
     },
     async get(owner, id) {

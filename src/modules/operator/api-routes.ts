@@ -390,7 +390,8 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     '/operator/v1/emails',
     { schema: { querystring: PageQuerySchema }, config: { operator: 'read' } },
     async (request) => {
-      const before = request.query.cursor ? deps.services.cursors.decode(request.query.cursor) : undefined;
+      const pages = deps.services.cursors.for({ list: 'emails' });
+      const before = request.query.cursor ? pages.decode(request.query.cursor) : undefined;
       const data = await deps.mailer.list({ limit: request.query.limit + 1, ...(before ? { before } : {}) });
       const page = data.slice(0, request.query.limit);
       const last = page[page.length - 1];
@@ -398,9 +399,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
         transport: deps.mailer.transport,
         data: page,
         nextCursor:
-          data.length > request.query.limit && last
-            ? deps.services.cursors.encode(new Date(last.createdAt), last.id)
-            : null,
+          data.length > request.query.limit && last ? pages.encode(new Date(last.createdAt), last.id) : null,
       };
     },
   );

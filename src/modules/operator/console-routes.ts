@@ -327,7 +327,8 @@ export async function operatorConsoleRoutes(
 
   app.get('/mailbox', { config: { operator: 'read' } }, async (request, reply) => {
     const { cursor } = request.query as { cursor?: string };
-    const before = cursor ? deps.services.cursors.decode(cursor) : undefined;
+    const pages = deps.services.cursors.for({ list: 'emails' });
+    const before = cursor ? pages.decode(cursor) : undefined;
     const emails = await deps.mailer.list({ limit: 51, ...(before ? { before } : {}) });
     const shown = emails.slice(0, 50);
     const last = shown[shown.length - 1];
@@ -335,8 +336,7 @@ export async function operatorConsoleRoutes(
       title: 'Mailbox',
       transport: deps.mailer.transport,
       emails: shown,
-      nextCursor:
-        emails.length > 50 && last ? deps.services.cursors.encode(new Date(last.createdAt), last.id) : null,
+      nextCursor: emails.length > 50 && last ? pages.encode(new Date(last.createdAt), last.id) : null,
     });
   });
 

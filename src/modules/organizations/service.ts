@@ -107,8 +107,9 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
         .orderBy('id', 'desc')
         .limit(limit + 1);
       if (status) query = query.where('status', '=', status);
-      if (cursor !== undefined) query = query.where(olderThan(deps.cursors.decode(cursor)));
-      return toPage(await query.execute(), limit, (row) => deps.cursors.encode(row.created_at, row.id));
+      const pages = deps.cursors.for({ list: 'applications', filter: status ?? null });
+      if (cursor !== undefined) query = query.where(olderThan(pages.decode(cursor)));
+      return toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id));
     },
 
     async getApplication(id) {
@@ -319,8 +320,9 @@ export function createOrganizationAdminService(
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .limit(limit + 1);
-      if (cursor !== undefined) query = query.where(olderThan(deps.cursors.decode(cursor)));
-      const page = toPage(await query.execute(), limit, (row) => deps.cursors.encode(row.created_at, row.id));
+      const pages = deps.cursors.for({ list: 'organizations' });
+      if (cursor !== undefined) query = query.where(olderThan(pages.decode(cursor)));
+      const page = toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id));
       return { data: page.data.map(toOrganization), nextCursor: page.nextCursor };
     },
 

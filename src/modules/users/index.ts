@@ -5,7 +5,6 @@ import type { Renderer } from '../../web/render.js';
 import { createDashboardAuth } from './http.js';
 import { dashboardPages } from './pages.js';
 import { accountRoutes } from './routes.js';
-import { createUserService } from './service.js';
 import { dashboardWebhookPages } from './webhook-pages.js';
 
 export interface DashboardModuleOptions {
@@ -18,7 +17,8 @@ export { createUserService, type UserService } from './service.js';
 /** The merchant dashboard and account self-service on the web listener (issue 3). */
 export async function dashboardModule(app: App, options: DashboardModuleOptions): Promise<void> {
   const { services, renderer } = options;
-  const users = createUserService(services);
+  // The one instance of services.ts: its out-of-band password resets are awaited at shutdown.
+  const users = services.users;
   const auth = createDashboardAuth({
     sessions: services.sessions,
     users,

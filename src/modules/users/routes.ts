@@ -72,7 +72,11 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
       config: { rateLimit: DASHBOARD_RATE_LIMITS.forgotPassword },
     },
     async (request, reply) => {
-      await users.requestPasswordReset(request.body.email, contextOf(request));
+      const sent = new Promise<void>((resolve) => {
+        reply.raw.once('finish', resolve);
+        reply.raw.once('close', resolve);
+      });
+      await users.requestPasswordReset(request.body.email, contextOf(request), sent);
       return reply.code(202).send({ status: 'accepted', message: FORGOT_PASSWORD_MESSAGE });
     },
   );

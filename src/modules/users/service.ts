@@ -132,7 +132,18 @@ export interface UserService {
   /** The second step of a login with two-factor authentication: a TOTP code or a recovery code. */
   completeMfaLogin(userId: string, code: string, context: RequestContext): Promise<Result<void>>;
 
-  requestPasswordReset(email: string, context: RequestContext): Promise<void>;
+  /**
+   * Accepts a reset request and returns before anything about the address is looked up: the lookup,
+   * the link and the e-mail happen out of band, so the answer takes the same time for every address.
+   */
+  requestPasswordReset(
+    email: string,
+    context: RequestContext,
+    /** When the work may start: the route passes "the answer has been sent". */
+    after?: Promise<void>,
+  ): Promise<void>;
+  /** Resolves when every accepted reset request has been worked off (tests, shutdown). */
+  passwordResetsSettled(): Promise<void>;
   resetPassword(
     input: { token: string; password: string },
     context: RequestContext,
@@ -170,12 +181,13 @@ export interface UserService {
 
 export type UserServiceDeps = Pick<
   Services,
-  'db' | 'clock' | 'urls' | 'box' | 'audit' | 'mailer' | 'sessions'
+  'db' | 'clock' | 'urls' | 'box' | 'audit' | 'mailer' | 'sessions' | 'logger'
 >;
 
 /** Dashboard accounts: activation, invitations, login with lockout and two factors, password reset. */
 export function createUserService(deps: UserServiceDeps): UserService {
-  const { db, clock, box, audit, mailer, sessions } = deps;
+  const { db, clock, box, audit, mailer, sessions, logger } = deps;
+  const pendingResets = new Set<Promise<void>>();
 
   const toUser = (row: UserRow): DashboardUser => ({
     id: row.id,
@@ -325,6 +337,19 @@ export function createUserService(deps: UserServiceDeps): UserService {
     return { ok: true, value: outcome.value };
   };
 
+  /** The out-of-band half of a reset request: only an active account gets a link. */
+  const sendPasswordReset = async (email: string, context: RequestContext): Promise<void> => {
+    const user = await findUserByEmail(db, email.trim());
+    // An invited account still has its activation or invitation link.
+    if (!user || user.status !== 'active') return;
+    await db.transaction().execute(async (trx) => {
+      const url = await issueToken(trx, user.id, 'password_reset');
+      await mailer.enqueue(trx, user.email, passwordResetEmail({ url }));
+      await record(trx, user, 'user.password_reset_requested', context);
+    });
+    mailer.nudge();
+  };
+
   return {
     async createOwnerUser(dbOrTrx, input) {
       const now = clock.now();
@@ -439,16 +464,18 @@ export function createUserService(deps: UserServiceDeps): UserService {
       return { ok: true, value: undefined };
     },
 
-    async requestPasswordReset(email, context) {
-      const user = await findUserByEmail(db, email.trim());
-      // Only active accounts get a link; an invited one still has its activation or invitation link.
-      if (!user || user.status !== 'active') return;
-      await db.transaction().execute(async (trx) => {
-        const url = await issueToken(trx, user.id, 'password_reset');
-        await mailer.enqueue(trx, user.email, passwordResetEmail({ url }));
-        await record(trx, user, 'user.password_reset_requested', context);
-      });
-      mailer.nudge();
+    async requestPasswordReset(email, context, after) {
+      // The work waits for the answer to be sent: with the embedded database a query runs on this
+      // thread, and one that started before the answer went out would delay it for known addresses only.
+      const job = (after ?? new Promise<void>((resolve) => setImmediate(resolve)))
+        .then(() => sendPasswordReset(email, context))
+        .catch((error: unknown) => logger.error({ err: error }, 'password reset request failed'))
+        .finally(() => pendingResets.delete(job));
+      pendingResets.add(job);
+    },
+
+    async passwordResetsSettled() {
+      while (pendingResets.size > 0) await Promise.all([...pendingResets]);
     },
 
     async resetPassword({ token, password }, context) {

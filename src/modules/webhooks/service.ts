@@ -154,14 +154,19 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     },
 
     async list(owner, { limit, cursor }) {
-      const after = cursor === undefined ? undefined : cursors.decode(cursor);
+      const pages = cursors.for({
+        list: 'webhook_endpoints',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+      });
+      const after = cursor === undefined ? undefined : pages.decode(cursor);
       const rows = await listEndpoints(db, owner, { limit, ...(after ? { after } : {}) });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       const now = clock.now();
       return {
         data: page.map((row) => endpointView(row, now)),
-        nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, last.id) : null,
+        nextCursor: rows.length > limit && last ? pages.encode(last.created_at, last.id) : null,
       };
     },
 

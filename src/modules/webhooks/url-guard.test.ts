@@ -28,6 +28,15 @@ describe('isPublicAddress', () => {
     ['::ffff:8.8.8.8', true],
     ['64:ff9b::a00:1', false],
     ['2002:a00:1::', false],
+    ['::127.0.0.1', false],
+    ['::7f00:1', false],
+    ['::8.8.8.8', false],
+    ['::ffff:0:7f00:1', false],
+    ['64:ff9b:1::a00:1', false],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', false],
+    ['2a00:1450::5efe:a00:1', false],
+    ['2a00:1450::200:5efe:808:808', true],
+    ['100::1', false],
     ['not-an-ip', false],
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);

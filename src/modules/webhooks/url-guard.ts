@@ -75,13 +75,47 @@ export function checkUrlSyntax(raw: string, environment: Environment): UrlCheck 
   return { ok: true, url };
 }
 
+/** The IPv6 global unicast space (RFC 4291 2.4): everything outside it is special or unassigned. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+/** Local-use NAT64 (RFC 8215); 64:ff9b::/96 is refused by its range already. */
+const LOCAL_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48');
+
 /**
- * Only globally routable unicast addresses are targets. IPv4-mapped IPv6 is judged as the IPv4 address
- * it maps; NAT64, 6to4 and Teredo (which embed an IPv4 address) and every other special range are refused.
+ * Only globally routable unicast addresses are targets. An IPv4-mapped IPv6 address is judged as the
+ * IPv4 address it maps. Every other IPv6 form that carries an IPv4 address is refused whatever it
+ * carries: IPv4-compatible (`::a.b.c.d`, which URL parsing turns into `::7f00:1` and which ipaddr.js
+ * calls plain unicast), SIIT, NAT64, 6to4 and Teredo, because a relay or the host's own stack may
+ * deliver it to the embedded address. An ISATAP interface identifier is judged by the address it carries.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const literal = dottedTailToHex(address);
+  if (!ipaddr.isValid(literal)) return false;
+  const parsed = ipaddr.process(literal);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.range() !== 'unicast') return false;
+  if (!v6.match(GLOBAL_UNICAST_V6) || v6.match(LOCAL_NAT64)) return false;
+  const parts = v6.parts;
+  // ISATAP (RFC 5214): an interface identifier of 0000:5efe or 0200:5efe followed by an IPv4 address.
+  if ((parts[4] === 0x0000 || parts[4] === 0x0200) && parts[5] === 0x5efe) {
+    const high = parts[6] ?? 0;
+    const low = parts[7] ?? 0;
+    const embedded = `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+    return ipaddr.IPv4.parse(embedded).range() === 'unicast';
+  }
+  return true;
+}
+
+/**
+ * `::127.0.0.1` in hexadecimal (`::7f00:1`). ipaddr.js reads any dotted tail as IPv4-mapped, which
+ * would judge an IPv4-compatible address as the IPv4 address instead of refusing it.
+ */
+function dottedTailToHex(address: string): string {
+  const match = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  if (!match) return address;
+  const [a, b, c, d] = match.slice(2).map(Number) as [number, number, number, number];
+  if ([a, b, c, d].some((octet) => octet > 255)) return address;
+  return `${match[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 export function hostOf(url: URL): string {
