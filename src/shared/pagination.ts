@@ -13,6 +13,7 @@ export interface Cursor {
 export type CursorList =
   | 'charges'
   | 'api_keys'
+  | 'api_key_requests'
   | 'webhook_endpoints'
   | 'events'
   | 'audit'

@@ -213,9 +213,20 @@ export function createApiKeyService(deps: {
     environment: caller.environment,
   });
 
-  const requestPage = async (keyId: string, limit: number, cursor?: string): Promise<KeyRequestPage> => {
+  const requestPage = async (
+    key: { id: string; organization_id: string; environment: Environment },
+    limit: number,
+    cursor?: string,
+  ): Promise<KeyRequestPage> => {
+    const keyId = key.id;
+    const pages = cursors.for({
+      list: 'api_key_requests',
+      organizationId: key.organization_id,
+      environment: key.environment,
+      filter: key.id,
+    });
     // Log rows have numeric ids; the cursor carries them as `kr_<id>`, the shape cursors expect.
-    const decoded = cursor === undefined ? undefined : cursors.decode(cursor);
+    const decoded = cursor === undefined ? undefined : pages.decode(cursor);
     const after =
       decoded && /^kr_\d{1,19}$/.test(decoded.id)
         ? { createdAt: decoded.createdAt, id: decoded.id.slice(3) }
@@ -233,7 +244,7 @@ export function createApiKeyService(deps: {
     const last = page[page.length - 1];
     return {
       data: page.map(toKeyRequestView),
-      nextCursor: rows.length > limit && last ? cursors.encode(last.created_at, `kr_${last.id}`) : null,
+      nextCursor: rows.length > limit && last ? pages.encode(last.created_at, `kr_${last.id}`) : null,
     };
   };
 
@@ -344,7 +355,7 @@ export function createApiKeyService(deps: {
     async listRequests(caller, id, { limit, cursor }) {
       const key = await findKey(db, scopeOf(caller), id);
       if (!key) return { ok: false, error: 'not_found' };
-      return { ok: true, value: await requestPage(key.id, limit, cursor) };
+      return { ok: true, value: await requestPage(key, limit, cursor) };
     },
 
     async listForOrganization(organizationId) {
@@ -359,7 +370,7 @@ export function createApiKeyService(deps: {
         value: {
           key: toApiKeyView(key),
           organizationId: key.organization_id,
-          ...(await requestPage(key.id, limit, cursor)),
+          ...(await requestPage(key, limit, cursor)),
         },
       };
     },
