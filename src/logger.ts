@@ -100,13 +100,11 @@ export function droppedLogLines(): number {
 
 /** The writable side of stdout or stderr: a Node stream whose buffered bytes we can see. */
 export interface OutputStream {
-  write(chunk: string): boolean;
+  write(chunk: string, callback: (error?: Error | null) => void): boolean;
   readonly writableLength: number;
   readonly destroyed: boolean;
   readonly writableEnded?: boolean;
-  once(event: 'drain' | 'error' | 'close', listener: (...args: unknown[]) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
-  removeListener(event: 'drain' | 'close', listener: (...args: unknown[]) => void): unknown;
 }
 
 /**
@@ -120,7 +118,10 @@ export class LogDestination implements DestinationStream {
   private droppedLines = 0;
   private droppedSinceRecovery = 0;
   private failed = false;
-  private watching = false;
+  /** Lines handed to the stream whose write has not completed yet. */
+  private pending = 0;
+  /** Called once nothing is pending any more. */
+  private idle: Array<() => void> = [];
   /** Called once per stall, when the stream has drained again after dropping lines. */
   onRecovered: ((dropped: number) => void) | undefined;
 
@@ -143,9 +144,11 @@ export class LogDestination implements DestinationStream {
       this.drop();
       return;
     }
+    this.pending += 1;
     try {
-      this.stream.write(line);
+      this.stream.write(line, this.written);
     } catch {
+      this.pending -= 1;
       // A stream destroyed between our check and the write: the line is lost, like any other.
       this.failed = true;
       this.drop();
@@ -157,22 +160,31 @@ export class LogDestination implements DestinationStream {
    * when the stream is gone (false). Never blocks: an exit waits for it at most `timeoutMs`.
    */
   drain(timeoutMs: number): Promise<boolean> {
-    if (this.isDead()) return Promise.resolve(false);
-    if (this.stream.writableLength === 0) return Promise.resolve(true);
+    if (this.pending === 0) return Promise.resolve(!this.isDead());
     return new Promise((resolve) => {
-      const done = (flushed: boolean) => {
+      const onIdle = () => {
         clearTimeout(timer);
-        this.stream.removeListener('drain', onDrain);
-        this.stream.removeListener('close', onClose);
-        resolve(flushed);
+        resolve(!this.isDead());
       };
-      const onDrain = () => done(true);
-      const onClose = () => done(false);
-      const timer = setTimeout(() => done(false), timeoutMs);
-      this.stream.once('drain', onDrain);
-      this.stream.once('close', onClose);
+      const timer = setTimeout(() => {
+        this.idle = this.idle.filter((listener) => listener !== onIdle);
+        resolve(false);
+      }, timeoutMs);
+      this.idle.push(onIdle);
     });
   }
+
+  /** Completion of one write (an error too: a failed stream completes its queued writes with it). */
+  private readonly written = (error?: Error | null) => {
+    if (error) this.failed = true;
+    this.pending -= 1;
+    if (this.pending > 0) return;
+    const recovered = this.droppedSinceRecovery;
+    this.droppedSinceRecovery = 0;
+    for (const listener of this.idle.splice(0)) listener();
+    // Everything buffered is out: the reader is back. One warning per stall says what was lost.
+    if (recovered > 0 && !this.isDead()) this.onRecovered?.(recovered);
+  };
 
   private isDead(): boolean {
     return this.failed || this.stream.destroyed || this.stream.writableEnded === true;
@@ -182,17 +194,15 @@ export class LogDestination implements DestinationStream {
     this.droppedLines += 1;
     this.droppedSinceRecovery += 1;
     droppedTotal += 1;
-    if (this.watching || this.isDead()) return;
-    this.watching = true;
-    const recovered = () => {
-      this.watching = false;
-      const dropped = this.droppedSinceRecovery;
-      this.droppedSinceRecovery = 0;
-      if (dropped > 0 && !this.isDead()) this.onRecovered?.(dropped);
-    };
-    // A single line larger than the whole buffer is dropped with nothing waiting: report it at once.
-    if (this.stream.writableLength === 0) setImmediate(recovered);
-    else this.stream.once('drain', recovered);
+    // A single line larger than the whole buffer is dropped with nothing pending: report it at once.
+    if (this.pending === 0 && !this.isDead()) {
+      setImmediate(() => {
+        if (this.pending > 0 || this.droppedSinceRecovery === 0) return;
+        const recovered = this.droppedSinceRecovery;
+        this.droppedSinceRecovery = 0;
+        this.onRecovered?.(recovered);
+      });
+    }
   }
 }
 
