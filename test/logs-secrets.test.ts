@@ -178,7 +178,7 @@ async function fullRun(): Promise<void> {
 describe('log lines', () => {
   it('of a full run hold none of the secrets the run created or sent', async () => {
     await fullRun();
-    expect(secrets.size).toBeGreaterThan(20);
+    expect(secrets.size).toBeGreaterThanOrEqual(19);
     expect(t.logs.length).toBeGreaterThan(50);
     // The key in the query string was logged, redacted: the line is there, the key is not.
     expect(t.logs.some((line) => line.includes('/v1/charges?api_key=[REDACTED]&limit=1'))).toBe(true);
