@@ -129,12 +129,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Listeners and the worker together: in-flight requests finish and new ones are refused, while the
     // worker hands back what it claimed but has not started and waits for what it has (issue 17).
     // Storage closes last.
-    removeCliTokenFile();
-    process.removeListener('exit', removeCliTokenFile);
     await Promise.allSettled([
       ...listeners.map((listener) => listener.close()),
       worker?.stop(closeOptions.deadline),
     ]);
+    removeCliTokenFile();
+    process.removeListener('exit', removeCliTokenFile);
     await sandboxAcquirer?.close();
     redis?.disconnect();
     await database.close();
