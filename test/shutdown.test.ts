@@ -18,7 +18,8 @@ import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createFreshDatabase, dropDatabase, onPostgres } from './helpers/database.js';
 import { request, validApplication, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { createOrganization, issueKey } from './helpers/merchants.js';
+import { startTestGateway } from './helpers/gateway.js';
+import { createMerchant, createOrganization, issueKey } from './helpers/merchants.js';
 import {
   baseEnv,
   killAllGateways,
@@ -328,6 +329,63 @@ describe('the data directory lock', { timeout: 300_000 }, () => {
     const exit = await sigterm(second);
     expect(exit.code).toBe(0);
     expect(existsSync(lockFile)).toBe(false);
+  });
+});
+
+describe('the webhook dispatcher stopped between its claim and the send', { timeout: 120_000 }, () => {
+  it('hands the claimed deliveries back at once: due now, no lease, nothing sent, nothing recorded', async () => {
+    // No worker role: this test drives the dispatcher itself.
+    const t = await startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } });
+    cleanups.push(() => t.close());
+    const receiver = await startSlowReceiver(0);
+    cleanups.push(() => receiver.close());
+    const merchant = await createMerchant(t);
+    const key = merchant.keys.sandbox.secret;
+    const endpoint = await request<{ id: string }>(`${t.urls.sandboxApi}/v1/webhook-endpoints`, {
+      body: { url: receiver.url, enabledEvents: ['charge.succeeded'] },
+      headers: { 'x-api-key': key },
+    });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    for (let index = 0; index < 2; index++) {
+      const charge = await request<{ id: string; providerPaymentId: string }>(
+        `${t.urls.sandboxApi}/v1/charges`,
+        { body: validCharge(), headers: { 'x-api-key': key } },
+      );
+      expect(charge.status, charge.text).toBe(201);
+      const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
+        charge.body.providerPaymentId,
+        { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Stop Test' },
+        'https://shop.example/back',
+      );
+      await t.gateway.services.completion.apply(charge.body.id, payment);
+    }
+
+    const dispatcher = t.gateway.services.webhooks.dispatcher;
+    // The stop arrives while the claim's transaction is running: what it claims must not be sent.
+    const pumping = dispatcher.pump();
+    await dispatcher.stop(Date.now() + 10_000);
+    await pumping;
+
+    const db = t.gateway.database.db;
+    const deliveries = await db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'lease_token', 'next_attempt_at', 'attempts'])
+      .where('endpoint_id', '=', endpoint.body.id)
+      .execute();
+    expect(deliveries).toHaveLength(2);
+    for (const delivery of deliveries) {
+      expect(delivery).toMatchObject({ status: 'pending', lease_token: null, attempts: 0 });
+      expect(delivery.next_attempt_at.getTime()).toBeLessThanOrEqual(t.clock.now().getTime());
+    }
+    expect(receiver.received).toEqual([]);
+    expect(
+      await db
+        .selectFrom('webhook_attempts')
+        .select('id')
+        .where('endpoint_id', '=', endpoint.body.id)
+        .execute(),
+    ).toEqual([]);
+    expect(t.logs.filter((line) => line.includes('released unsent webhook deliveries'))).toHaveLength(2);
   });
 });
 

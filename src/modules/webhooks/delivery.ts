@@ -348,27 +348,32 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
 
   async function round(onStarted: (work: Promise<void>) => void): Promise<number> {
     if (stopping) return 0;
-    const claiming = claim(deps.concurrency - running);
+    // The claim and the start of its attempts are one tracked step: a stop that arrives during the claim
+    // finds every attempt (or hand-back) registered by the time the claim settles.
+    const claiming = claim(deps.concurrency - running).then((claimed) => {
+      for (const delivery of claimed) start(delivery, onStarted);
+      return claimed.length;
+    });
     attempts.add(claiming);
-    const claimed = await claiming.finally(() => attempts.delete(claiming));
-    for (const delivery of claimed) {
-      running += 1;
-      inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
-      const work = attempt(delivery)
-        .catch((error: unknown) =>
-          logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt could not be recorded'),
-        )
-        .finally(() => {
-          running -= 1;
-          const left = (inFlight.get(delivery.endpointId) ?? 1) - 1;
-          if (left <= 0) inFlight.delete(delivery.endpointId);
-          else inFlight.set(delivery.endpointId, left);
-          attempts.delete(work);
-        });
-      attempts.add(work);
-      onStarted(work);
-    }
-    return claimed.length;
+    return claiming.finally(() => attempts.delete(claiming));
+  }
+
+  function start(delivery: Claimed, onStarted: (work: Promise<void>) => void): void {
+    running += 1;
+    inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
+    const work = attempt(delivery)
+      .catch((error: unknown) =>
+        logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt could not be recorded'),
+      )
+      .finally(() => {
+        running -= 1;
+        const left = (inFlight.get(delivery.endpointId) ?? 1) - 1;
+        if (left <= 0) inFlight.delete(delivery.endpointId);
+        else inFlight.set(delivery.endpointId, left);
+        attempts.delete(work);
+      });
+    attempts.add(work);
+    onStarted(work);
   }
 
   return {
