@@ -22,6 +22,7 @@ import { startTestGateway } from './helpers/gateway.js';
 import { createMerchant, createOrganization, issueKey } from './helpers/merchants.js';
 import {
   baseEnv,
+  eventually,
   killAllGateways,
   spawnGateway,
   stallStdout,
@@ -185,7 +186,7 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     const dataDir = tempDir();
     const acquirer = await startSandboxAcquirer({ port: 0, ...ACQUIRER, clock: systemClock });
     cleanups.push(() => acquirer.close());
-    const receiver = await startSlowReceiver(1500);
+    const receiver = await startSlowReceiver(3000);
     cleanups.push(() => receiver.close());
     const { env: targetEnv, open } = await target.prepare(dataDir);
 
@@ -204,7 +205,7 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       // A lease of 2 x 20 s + 10 s: the restart below finishes long before a lapsed lease could matter.
       WEBHOOK_TIMEOUT_MS: '20000',
       SHUTDOWN_TIMEOUT_MS: '20000',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       ...targetEnv,
     });
     const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
@@ -224,9 +225,15 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       });
       expect(endpoint.status, endpoint.text).toBe(201);
     }
+    const chargeIds: string[] = [];
     for (let index = 0; index < CHARGES; index++) {
-      const charge = await api<{ providerPaymentId: string }>(firstApi, '/v1/charges', validCharge());
+      const charge = await api<{ id: string; providerPaymentId: string }>(
+        firstApi,
+        '/v1/charges',
+        validCharge(),
+      );
       expect(charge.status, charge.text).toBe(201);
+      chargeIds.push(charge.body.id);
       const paid = await request(
         `${acquirer.url}/v1/payments/${encodeURIComponent(charge.body.providerPaymentId)}/authorize`,
         {
@@ -244,11 +251,25 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       expect(paid.status, paid.text).toBeLessThan(300);
     }
     const total = ENDPOINTS * CHARGES;
+    // Every charge succeeded (the acquirer's notification reached this process), so every delivery exists.
+    await eventually(
+      async () => {
+        const statuses = await Promise.all(
+          chargeIds.map(
+            async (id) => (await api<{ status: string }>(firstApi, `/v1/charges/${id}`)).body.status,
+          ),
+        );
+        return statuses.every((status) => status === 'succeeded');
+      },
+      60_000,
+      'every charge to succeed',
+      200,
+    );
 
-    // Stop while attempts are on the wire (the receiver holds each for 1.5 s before its 200).
+    // Stop while attempts are on the wire (the receiver holds each for 3 s before its 200).
     await receiver.waitForRequests(2, 60_000);
     const exit = await sigterm(first);
-    expect(exit.code, first.stderr()).toBe(0);
+    expect(exit.code, `${first.stdout()}\n${first.stderr()}`).toBe(0);
     const sentBeforeStop = receiver.received.length;
     expect(sentBeforeStop).toBeLessThan(total);
 
