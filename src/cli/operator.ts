@@ -361,6 +361,12 @@ function httpBackend(baseUrl: string, token: string): Backend {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((error: unknown) => {
+      throw new Error(
+        `Could not reach the gateway at ${baseUrl}, recorded in ${CLI_TOKEN_FILE} of DATA_DIR (${String(
+          (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message,
+        )}). Is it still running?`,
+      );
     });
     const payload = (await response.json()) as { error?: { code: string; message: string } };
     if (!response.ok)
