@@ -5,7 +5,7 @@ import { createLogDestination, createLogger } from './logger.js';
 
 /** The final flush of the log stream at exit waits at most this long (issue 17). */
 const FINAL_FLUSH_MS = 2000;
-/** Signals that stop the gateway gracefully; a second one forces the exit at once. */
+/** Signals that stop the gateway gracefully. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 async function main(): Promise<void> {
@@ -40,7 +40,9 @@ async function main(): Promise<void> {
   const started = new Promise<Gateway | undefined>((resolve) => (resolveStarted = resolve));
   let closing = false;
   const shutdown = (signal: string) => {
-    if (closing) forceExit(`${signal} received again while stopping; exiting now`);
+    // A repeated signal changes nothing: `npm start` forwards the supervisor's SIGTERM (or the terminal's
+    // SIGINT) that the process group already delivered, so one stop often arrives twice.
+    if (closing) return;
     closing = true;
     const deadline = Date.now() + config.shutdownTimeoutMs;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
