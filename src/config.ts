@@ -21,6 +21,8 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Log bytes waiting for a stalled stdout before further lines are dropped and counted (issue 17). */
+  logBufferBytes: number;
   bodyLimitBytes: number;
   trustedProxies: string[];
   applicationRateLimit: { max: number; windowMs: number };
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       'info',
     ),
+    logBufferBytes: integer('LOG_BUFFER_BYTES', 1_048_576, 16_384, 268_435_456),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 65_536, 1024, 10_485_760),
     trustedProxies,
     applicationRateLimit: {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import swagger from '@fastify/swagger';
@@ -61,10 +61,21 @@ export interface Gateway {
   readonly operatorCliToken: string | undefined;
   /** The sandbox acquirer the sandbox environment uses: its base URL and API key (for its `/_control`). */
   readonly sandboxAcquirer: { url: string; apiKey: string };
-  close(): Promise<void>;
+  /**
+   * Graceful stop: listeners stop taking requests and finish those in flight while the worker finishes
+   * or hands back its work; then storage closes. `deadline` (epoch ms) bounds the waits for background
+   * work; the caller's forced exit bounds everything else.
+   */
+  close(options?: { deadline?: number }): Promise<void>;
 }
 
+/** Where a running gateway with the operator role tells the CLI its operator URL and token (0600). */
 export const CLI_TOKEN_FILE = 'operator-cli-token';
+/**
+ * Which database the gateway using this DATA_DIR runs on (no connection string): the CLI reads it so that
+ * it never opens an empty embedded database beside a gateway that runs on PostgreSQL (issue 11).
+ */
+export const DATABASE_KIND_FILE = 'gateway-database.json';
 export const BOOTSTRAP_ADMIN_FILE = 'operator-admin.txt';
 export const BOOTSTRAP_ADMIN_EMAIL = 'admin@gateway.local';
 
@@ -96,6 +107,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       databaseUrl: config.databaseUrl,
       poolSize: config.databasePoolSize,
       dataDir: config.dataDir,
+      onStaleLock: (ownerPid) =>
+        logger.warn(
+          { dataDir: config.dataDir, ownerPid },
+          `recovered the DATA_DIR lock left by process ${ownerPid}, which is no longer running ` +
+            '(killed or crashed); the embedded database recovers from its write-ahead log',
+        ),
     }));
   const listeners: App[] = [];
   let worker: Worker | undefined;
@@ -105,14 +122,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let cliTokenFile: string | undefined;
   let created: Services | undefined;
 
-  const close = async () => {
-    shuttingDown = true;
-    // Listeners first: in-flight requests finish, new ones are refused; then background work; then storage.
-    await Promise.allSettled(listeners.map((listener) => listener.close()));
-    await created?.users.passwordResetsSettled();
-    await worker?.stop();
-    await sandboxAcquirer?.close();
+  const removeCliTokenFile = () => {
     if (cliTokenFile) rmSync(cliTokenFile, { force: true });
+  };
+  const close = async (closeOptions: { deadline?: number } = {}) => {
+    shuttingDown = true;
+    // Listeners and the worker together: in-flight requests finish and new ones are refused, while the
+    // worker hands back what it claimed but has not started and waits for what it has (issue 17).
+    // Storage closes last.
+    await Promise.allSettled([
+      ...listeners.map((listener) => listener.close()),
+      worker?.stop(closeOptions.deadline),
+    ]);
+    // Password resets answered before their work (issue 11 item 7) finish before storage closes.
+    await created?.users.passwordResetsSettled();
+    removeCliTokenFile();
+    process.removeListener('exit', removeCliTokenFile);
+    await sandboxAcquirer?.close();
     redis?.disconnect();
     await database.close();
   };
@@ -178,8 +204,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     let operatorCliToken: string | undefined;
     if (config.roles.includes('operator')) {
       operatorCliToken = randomBytes(32).toString('base64url');
-      if (!config.databaseUrl && !options.database) cliTokenFile = path.join(config.dataDir, CLI_TOKEN_FILE);
+      // On either database: the CLI finds the running gateway here instead of opening a database itself.
+      if (!options.database) cliTokenFile = path.join(config.dataDir, CLI_TOKEN_FILE);
     }
+    if (!options.database) recordDatabaseKind(config);
     const context: ListenerContext = {
       config,
       logger,
@@ -208,9 +236,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (config.roles.includes('operator')) {
       await listen('operator', await buildOperatorApp(context), config.ports.operator);
       if (cliTokenFile && operatorCliToken) {
-        writeFileSync(cliTokenFile, JSON.stringify({ url: urlOf('operator'), token: operatorCliToken }), {
-          mode: 0o600,
-        });
+        mkdirSync(config.dataDir, { recursive: true });
+        writeFileSync(
+          cliTokenFile,
+          JSON.stringify({
+            url: urlOf('operator'),
+            token: operatorCliToken,
+            pid: process.pid,
+            database: config.databaseUrl ? 'postgresql' : 'embedded',
+          }),
+          { mode: 0o600 },
+        );
+        // Gone on every exit path this process runs code on, not only after a clean close.
+        process.on('exit', removeCliTokenFile);
       }
     }
     if (config.roles.includes('worker')) {
@@ -231,9 +269,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 }
 
+function recordDatabaseKind(config: Config): void {
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(
+    path.join(config.dataDir, DATABASE_KIND_FILE),
+    `${JSON.stringify({ database: config.databaseUrl ? 'postgresql' : 'embedded' })}\n`,
+    { mode: 0o600 },
+  );
+}
+
 /**
  * In development, a database without staff gets a first admin whose password is written, once, to
- * DATA_DIR/operator-admin.txt (mode 0600) and printed by `npm start`. Production creates staff with the
+ * DATA_DIR/operator-admin.txt (mode 0600) and printed by that first `npm start` only (issue 11): later
+ * starts name the file, and the password never goes into a log line. Production creates staff with the
  * CLI (`npm run operator -- create-staff`).
  */
 async function bootstrapOperatorAdmin(services: Services): Promise<Gateway['operatorLogin']> {
@@ -242,9 +290,7 @@ async function bootstrapOperatorAdmin(services: Services): Promise<Gateway['oper
   if (config.nodeEnv !== 'development') return undefined;
   const staff = createStaffService({ db: services.db, clock: services.clock });
   if ((await staff.count()) > 0) {
-    return existsSync(file)
-      ? { email: BOOTSTRAP_ADMIN_EMAIL, file, password: readPassword(file) }
-      : undefined;
+    return existsSync(file) ? { email: BOOTSTRAP_ADMIN_EMAIL, file } : undefined;
   }
   const password = randomBytes(15).toString('base64url');
   await staff.create({ email: BOOTSTRAP_ADMIN_EMAIL, name: 'Development admin', role: 'admin', password });
@@ -252,10 +298,6 @@ async function bootstrapOperatorAdmin(services: Services): Promise<Gateway['oper
   writeFileSync(file, `email: ${BOOTSTRAP_ADMIN_EMAIL}\npassword: ${password}\n`, { mode: 0o600 });
   services.logger.info({ email: BOOTSTRAP_ADMIN_EMAIL, file }, 'created the first operator account');
   return { email: BOOTSTRAP_ADMIN_EMAIL, password, file };
-}
-
-function readPassword(file: string): string | undefined {
-  return /password: (\S+)/.exec(readFileSync(file, 'utf8'))?.[1];
 }
 
 function urlHost(host: string): string {

@@ -1,7 +1,12 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirLockedError } from './db/data-dir-lock.js';
 import { startGateway, type Gateway } from './gateway.js';
-import { createLogger } from './logger.js';
+import { createLogDestination, createLogger } from './logger.js';
+
+/** The final flush of the log stream at exit waits at most this long (issue 17). */
+const FINAL_FLUSH_MS = 2000;
+/** Signals that stop the gateway gracefully. */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 async function main(): Promise<void> {
   let config: Config;
@@ -14,44 +19,66 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: config.logLevel });
+  // Never pino's default destination: its synchronous flush at exit spins for ever on a stalled pipe.
+  const output = createLogDestination(process.stdout, { maxBufferBytes: config.logBufferBytes });
+  const logger = createLogger({ level: config.logLevel, destination: output });
+
+  const exitAfterFlush = async (code: number, flushMs = FINAL_FLUSH_MS): Promise<never> => {
+    await output.drain(flushMs);
+    process.exit(code);
+  };
+  const forceExit = (reason: string): never => {
+    // Nothing is awaited here: the line goes to the stream's buffer (or is dropped), and we are gone.
+    try {
+      logger.error({ droppedLogLines: output.dropped }, reason);
+    } finally {
+      process.exit(1);
+    }
+  };
+
+  let resolveStarted: (gateway: Gateway | undefined) => void = () => undefined;
+  const started = new Promise<Gateway | undefined>((resolve) => (resolveStarted = resolve));
+  let closing = false;
+  const shutdown = (signal: string) => {
+    // A repeated signal changes nothing: `npm start` forwards the supervisor's SIGTERM (or the terminal's
+    // SIGINT) that the process group already delivered, so one stop often arrives twice.
+    if (closing) return;
+    closing = true;
+    const deadline = Date.now() + config.shutdownTimeoutMs;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    // Not unref'd: the forced exit fires even if everything else has gone quiet without finishing.
+    setTimeout(
+      () => forceExit(`shutdown timed out after ${config.shutdownTimeoutMs} ms; exiting`),
+      config.shutdownTimeoutMs,
+    );
+    // A signal during start-up stops the gateway once it is up (a failed start exits on its own).
+    void started.then(async (gateway) => {
+      if (!gateway) return;
+      let code = 0;
+      try {
+        await gateway.close({ deadline });
+        logger.info('stopped');
+      } catch (error) {
+        logger.error({ err: error }, 'shutdown failed');
+        code = 1;
+      }
+      // The final flush has a short deadline of its own, within what is left of the shutdown's.
+      await exitAfterFlush(code, Math.max(0, Math.min(FINAL_FLUSH_MS, deadline - Date.now())));
+    });
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, () => shutdown(signal));
 
   let gateway: Gateway;
   try {
     gateway = await startGateway({ config, logger });
   } catch (error) {
-    if (error instanceof DataDirLockedError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    logger.fatal({ err: error }, 'start-up failed');
-    process.exit(1);
+    resolveStarted(undefined);
+    if (error instanceof DataDirLockedError) console.error(error.message);
+    else logger.fatal({ err: error }, 'start-up failed');
+    return exitAfterFlush(1);
   }
-  printBanner(config, gateway);
-
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ signal }, 'shutting down: finishing requests in flight');
-    const force = setTimeout(() => {
-      logger.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs);
-    force.unref();
-    gateway.close().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  resolveStarted(gateway);
+  if (!closing) printBanner(config, gateway);
 }
 
 function printBanner(config: Config, gateway: Gateway): void {
@@ -84,10 +111,11 @@ function printBanner(config: Config, gateway: Gateway): void {
   lines.push('');
   const login = gateway.operatorLogin;
   if (urls.operator && login) {
+    // The password is shown on the start that created it only; afterwards it is in the file (0600).
     lines.push(
-      `  Operator login: ${login.email}` +
-        (login.password ? ` / ${login.password}` : '') +
-        `   (kept in ${login.file})`,
+      login.password
+        ? `  Operator login: ${login.email} / ${login.password}   (kept in ${login.file})`
+        : `  Operator login: ${login.email}   (password in ${login.file})`,
     );
   } else if (urls.operator) {
     lines.push(

@@ -8,9 +8,9 @@ import { openDatabase, type Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { migrate, readMigrations } from '../db/migrator.js';
 import type { FeatureFlag, KycStatus, StaffRole } from '../db/schema.js';
-import { CLI_TOKEN_FILE } from '../gateway.js';
+import { CLI_TOKEN_FILE, DATABASE_KIND_FILE } from '../gateway.js';
 import { ApiError } from '../http/errors.js';
-import { createLogger } from '../logger.js';
+import { createLogDestination, createLogger } from '../logger.js';
 import { createDemoMerchant } from '../modules/organizations/demo.js';
 import {
   createOrganizationAdminService,
@@ -40,9 +40,10 @@ Commands:
                                         a ready merchant for local development; prints JSON with its keys
   generate-encryption-key               a value for ENCRYPTION_KEYS
 
-It uses DATABASE_URL when set. Otherwise it opens the embedded database in DATA_DIR, or, while a running
-gateway holds it, goes through that gateway's operator API with the token in DATA_DIR/${CLI_TOKEN_FILE}.
-Output is JSON on stdout.`;
+It uses DATABASE_URL when set. Otherwise it goes through the operator API of the gateway running with
+DATA_DIR (on either database), with the token that gateway wrote to DATA_DIR/${CLI_TOKEN_FILE}; with no
+gateway running it opens the embedded database in DATA_DIR, and it refuses when the gateway of DATA_DIR
+runs on PostgreSQL (set DATABASE_URL). Output is JSON on stdout.`;
 
 /** One operator operation, whichever way it reaches the gateway. */
 interface Backend {
@@ -174,23 +175,71 @@ function buildInput(command: string, args: string[], values: Values): Record<str
   }
 }
 
+/**
+ * Where the CLI goes (issue 11): DATABASE_URL when set; otherwise the running gateway that DATA_DIR names
+ * (its operator API, with the token it wrote there), whichever database it runs on; otherwise the embedded
+ * database of DATA_DIR. It never opens an empty embedded database beside a gateway that runs on
+ * PostgreSQL, and says so whenever it creates one.
+ */
 async function openBackend(config: Config): Promise<Backend> {
-  if (!config.databaseUrl) {
-    const tokenFile = path.join(config.dataDir, CLI_TOKEN_FILE);
-    try {
-      return await directBackend(config);
-    } catch (error) {
-      if (!(error instanceof DataDirLockedError)) throw error;
-      if (!existsSync(tokenFile)) {
-        throw new Error(
-          `${error.message}\nThat gateway runs no operator role, so the CLI cannot reach it: start it with the operator role.`,
-        );
-      }
-      const { url, token } = JSON.parse(readFileSync(tokenFile, 'utf8')) as { url: string; token: string };
-      return httpBackend(url, token);
-    }
+  if (config.databaseUrl) return directBackend(config);
+  const running = runningGateway(config.dataDir);
+  if (running) return httpBackend(running.url, running.token);
+  if (recordedDatabaseKind(config.dataDir) === 'postgresql') {
+    throw new Error(
+      `The gateway that uses DATA_DIR ${config.dataDir} runs on PostgreSQL, and no running gateway with the ` +
+        'operator role is recorded there. Set DATABASE_URL in this shell to the same database as the gateway, ' +
+        'or start the gateway with the operator role. The CLI does not open an embedded database in its place.',
+    );
   }
-  return directBackend(config);
+  if (!existsSync(path.join(config.dataDir, 'pglite'))) {
+    console.error(
+      `No gateway database in DATA_DIR ${config.dataDir}: creating a new embedded database there. ` +
+        'For a gateway on PostgreSQL, set DATABASE_URL; for another data directory, set DATA_DIR.',
+    );
+  }
+  try {
+    return await directBackend(config);
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    throw new Error(
+      `${error.message}\nThat gateway runs no operator role, so the CLI cannot reach it: start it with the operator role.`,
+    );
+  }
+}
+
+/** The operator URL and token a live gateway wrote to DATA_DIR; undefined when none or its writer is dead. */
+function runningGateway(dataDir: string): { url: string; token: string } | undefined {
+  let content: { url?: unknown; token?: unknown; pid?: unknown };
+  try {
+    content = JSON.parse(readFileSync(path.join(dataDir, CLI_TOKEN_FILE), 'utf8')) as typeof content;
+  } catch {
+    return undefined;
+  }
+  if (typeof content.url !== 'string' || typeof content.token !== 'string') return undefined;
+  // A file left by a gateway that was killed (SIGKILL) names a dead process: not a gateway to talk to.
+  if (typeof content.pid === 'number' && !processAlive(content.pid)) return undefined;
+  return { url: content.url, token: content.token };
+}
+
+function recordedDatabaseKind(dataDir: string): string | undefined {
+  try {
+    const content = JSON.parse(readFileSync(path.join(dataDir, DATABASE_KIND_FILE), 'utf8')) as {
+      database?: unknown;
+    };
+    return typeof content.database === 'string' ? content.database : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function directBackend(config: Config): Promise<Backend> {
@@ -200,7 +249,7 @@ async function directBackend(config: Config): Promise<Backend> {
     dataDir: config.dataDir,
   });
   await migrate(database, readMigrations(migrationsDir));
-  const logger = createLogger({ level: 'warn', destination: process.stderr as never });
+  const logger = createLogger({ level: 'warn', destination: createLogDestination(process.stderr) });
   const fixed = (name: keyof Config['baseUrls']) => () => config.baseUrls[name];
   const services = createServices({
     database,
@@ -312,6 +361,12 @@ function httpBackend(baseUrl: string, token: string): Backend {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((error: unknown) => {
+      throw new Error(
+        `Could not reach the gateway at ${baseUrl}, recorded in ${CLI_TOKEN_FILE} of DATA_DIR (${String(
+          (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message,
+        )}). Is it still running?`,
+      );
     });
     const payload = (await response.json()) as { error?: { code: string; message: string } };
     if (!response.ok)

@@ -17,6 +17,8 @@ export class DataDirLockedError extends Error {
 
 export interface DataDirLock {
   release(): void;
+  /** The pid of a dead owner whose stale lock this process took over (it was killed or crashed). */
+  readonly recoveredFrom: number | undefined;
 }
 
 /**
@@ -24,6 +26,11 @@ export interface DataDirLock {
  * it (written to a private file, then hard-linked into place), so a second process never sees an empty
  * lock. A lock whose owner is dead (a crash) is taken over by renaming it aside first; the rename is
  * atomic, and a process that moved a live lock by mistake puts it back.
+ *
+ * The lock is released on every exit path this process can run code on: `release()` after a clean close,
+ * and the process's `exit` event otherwise (a forced exit after the shutdown deadline, process.exit
+ * anywhere, an uncaught exception). Only SIGKILL (or a power cut) leaves it behind, and the next start
+ * takes it over because its owner is dead, reporting `recoveredFrom`.
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   mkdirSync(dataDir, { recursive: true });
@@ -31,18 +38,20 @@ export function lockDataDir(dataDir: string): DataDirLock {
   const unique = () => `${process.pid}.${randomBytes(6).toString('hex')}`;
   const candidate = path.join(dataDir, `gateway.lock.${unique()}`);
   writeFileSync(candidate, String(process.pid), { mode: 0o600 });
+  let recoveredFrom: number | undefined;
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
         linkSync(candidate, lockPath);
         let released = false;
-        return {
-          release: () => {
-            if (released) return;
-            released = true;
-            if (readOwner(lockPath) === process.pid) rmSync(lockPath, { force: true });
-          },
+        const release = () => {
+          if (released) return;
+          released = true;
+          process.removeListener('exit', release);
+          if (readOwner(lockPath) === process.pid) rmSync(lockPath, { force: true });
         };
+        process.on('exit', release);
+        return { release, recoveredFrom };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
@@ -67,6 +76,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
         throw new DataDirLockedError(dataDir, moved);
       }
       rmSync(aside, { force: true });
+      recoveredFrom = owner;
     }
     throw new Error(`Could not lock DATA_DIR ${dataDir}`);
   } finally {

@@ -28,12 +28,14 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Directory of the embedded database; undefined keeps it in memory (tests). */
   dataDir?: string | undefined;
+  /** Told when the embedded database's lock was left by a process that is gone (killed or crashed). */
+  onStaleLock?: (ownerPid: number) => void;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
-    : openPglite(options.dataDir);
+    : openPglite(options.dataDir, options.onStaleLock);
 }
 
 function openPostgres(connectionString: string, max: number): Database {
@@ -67,9 +69,13 @@ function openPostgres(connectionString: string, max: number): Database {
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Database> {
+async function openPglite(
+  dataDir: string | undefined,
+  onStaleLock: ((ownerPid: number) => void) | undefined,
+): Promise<Database> {
   let lock: DataDirLock | undefined;
   if (dataDir !== undefined) lock = lockDataDir(dataDir);
+  if (lock?.recoveredFrom !== undefined) onStaleLock?.(lock.recoveredFrom);
   let pglite: PGlite;
   try {
     pglite = await PGlite.create({

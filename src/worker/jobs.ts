@@ -9,8 +9,8 @@ export function backgroundJobs(services: Services): Job[] {
     {
       name: 'email-delivery',
       intervalMs: 5 * SECOND,
-      run: async () => {
-        while ((await services.mailer.deliverDue()) > 0) {
+      run: async (signal) => {
+        while (!signal?.aborted && (await services.mailer.deliverDue()) > 0) {
           // keep going while a full batch went out
         }
       },
@@ -18,8 +18,8 @@ export function backgroundJobs(services: Services): Job[] {
     {
       name: 'idempotency-keys-purge',
       intervalMs: 10 * MINUTE,
-      run: async () => {
-        while ((await services.idempotencyStore.purgeExpired(services.clock.now())) > 0) {
+      run: async (signal) => {
+        while (!signal?.aborted && (await services.idempotencyStore.purgeExpired(services.clock.now())) > 0) {
           // keep deleting in batches until nothing expired is left
         }
       },
@@ -29,8 +29,8 @@ export function backgroundJobs(services: Services): Job[] {
       // Product decision 13: unpaid checkouts expire (canceled at the acquirer first).
       name: 'charge-expiry',
       intervalMs: 30 * SECOND,
-      run: async () => {
-        while ((await services.completion.expireDue()) > 0) {
+      run: async (signal) => {
+        while (!signal?.aborted && (await services.completion.expireDue()) > 0) {
           // keep going while a batch expired charges
         }
       },
@@ -46,8 +46,8 @@ export function backgroundJobs(services: Services): Job[] {
       // Product decision 15: creations interrupted between the acquirer call and the response.
       name: 'charge-creation-recovery',
       intervalMs: 15 * SECOND,
-      run: async () => {
-        while ((await services.charges.recoverInterruptedCreations()).finished > 0) {
+      run: async (signal) => {
+        while (!signal?.aborted && (await services.charges.recoverInterruptedCreations()).finished > 0) {
           // keep going while creations were finished; abandoned and deferred ones end the pass
         }
       },
@@ -77,14 +77,16 @@ export function backgroundJobs(services: Services): Job[] {
       // Issue 7: signed at-least-once delivery of merchant webhooks; slots refill as attempts end.
       name: 'webhook-delivery',
       intervalMs: SECOND,
-      run: () => services.webhooks.dispatcher.pump(),
+      run: (signal) => services.webhooks.dispatcher.pump(undefined, signal),
+      // Issue 17: a stop waits for attempts already sent and releases claimed, unsent ones at once.
+      stop: (deadline) => services.webhooks.dispatcher.stop(deadline),
     },
     {
       // Product decision 29: endpoints failing for 5 days are disabled and their owners e-mailed.
       name: 'webhook-endpoint-disable',
       intervalMs: 10 * MINUTE,
-      run: async () => {
-        while ((await services.webhooks.dispatcher.disableFailing()) > 0) {
+      run: async (signal) => {
+        while (!signal?.aborted && (await services.webhooks.dispatcher.disableFailing()) > 0) {
           // keep going while a batch was disabled
         }
       },
@@ -93,8 +95,8 @@ export function backgroundJobs(services: Services): Job[] {
       // Product decision 30: attempts are kept 30 days.
       name: 'webhook-attempts-purge',
       intervalMs: 60 * MINUTE,
-      run: async () => {
-        while ((await services.webhooks.dispatcher.purgeExpired()) > 0) {
+      run: async (signal) => {
+        while (!signal?.aborted && (await services.webhooks.dispatcher.purgeExpired()) > 0) {
           // keep deleting in batches
         }
       },

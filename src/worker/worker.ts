@@ -3,17 +3,27 @@ import type { Logger } from 'pino';
 export interface Job {
   name: string;
   intervalMs: number;
-  /** One unit of work; must be safe to run on several workers at once and to re-run after a crash. */
-  run(): Promise<void>;
+  /**
+   * One unit of work; must be safe to run on several workers at once and to re-run after a crash.
+   * `signal` is aborted when the worker stops: a job that loops checks it between batches and returns.
+   */
+  run(signal?: AbortSignal): Promise<void>;
+  /**
+   * Called once when the worker stops, before it waits for the runs in flight: a job releases work it
+   * claimed but has not started, so another worker takes it over at once instead of after a lease.
+   */
+  stop?(deadline: number): Promise<void>;
 }
 
 export interface Worker {
-  stop(): Promise<void>;
+  /** Stops scheduling, tells the jobs, and waits for the runs in flight (at most until `deadline`). */
+  stop(deadline?: number): Promise<void>;
 }
 
 /** Runs each job on its interval, never overlapping itself, until stopped. */
 export function startWorker(jobs: Job[], logger: Logger): Worker {
   let stopping = false;
+  const abort = new AbortController();
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
 
@@ -22,7 +32,7 @@ export function startWorker(jobs: Job[], logger: Logger): Worker {
     const timer = setTimeout(() => {
       timers.delete(timer);
       const run = job
-        .run()
+        .run(abort.signal)
         .catch((error: unknown) => logger.error({ err: error, job: job.name }, 'job failed'))
         .finally(() => {
           running.delete(run);
@@ -38,11 +48,22 @@ export function startWorker(jobs: Job[], logger: Logger): Worker {
   logger.info({ jobs: jobs.map((job) => job.name) }, 'worker started');
 
   return {
-    async stop() {
+    async stop(deadline = Number.POSITIVE_INFINITY) {
       stopping = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      await Promise.allSettled([...running]);
+      abort.abort();
+      const stopped = Promise.allSettled([
+        ...jobs.map((job) =>
+          job
+            .stop?.(deadline)
+            .catch((error: unknown) =>
+              logger.error({ err: error, job: job.name }, 'job did not stop cleanly'),
+            ),
+        ),
+        ...running,
+      ]);
+      await stopped;
     },
   };
 }

@@ -209,3 +209,47 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * Resolves when the process itself has exited ('exit', not 'close': a stdout nobody reads never closes),
+ * with how long that took from the call; rejects after `timeoutMs`.
+ */
+export function waitForProcessExit(
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<Exit & { afterMs: number }> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve({ code: child.exitCode, signal: child.signalCode, afterMs: 0 });
+      return;
+    }
+    const timer = setTimeout(() => {
+      child.removeListener('exit', onExit);
+      reject(new Error(`process ${child.pid} still running ${timeoutMs} ms later`));
+    }, timeoutMs);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      resolve({ code, signal, afterMs: Date.now() - started });
+    };
+    child.once('exit', onExit);
+  });
+}
+
+/**
+ * Stops reading the child's stdout, as a stalled log collector does: the pipe fills and the child's
+ * writes back up. `resume` reads again: what arrives from then on reaches `stdout()` and `waitFor`.
+ */
+export function stallStdout(gateway: GatewayProcess): { resume(): void } {
+  const stdout = gateway.child.stdout;
+  if (!stdout) throw new Error('the child has no stdout pipe');
+  const previous = stdout.listeners('data') as Array<(chunk: string) => void>;
+  stdout.removeAllListeners('data');
+  stdout.pause();
+  return {
+    resume() {
+      for (const listener of previous) stdout.on('data', listener);
+      stdout.resume();
+    },
+  };
+}

@@ -36,8 +36,17 @@ export interface WebhookDispatcher {
    * sends them concurrently; resolves when their outcomes are recorded, with how many were sent.
    */
   deliverDue(): Promise<number>;
-  /** The worker job: rounds until nothing is due, refilling each slot as soon as its attempt ends. */
-  pump(budgetMs?: number): Promise<void>;
+  /**
+   * The worker job: rounds until nothing is due (or `signal` is aborted), refilling each slot as soon as
+   * its attempt ends.
+   */
+  pump(budgetMs?: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Graceful stop (issue 17): claims nothing more, releases at once what it claimed but has not sent (so
+   * another worker or the next start sends it without waiting for the lease), and waits until `deadline`
+   * for the attempts already sent, so that each is recorded and never sent twice.
+   */
+  stop(deadline?: number): Promise<void>;
   /** Disables endpoints failing for 5 days and e-mails their organization's owners. */
   disableFailing(): Promise<number>;
   /** Deletes attempts older than 30 days and finished deliveries older than 30 days (one batch). */
@@ -83,6 +92,25 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const leaseMs = 2 * deps.timeoutMs + 10 * SECOND;
   const inFlight = new Map<string, number>();
   let running = 0;
+  let stopping = false;
+  /** Every claim and attempt under way in this process, whichever call started it. */
+  const attempts = new Set<Promise<unknown>>();
+
+  /** Gives claimed, unsent deliveries back: due now, no lease, so nobody waits for the lease to lapse. */
+  async function release(deliveries: Claimed[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    const now = clock.now();
+    for (const delivery of deliveries) {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: now, lease_token: null, updated_at: now })
+        .where('id', '=', delivery.id)
+        .where('lease_token', '=', delivery.leaseToken)
+        .where('status', '=', 'pending')
+        .execute();
+    }
+    logger.info({ released: deliveries.length }, 'released unsent webhook deliveries for shutdown');
+  }
 
   async function claim(slots: number): Promise<Claimed[]> {
     if (slots <= 0) return [];
@@ -182,6 +210,11 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   async function attempt(delivery: Claimed): Promise<void> {
+    // The last moment before anything leaves this process: a stop from here on hands the delivery back.
+    if (stopping) {
+      await release([delivery]);
+      return;
+    }
     const attemptedAt = clock.now();
     const body = Buffer.from(JSON.stringify(delivery.payload));
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
@@ -314,23 +347,33 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   async function round(onStarted: (work: Promise<void>) => void): Promise<number> {
-    const claimed = await claim(deps.concurrency - running);
-    for (const delivery of claimed) {
-      running += 1;
-      inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
-      const work = attempt(delivery)
-        .catch((error: unknown) =>
-          logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt could not be recorded'),
-        )
-        .finally(() => {
-          running -= 1;
-          const left = (inFlight.get(delivery.endpointId) ?? 1) - 1;
-          if (left <= 0) inFlight.delete(delivery.endpointId);
-          else inFlight.set(delivery.endpointId, left);
-        });
-      onStarted(work);
-    }
-    return claimed.length;
+    if (stopping) return 0;
+    // The claim and the start of its attempts are one tracked step: a stop that arrives during the claim
+    // finds every attempt (or hand-back) registered by the time the claim settles.
+    const claiming = claim(deps.concurrency - running).then((claimed) => {
+      for (const delivery of claimed) start(delivery, onStarted);
+      return claimed.length;
+    });
+    attempts.add(claiming);
+    return claiming.finally(() => attempts.delete(claiming));
+  }
+
+  function start(delivery: Claimed, onStarted: (work: Promise<void>) => void): void {
+    running += 1;
+    inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
+    const work = attempt(delivery)
+      .catch((error: unknown) =>
+        logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt could not be recorded'),
+      )
+      .finally(() => {
+        running -= 1;
+        const left = (inFlight.get(delivery.endpointId) ?? 1) - 1;
+        if (left <= 0) inFlight.delete(delivery.endpointId);
+        else inFlight.set(delivery.endpointId, left);
+        attempts.delete(work);
+      });
+    attempts.add(work);
+    onStarted(work);
   }
 
   return {
@@ -341,14 +384,13 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       return count;
     },
 
-    async pump(budgetMs = 10 * SECOND) {
+    async pump(budgetMs = 10 * SECOND, signal?: AbortSignal) {
       const deadline = Date.now() + budgetMs;
       const pending = new Set<Promise<void>>();
       for (;;) {
         // Past the budget it returns without waiting: attempts still in flight keep their slots (the next
-        // run claims around them), and a shutdown never waits on a slow endpoint. An attempt cut off by
-        // the process ending is sent again when its lease lapses.
-        if (Date.now() >= deadline) return;
+        // run claims around them). A stop waits for them itself (stop()), up to the shutdown deadline.
+        if (Date.now() >= deadline || stopping || signal?.aborted) return;
         const claimed = await round((work) => {
           pending.add(work);
           void work.finally(() => pending.delete(work));
@@ -357,6 +399,27 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         if (claimed === 0 || running >= deps.concurrency) {
           await Promise.race([...pending, new Promise((resolve) => setTimeout(resolve, 250))]);
         }
+      }
+    },
+
+    async stop(deadline = Number.POSITIVE_INFINITY) {
+      stopping = true;
+      // A claim under way when the stop came starts (and so releases) its deliveries afterwards: wait
+      // until nothing is left, not only for what was running at the start.
+      while (attempts.size > 0 && Date.now() < deadline) {
+        let timer: NodeJS.Timeout | undefined;
+        const left = deadline - Date.now();
+        const waited = Promise.allSettled([...attempts]);
+        await (Number.isFinite(left)
+          ? Promise.race([waited, new Promise((resolve) => (timer = setTimeout(resolve, left)))])
+          : waited);
+        clearTimeout(timer);
+      }
+      if (attempts.size > 0) {
+        logger.warn(
+          { attempts: attempts.size },
+          'shutdown deadline reached with webhook attempts in flight; they are sent again after their lease',
+        );
       }
     },
 

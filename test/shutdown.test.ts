@@ -1,0 +1,459 @@
+/**
+ * Issue 17: a shutdown that always finishes. The real program (src/main.ts through tsx) is stopped the way
+ * a process supervisor stops it, with its stdout to a pipe nobody reads, with the reader gone, in the
+ * middle of a burst of webhook deliveries, past its deadline, and by SIGKILL; on the embedded database in
+ * a data directory and on PostgreSQL.
+ */
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startSandboxAcquirer } from '../sandbox-acquirer/server.js';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { migrate, readMigrations } from '../src/db/migrator.js';
+import { migrationsDir } from '../src/paths.js';
+import { systemClock } from '../src/shared/clock.js';
+import { createFreshDatabase, dropDatabase, onPostgres } from './helpers/database.js';
+import { request, validApplication, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { startTestGateway } from './helpers/gateway.js';
+import { createMerchant, createOrganization, issueKey } from './helpers/merchants.js';
+import {
+  baseEnv,
+  eventually,
+  killAllGateways,
+  spawnGateway,
+  stallStdout,
+  waitForProcessExit,
+  type GatewayProcess,
+} from './helpers/process.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  await killAllGateways();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+afterAll(async () => killAllGateways());
+
+/** Short enough to keep the suite quick, long enough for a graceful stop on a loaded machine. */
+const SHUTDOWN_TIMEOUT_MS = 8000;
+/** What the exit may take beyond the deadline: the process's own exit and the test's observation of it. */
+const EXIT_SLACK_MS = 2000;
+
+interface Target {
+  name: 'PGlite' | 'PostgreSQL';
+  prepare(dataDir: string): Promise<{ env: Record<string, string>; open: () => Promise<Database> }>;
+}
+
+const targets: Target[] = [
+  {
+    name: 'PGlite',
+    prepare: async (dataDir) => ({ env: {}, open: () => openDatabase({ dataDir }) }),
+  },
+  ...(onPostgres
+    ? [
+        {
+          name: 'PostgreSQL' as const,
+          prepare: async () => {
+            const databaseUrl = await createFreshDatabase();
+            cleanups.push(() => dropDatabase(databaseUrl));
+            return {
+              env: { DATABASE_URL: databaseUrl },
+              open: () => openDatabase({ databaseUrl, poolSize: 2 }),
+            };
+          },
+        },
+      ]
+    : []),
+];
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-shutdown-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function programEnv(dataDir: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    ...baseEnv(),
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    WEB_PORT: '0',
+    SANDBOX_API_PORT: '0',
+    LIVE_API_PORT: '0',
+    OPERATOR_PORT: '0',
+    SANDBOX_ACQUIRER_PORT: '0',
+    LOG_LEVEL: 'info',
+    APPLICATION_RATE_LIMIT_MAX: '1000000',
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    // The smallest buffer: a stalled reader makes the program drop lines after a few hundred requests.
+    LOG_BUFFER_BYTES: '16384',
+    DATA_DIR: dataDir,
+    ...extra,
+  };
+}
+
+/**
+ * Enough requests that their log lines overflow the pipe (64 KiB) and the program's buffer (16 KiB);
+ * every one must still be answered, which shows logging never waits for the reader.
+ */
+async function burstOfRequests(baseUrl: string, count = 600): Promise<void> {
+  const padding = 'x'.repeat(400);
+  for (let sent = 0; sent < count; sent += 20) {
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, async () => (await fetch(`${baseUrl}/healthz?pad=${padding}`)).status),
+    );
+    expect(statuses.every((status) => status === 200)).toBe(true);
+  }
+}
+
+async function sigterm(gateway: GatewayProcess) {
+  const exited = waitForProcessExit(gateway.child, SHUTDOWN_TIMEOUT_MS + 60_000);
+  gateway.child.kill('SIGTERM');
+  return exited;
+}
+
+describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (target) => {
+  it('exits within SHUTDOWN_TIMEOUT_MS on SIGTERM while nobody reads its stdout; drops, never waits', async () => {
+    const dataDir = tempDir();
+    const { env } = await target.prepare(dataDir);
+    const gateway = spawnGateway({ env: programEnv(dataDir, env) });
+    const urls = await gateway.waitForBanner(120_000);
+    const api = urls.sandboxApi ?? '';
+
+    // A first stall: the API keeps answering, and once the reader is back, one warning counts the loss.
+    const stall = stallStdout(gateway);
+    await burstOfRequests(api);
+    stall.resume();
+    const warning = await gateway.waitFor(
+      /\{[^\n]*"droppedLines":(\d+)[^\n]*"msg":"log stream recovered[^\n]*\}/,
+      { timeoutMs: 30_000 },
+    );
+    expect(Number(warning[1])).toBeGreaterThan(0);
+    expect(gateway.stdout().match(/log stream recovered/g)).toHaveLength(1);
+
+    // A second stall, this time for good: SIGTERM, and the process is gone within the deadline.
+    stallStdout(gateway);
+    await burstOfRequests(api);
+    const exit = await sigterm(gateway);
+    expect(exit.code).toBe(0);
+    expect(exit.afterMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + EXIT_SLACK_MS);
+    if (target.name === 'PGlite') expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+  });
+
+  it('exits on SIGTERM after the reader of its stdout went away', async () => {
+    const dataDir = tempDir();
+    const { env } = await target.prepare(dataDir);
+    const gateway = spawnGateway({ env: programEnv(dataDir, env) });
+    const urls = await gateway.waitForBanner(120_000);
+    gateway.child.stdout?.destroy();
+    // Writes now fail with EPIPE: the program must neither crash nor stall on them.
+    await burstOfRequests(urls.sandboxApi ?? '', 200);
+    const exit = await sigterm(gateway);
+    expect(exit.code).toBe(0);
+    expect(exit.afterMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + EXIT_SLACK_MS);
+    if (target.name === 'PGlite') expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+  });
+
+  it('forces the exit at SHUTDOWN_TIMEOUT_MS when a request never finishes, releasing the lock', async () => {
+    const dataDir = tempDir();
+    const { env } = await target.prepare(dataDir);
+    const gateway = spawnGateway({ env: programEnv(dataDir, { ...env, SHUTDOWN_TIMEOUT_MS: '3000' }) });
+    const urls = await gateway.waitForBanner(120_000);
+    // Half a request body, never finished: the graceful close waits for it until the deadline.
+    const { hostname, port } = new URL(urls.sandboxApi ?? '');
+    const socket = net.connect({ host: hostname, port: Number(port) });
+    cleanups.push(() => void socket.destroy());
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const body = JSON.stringify(validApplication());
+    socket.write(
+      `POST /v1/applications HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await gateway.waitFor(/"url":"\/v1\/applications"[^\n]*"msg":"incoming request"/);
+    stallStdout(gateway);
+
+    const exit = await sigterm(gateway);
+    expect(exit.code).toBe(1);
+    expect(exit.afterMs).toBeGreaterThanOrEqual(2500);
+    expect(exit.afterMs).toBeLessThan(3000 + EXIT_SLACK_MS);
+    if (target.name === 'PGlite') expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+  });
+
+  it('stops during a burst of webhook deliveries: every attempt sent is recorded, none is sent twice', async () => {
+    const dataDir = tempDir();
+    const acquirer = await startSandboxAcquirer({ port: 0, ...ACQUIRER, clock: systemClock });
+    cleanups.push(() => acquirer.close());
+    const receiver = await startSlowReceiver(3000);
+    cleanups.push(() => receiver.close());
+    const { env: targetEnv, open } = await target.prepare(dataDir);
+
+    const seeded = await open();
+    await migrate(seeded, readMigrations(migrationsDir));
+    const organizationId = await createOrganization(seeded.db, systemClock, { featureFlags: ['apiKeys'] });
+    const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
+    await seeded.close();
+
+    const env = programEnv(dataDir, {
+      ROLES: 'api,worker',
+      SANDBOX_ACQUIRER_URL: acquirer.url,
+      SANDBOX_ACQUIRER_API_KEY: ACQUIRER.apiKey,
+      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: ACQUIRER.notificationSecret,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // A lease of 2 x 20 s + 10 s: the restart below finishes long before a lapsed lease could matter.
+      WEBHOOK_TIMEOUT_MS: '20000',
+      SHUTDOWN_TIMEOUT_MS: '20000',
+      LOG_LEVEL: 'info',
+      ...targetEnv,
+    });
+    const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
+      request<T & ErrorBody>(`${base}${route}`, {
+        ...(body !== undefined ? { body } : {}),
+        headers: { 'x-api-key': key.secret },
+      });
+
+    const first = spawnGateway({ env });
+    const firstApi = (await first.waitForBanner(120_000)).sandboxApi ?? '';
+    const ENDPOINTS = 3;
+    const CHARGES = 6;
+    for (let index = 0; index < ENDPOINTS; index++) {
+      const endpoint = await api(firstApi, '/v1/webhook-endpoints', {
+        url: `${receiver.url}/${index}`,
+        enabledEvents: ['charge.succeeded'],
+      });
+      expect(endpoint.status, endpoint.text).toBe(201);
+    }
+    const chargeIds: string[] = [];
+    for (let index = 0; index < CHARGES; index++) {
+      const charge = await api<{ id: string; providerPaymentId: string }>(
+        firstApi,
+        '/v1/charges',
+        validCharge(),
+      );
+      expect(charge.status, charge.text).toBe(201);
+      chargeIds.push(charge.body.id);
+      const paid = await request(
+        `${acquirer.url}/v1/payments/${encodeURIComponent(charge.body.providerPaymentId)}/authorize`,
+        {
+          body: {
+            number: '4242424242424242',
+            expMonth: 12,
+            expYear: 2030,
+            cvc: '123',
+            holderName: 'X',
+            returnUrl: 'https://x.example/',
+          },
+          headers: { authorization: `Bearer ${ACQUIRER.apiKey}` },
+        },
+      );
+      expect(paid.status, paid.text).toBeLessThan(300);
+    }
+    const total = ENDPOINTS * CHARGES;
+    // Every charge succeeded (the acquirer's notification reached this process), so every delivery exists.
+    await eventually(
+      async () => {
+        const statuses = await Promise.all(
+          chargeIds.map(
+            async (id) => (await api<{ status: string }>(firstApi, `/v1/charges/${id}`)).body.status,
+          ),
+        );
+        return statuses.every((status) => status === 'succeeded');
+      },
+      60_000,
+      'every charge to succeed',
+      200,
+    );
+
+    // Stop while attempts are on the wire (the receiver holds each for 3 s before its 200).
+    await receiver.waitForRequests(2, 60_000);
+    const exit = await sigterm(first);
+    expect(exit.code, `${first.stdout()}\n${first.stderr()}`).toBe(0);
+    const sentBeforeStop = receiver.received.length;
+    expect(sentBeforeStop).toBeLessThan(total);
+
+    // Every request the receiver got has its attempt recorded (and succeeded); nothing is left leased.
+    const database = await open();
+    try {
+      const attempts = await database.db
+        .selectFrom('webhook_attempts')
+        .select(['delivery_id', 'succeeded'])
+        .where('organization_id', '=', organizationId)
+        .execute();
+      expect(attempts).toHaveLength(sentBeforeStop);
+      expect(attempts.every((attempt) => attempt.succeeded)).toBe(true);
+      const leased = await database.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('organization_id', '=', organizationId)
+        .where('lease_token', 'is not', null)
+        .execute();
+      expect(leased).toEqual([]);
+    } finally {
+      await database.close();
+    }
+
+    // A restart sends the rest at once (no lease to wait for), and no delivery reaches the receiver twice.
+    const second = spawnGateway({ env });
+    await second.waitForBanner(120_000);
+    await receiver.waitForRequests(total, 45_000);
+    // The last attempts are still on the wire: the stop waits for them and records them.
+    const secondExit = await sigterm(second);
+    expect(secondExit.code).toBe(0);
+    const keys = receiver.received.map((received) => `${received.path} ${received.eventId}`);
+    expect(new Set(keys).size).toBe(total);
+    expect(receiver.received).toHaveLength(total);
+
+    const final = await open();
+    try {
+      const deliveries = await final.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'attempts'])
+        .where('organization_id', '=', organizationId)
+        .execute();
+      expect(deliveries).toHaveLength(total);
+      expect(deliveries.every((row) => row.status === 'succeeded' && row.attempts === 1)).toBe(true);
+      const attempts = await final.db
+        .selectFrom('webhook_attempts')
+        .select('id')
+        .where('organization_id', '=', organizationId)
+        .execute();
+      expect(attempts).toHaveLength(total);
+    } finally {
+      await final.close();
+    }
+  });
+});
+
+describe('the data directory lock', { timeout: 300_000 }, () => {
+  it('left behind by SIGKILL is recovered on the next start, with a message naming the dead process', async () => {
+    const dataDir = tempDir();
+    const env = programEnv(dataDir, {});
+    const first = spawnGateway({ env });
+    await first.waitForBanner(120_000);
+    first.child.kill('SIGKILL');
+    expect((await first.waitForExit(30_000)).signal).toBe('SIGKILL');
+    const lockFile = path.join(dataDir, 'gateway.lock');
+    expect(readFileSync(lockFile, 'utf8')).toBe(String(first.pid));
+
+    const second = spawnGateway({ env });
+    const urls = await second.waitForBanner(120_000);
+    expect(second.stdout()).toMatch(
+      new RegExp(
+        `"msg":"recovered the DATA_DIR lock left by process ${first.pid}, which is no longer running`,
+      ),
+    );
+    expect(readFileSync(lockFile, 'utf8')).toBe(String(second.pid));
+    const applied = await request(`${urls.sandboxApi}/v1/applications`, { body: validApplication() });
+    expect(applied.status).toBe(201);
+    const exit = await sigterm(second);
+    expect(exit.code).toBe(0);
+    expect(existsSync(lockFile)).toBe(false);
+  });
+});
+
+describe('the webhook dispatcher stopped between its claim and the send', { timeout: 120_000 }, () => {
+  it('hands the claimed deliveries back at once: due now, no lease, nothing sent, nothing recorded', async () => {
+    // No worker role: this test drives the dispatcher itself.
+    const t = await startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } });
+    cleanups.push(() => t.close());
+    const receiver = await startSlowReceiver(0);
+    cleanups.push(() => receiver.close());
+    const merchant = await createMerchant(t);
+    const key = merchant.keys.sandbox.secret;
+    const endpoint = await request<{ id: string }>(`${t.urls.sandboxApi}/v1/webhook-endpoints`, {
+      body: { url: receiver.url, enabledEvents: ['charge.succeeded'] },
+      headers: { 'x-api-key': key },
+    });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    for (let index = 0; index < 2; index++) {
+      const charge = await request<{ id: string; providerPaymentId: string }>(
+        `${t.urls.sandboxApi}/v1/charges`,
+        { body: validCharge(), headers: { 'x-api-key': key } },
+      );
+      expect(charge.status, charge.text).toBe(201);
+      const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
+        charge.body.providerPaymentId,
+        { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Stop Test' },
+        'https://shop.example/back',
+      );
+      await t.gateway.services.completion.apply(charge.body.id, payment);
+    }
+
+    const dispatcher = t.gateway.services.webhooks.dispatcher;
+    // The stop arrives while the claim's transaction is running: what it claims must not be sent.
+    const pumping = dispatcher.pump();
+    await dispatcher.stop(Date.now() + 10_000);
+    await pumping;
+
+    const db = t.gateway.database.db;
+    const deliveries = await db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'lease_token', 'next_attempt_at', 'attempts'])
+      .where('endpoint_id', '=', endpoint.body.id)
+      .execute();
+    expect(deliveries).toHaveLength(2);
+    for (const delivery of deliveries) {
+      expect(delivery).toMatchObject({ status: 'pending', lease_token: null, attempts: 0 });
+      expect(delivery.next_attempt_at.getTime()).toBeLessThanOrEqual(t.clock.now().getTime());
+    }
+    expect(receiver.received).toEqual([]);
+    expect(
+      await db
+        .selectFrom('webhook_attempts')
+        .select('id')
+        .where('endpoint_id', '=', endpoint.body.id)
+        .execute(),
+    ).toEqual([]);
+    expect(t.logs.filter((line) => line.includes('released unsent webhook deliveries'))).toHaveLength(2);
+  });
+});
+
+const ACQUIRER = { apiKey: 'sa_shutdown_key', notificationSecret: 'shutdown-notification-secret' };
+
+interface Received {
+  path: string;
+  eventId: string;
+}
+
+/** A webhook receiver on loopback that answers every request 200 after `delayMs`. */
+async function startSlowReceiver(delayMs: number) {
+  const received: Received[] = [];
+  const waiters: Array<() => void> = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string };
+      received.push({ path: req.url ?? '', eventId: event.id });
+      for (const waiter of waiters.splice(0)) waiter();
+      setTimeout(() => res.end('ok'), delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    waitForRequests: (count: number, timeoutMs: number) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${count} webhook requests`)),
+          timeoutMs,
+        );
+        const check = () => {
+          if (received.length >= count) {
+            clearTimeout(timer);
+            resolve();
+          } else waiters.push(check);
+        };
+        check();
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
