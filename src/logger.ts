@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { luhnValid } from './http/card-data.js';
 
 /** Paths pino replaces with [REDACTED] wherever they appear in a log line. */
 export const REDACTED_PATHS = [
@@ -50,21 +51,6 @@ const LINE_PATTERNS: Array<[RegExp, string]> = [
 const QUERY_PARAMETER = /([?&])([^=&#"\s\\]+)=([^&#"\s\\]*)/g;
 
 const DIGIT_RUN = /(?<![\w.])\d(?:[ -]?\d){12,18}(?![\w.])/g;
-
-function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let index = digits.length - 1; index >= 0; index--) {
-    let digit = digits.charCodeAt(index) - 48;
-    if (double) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
 
 /** Removes every secret shape from one serialised log line (JSON stays valid: only string content changes). */
 export function scrubSecrets(line: string): string {

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.js';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../../src/shared/secret-box.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../../sandbox-acquirer/server.js';
+import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestGateway {
@@ -31,6 +32,11 @@ export interface TestGatewayOptions {
   withoutLiveAcquirer?: boolean;
   /** Wraps the test database before the gateway opens it (a test that watches every statement). */
   wrapDatabase?: (database: Database) => Database;
+  /**
+   * A PostgreSQL database that several gateways of one test share, as the instances of a deployment do;
+   * the test creates and drops it. Without it each gateway gets a fresh database of its own.
+   */
+  sharedDatabaseUrl?: string;
 }
 
 /** The whole gateway, every listener on an ephemeral loopback port, against a database of its own. */
@@ -77,7 +83,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     },
   });
   config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
-  const testDb = await createTestDatabase();
+  const testDb: TestDatabase =
+    options.sharedDatabaseUrl === undefined
+      ? await createTestDatabase()
+      : {
+          database: await openDatabase({ databaseUrl: options.sharedDatabaseUrl, poolSize: 10 }),
+          url: undefined, // not this gateway's to drop; closing the gateway closes its pool
+          drop: async () => undefined,
+        };
   const gateway = await startGateway({
     config,
     logger: createLogger({ level: config.logLevel, destination }),

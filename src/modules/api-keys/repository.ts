@@ -8,6 +8,7 @@ import type {
   KycStatus,
 } from '../../db/schema.js';
 import { MINUTE } from '../../shared/clock.js';
+import { olderThan } from '../../shared/pagination.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -122,15 +123,7 @@ export async function listKeys(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(page.limit + 1);
-  const after = page.after;
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
+  if (page.after) query = query.where(olderThan(page.after));
   return query.execute();
 }
 
@@ -195,22 +188,23 @@ export async function countAuditTrail(db: Kdb, id: string): Promise<number> {
 
 export type KeyRequestRow = Selectable<ApiKeyRequestsTable>;
 
+/** One request of a key, as the log keeps it: no body, no header, no query string, no secret. */
+export interface KeyRequestEntry {
+  keyId: string;
+  organizationId: string;
+  environment: Environment;
+  method: string;
+  /** The route's path template, `/v1/charges/:id`. */
+  route: string;
+  resourceId: string | null;
+  statusCode: number;
+  requestId: string;
+  ip: string;
+  at: Date;
+}
+
 /** One multi-row INSERT for a batch of the request log. */
-export async function insertKeyRequests(
-  db: Kdb,
-  entries: ReadonlyArray<{
-    keyId: string;
-    organizationId: string;
-    environment: Environment;
-    method: string;
-    route: string;
-    resourceId: string | null;
-    statusCode: number;
-    requestId: string;
-    ip: string;
-    at: Date;
-  }>,
-): Promise<void> {
+export async function insertKeyRequests(db: Kdb, entries: ReadonlyArray<KeyRequestEntry>): Promise<void> {
   if (entries.length === 0) return;
   await db
     .insertInto('api_key_requests')
@@ -245,15 +239,7 @@ export async function listKeyRequests(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(page.limit + 1);
-  const after = page.after;
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
-      ]),
-    );
-  }
+  if (page.after) query = query.where(olderThan(page.after));
   return query.execute();
 }
 

@@ -1,22 +1,8 @@
 import type { Logger } from 'pino';
 import type { Kdb } from '../../db/database.js';
-import type { Environment } from '../../db/schema.js';
-import { insertKeyRequests } from './repository.js';
+import { insertKeyRequests, type KeyRequestEntry } from './repository.js';
 
-/** One request of a key, as the log keeps it: no body, no header, no query string, no secret. */
-export interface KeyRequestEntry {
-  keyId: string;
-  organizationId: string;
-  environment: Environment;
-  method: string;
-  /** The route's path template, `/v1/charges/:id`. */
-  route: string;
-  resourceId: string | null;
-  statusCode: number;
-  requestId: string;
-  ip: string;
-  at: Date;
-}
+export type { KeyRequestEntry };
 
 export interface KeyRequestLog {
   /** Queues the entry; it reaches the database with the next batch. Never throws, never waits. */
