@@ -69,7 +69,8 @@ export type Result<T, E extends UserError = UserError> =
       ok: false;
       error: E;
       problem?: string;
-      /** For `throttled`: seconds to wait. */ retryAfterSeconds?: number;
+      /** For `throttled`: seconds to wait. */
+      retryAfterSeconds?: number;
     };
 
 /** Where a security action came from, for the audit log. */
