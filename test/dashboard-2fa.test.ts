@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
-import { LOCKOUT } from '../src/shared/passwords.js';
+import { LOGIN_THROTTLE } from '../src/http/login-throttle.js';
 import { recoveryCodeHash } from '../src/modules/users/totp.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import type { ErrorBody } from './helpers/http.js';
@@ -312,24 +312,46 @@ describe('login with two-factor authentication', () => {
     expect(audit).toHaveLength(2);
   });
 
-  it(`wrong codes count towards the lockout: after ${LOCKOUT.maxFailures} the half-open session ends`, async () => {
+  it(`wrong codes slow the account's second factor: after ${LOGIN_THROTTLE.secondFactor.freeFailures} the half-open session ends and every address waits for it`, async () => {
+    const free = LOGIN_THROTTLE.secondFactor.freeFailures;
     const session = await signedIn();
     const { secret } = await enable(session);
     const client = await passwordStep(session.email, session.password);
-    for (let i = 0; i < LOCKOUT.maxFailures - 1; i++) {
+    for (let i = 0; i < free - 1; i++) {
       expect((await secondStep(client, '000000')).status).toBe(401);
     }
     const last = await secondStep(client, '000000');
-    expect(last.status).toBe(303);
-    expect(last.location).toBe('/login?lang=en&notice=locked');
+    expect(last.status).toBe(429);
+    expect(last.headers.get('retry-after')).toBe('1');
+    expect(textOf(last.text, 'form-error')).toBe('Too many failed attempts. Wait a second, then try again.');
     expect(client.cookies.has('gw_session')).toBe(false);
 
     nextStep();
-    // Locked: even the password and a right code do not get in.
-    expect((await new WebClient(web).login(session.email, session.password)).status).toBe(401);
-    t.clock.advance(LOCKOUT.lockMs);
+    // The password step from another address is not slowed: no account-wide lock for the password.
+    const other = await passwordStep(session.email, session.password);
+    // Its second factor is counted for the account from every address: only the holder of the password
+    // gets here, and many addresses must not each get free guesses at a 6-digit code.
+    const sixth = await secondStep(other, '000000');
+    expect(sixth.status).toBe(429);
+    expect(sixth.headers.get('retry-after')).toBe('2');
+    expect(other.cookies.has('gw_session')).toBe(false);
+    // While the wait is in force even the right code is not checked.
+    const third = await passwordStep(session.email, session.password);
+    const waiting = await secondStep(third, totpCode(secret, t.clock.now()));
+    expect(waiting.status).toBe(429);
+    expect(third.cookies.has('gw_session')).toBe(false);
+
+    t.clock.advance(2 * SECOND);
     const later = await passwordStep(session.email, session.password);
     expect((await secondStep(later, totpCode(secret, t.clock.now()))).status).toBe(303);
+    // The success clears the account-wide count of this address's pair and of the second factor.
+    const rows = await db()
+      .selectFrom('login_throttle')
+      .select(['email', 'address', 'failures'])
+      .where('realm', '=', 'dashboard')
+      .where('email', '=', session.email.toLowerCase())
+      .execute();
+    expect(rows.map((row) => row.address).sort()).toEqual([client.ip, other.ip].sort());
   });
 
   it('the half-open session expires after 10 minutes', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCKOUT } from '../src/shared/passwords.js';
-import { MINUTE } from '../src/shared/clock.js';
+import { LOGIN_THROTTLE } from '../src/http/login-throttle.js';
+import { MINUTE, SECOND } from '../src/shared/clock.js';
 import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import type { ErrorBody } from './helpers/http.js';
@@ -15,7 +15,8 @@ import {
   WebClient,
 } from './helpers/accounts.js';
 
-// Dashboard login, logout, sessions, CSRF, lockout and throttling on the web listener.
+// Dashboard login, logout, sessions, CSRF and throttling on the web listener (the login throttle's own
+// rules across addresses and realms are in login-throttle.test.ts).
 
 let t: TestGateway;
 let web: string;
@@ -42,6 +43,19 @@ async function auditActions(userId: string): Promise<string[]> {
 async function userRow(userId: string) {
   return db().selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
 }
+
+/** The failed-login counter of one e-mail from one address, if any. */
+async function pairRow(email: string, address: string) {
+  return db()
+    .selectFrom('login_throttle')
+    .selectAll()
+    .where('realm', '=', 'dashboard')
+    .where('email', '=', email.toLowerCase())
+    .where('address', '=', address)
+    .executeTakeFirst();
+}
+
+const FREE = LOGIN_THROTTLE.pair.freeFailures;
 
 describe('login', () => {
   it('signs in with e-mail and password, with a strict cookie, and shows the organization', async () => {
@@ -109,12 +123,12 @@ describe('login', () => {
     const user = await createActiveUser(t);
     const invited = await createInvitedOwner(t);
     const outcomes = [];
+    const client = new WebClient(web);
     for (const [email, password] of [
       [uniqueEmail('nobody'), user.password],
       [user.email, 'a wrong password of some length'],
       [invited.email, STRONG_PASSWORD],
     ] as const) {
-      const client = new WebClient(web);
       const res = await client.login(email, password);
       expect(client.cookies.has('gw_session')).toBe(false);
       outcomes.push({ status: res.status, error: textOf(res.text, 'form-error') });
@@ -122,12 +136,15 @@ describe('login', () => {
     expect(outcomes[0]).toEqual({
       status: 401,
       error:
-        'The e-mail address or the password is incorrect. After 5 failed attempts an account is locked for 15 minutes.',
+        'The e-mail address or the password is incorrect. After 5 failed attempts, each further attempt has to wait longer.',
     });
     expect(outcomes[1]).toEqual(outcomes[0]);
     expect(outcomes[2]).toEqual(outcomes[0]);
     expect(await auditActions(user.userId)).toEqual(['user.login_failed']);
-    expect((await userRow(user.userId)).failed_logins).toBe(1);
+    // Every failure is counted the same way, known account or not: per address and e-mail, and per address.
+    expect((await pairRow(user.email, client.ip))?.failures).toBe(1);
+    expect((await pairRow(invited.email, client.ip))?.failures).toBe(1);
+    expect((await pairRow('', client.ip))?.failures).toBe(3);
   });
 
   it('the same in Turkish, and keeps the typed address (escaped) in the form', async () => {
@@ -142,7 +159,7 @@ describe('login', () => {
     });
     expect(res.status).toBe(401);
     expect(textOf(res.text, 'form-error')).toBe(
-      'E-posta adresi ya da şifre hatalı. 5 başarısız denemeden sonra hesap 15 dakika boyunca kilitlenir.',
+      'E-posta adresi ya da şifre hatalı. 5 başarısız denemeden sonra her yeni deneme için daha uzun beklemeniz gerekir.',
     );
     expect(res.text).not.toContain('<script>alert(1)');
     expect(res.text).toContain('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;@x.example"');
@@ -197,7 +214,9 @@ describe('CSRF', () => {
     });
     expect(noCookie.status).toBe(403);
     expect(client.cookies.has('gw_session') || stranger.cookies.has('gw_session')).toBe(false);
-    expect((await userRow(user.userId)).failed_logins).toBe(0);
+    // A refused form is not a login attempt: nothing is counted.
+    expect(await pairRow(user.email, client.ip)).toBeUndefined();
+    expect(await pairRow(user.email, stranger.ip)).toBeUndefined();
   });
 
   it('refuses every signed-in form and JSON call without the session token', async () => {
@@ -262,61 +281,81 @@ describe('CSRF', () => {
   });
 });
 
-describe('lockout', () => {
-  it(`locks the account after ${LOCKOUT.maxFailures} failures, refuses even the right password, and unlocks after the lock time`, async () => {
+describe('failed logins slow the address down, never lock the account', () => {
+  it(`after ${FREE} failures from one address, that address waits, even with the right password, until the wait lapses`, async () => {
     const user = await createActiveUser(t);
     const client = new WebClient(web);
-    for (let i = 0; i < LOCKOUT.maxFailures; i++) {
+    for (let i = 0; i < FREE - 1; i++) {
       expect((await client.login(user.email, `wrong password number ${i}`)).status).toBe(401);
     }
-    const locked = await userRow(user.userId);
-    expect(locked.locked_until?.getTime()).toBe(t.clock.now().getTime() + LOCKOUT.lockMs);
+    const last = await client.login(user.email, 'wrong password number last');
+    expect(last.status).toBe(401);
+    const row = await pairRow(user.email, client.ip);
+    expect(row?.failures).toBe(FREE);
+    expect(row?.blocked_until?.getTime()).toBe(t.clock.now().getTime() + LOGIN_THROTTLE.pair.baseMs);
 
-    // Locked: the right password gets the same answer as a wrong one; nothing tells the lock apart.
+    // Waiting: the right password is not even checked; the page says how long to wait, in the header too.
     const refused = await client.login(user.email, user.password);
-    expect(refused.status).toBe(401);
-    expect(textOf(refused.text, 'form-error')).toContain('The e-mail address or the password is incorrect.');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(textOf(refused.text, 'form-error')).toBe(
+      'Too many failed attempts. Wait a second, then try again.',
+    );
     expect(client.cookies.has('gw_session')).toBe(false);
+    const tr = await client.submit('/login?lang=tr', { email: user.email, password: user.password });
+    expect(tr.status).toBe(429);
+    expect(textOf(tr.text, 'form-error')).toBe(
+      'Çok fazla başarısız deneme. 1 saniye bekleyip tekrar deneyin.',
+    );
 
-    t.clock.advance(LOCKOUT.lockMs - 1000);
-    expect((await client.login(user.email, user.password)).status).toBe(401);
-
-    t.clock.advance(1000);
-    const unlocked = await client.login(user.email, user.password);
-    expect(unlocked.status).toBe(303);
-    expect(unlocked.location).toBe('/dashboard?lang=en');
-    const row = await userRow(user.userId);
-    expect(row.failed_logins).toBe(0);
-    expect(row.locked_until).toBeNull();
+    t.clock.advance(SECOND);
+    const open = await client.login(user.email, user.password);
+    expect(open.status).toBe(303);
+    expect(open.location).toBe('/dashboard?lang=en');
+    // A success clears the pair's counter.
+    expect(await pairRow(user.email, client.ip)).toBeUndefined();
 
     const actions = await auditActions(user.userId);
-    expect(actions.filter((action) => action === 'user.login_failed')).toHaveLength(LOCKOUT.maxFailures);
-    expect(actions.filter((action) => action === 'user.locked')).toHaveLength(1);
-    expect(actions.filter((action) => action === 'user.login_refused_locked')).toHaveLength(2);
+    expect(actions.filter((action) => action === 'user.login_failed')).toHaveLength(FREE);
+    expect(actions.filter((action) => action === 'user.login_throttled')).toHaveLength(2);
     expect(actions.at(-1)).toBe('user.login');
+  });
+
+  it('the same account from another address signs in at once', async () => {
+    const user = await createActiveUser(t);
+    const attacker = new WebClient(web);
+    for (let i = 0; i < FREE + 2; i++) {
+      t.clock.advance(10 * SECOND);
+      expect((await attacker.login(user.email, `wrong password number ${i}`)).status).toBe(401);
+    }
+    expect((await attacker.login(user.email, user.password)).status).toBe(429);
+    const owner = new WebClient(web);
+    expect((await owner.login(user.email, user.password)).status).toBe(303);
+    expect((await userRow(user.userId)).locked_until).toBeNull();
   });
 
   it('a successful login resets the count of failures', async () => {
     const user = await createActiveUser(t);
     const client = new WebClient(web);
-    for (let i = 0; i < LOCKOUT.maxFailures - 1; i++) await client.login(user.email, 'wrong password here');
+    for (let i = 0; i < FREE - 1; i++) await client.login(user.email, 'wrong password here');
     expect((await client.login(user.email, user.password)).status).toBe(303);
-    for (let i = 0; i < LOCKOUT.maxFailures - 1; i++)
-      await new WebClient(web).login(user.email, 'wrong password here');
-    expect((await userRow(user.userId)).locked_until).toBeNull();
-    expect((await new WebClient(web).login(user.email, user.password)).status).toBe(303);
+    const again = new WebClient(web, client.ip);
+    for (let i = 0; i < FREE - 1; i++)
+      expect((await again.login(user.email, 'wrong password here')).status).toBe(401);
+    expect((await pairRow(user.email, client.ip))?.failures).toBe(FREE - 1);
+    expect((await new WebClient(web, client.ip).login(user.email, user.password)).status).toBe(303);
   });
 
   it('counts concurrent failures exactly', async () => {
     const user = await createActiveUser(t);
+    const ip = new WebClient(web).ip;
     await Promise.all(
-      Array.from({ length: LOCKOUT.maxFailures }, () =>
-        new WebClient(web).login(user.email, 'parallel wrong password'),
-      ),
+      Array.from({ length: FREE }, () => new WebClient(web, ip).login(user.email, 'parallel wrong password')),
     );
-    const row = await userRow(user.userId);
-    expect(row.locked_until).not.toBeNull();
-    expect(row.failed_logins).toBe(0);
+    const row = await pairRow(user.email, ip);
+    expect(row?.failures).toBe(FREE);
+    expect(row?.blocked_until).not.toBeNull();
+    expect((await new WebClient(web, ip).login(user.email, user.password)).status).toBe(429);
   });
 });
 
@@ -327,6 +366,8 @@ describe('throttling', () => {
     const csrf = csrfIn((await client.get('/login')).text);
     const statuses: number[] = [];
     for (let i = 0; i < DASHBOARD_RATE_LIMITS.login.max; i++) {
+      // Past the login throttle's waits (which follow the injected clock): this test is about the limiter.
+      t.clock.advance(LOGIN_THROTTLE.address.maxMs);
       statuses.push(
         (await client.postForm('/login', { _csrf: csrf, email: uniqueEmail('spray'), password: 'x' })).status,
       );

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../src/shared/clock.js';
-import { LOCKOUT } from '../src/shared/passwords.js';
+import { LOGIN_THROTTLE } from '../src/http/login-throttle.js';
 import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import type { ErrorBody } from './helpers/http.js';
@@ -243,14 +243,25 @@ describe('POST /v1/auth/reset-password', () => {
     expect((await new WebClient(web).get(`/reset-password/${'A'.repeat(43)}`)).status).toBe(404);
   });
 
-  it('clears a lockout', async () => {
+  it('clears the waits of the account', async () => {
     const user = await createActiveUser(t);
-    for (let i = 0; i < LOCKOUT.maxFailures; i++)
-      await new WebClient(web).login(user.email, 'not the password');
-    expect((await new WebClient(web).login(user.email, user.password)).status).toBe(401);
+    const client = new WebClient(web);
+    for (let i = 0; i < LOGIN_THROTTLE.pair.freeFailures + 3; i++) {
+      t.clock.advance(10 * 1000);
+      expect((await client.login(user.email, 'not the password')).status).toBe(401);
+    }
+    const waiting = await client.login(user.email, user.password);
+    expect(waiting.status).toBe(429);
     const { token } = await resetLink(user.email);
     expect((await reset(token)).status).toBe(200);
-    expect((await new WebClient(web).login(user.email, NEW_PASSWORD)).status).toBe(303);
+    // The address that waited may try the new password at once.
+    expect((await new WebClient(web, client.ip).login(user.email, NEW_PASSWORD)).status).toBe(303);
+    const left = await t.testDb.database.db
+      .selectFrom('login_throttle')
+      .select('address')
+      .where('email', '=', user.email.toLowerCase())
+      .execute();
+    expect(left).toEqual([]);
   });
 
   it('two concurrent resets with one token: exactly one succeeds', async () => {

@@ -316,6 +316,16 @@ export interface EmailsTable {
   sent_at: NullableTimestamp;
 }
 
+/** Failed-login counters (issue 11 item 6); `email` is '' on the per-address row. */
+export interface LoginThrottleTable {
+  realm: 'dashboard' | 'operator';
+  email: string;
+  address: string;
+  failures: number;
+  blocked_until: NullableTimestamp;
+  updated_at: Timestamp;
+}
+
 export interface DB {
   applications: ApplicationsTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -342,6 +352,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   operator_alerts: OperatorAlertsTable;
+  login_throttle: LoginThrottleTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;

@@ -30,7 +30,6 @@ export const ERROR_STATUS = {
   service_unavailable: 503,
   invalid_state_transition: 409,
   invalid_credentials: 401,
-  account_locked: 423,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -34,5 +34,3 @@ export function passwordProblem(password: string, email?: string): string | unde
   }
   return undefined;
 }
-
-export const LOCKOUT = { maxFailures: 5, lockMs: 15 * 60 * 1000 } as const;

@@ -1,3 +1,4 @@
+import { createLoginThrottle } from '../http/login-throttle.js';
 import { apiKeyRetentionJob } from '../modules/api-keys/retention.js';
 import { DAY, MINUTE, SECOND } from '../shared/clock.js';
 import type { Services } from '../services.js';
@@ -53,7 +54,8 @@ export function backgroundJobs(services: Services): Job[] {
       },
     },
     {
-      // Sessions a day past their end, and single-use tokens 30 days after they were used or expired.
+      // Sessions a day past their end, single-use tokens 30 days after they were used or expired, and
+      // login-throttle counters nobody failed on for a day.
       name: 'sessions-and-tokens-purge',
       intervalMs: 60 * MINUTE,
       run: async () => {
@@ -71,6 +73,7 @@ export function backgroundJobs(services: Services): Job[] {
             ]),
           )
           .execute();
+        await createLoginThrottle(services).purge();
       },
     },
     {

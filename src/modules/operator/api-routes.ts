@@ -39,7 +39,7 @@ export interface OperatorApiDeps {
   apiKeys: ApiKeyService;
 }
 
-const errors = errorResponses(400, 401, 403, 404, 409, 423, 429);
+const errors = errorResponses(400, 401, 403, 404, 409, 429);
 
 /** The operator API: the same operations as the console, as JSON, for scripts and the CLI. */
 export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promise<void> {

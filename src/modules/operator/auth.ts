@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
+import { LoginThrottledError } from '../../http/login-throttle.js';
 import type { App } from '../../http/server.js';
 import type { Session, SessionManager } from '../../http/session.js';
 import { safeEqual } from '../../shared/crypto.js';
@@ -85,7 +86,12 @@ export async function logInStaff(
   reply: FastifyReply,
   credentials: { email: string; password: string },
 ): Promise<{ staff: Staff; session: Session }> {
-  const staff = await deps.staff.authenticate(credentials.email, credentials.password);
+  const staff = await deps.staff
+    .authenticate(credentials.email, credentials.password, request.ip)
+    .catch((error: unknown) => {
+      if (error instanceof LoginThrottledError) reply.header('retry-after', error.retryAfterSeconds);
+      throw error;
+    });
   const session = await deps.sessions.start(reply, {
     realm: 'operator',
     subjectId: staff.id,

@@ -1,16 +1,11 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type { StaffRole, StaffUsersTable } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import { createLoginThrottle, LoginThrottledError, type LoginAttempt } from '../../http/login-throttle.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import {
-  decoyPasswordHash,
-  hashPassword,
-  LOCKOUT,
-  passwordProblem,
-  verifyPassword,
-} from '../../shared/passwords.js';
+import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from '../../shared/passwords.js';
 
 export const STAFF_ROLES: readonly StaffRole[] = ['admin', 'underwriter', 'support'];
 
@@ -44,13 +39,18 @@ export interface StaffService {
   create(input: { email: string; name: string; role: StaffRole; password: string }): Promise<Staff>;
   get(id: string): Promise<Staff | undefined>;
   count(): Promise<number>;
-  /** The staff member, or 401 `invalid_credentials` (the same for an unknown address), or 423 while locked. */
-  authenticate(email: string, password: string): Promise<Staff>;
+  /**
+   * The staff member, or 401 `invalid_credentials` (the same for an unknown address), or 429
+   * `too_many_requests` (`LoginThrottledError`) while this e-mail and client address, or this address
+   * across accounts, must wait after failures: then the password is not checked.
+   */
+  authenticate(email: string, password: string, address: string): Promise<Staff>;
   setPassword(email: string, password: string): Promise<void>;
 }
 
 export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffService {
   const { db, clock } = deps;
+  const throttle = createLoginThrottle({ db, clock });
   const byEmail = (email: string) =>
     db
       .selectFrom('staff_users')
@@ -107,37 +107,23 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
       return Number(row.n);
     },
 
-    async authenticate(email, password) {
+    async authenticate(email, password, address) {
+      const attempt: LoginAttempt = { realm: 'operator', email, address };
+      // No account-wide lock (issue 11 item 6): only this address waits, for this e-mail or for all.
+      const wait = await throttle.wait(attempt);
+      if (wait !== undefined) throw new LoginThrottledError(wait);
       const row = await byEmail(email);
-      const now = clock.now();
       if (!row || row.disabled_at !== null) {
         await verifyPassword(await decoyPasswordHash(), password);
+        await throttle.fail(attempt);
         throw new ApiError('invalid_credentials', 'The e-mail address or password is wrong.');
-      }
-      if (row.locked_until !== null && row.locked_until > now) {
-        throw new ApiError('account_locked', 'Too many failed attempts; the account is locked for a while.');
       }
       if (!(await verifyPassword(row.password_hash, password))) {
-        // Counted in the database, in one statement: parallel wrong guesses cannot overwrite each
-        // other's count (a read-then-write here let any number of parallel guesses count as one).
-        const lockUntil = new Date(now.getTime() + LOCKOUT.lockMs);
-        await db
-          .updateTable('staff_users')
-          .set({
-            failed_logins: sql<number>`CASE WHEN failed_logins + 1 >= ${LOCKOUT.maxFailures} THEN 0 ELSE failed_logins + 1 END`,
-            locked_until: sql<Date | null>`CASE WHEN failed_logins + 1 >= ${LOCKOUT.maxFailures} THEN ${lockUntil}::timestamptz ELSE locked_until END`,
-          })
-          .where('id', '=', row.id)
-          .execute();
+        // Counted in the database, in one statement per counter: parallel wrong guesses all count.
+        await throttle.fail(attempt);
         throw new ApiError('invalid_credentials', 'The e-mail address or password is wrong.');
       }
-      if (row.failed_logins > 0 || row.locked_until !== null) {
-        await db
-          .updateTable('staff_users')
-          .set({ failed_logins: 0, locked_until: null })
-          .where('id', '=', row.id)
-          .execute();
-      }
+      await throttle.succeed(attempt);
       return toStaff(row);
     },
 
@@ -147,14 +133,11 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
       if (!row) throw new ApiError('not_found', `No staff account ${email}.`);
       await db
         .updateTable('staff_users')
-        .set({
-          password_hash: await hashPassword(password),
-          failed_logins: 0,
-          locked_until: null,
-          updated_at: clock.now(),
-        })
+        .set({ password_hash: await hashPassword(password), updated_at: clock.now() })
         .where('id', '=', row.id)
         .execute();
+      // Set by an operator with the CLI: whoever waited on this account may try the new password.
+      await throttle.clearAccount('operator', row.email);
     },
   };
 }

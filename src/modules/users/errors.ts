@@ -9,7 +9,7 @@ const issue = (path: string, code: IssueCode, message: string) =>
 export const USER_ERRORS: Record<UserError, (failure: { problem?: string; field: string }) => ApiError> = {
   invalid_credentials: () => new ApiError('unauthorized', 'The e-mail address or the password is incorrect.'),
   inactive: () => new ApiError('unauthorized', 'Sign in to continue.'),
-  locked: () => new ApiError('unauthorized', 'Too many failed attempts; the account is locked for a while.'),
+  throttled: () => new ApiError('too_many_requests', 'Too many failed attempts; wait and try again.'),
   token_invalid: () => issue('token', 'invalid_value', 'the link is invalid, expired or already used'),
   token_used: () => issue('token', 'invalid_value', 'the link is invalid, expired or already used'),
   weak_password: ({ problem, field }) => issue(field, passwordIssueCode(problem), problem ?? 'is too weak'),

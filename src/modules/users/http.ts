@@ -15,8 +15,9 @@ import {
 } from './service.js';
 
 /**
- * Per-IP limits of the account routes (requests per window). Lockout protects each account; these
- * protect the service and slow password spraying across accounts.
+ * Per-IP limits of the account routes (requests per window). The login throttle
+ * (src/http/login-throttle.ts) slows failed logins per account and address; these protect the service
+ * and slow password spraying across accounts.
  */
 export const DASHBOARD_RATE_LIMITS = {
   login: { max: 20, timeWindow: 5 * MINUTE },

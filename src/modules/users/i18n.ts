@@ -32,7 +32,9 @@ export interface DashboardMessages {
     forgot: string;
     invalid: string;
     signedOut: string;
-    locked: string;
+    /** `{seconds}`: the wait before the next attempt is checked. */
+    throttled: string;
+    throttledOne: string;
     expired: string;
     passwordChanged: string;
   };
@@ -180,9 +182,10 @@ const en: DashboardMessages = {
     submit: 'Sign in',
     forgot: 'Forgot your password?',
     invalid:
-      'The e-mail address or the password is incorrect. After 5 failed attempts an account is locked for 15 minutes.',
+      'The e-mail address or the password is incorrect. After 5 failed attempts, each further attempt has to wait longer.',
     signedOut: 'You are signed out.',
-    locked: 'Too many failed attempts. Sign in again in 15 minutes.',
+    throttled: 'Too many failed attempts. Wait {seconds} seconds, then try again.',
+    throttledOne: 'Too many failed attempts. Wait a second, then try again.',
     expired: 'Your sign-in took too long. Please start again.',
     passwordChanged: 'Your password is set. Sign in with it.',
   },
@@ -368,9 +371,10 @@ const tr: DashboardMessages = {
     submit: 'Giriş yap',
     forgot: 'Şifrenizi mi unuttunuz?',
     invalid:
-      'E-posta adresi ya da şifre hatalı. 5 başarısız denemeden sonra hesap 15 dakika boyunca kilitlenir.',
+      'E-posta adresi ya da şifre hatalı. 5 başarısız denemeden sonra her yeni deneme için daha uzun beklemeniz gerekir.',
     signedOut: 'Çıkış yaptınız.',
-    locked: 'Çok fazla başarısız deneme. 15 dakika sonra yeniden giriş yapın.',
+    throttled: 'Çok fazla başarısız deneme. {seconds} saniye bekleyip tekrar deneyin.',
+    throttledOne: 'Çok fazla başarısız deneme. 1 saniye bekleyip tekrar deneyin.',
     expired: 'Girişiniz çok uzun sürdü. Lütfen baştan başlayın.',
     passwordChanged: 'Şifreniz belirlendi. Yeni şifrenizle giriş yapın.',
   },

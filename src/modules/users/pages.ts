@@ -61,7 +61,7 @@ interface ApiKeyFormValues {
 }
 const EMPTY_KEY_FORM: ApiKeyFormValues = { name: '', scopes: [], allowedIps: '', expiresAt: '' };
 
-const LOGIN_NOTICES = ['signed_out', 'locked', 'expired', 'password_set'] as const;
+const LOGIN_NOTICES = ['signed_out', 'expired', 'password_set'] as const;
 type LoginNotice = (typeof LOGIN_NOTICES)[number];
 const PageQuerySchema = Type.Object({
   lang: Type.Optional(Type.String()),
@@ -160,15 +160,22 @@ export async function dashboardPages(app: App, options: DashboardPagesOptions): 
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    extra: { error?: string; notice?: LoginNotice; email?: string },
+    extra: { error?: 'invalid' | 'throttled'; wait?: number; notice?: LoginNotice; email?: string },
   ) =>
     render(request, reply, 'dashboard-login', status, {
       title: (m) => m.login.title,
       csrf: auth.formToken(request, reply),
       error: extra.error,
+      wait: extra.wait ?? 0,
       notice: extra.notice,
       email: extra.email ?? '',
     });
+
+  /** 429 with `Retry-After`: the login form again, saying how many seconds to wait. */
+  const throttledLoginPage = (request: FastifyRequest, reply: FastifyReply, wait: number, email: string) => {
+    reply.header('retry-after', wait);
+    return loginPage(request, reply, 429, { error: 'throttled', wait, email });
+  };
 
   app.get('/login', { schema: { hide: true, querystring: PageQuerySchema } }, async (request, reply) => {
     if (await auth.signedIn(request)) return redirect(request, reply, '/dashboard');
@@ -187,6 +194,8 @@ export async function dashboardPages(app: App, options: DashboardPagesOptions): 
       const { email, password } = request.body;
       const result = await users.login({ email, password }, contextOf(request));
       if (!result.ok) {
+        if (result.error === 'throttled')
+          return throttledLoginPage(request, reply, result.retryAfterSeconds ?? 1, email.trim());
         return loginPage(request, reply, 401, { error: 'invalid', email: email.trim() });
       }
       await endCurrentSession(request, reply);
@@ -233,8 +242,13 @@ export async function dashboardPages(app: App, options: DashboardPagesOptions): 
       const result = await users.completeMfaLogin(session.subject_id, request.body.code, contextOf(request));
       if (!result.ok) {
         if (result.error === 'invalid_code') return mfaPage(request, reply, session, 401, 'invalid');
+        // Waiting (or gone): the half-open session ends, and the password is asked again after the wait.
         await sessions.end(reply, session);
-        return redirect(request, reply, '/login', { notice: 'locked' });
+        if (result.error === 'throttled') {
+          const account = await users.account(session.subject_id);
+          return throttledLoginPage(request, reply, result.retryAfterSeconds ?? 1, account?.user.email ?? '');
+        }
+        return redirect(request, reply, '/login', { notice: 'expired' });
       }
       // A new session id once the second factor is passed: the half-open one is never promoted.
       await sessions.end(reply, session);

@@ -99,37 +99,6 @@ export async function retireAccountTokens(
     .execute();
 }
 
-/**
- * Counts one failed attempt. The fifth consecutive failure locks the account until `lockUntil` and
- * starts the count again, so an unlocked account gets a fresh series. Atomic under concurrency.
- */
-export async function recordLoginFailure(
-  db: Kdb,
-  userId: string,
-  input: { maxFailures: number; lockUntil: Date; now: Date },
-): Promise<{ locked: boolean }> {
-  const row = await db
-    .updateTable('users')
-    .set({
-      failed_logins: sql<number>`CASE WHEN failed_logins + 1 >= ${input.maxFailures} THEN 0 ELSE failed_logins + 1 END`,
-      locked_until: sql<Date | null>`CASE WHEN failed_logins + 1 >= ${input.maxFailures} THEN ${input.lockUntil}::timestamptz ELSE locked_until END`,
-      updated_at: input.now,
-    })
-    .where('id', '=', userId)
-    .returning('locked_until')
-    .executeTakeFirst();
-  return { locked: row?.locked_until != null && row.locked_until.getTime() > input.now.getTime() };
-}
-
-export async function clearLoginFailures(db: Kdb, userId: string, now: Date): Promise<void> {
-  await db
-    .updateTable('users')
-    .set({ failed_logins: 0, locked_until: null, updated_at: now })
-    .where('id', '=', userId)
-    .where((eb) => eb.or([eb('failed_logins', '>', 0), eb('locked_until', 'is not', null)]))
-    .execute();
-}
-
 /** Accepts a TOTP time step once: only a step later than the last accepted one updates the row. */
 export async function claimTotpStep(db: Kdb, userId: string, step: number, now: Date): Promise<boolean> {
   const result = await db

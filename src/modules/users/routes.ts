@@ -87,8 +87,8 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
       schema: {
         summary: 'Set a new password with a reset link',
         description:
-          'The token is single-use and valid for 1 hour. Sets the password, clears a lockout and ends every ' +
-          'session of the account. Limited per client IP address.',
+          'The token is single-use and valid for 1 hour. Sets the password, clears the login throttle of the ' +
+          'account and ends every session of the account. Limited per client IP address.',
         body: ResetPasswordSchema,
         response: { 200: PasswordResetSchema, ...errorResponses(400, 415, 429, 500) },
       },

@@ -6,20 +6,14 @@ import type { Realm } from '../../http/session.js';
 import type { Services } from '../../services.js';
 import { MINUTE } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import {
-  decoyPasswordHash,
-  hashPassword,
-  LOCKOUT,
-  passwordProblem,
-  verifyPassword,
-} from '../../shared/passwords.js';
+import { createLoginThrottle, type LoginAttempt } from '../../http/login-throttle.js';
+import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from '../../shared/passwords.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
 import { invitationEmail, passwordResetEmail } from '../email/templates.js';
 import { findOrganization } from '../organizations/repository.js';
 import type { Organization } from '../organizations/types.js';
 import {
   claimTotpStep,
-  clearLoginFailures,
   consumeAccountToken,
   countUnusedRecoveryCodes,
   findAccountToken,
@@ -28,7 +22,6 @@ import {
   insertAccountToken,
   insertUser,
   listOrganizationUsers,
-  recordLoginFailure,
   replaceRecoveryCodes,
   retireAccountTokens,
   useRecoveryCode,
@@ -61,7 +54,7 @@ export type UserError =
   | 'weak_password'
   | 'wrong_password'
   | 'invalid_code'
-  | 'locked'
+  | 'throttled'
   | 'inactive'
   | 'totp_already_enabled'
   | 'totp_not_pending'
@@ -71,7 +64,14 @@ export type UserError =
   | 'email_taken';
 
 export type Result<T, E extends UserError = UserError> =
-  { ok: true; value: T } | { ok: false; error: E; problem?: string };
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      error: E;
+      problem?: string;
+      /** For `throttled`: seconds to wait. */
+      retryAfterSeconds?: number;
+    };
 
 /** Where a security action came from, for the audit log. */
 export interface RequestContext {
@@ -184,9 +184,15 @@ export type UserServiceDeps = Pick<
   'db' | 'clock' | 'urls' | 'box' | 'audit' | 'mailer' | 'sessions' | 'logger'
 >;
 
-/** Dashboard accounts: activation, invitations, login with lockout and two factors, password reset. */
+/** Dashboard accounts: activation, invitations, throttled login with two factors, password reset. */
 export function createUserService(deps: UserServiceDeps): UserService {
   const { db, clock, box, audit, mailer, sessions, logger } = deps;
+  const throttle = createLoginThrottle({ db, clock });
+  const attemptOf = (email: string, context: RequestContext): LoginAttempt => ({
+    realm: DASHBOARD_REALM,
+    email,
+    address: context.ip ?? '',
+  });
   const pendingResets = new Set<Promise<void>>();
 
   const toUser = (row: UserRow): DashboardUser => ({
@@ -254,21 +260,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
     return problem === undefined ? undefined : { ok: false, error: 'weak_password', problem };
   };
 
-  /** Counts a failed attempt; returns whether this failure locked the account. */
-  const fail = async (user: UserRow, action: string, context: RequestContext): Promise<boolean> => {
-    const now = clock.now();
-    const { locked } = await recordLoginFailure(db, user.id, {
-      maxFailures: LOCKOUT.maxFailures,
-      lockUntil: new Date(now.getTime() + LOCKOUT.lockMs),
-      now,
-    });
-    await record(db, user, action, context);
-    if (locked) await record(db, user, 'user.locked', context, { after: { lockMs: LOCKOUT.lockMs } });
-    return locked;
-  };
-
-  const isLocked = (user: UserRow) =>
-    user.locked_until !== null && user.locked_until.getTime() > clock.now().getTime();
+  const throttled = (retryAfterSeconds: number) =>
+    ({ ok: false, error: 'throttled', retryAfterSeconds }) as const;
 
   /** Checks a TOTP code (each time step once) or an unused recovery code, and consumes it. */
   const checkSecondFactor = async (
@@ -429,23 +422,31 @@ export function createUserService(deps: UserServiceDeps): UserService {
       ),
 
     async login({ email, password }, context) {
+      const attempt = attemptOf(email, context);
+      // While this address waits (for this account, or across accounts), no password is checked: the
+      // answer says so for known and unknown addresses alike, and takes no argon2 time.
+      const wait = await throttle.wait(attempt);
+      if (wait !== undefined) {
+        const known = await findUserByEmail(db, email.trim());
+        if (known) await record(db, known, 'user.login_throttled', context, { after: { wait } });
+        return throttled(wait);
+      }
       const user = await findUserByEmail(db, email.trim());
-      // Unknown, not yet activated, disabled or locked: the same answer after the same work.
+      // Unknown, not yet activated, disabled or wrong password: the same answer after the same work,
+      // and counted the same way.
       if (!user || user.status !== 'active' || user.password_hash === null) {
         await verifyPassword(await decoyPasswordHash(), password);
-        return { ok: false, error: 'invalid_credentials' };
-      }
-      if (isLocked(user)) {
-        await verifyPassword(await decoyPasswordHash(), password);
-        await record(db, user, 'user.login_refused_locked', context);
+        await throttle.fail(attempt);
         return { ok: false, error: 'invalid_credentials' };
       }
       if (!(await verifyPassword(user.password_hash, password))) {
-        await fail(user, 'user.login_failed', context);
+        await throttle.fail(attempt);
+        await record(db, user, 'user.login_failed', context);
         return { ok: false, error: 'invalid_credentials' };
       }
       const mfaRequired = user.totp_enabled_at !== null;
-      if (!mfaRequired) await clearLoginFailures(db, user.id, clock.now());
+      // The pair is cleared once the whole login succeeded: after the second factor when it is on.
+      if (!mfaRequired) await throttle.succeed(attempt);
       await record(db, user, mfaRequired ? 'user.login_password_ok' : 'user.login', context);
       return { ok: true, value: { userId: user.id, mfaRequired } };
     },
@@ -454,12 +455,18 @@ export function createUserService(deps: UserServiceDeps): UserService {
       const user = await findUserById(db, userId);
       if (!user || user.status !== 'active' || user.totp_enabled_at === null)
         return { ok: false, error: 'inactive' };
-      if (isLocked(user)) return { ok: false, error: 'locked' };
-      if (!(await checkSecondFactor(db, user, code, context))) {
-        const locked = await fail(user, 'user.mfa_failed', context);
-        return { ok: false, error: locked ? 'locked' : 'invalid_code' };
+      const attempt = { ...attemptOf(user.email, context), secondFactor: true };
+      const wait = await throttle.wait(attempt);
+      if (wait !== undefined) {
+        await record(db, user, 'user.login_throttled', context, { after: { wait } });
+        return throttled(wait);
       }
-      await clearLoginFailures(db, user.id, clock.now());
+      if (!(await checkSecondFactor(db, user, code, context))) {
+        const started = await throttle.fail(attempt);
+        await record(db, user, 'user.mfa_failed', context);
+        return started === undefined ? { ok: false, error: 'invalid_code' } : throttled(started);
+      }
+      await throttle.succeed(attempt);
       await record(db, user, 'user.login', context, { after: { secondFactor: true } });
       return { ok: true, value: undefined };
     },
@@ -499,6 +506,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
         return consumedBy;
       });
       if (userId === undefined) return { ok: false, error: 'token_invalid' };
+      // The reset proves the mailbox, and whoever guessed at the old password must start again.
+      await throttle.clearAccount(DASHBOARD_REALM, found.user.email);
       // Whoever knew the old password may hold a session: a reset ends every one of them.
       const sessionsEnded = await sessions.endAll(DASHBOARD_REALM, userId);
       return { ok: true, value: { userId, sessionsEnded } };

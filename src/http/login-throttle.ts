@@ -1,0 +1,183 @@
+import { sql } from 'kysely';
+import type { Kdb } from '../db/database.js';
+import type { Clock } from '../shared/clock.js';
+import { DAY, MINUTE, SECOND } from '../shared/clock.js';
+import { ApiError } from './errors.js';
+import type { Realm } from './session.js';
+
+/**
+ * How failed logins slow further attempts (issue 11 item 6, docs/decisions/0019-login-throttling.md).
+ * After `freeFailures` failures of a key, each failure sets a wait of `baseMs`, doubled per further
+ * failure, at most `maxMs`. A key with no failure for `forgetMs` starts again from zero.
+ *
+ * - `pair`: one account e-mail from one client address. The real user's other addresses are untouched.
+ * - `address`: one client address across every account (password spraying). Below the per-address
+ *   rate limit of the login routes, so it bites first and keeps biting after the rate-limit window.
+ * - `secondFactor`: one account from every address, for the second factor only. Only someone who has
+ *   the password reaches that step; without an account-wide count, many addresses would each get their
+ *   own free guesses at a 6-digit code. The real user's password step is never slowed by it.
+ */
+export const LOGIN_THROTTLE = {
+  pair: { freeFailures: 5, baseMs: SECOND, maxMs: 15 * MINUTE, forgetMs: DAY },
+  address: { freeFailures: 10, baseMs: SECOND, maxMs: 15 * MINUTE, forgetMs: DAY },
+  secondFactor: { freeFailures: 5, baseMs: SECOND, maxMs: 15 * MINUTE, forgetMs: DAY },
+} as const;
+
+/** The `address` of the account-wide second-factor row: never a client address. */
+const ANY_ADDRESS = '*';
+
+type Rule = (typeof LOGIN_THROTTLE)[keyof typeof LOGIN_THROTTLE];
+
+/** The wait after the `failures`-th failure under a rule, in milliseconds (0: none). */
+export function waitAfter(rule: Rule, failures: number): number {
+  if (failures < rule.freeFailures) return 0;
+  return Math.min(rule.maxMs, rule.baseMs * 2 ** Math.min(failures - rule.freeFailures, 30));
+}
+
+export interface LoginAttempt {
+  realm: Realm;
+  /** The address typed into the form, whether or not it has an account. */
+  email: string;
+  /** The client address (`request.ip`, which honours `TRUSTED_PROXIES`). */
+  address: string;
+  /** A second-factor attempt: also counted, and waited on, for the account from every address. */
+  secondFactor?: boolean;
+}
+
+export interface LoginThrottle {
+  /** Seconds to wait before this attempt may be checked, or undefined when it may be checked now. */
+  wait(attempt: LoginAttempt): Promise<number | undefined>;
+  /** Counts a failure of the pair and of the address; returns the wait it starts (seconds), if any. */
+  fail(attempt: LoginAttempt): Promise<number | undefined>;
+  /** A success clears the pair's counter (not the address's: other accounts may still be sprayed). */
+  succeed(attempt: LoginAttempt): Promise<void>;
+  /** Clears every counter of an account (a password reset or one set by an operator). */
+  clearAccount(realm: Realm, email: string): Promise<void>;
+  /** Deletes counters nobody failed on for longer than they are remembered (the worker). */
+  purge(): Promise<number>;
+}
+
+/** A refused login: 429 `too_many_requests`; the route sets `Retry-After` from `retryAfterSeconds`. */
+export class LoginThrottledError extends ApiError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      'too_many_requests',
+      `Too many failed login attempts; wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'} and try again.`,
+    );
+  }
+}
+
+/**
+ * The e-mail as counters key it: trimmed, lower case, bounded (a form field is at most 254 anyway). An
+ * empty one becomes ' ', which no trimmed input equals, so it never meets the per-address row ('').
+ */
+export function throttleEmail(email: string): string {
+  return email.trim().toLowerCase().slice(0, 320) || ' ';
+}
+
+/**
+ * Counters in the database (`login_throttle`), so every process shares them; one statement per
+ * failure (INSERT … ON CONFLICT DO UPDATE), so parallel failures are all counted. Time comes from the
+ * injected clock.
+ */
+export function createLoginThrottle(deps: { db: Kdb; clock: Clock }): LoginThrottle {
+  const { db, clock } = deps;
+  const keys = (attempt: LoginAttempt) => [
+    { rule: LOGIN_THROTTLE.pair, email: throttleEmail(attempt.email), address: attempt.address },
+    { rule: LOGIN_THROTTLE.address, email: '', address: attempt.address },
+    ...(attempt.secondFactor
+      ? [{ rule: LOGIN_THROTTLE.secondFactor, email: throttleEmail(attempt.email), address: ANY_ADDRESS }]
+      : []),
+  ];
+
+  const count = async (
+    attempt: LoginAttempt,
+    key: { email: string; address: string },
+    rule: Rule,
+    now: Date,
+  ): Promise<number> => {
+    const forgetBefore = new Date(now.getTime() - rule.forgetMs);
+    // failures: 1 for a new key or one forgotten; else one more.
+    const failures = sql<number>`CASE WHEN login_throttle.updated_at < ${forgetBefore}::timestamptz THEN 1 ELSE login_throttle.failures + 1 END`;
+    const wait = sql`CASE WHEN ${failures} < ${rule.freeFailures} THEN NULL
+      ELSE ${now}::timestamptz + LEAST(${rule.maxMs}::float8,
+        ${rule.baseMs}::float8 * power(2::float8, LEAST(${failures} - ${rule.freeFailures}, 30)::float8))
+        * interval '1 millisecond' END`;
+    const row = await db
+      .insertInto('login_throttle')
+      .values({
+        realm: attempt.realm,
+        email: key.email,
+        address: key.address,
+        failures: 1,
+        blocked_until: rule.freeFailures <= 1 ? new Date(now.getTime() + rule.baseMs) : null,
+        updated_at: now,
+      })
+      .onConflict((oc) =>
+        oc.columns(['realm', 'email', 'address']).doUpdateSet({
+          failures,
+          blocked_until: sql<Date | null>`${wait}`,
+          updated_at: now,
+        }),
+      )
+      .returning('failures')
+      .executeTakeFirstOrThrow();
+    return Number(row.failures);
+  };
+
+  return {
+    async wait(attempt) {
+      const now = clock.now();
+      const rows = await db
+        .selectFrom('login_throttle')
+        .select('blocked_until')
+        .where('realm', '=', attempt.realm)
+        .where((eb) =>
+          eb.or(
+            keys(attempt).map((key) =>
+              eb.and([eb('email', '=', key.email), eb('address', '=', key.address)]),
+            ),
+          ),
+        )
+        .where('blocked_until', '>', now)
+        .execute();
+      const until = Math.max(0, ...rows.map((row) => row.blocked_until?.getTime() ?? 0));
+      return until > now.getTime() ? Math.max(1, Math.ceil((until - now.getTime()) / SECOND)) : undefined;
+    },
+
+    async fail(attempt) {
+      const now = clock.now();
+      let waitMs = 0;
+      for (const { rule, ...key } of keys(attempt)) {
+        waitMs = Math.max(waitMs, waitAfter(rule, await count(attempt, key, rule, now)));
+      }
+      return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / SECOND)) : undefined;
+    },
+
+    async succeed(attempt) {
+      await db
+        .deleteFrom('login_throttle')
+        .where('realm', '=', attempt.realm)
+        .where('email', '=', throttleEmail(attempt.email))
+        .where('address', 'in', attempt.secondFactor ? [attempt.address, ANY_ADDRESS] : [attempt.address])
+        .execute();
+    },
+
+    async clearAccount(realm, email) {
+      await db
+        .deleteFrom('login_throttle')
+        .where('realm', '=', realm)
+        .where('email', '=', throttleEmail(email))
+        .execute();
+    },
+
+    async purge() {
+      const forgetMs = Math.max(...Object.values(LOGIN_THROTTLE).map((rule) => rule.forgetMs));
+      const result = await db
+        .deleteFrom('login_throttle')
+        .where('updated_at', '<', new Date(clock.now().getTime() - forgetMs))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,250 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoginThrottle, LOGIN_THROTTLE, waitAfter } from '../src/http/login-throttle.js';
+import { DAY, HOUR, MINUTE, SECOND } from '../src/shared/clock.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  ACCOUNT_TEST_ENV,
+  createActiveUser,
+  nextIp,
+  textOf,
+  uniqueEmail,
+  WebClient,
+} from './helpers/accounts.js';
+import { createStaffUser, postLogin } from './helpers/operator.js';
+
+// Issue 11 item 6: failed logins slow the address they come from (per account, and across accounts)
+// with a doubling wait; nothing locks an account, so an attacker cannot keep the real user out.
+// Both realms: the merchant dashboard (HTML login form) and the operator API login (JSON).
+
+let t: TestGateway;
+let web: string;
+
+beforeAll(async () => {
+  // TRUSTED_PROXIES: every listener takes X-Forwarded-For from loopback, so tests choose addresses.
+  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
+  web = t.urls.web;
+});
+afterAll(async () => t?.close());
+
+const db = () => t.testDb.database.db;
+const PAIR = LOGIN_THROTTLE.pair;
+const ADDRESS = LOGIN_THROTTLE.address;
+
+async function throttleRows(realm: 'dashboard' | 'operator', address: string) {
+  return db()
+    .selectFrom('login_throttle')
+    .select(['email', 'failures', 'blocked_until'])
+    .where('realm', '=', realm)
+    .where('address', '=', address)
+    .orderBy('email')
+    .execute();
+}
+
+describe('the rule', () => {
+  it('waits 1 s after the 5th failure of a pair, doubling per failure, at most 15 minutes', () => {
+    expect([1, 4].map((n) => waitAfter(PAIR, n))).toEqual([0, 0]);
+    expect([5, 6, 7, 8, 14].map((n) => waitAfter(PAIR, n))).toEqual([1, 2, 4, 8, 512].map((s) => s * SECOND));
+    expect(waitAfter(PAIR, 15)).toBe(15 * MINUTE);
+    expect(waitAfter(PAIR, 10_000)).toBe(15 * MINUTE);
+    expect(waitAfter(ADDRESS, ADDRESS.freeFailures - 1)).toBe(0);
+    expect(waitAfter(ADDRESS, ADDRESS.freeFailures)).toBe(SECOND);
+  });
+});
+
+describe('dashboard login', () => {
+  it("slows the attacker's address with a growing Retry-After, while the real user signs in at once from elsewhere", async () => {
+    const user = await createActiveUser(t);
+    const attacker = new WebClient(web);
+    for (let i = 0; i < PAIR.freeFailures; i++) {
+      expect((await attacker.login(user.email, `guess number ${i}`)).status).toBe(401);
+    }
+    const retryAfters: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const refused = await attacker.login(user.email, `guess while waiting ${round}`);
+      expect(refused.status).toBe(429);
+      const wait = Number(refused.headers.get('retry-after'));
+      retryAfters.push(wait);
+      // The page says the same wait, in words.
+      expect(textOf(refused.text, 'form-error')).toBe(
+        wait === 1
+          ? 'Too many failed attempts. Wait a second, then try again.'
+          : `Too many failed attempts. Wait ${wait} seconds, then try again.`,
+      );
+      // During the attack the owner, from their own address, gets in at once.
+      const owner = new WebClient(web);
+      expect((await owner.login(user.email, user.password)).status).toBe(303);
+
+      t.clock.advance(wait * SECOND);
+      expect((await attacker.login(user.email, `guess after waiting ${round}`)).status).toBe(401);
+    }
+    expect(retryAfters).toEqual([1, 2, 4, 8, 16]);
+    // A wrong password during a wait is never checked, so never counted: 5 + 5 failures, not 15.
+    const [address, pair] = await throttleRows('dashboard', attacker.ip);
+    expect(pair).toMatchObject({ email: user.email.toLowerCase(), failures: PAIR.freeFailures + 5 });
+    expect(address).toMatchObject({ email: '', failures: PAIR.freeFailures + 5 });
+    // The owner's logins left no trace on the account: there is no account-wide state to lock.
+    const row = await db()
+      .selectFrom('users')
+      .select(['failed_logins', 'locked_until'])
+      .where('id', '=', user.userId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ failed_logins: 0, locked_until: null });
+    const audit = await db()
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target_id', '=', user.userId)
+      .execute();
+    const count = (action: string) => audit.filter((entry) => entry.action === action).length;
+    expect([count('user.login_failed'), count('user.login_throttled'), count('user.login')]).toEqual([
+      10, 5, 5,
+    ]);
+  });
+
+  it('the wait lapses with the clock: the right password then works from the same address', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    for (let i = 0; i < PAIR.freeFailures + 1; i++) {
+      t.clock.advance(MINUTE);
+      expect((await client.login(user.email, `guess number ${i}`)).status).toBe(401);
+    }
+    // Two seconds after the sixth failure.
+    t.clock.advance(2 * SECOND - 1);
+    const refused = await client.login(user.email, user.password);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    t.clock.advance(1);
+    expect((await client.login(user.email, user.password)).status).toBe(303);
+    expect((await throttleRows('dashboard', client.ip)).map((row) => row.email)).toEqual(['']);
+  });
+
+  it(`slows an address that fails across many accounts after ${ADDRESS.freeFailures} failures, known accounts or not`, async () => {
+    const sprayer = new WebClient(web);
+    const victims = await Promise.all(Array.from({ length: 3 }, () => createActiveUser(t)));
+    for (let i = 0; i < ADDRESS.freeFailures; i++) {
+      const email = victims[i]?.email ?? uniqueEmail('nobody');
+      expect((await sprayer.login(email, 'Summer2026!summer')).status).toBe(401);
+    }
+    // No pair reached its own limit, yet the address now waits, for every account, even a right password.
+    const victim = victims[0];
+    if (!victim) throw new Error('no victim');
+    const refused = await sprayer.login(victim.email, victim.password);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await sprayer.login(uniqueEmail('fresh'), 'anything at all')).status).toBe(429);
+    // Other addresses are untouched.
+    expect((await new WebClient(web).login(victim.email, victim.password)).status).toBe(303);
+
+    t.clock.advance(SECOND);
+    expect((await sprayer.login(uniqueEmail('nobody'), 'Autumn2026!autumn')).status).toBe(401);
+    const next = await sprayer.login(victim.email, victim.password);
+    expect(next.status).toBe(429);
+    expect(next.headers.get('retry-after')).toBe('2');
+  });
+
+  it('caps the wait at 15 minutes and forgets a counter after a day without failures', async () => {
+    const user = await createActiveUser(t);
+    const capped = nextIp();
+    const now = t.clock.now();
+    await db()
+      .insertInto('login_throttle')
+      .values({
+        realm: 'dashboard',
+        email: user.email.toLowerCase(),
+        address: capped,
+        failures: 60,
+        blocked_until: null,
+        updated_at: now,
+      })
+      .execute();
+    expect((await new WebClient(web, capped).login(user.email, 'another guess')).status).toBe(401);
+    const refused = await new WebClient(web, capped).login(user.email, user.password);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe(String(15 * 60));
+
+    const quiet = nextIp();
+    await db()
+      .insertInto('login_throttle')
+      .values({
+        realm: 'dashboard',
+        email: user.email.toLowerCase(),
+        address: quiet,
+        failures: 60,
+        blocked_until: null,
+        updated_at: new Date(now.getTime() - DAY - HOUR),
+      })
+      .execute();
+    expect((await new WebClient(web, quiet).login(user.email, 'one more guess')).status).toBe(401);
+    const [, pair] = await throttleRows('dashboard', quiet);
+    expect(pair).toMatchObject({ failures: 1, blocked_until: null });
+
+    // The worker's purge deletes counters a day after their last failure.
+    t.clock.advance(DAY + SECOND);
+    expect(await createLoginThrottle(t.gateway.services).purge()).toBeGreaterThanOrEqual(4);
+    expect(await throttleRows('dashboard', capped)).toEqual([]);
+    expect(await throttleRows('dashboard', quiet)).toEqual([]);
+  });
+});
+
+describe('operator login', () => {
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+
+  it('slows the address with a growing Retry-After; the member of staff signs in at once from elsewhere', async () => {
+    const account = await createStaffUser(t, 'admin');
+    const ip = nextIp();
+    for (let i = 0; i < PAIR.freeFailures; i++) {
+      expect((await postLogin(t, account.email, `guess-${i}`, from(ip))).status).toBe(401);
+    }
+    const retryAfters: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const refused = await postLogin(t, account.email, account.password, from(ip));
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('too_many_requests');
+      expect(refused.headers.getSetCookie()).toEqual([]);
+      const wait = Number(refused.headers.get('retry-after'));
+      expect(refused.body.error.message).toBe(
+        `Too many failed login attempts; wait ${wait} second${wait === 1 ? '' : 's'} and try again.`,
+      );
+      retryAfters.push(wait);
+      expect((await postLogin(t, account.email, account.password, from(nextIp()))).status).toBe(200);
+      t.clock.advance(wait * SECOND);
+      expect((await postLogin(t, account.email, `guess-after-${round}`, from(ip))).status).toBe(401);
+    }
+    expect(retryAfters).toEqual([1, 2, 4, 8]);
+    t.clock.advance(16 * SECOND);
+    expect((await postLogin(t, account.email, account.password, from(ip))).status).toBe(200);
+  });
+
+  it('slows an address that fails across many accounts, and shows the wait on the console login page', async () => {
+    const account = await createStaffUser(t, 'support');
+    const ip = nextIp();
+    for (let i = 0; i < ADDRESS.freeFailures; i++) {
+      expect((await postLogin(t, uniqueEmail('staff-guess'), 'not-the-password', from(ip))).status).toBe(401);
+    }
+    const refused = await postLogin(t, account.email, account.password, from(ip));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await postLogin(t, account.email, account.password, from(nextIp()))).status).toBe(200);
+
+    // The console's HTML form: 429, Retry-After and the message in the page.
+    const page = await fetch(`${t.urls.operator}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...from(ip) },
+      body: new URLSearchParams({ email: account.email, password: account.password, next: '/' }).toString(),
+      redirect: 'manual',
+    });
+    expect(page.status).toBe(429);
+    expect(page.headers.get('retry-after')).toBe('1');
+    expect(await page.text()).toContain('Too many failed login attempts; wait 1 second and try again.');
+  });
+
+  it('the realms count apart: dashboard failures do not slow the operator login of the same address', async () => {
+    const ip = nextIp();
+    const client = new WebClient(web, ip);
+    for (let i = 0; i < ADDRESS.freeFailures; i++) {
+      expect((await client.login(uniqueEmail('dash'), 'not the password')).status).toBe(401);
+    }
+    expect((await client.login(uniqueEmail('dash'), 'not the password')).status).toBe(429);
+    const account = await createStaffUser(t, 'admin');
+    expect((await postLogin(t, account.email, account.password, from(ip))).status).toBe(200);
+  });
+});
