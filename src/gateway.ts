@@ -125,15 +125,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const removeCliTokenFile = () => {
     if (cliTokenFile) rmSync(cliTokenFile, { force: true });
   };
+  /**
+   * Closes a listener once its requests in flight are answered. Fastify closes the keep-alive connections
+   * that are idle when the close begins; one that turns idle later (a request that was still being
+   * answered, or the acquirer's notification that arrived and got its 503) would hold the close for the
+   * whole keep-alive timeout, so idle connections are swept until the listener has closed.
+   */
+  const closeListener = async (listener: App) => {
+    const sweep = setInterval(() => listener.server.closeIdleConnections(), 100);
+    try {
+      await listener.close();
+    } finally {
+      clearInterval(sweep);
+    }
+  };
   const close = async (closeOptions: { deadline?: number } = {}) => {
     shuttingDown = true;
     // Listeners and the worker together: in-flight requests finish and new ones are refused, while the
     // worker hands back what it claimed but has not started and waits for what it has (issue 17).
     // Storage closes last.
-    await Promise.allSettled([
-      ...listeners.map((listener) => listener.close()),
-      worker?.stop(closeOptions.deadline),
-    ]);
+    await Promise.allSettled([...listeners.map(closeListener), worker?.stop(closeOptions.deadline)]);
     // Password resets answered before their work (issue 11 item 7) finish before storage closes.
     await created?.users.passwordResetsSettled();
     removeCliTokenFile();
