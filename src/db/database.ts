@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -7,6 +7,11 @@ import type { DB } from './schema.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
 export type Kdb = Kysely<DB>;
+/**
+ * A transaction the caller opened. Writes that must be atomic with the caller's other writes take `Trx`,
+ * never `Kdb`, so passing the database where a transaction is needed fails to compile.
+ */
+export type Trx = Transaction<DB>;
 
 /** One session that runs migration scripts: multi-statement SQL, then parameterised bookkeeping. */
 export interface ScriptSession {

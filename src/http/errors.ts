@@ -119,3 +119,17 @@ export function envelope(error: ApiError, requestId: string): ErrorEnvelope {
 export function errorResponses(...statuses: number[]): Record<number, typeof ErrorEnvelopeSchema> {
   return Object.fromEntries(statuses.map((status) => [status, ErrorEnvelopeSchema]));
 }
+
+/**
+ * How a module's domain errors read at the edge: one entry per `code`, so adding an error to a module's
+ * union without saying how it answers fails to compile.
+ */
+export type ErrorTable<E extends { code: string }> = {
+  [K in E['code']]: (error: Extract<E, { code: K }>) => ApiError;
+};
+
+/** The envelope of a domain error, through its module's table. */
+export function toApiError<E extends { code: string }>(table: ErrorTable<E>, error: E): ApiError {
+  const entry = table[error.code as E['code']] as (error: E) => ApiError;
+  return entry(error);
+}
