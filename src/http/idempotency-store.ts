@@ -6,8 +6,20 @@ export const IDEMPOTENCY_TTL_MS = DAY;
 /** How long a claim holds, by default, before a retry may take over from a request that died mid-way. */
 export const IDEMPOTENCY_LOCK_MS = MINUTE;
 
+/**
+ * One claim of a key. `lockedUntil` identifies it: a takeover happens only once the previous lock has
+ * lapsed and sets a later one, so no two claims of a key share it. Completing or releasing matches it,
+ * so a request whose claim was taken over (it outlived its lock) cannot overwrite or delete the claim of
+ * the retry that took over.
+ */
+export interface Claim {
+  scope: string;
+  key: string;
+  lockedUntil: Date;
+}
+
 export type ClaimOutcome =
-  | { kind: 'claimed' }
+  | { kind: 'claimed'; claim: Claim }
   | { kind: 'replay'; status: number; body: string }
   | { kind: 'mismatch' }
   | { kind: 'in_flight' }
@@ -23,8 +35,10 @@ export interface IdempotencyStore {
     caller: string | null;
     now: Date;
   }): Promise<ClaimOutcome>;
-  complete(input: { scope: string; key: string; status: number; body: string }): Promise<void>;
-  release(input: { scope: string; key: string }): Promise<void>;
+  /** Records the outcome of one's own claim; a no-op when the claim was taken over. */
+  complete(claim: Claim, outcome: { status: number; body: string }): Promise<void>;
+  /** Forgets one's own claim so that a retry runs again; a no-op when the claim was taken over. */
+  release(claim: Claim): Promise<void>;
   purgeExpired(now: Date, batchSize?: number): Promise<number>;
 }
 
@@ -34,6 +48,7 @@ export function createIdempotencyStore(
 ): IdempotencyStore {
   return {
     async claim({ scope, key, fingerprint, caller, now }) {
+      const lockedUntil = new Date(now.getTime() + options.lockMs);
       for (let attempt = 0; attempt < 3; attempt++) {
         const claimed = await db
           .insertInto('idempotency_keys')
@@ -44,7 +59,7 @@ export function createIdempotencyStore(
             state: 'in_flight',
             response_status: null,
             response_body: null,
-            locked_until: new Date(now.getTime() + options.lockMs),
+            locked_until: lockedUntil,
             created_at: now,
             expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
             caller,
@@ -80,7 +95,7 @@ export function createIdempotencyStore(
           )
           .returning('key')
           .executeTakeFirst();
-        if (claimed) return { kind: 'claimed' };
+        if (claimed) return { kind: 'claimed', claim: { scope, key, lockedUntil } };
 
         const existing = await db
           .selectFrom('idempotency_keys')
@@ -101,22 +116,24 @@ export function createIdempotencyStore(
       return { kind: 'in_flight' };
     },
 
-    async complete({ scope, key, status, body }) {
+    async complete({ scope, key, lockedUntil }, { status, body }) {
       await db
         .updateTable('idempotency_keys')
         .set({ state: 'completed', response_status: status, response_body: body })
         .where('scope', '=', scope)
         .where('key', '=', key)
         .where('state', '=', 'in_flight')
+        .where('locked_until', '=', lockedUntil)
         .execute();
     },
 
-    async release({ scope, key }) {
+    async release({ scope, key, lockedUntil }) {
       await db
         .deleteFrom('idempotency_keys')
         .where('scope', '=', scope)
         .where('key', '=', key)
         .where('state', '=', 'in_flight')
+        .where('locked_until', '=', lockedUntil)
         .execute();
     },
 

@@ -3,7 +3,7 @@ import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { ApiError } from './errors.js';
-import type { IdempotencyStore } from './idempotency-store.js';
+import type { Claim, IdempotencyStore } from './idempotency-store.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
@@ -27,7 +27,7 @@ export const IdempotencyHeaderSchema = {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyClaim: { scope: string; key: string } | null;
+    idempotencyClaim: Claim | null;
   }
 }
 
@@ -50,11 +50,15 @@ export interface IdempotencyOptions {
 
 /**
  * Final outcomes are remembered and replayed: successes, business refusals (4xx) and an acquirer's
- * rejection. Retryable failures (5xx, 429, 408) are forgotten so that the retry runs again.
+ * rejection. Retryable failures (5xx, 429, 408) are forgotten so that the retry runs again, and so is
+ * `duplicate_request`: it says another request of the same creation is still running (a retry that took
+ * over a lapsed claim while the first request was still at the acquirer), which is over once that one
+ * ends. Remembered, it would be replayed for 24 hours in place of the charge that request created.
  */
 export function isStorableOutcome(status: number, body: string): boolean {
   if (status >= 200 && status < 300) return true;
   if (status === 408 || status === 429) return false;
+  if (status === 409 && body.includes('"duplicate_request"')) return false;
   if (status >= 400 && status < 500) return true;
   return status === 502 && body.includes('"provider_rejected"');
 }
@@ -87,7 +91,7 @@ export function idempotencyHooks(options: IdempotencyOptions): {
     const outcome = await options.store.claim({ scope, key, fingerprint, caller, now: options.clock.now() });
     switch (outcome.kind) {
       case 'claimed':
-        request.idempotencyClaim = { scope, key };
+        request.idempotencyClaim = outcome.claim;
         return;
       case 'replay':
         return reply
@@ -123,7 +127,7 @@ export function idempotencyHooks(options: IdempotencyOptions): {
       typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
     try {
       if (body !== null && isStorableOutcome(reply.statusCode, body)) {
-        await options.store.complete({ ...claim, status: reply.statusCode, body });
+        await options.store.complete(claim, { status: reply.statusCode, body });
       } else {
         await options.store.release(claim);
       }
@@ -184,7 +188,7 @@ export function sealedSecretOnSend(options: {
     try {
       if (body !== null && isStorableOutcome(reply.statusCode, body)) {
         const sealedBody = mapSecret(body, (secret) => `${SEALED}${box.seal(secret)}`);
-        await store.complete({ ...claim, status: reply.statusCode, body: sealedBody });
+        await store.complete(claim, { status: reply.statusCode, body: sealedBody });
       } else {
         await store.release(claim);
       }
