@@ -1,4 +1,5 @@
 import type { PaymentMethod } from '../../db/schema.js';
+import { applyBasisPoints, minor, type Minor } from '../../shared/money.js';
 import { DEFAULT_FEES } from '../organizations/types.js';
 
 export interface FeeRate {
@@ -17,12 +18,10 @@ export function defaultFeeRate(method: PaymentMethod): FeeRate {
   return DEFAULT_FEES[method];
 }
 
-const BASIS_POINTS_PER_UNIT = 10_000n;
-
 /**
  * Product decision 21: fee = round-half-up(amount × basisPoints / 10000) + fixedMinor, capped at the
- * amount; net = amount − fee. Integer arithmetic on bigint only, so any amount PostgreSQL's bigint
- * holds (and beyond) is exact.
+ * amount; net = amount − fee. Money arithmetic of `src/shared/money.ts` (bigint minor units, the
+ * rounding named), so any amount PostgreSQL's bigint holds (and beyond) is exact.
  */
 export function computeFee(
   amount: bigint,
@@ -30,12 +29,10 @@ export function computeFee(
   fixedMinor: bigint,
 ): { fee: bigint; net: bigint } {
   if (amount < 0n) throw new RangeError(`amount must not be negative, got ${amount}`);
-  if (!Number.isInteger(basisPoints) || basisPoints < 0 || basisPoints > 10_000)
-    throw new RangeError(`basisPoints must be an integer from 0 to 10000, got ${basisPoints}`);
   if (fixedMinor < 0n) throw new RangeError(`fixedMinor must not be negative, got ${fixedMinor}`);
 
-  // For a non-negative numerator, floor((n + d/2) / d) rounds n / d half up; d = 10000 is even.
-  const proportional = (amount * BigInt(basisPoints) + BASIS_POINTS_PER_UNIT / 2n) / BASIS_POINTS_PER_UNIT;
+  const gross: Minor<'TRY'> = minor('TRY', amount);
+  const proportional = applyBasisPoints(gross, basisPoints, 'half-up');
   const uncapped = proportional + fixedMinor;
   const fee = uncapped > amount ? amount : uncapped;
   return { fee, net: amount - fee };
