@@ -21,7 +21,10 @@ export function backgroundJobs(services: Services): Job[] {
       name: 'idempotency-keys-purge',
       intervalMs: 10 * MINUTE,
       run: async (signal) => ({
-        rows: await purgeInBatches(() => services.idempotencyStore.purgeExpired(services.clock.now()), signal),
+        rows: await purgeInBatches(
+          () => services.idempotencyStore.purgeExpired(services.clock.now()),
+          signal,
+        ),
         errors: 0,
       }),
     },

@@ -11,8 +11,7 @@ import type { RunReport } from './run-log.js';
  * repeated), or capped exponential growth from a base. Each wait moves by up to `jitter` either way.
  */
 export type RetryPolicy = { maxAttempts: number; jitter: number } & (
-  | { schedule: readonly number[] }
-  | { baseMs: number; capMs: number }
+  { schedule: readonly number[] } | { baseMs: number; capMs: number }
 );
 
 /** The wait after failed attempt number `attempt` (1 for the first), in [0, cap * (1 + jitter)]. */
@@ -143,7 +142,8 @@ export function createDueQueue(deps: QueueDeps, spec: QueueSpec): DueQueue {
     if (spec.firstDueAt === undefined) return sql<SqlBool>`${nextAt} <= ${now}`;
     const firstCutoff = new Date(now.getTime() - (spec.firstDelayMs ?? 0));
     // Spelled as the coalesce of the partial index when there is no first delay, so the index serves it.
-    if (spec.firstDelayMs === undefined) return sql<SqlBool>`coalesce(${nextAt}, ${spec.firstDueAt}) <= ${now}`;
+    if (spec.firstDelayMs === undefined)
+      return sql<SqlBool>`coalesce(${nextAt}, ${spec.firstDueAt}) <= ${now}`;
     return sql<SqlBool>`(${nextAt} <= ${now} or (${nextAt} is null and ${spec.firstDueAt} <= ${firstCutoff}))`;
   }
   const dueOrder = spec.firstDueAt === undefined ? nextAt : sql`coalesce(${nextAt}, ${spec.firstDueAt})`;

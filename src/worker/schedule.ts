@@ -86,7 +86,13 @@ export function calendarJob(deps: CalendarDeps, spec: CalendarJobSpec): Job {
   async function finish(periodStart: Date, token: string): Promise<void> {
     await db
       .updateTable('job_periods')
-      .set({ state: 'done', finished_at: clock.now(), lease_token: null, lease_expires_at: null, last_error: null })
+      .set({
+        state: 'done',
+        finished_at: clock.now(),
+        lease_token: null,
+        lease_expires_at: null,
+        last_error: null,
+      })
       .where('job', '=', spec.name)
       .where('period_start', '=', periodStart)
       .where('lease_token', '=', token)
@@ -118,7 +124,12 @@ export function calendarJob(deps: CalendarDeps, spec: CalendarJobSpec): Job {
         environment: null,
         subjectId: `${spec.name}:${periodStart.toISOString()}`,
         message: `${spec.name} gave up on the period of ${periodStart.toISOString()} after ${attempt} failed runs: ${message}`,
-        details: { job: spec.name, periodStart: periodStart.toISOString(), attempts: attempt, lastError: message },
+        details: {
+          job: spec.name,
+          periodStart: periodStart.toISOString(),
+          attempts: attempt,
+          lastError: message,
+        },
       });
     });
   }
