@@ -108,7 +108,15 @@ export function createServices(input: {
   const audit = createAuditLog({ clock, cursors });
   const alerts = createOperatorAlerts({ db, clock, audit, logger: logger.child({ module: 'alerts' }) });
   const jobs = createJobKit({ db, clock, alerts, logger: logger.child({ module: 'jobs' }) });
-  const mailer = createMailer({ db, clock, box, smtpUrl: config.smtpUrl, from: config.mailFrom, logger, jobs });
+  const mailer = createMailer({
+    db,
+    clock,
+    box,
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    logger,
+    jobs,
+  });
   const acquirerFor = (environment: Environment) => acquirers[environment]?.acquirer;
   const ledger = createLedger({ db, clock });
   const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });

@@ -91,7 +91,11 @@ export function createMailer(deps: {
   });
 
   async function send(transport: Transporter, claimed: Claimed): Promise<boolean> {
-    const row = await deps.db.selectFrom('emails').selectAll().where('id', '=', claimed.id).executeTakeFirstOrThrow();
+    const row = await deps.db
+      .selectFrom('emails')
+      .selectAll()
+      .where('id', '=', claimed.id)
+      .executeTakeFirstOrThrow();
     const body = JSON.parse(deps.box.open(row.body_enc)) as { text: string; html: string };
     try {
       await transport.sendMail({
@@ -103,7 +107,10 @@ export function createMailer(deps: {
       });
     } catch (error) {
       const message = (error as Error).message.slice(0, 500);
-      deps.logger.warn({ emailId: row.id, attempts: claimed.attempt, err: message }, 'e-mail delivery failed');
+      deps.logger.warn(
+        { emailId: row.id, attempts: claimed.attempt, err: message },
+        'e-mail delivery failed',
+      );
       await deps.db.transaction().execute(async (trx) => {
         if ((await outbox.fail(trx, claimed, message)) !== 'parked') return;
         await trx
