@@ -109,8 +109,6 @@ export interface DueQueue {
    * the operator (in the same transaction). `lost` when another worker holds the row now.
    */
   fail(trx: Trx, claimed: Claimed, error: unknown): Promise<FailOutcome>;
-  /** Gives claimed, unstarted rows back, due at once (a worker that stops). */
-  release(claimed: Claimed[]): Promise<void>;
   /** The parked rows, newest first. */
   parked(limit: number): Promise<ParkedRow[]>;
 }
@@ -201,16 +199,6 @@ export function createDueQueue(deps: QueueDeps, spec: QueueSpec): DueQueue {
       });
       logger.warn({ job: spec.job, id: claimed.id, attempts: claimed.attempt }, 'job parked a row');
       return 'parked';
-    },
-
-    async release(claimed) {
-      const now = clock.now();
-      for (const row of claimed) {
-        await sql`
-          update ${table} set ${col('lease_token')} = null, ${nextAt} = ${now},
-            ${col('attempts')} = greatest(${col('attempts')} - 1, 0)
-          where id = ${row.id} and ${col('lease_token')} = ${row.leaseToken}`.execute(db);
-      }
     },
 
     async parked(limit) {
