@@ -29,6 +29,7 @@ import {
   type WebhookEndpointService,
 } from './modules/webhooks/index.js';
 import type { Clock } from './shared/clock.js';
+import { createJobKit, type JobKit } from './worker/kit.js';
 import { createCursorCodec, type CursorCodec } from './shared/pagination.js';
 import {
   createSecretBox,
@@ -78,6 +79,8 @@ export interface Services {
   refunds: RefundService;
   /** Money problems raised for the operator: refused notifications, pending balances below zero. */
   alerts: OperatorAlerts;
+  /** The job kit: queues of due rows, calendar schedules, the run log and parked rows (src/worker). */
+  jobs: JobKit;
   /** The events feed (flag `events`). */
   eventFeed: EventFeed;
   webhooks: {
@@ -103,12 +106,21 @@ export function createServices(input: {
   const sessions = createSessionManager({ db, clock, secureCookies: config.nodeEnv === 'production' });
   const cursors = createCursorCodec(box.deriveKey('pagination-cursor'));
   const audit = createAuditLog({ clock, cursors });
-  const mailer = createMailer({ db, clock, box, smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
+  const alerts = createOperatorAlerts({ db, clock, audit, logger: logger.child({ module: 'alerts' }) });
+  const jobs = createJobKit({ db, clock, alerts, logger: logger.child({ module: 'jobs' }) });
+  const mailer = createMailer({
+    db,
+    clock,
+    box,
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    logger,
+    jobs,
+  });
   const acquirerFor = (environment: Environment) => acquirers[environment]?.acquirer;
   const ledger = createLedger({ db, clock });
   const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });
   const webhookResolver = createHostResolver();
-  const alerts = createOperatorAlerts({ db, clock, audit, logger: logger.child({ module: 'alerts' }) });
   const completion = createPaymentCompletion({
     db,
     clock,
@@ -118,6 +130,7 @@ export function createServices(input: {
     events,
     checkoutUrl: () => urls.checkout(),
     cardAttempts: config.checkout.cardAttempts,
+    jobs,
   });
   return {
     config,
@@ -138,6 +151,7 @@ export function createServices(input: {
     events,
     completion,
     alerts,
+    jobs,
     notifications: createNotificationInbox({
       db,
       clock,
@@ -180,6 +194,7 @@ export function createServices(input: {
       alerts,
       checkoutUrl: () => urls.checkout(),
       retryAfterMs: config.idempotencyLockMs,
+      jobs,
     }),
     charges: createChargeService({
       db,

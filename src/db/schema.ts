@@ -217,6 +217,12 @@ export interface ChargesTable {
   finalized_at: NullableTimestamp;
   /** The API key that created the charge. */
   created_by_key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The expiry job's queue columns (src/worker/queue.ts, migration 0012). */
+  expiry_attempts: Generated<number>;
+  expiry_next_attempt_at: NullableTimestamp;
+  expiry_lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  expiry_parked_at: NullableTimestamp;
+  expiry_last_error: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BankTransferInstructions {
@@ -259,6 +265,12 @@ export interface RefundsTable {
   updated_at: Timestamp;
   /** The API key that created the refund. */
   created_by_key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The retry job's queue columns (src/worker/queue.ts, migration 0012). */
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  parked_at: NullableTimestamp;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface EventsTable {
@@ -285,7 +297,7 @@ export interface AuditLogTable {
   created_at: Timestamp;
 }
 
-export type OperatorAlertKind = 'notification_mismatch' | 'negative_pending_balance';
+export type OperatorAlertKind = 'notification_mismatch' | 'negative_pending_balance' | 'job_parked';
 
 export interface OperatorAlertsTable {
   id: Generated<string>;
@@ -314,6 +326,38 @@ export interface EmailsTable {
   last_error: string | null;
   created_at: Timestamp;
   sent_at: NullableTimestamp;
+  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  parked_at: NullableTimestamp;
+}
+
+/** Calendar schedules (migration 0012): one row per job and period, claimed once across workers. */
+export interface JobPeriodsTable {
+  job: string;
+  period_start: Timestamp;
+  state: 'running' | 'done' | 'parked';
+  attempts: number;
+  lease_token: string | null;
+  lease_expires_at: NullableTimestamp;
+  worker_id: string;
+  last_error: string | null;
+  started_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+export type JobRunOutcome = 'succeeded' | 'partial' | 'failed';
+
+/** The run log (migration 0012): each run of a job that did something or failed. */
+export interface JobRunsTable {
+  id: Generated<string>;
+  job: string;
+  worker_id: string;
+  started_at: Timestamp;
+  ended_at: Timestamp;
+  rows_processed: number;
+  errors: number;
+  outcome: JobRunOutcome;
+  error: string | null;
+  period_start: NullableTimestamp;
 }
 
 /** Failed-login counters (issue 11 item 6); `email` is '' on the per-address row. */
@@ -353,6 +397,8 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   operator_alerts: OperatorAlertsTable;
   login_throttle: LoginThrottleTable;
+  job_periods: JobPeriodsTable;
+  job_runs: JobRunsTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;

@@ -2,55 +2,58 @@ import { createLoginThrottle } from '../http/login-throttle.js';
 import { apiKeyRetentionJob } from '../modules/api-keys/retention.js';
 import { DAY, MINUTE, SECOND } from '../shared/clock.js';
 import type { Services } from '../services.js';
+import { purgeInBatches } from './purge.js';
+import { drain } from './queue.js';
 import type { Job } from './worker.js';
 
-/** Every background job. Each is safe on several workers at once and resumes after a crash. */
+/**
+ * Every background job, each made of the job kit (src/worker/kit.ts) and recorded in its run log. Each is
+ * safe on several workers at once and resumes after a crash.
+ */
 export function backgroundJobs(services: Services): Job[] {
-  return [
+  const jobs: Job[] = [
     {
       name: 'email-delivery',
       intervalMs: 5 * SECOND,
-      run: async (signal) => {
-        while (!signal?.aborted && (await services.mailer.deliverDue()) > 0) {
-          // keep going while a full batch went out
-        }
-      },
+      run: (signal) => drain(() => services.mailer.deliverDueBatch(), signal),
     },
     {
       name: 'idempotency-keys-purge',
       intervalMs: 10 * MINUTE,
-      run: async (signal) => {
-        while (!signal?.aborted && (await services.idempotencyStore.purgeExpired(services.clock.now())) > 0) {
-          // keep deleting in batches until nothing expired is left
-        }
-      },
+      run: async (signal) => ({
+        rows: await purgeInBatches(
+          () => services.idempotencyStore.purgeExpired(services.clock.now()),
+          signal,
+        ),
+        errors: 0,
+      }),
     },
     apiKeyRetentionJob(services),
     {
       // Product decision 13: unpaid checkouts expire (canceled at the acquirer first).
       name: 'charge-expiry',
       intervalMs: 30 * SECOND,
-      run: async (signal) => {
-        while (!signal?.aborted && (await services.completion.expireDue()) > 0) {
-          // keep going while a batch expired charges
-        }
-      },
+      run: (signal) => drain(() => services.completion.expireDueBatch(), signal),
     },
     {
       name: 'refund-retry',
       intervalMs: 30 * SECOND,
-      run: async () => {
-        await services.refunds.retryPending();
-      },
+      run: (signal) => drain(() => services.refunds.retryPendingBatch(), signal),
     },
     {
       // Product decision 15: creations interrupted between the acquirer call and the response.
       name: 'charge-creation-recovery',
       intervalMs: 15 * SECOND,
       run: async (signal) => {
-        while (!signal?.aborted && (await services.charges.recoverInterruptedCreations()).finished > 0) {
+        let rows = 0;
+        for (;;) {
+          if (signal?.aborted) break;
+          const pass = await services.charges.recoverInterruptedCreations();
+          rows += pass.finished;
           // keep going while creations were finished; abandoned and deferred ones end the pass
+          if (pass.finished === 0) break;
         }
+        return { rows, errors: 0 };
       },
     },
     {
@@ -60,11 +63,11 @@ export function backgroundJobs(services: Services): Job[] {
       intervalMs: 60 * MINUTE,
       run: async () => {
         const now = services.clock.now().getTime();
-        await services.db
+        const sessions = await services.db
           .deleteFrom('sessions')
           .where('expires_at', '<', new Date(now - DAY))
-          .execute();
-        await services.db
+          .executeTakeFirst();
+        const tokens = await services.db
           .deleteFrom('account_tokens')
           .where((eb) =>
             eb.or([
@@ -72,15 +75,19 @@ export function backgroundJobs(services: Services): Job[] {
               eb('used_at', '<', new Date(now - 30 * DAY)),
             ]),
           )
-          .execute();
+          .executeTakeFirst();
         await createLoginThrottle(services).purge();
+        return { rows: Number(sessions.numDeletedRows) + Number(tokens.numDeletedRows), errors: 0 };
       },
     },
     {
       // Issue 7: signed at-least-once delivery of merchant webhooks; slots refill as attempts end.
       name: 'webhook-delivery',
       intervalMs: SECOND,
-      run: (signal) => services.webhooks.dispatcher.pump(undefined, signal),
+      run: async (signal) => ({
+        rows: await services.webhooks.dispatcher.pump(undefined, signal),
+        errors: 0,
+      }),
       // Issue 17: a stop waits for attempts already sent and releases claimed, unsent ones at once.
       stop: (deadline) => services.webhooks.dispatcher.stop(deadline),
     },
@@ -88,21 +95,29 @@ export function backgroundJobs(services: Services): Job[] {
       // Product decision 29: endpoints failing for 5 days are disabled and their owners e-mailed.
       name: 'webhook-endpoint-disable',
       intervalMs: 10 * MINUTE,
-      run: async (signal) => {
-        while (!signal?.aborted && (await services.webhooks.dispatcher.disableFailing()) > 0) {
-          // keep going while a batch was disabled
-        }
-      },
+      run: async (signal) => ({
+        rows: await purgeInBatches(() => services.webhooks.dispatcher.disableFailing(), signal),
+        errors: 0,
+      }),
     },
     {
       // Product decision 30: attempts are kept 30 days.
       name: 'webhook-attempts-purge',
       intervalMs: 60 * MINUTE,
-      run: async (signal) => {
-        while (!signal?.aborted && (await services.webhooks.dispatcher.purgeExpired()) > 0) {
-          // keep deleting in batches
-        }
-      },
+      run: async (signal) => ({
+        rows: await purgeInBatches(() => services.webhooks.dispatcher.purgeExpired(), signal),
+        errors: 0,
+      }),
+    },
+    {
+      // The job kit's own run log and period records.
+      name: 'job-runs-purge',
+      intervalMs: 60 * MINUTE,
+      run: async (signal) => ({
+        rows: await purgeInBatches(() => services.jobs.runs.prune(), signal),
+        errors: 0,
+      }),
     },
   ];
+  return jobs.map((job) => services.jobs.recorded(job));
 }

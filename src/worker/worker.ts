@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { RunReport } from './run-log.js';
 
 export interface Job {
   name: string;
@@ -6,8 +7,9 @@ export interface Job {
   /**
    * One unit of work; must be safe to run on several workers at once and to re-run after a crash.
    * `signal` is aborted when the worker stops: a job that loops checks it between batches and returns.
+   * What it did goes to the run log (src/worker/run-log.ts).
    */
-  run(signal?: AbortSignal): Promise<void>;
+  run(signal?: AbortSignal): Promise<RunReport | void>;
   /**
    * Called once when the worker stops, before it waits for the runs in flight: a job releases work it
    * claimed but has not started, so another worker takes it over at once instead of after a lease.
@@ -31,8 +33,9 @@ export function startWorker(jobs: Job[], logger: Logger): Worker {
     if (stopping) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
-      const run = job
+      const run: Promise<void> = job
         .run(abort.signal)
+        .then(() => undefined)
         .catch((error: unknown) => logger.error({ err: error, job: job.name }, 'job failed'))
         .finally(() => {
           running.delete(run);

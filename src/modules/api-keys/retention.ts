@@ -1,5 +1,6 @@
 import type { Services } from '../../services.js';
 import { HOUR } from '../../shared/clock.js';
+import { purgeInBatches } from '../../worker/purge.js';
 import type { Job } from '../../worker/worker.js';
 import { createApiKeyService } from './service.js';
 
@@ -15,13 +16,12 @@ export function apiKeyRetentionJob(services: Services): Job {
   return {
     name: 'api-key-audit-purge',
     intervalMs: HOUR,
-    run: async () => {
-      while ((await apiKeys.purgeRevokedAuditTrails()) > 0) {
-        // keep going in batches until no revoked key is due
-      }
-      while ((await apiKeys.purgeRequestLog()) > 0) {
+    run: async (signal) => ({
+      rows:
+        (await purgeInBatches(() => apiKeys.purgeRevokedAuditTrails(), signal)) +
         // the per-key request log keeps each request 30 days (issue 11)
-      }
-    },
+        (await purgeInBatches(() => apiKeys.purgeRequestLog(), signal)),
+      errors: 0,
+    }),
   };
 }

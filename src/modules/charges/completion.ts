@@ -1,7 +1,10 @@
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Kdb } from '../../db/database.js';
 import type { ChargeStatus, Environment } from '../../db/schema.js';
-import type { Clock } from '../../shared/clock.js';
+import { HOUR, MINUTE, type Clock } from '../../shared/clock.js';
+import type { JobKit } from '../../worker/kit.js';
+import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
 import {
   AcquirerRejectedError,
   type Acquirer,
@@ -45,6 +48,7 @@ export interface PaymentCompletionDeps {
   checkoutUrl: () => string;
   /** Card attempts a charge allows (the checkout counts them; the acquirer fails the payment at this many). */
   cardAttempts: number;
+  jobs: JobKit;
 }
 
 export interface ApplyOutcome {
@@ -73,7 +77,12 @@ export interface PaymentCompletion {
   takeCardAttempt(chargeId: string): Promise<boolean>;
   /** Cancels unpaid charges past `expiresAt` at the acquirer and applies the answer; returns how many. */
   expireDue(limit?: number): Promise<number>;
+  /** One batch of the expiry job: claims due charges, and reports what became of them. */
+  expireDueBatch(limit?: number): Promise<BatchReport>;
 }
+
+/** Charge expiry's backoff: a charge the acquirer cannot cancel for about 8 hours is parked. */
+export const EXPIRY_RETRY: RetryPolicy = { baseMs: MINUTE, capMs: HOUR, maxAttempts: 12, jitter: 0.2 };
 
 /** How far a payment has come at the acquirer; a report of an earlier stage is stale. */
 const PROVIDER_RANK: Record<ProviderStatus, number> = {
@@ -227,6 +236,70 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
     return lockAndApply(chargeId, await acquirer.getPayment(charge.provider_payment_id));
   }
 
+  // Claimed in due order with SKIP LOCKED and leased while the acquirer is asked: a charge that keeps
+  // failing backs off and finally parks instead of holding the head of the queue, and two workers never
+  // cancel the same charge at once.
+  const expiry = deps.jobs.queue({
+    job: 'charge-expiry',
+    table: 'charges',
+    prefix: 'expiry_',
+    eligible: sql`status = 'pending' and creation_state = 'created'`,
+    firstDueAt: sql`expires_at`,
+    leaseMs: 5 * MINUTE,
+    retry: EXPIRY_RETRY,
+  });
+
+  /** Cancels one claimed charge at the acquirer, then applies the answer and ends the claim together. */
+  async function expireOne(claimed: Claimed): Promise<'expired' | 'final' | 'failed'> {
+    const charge = await db
+      .selectFrom('charges')
+      .select(['id', 'environment', 'provider_payment_id'])
+      .where('id', '=', claimed.id)
+      .executeTakeFirstOrThrow();
+    try {
+      const acquirer = deps.acquirerFor(charge.environment);
+      if (!acquirer || charge.provider_payment_id === null) {
+        throw new Error(`no acquirer payment to cancel (${charge.environment})`);
+      }
+      let payment: AcquirerPayment;
+      try {
+        // Cancel first: a payment the customer completed a moment ago succeeds instead of expiring.
+        payment = await acquirer.cancel(charge.provider_payment_id);
+      } catch (error) {
+        if (!(error instanceof AcquirerRejectedError)) throw error;
+        // Already final at the acquirer (paid or failed): take its word for it.
+        payment = await acquirer.getPayment(charge.provider_payment_id);
+      }
+      const outcome = await db.transaction().execute(async (trx) => {
+        const locked = await trx
+          .selectFrom('charges')
+          .selectAll()
+          .where('id', '=', charge.id)
+          .forUpdate()
+          .executeTakeFirstOrThrow();
+        const applied = await applyLocked(trx, locked, payment);
+        await expiry.succeed(trx, claimed);
+        return applied;
+      });
+      return outcome.charge.status === 'expired' ? 'expired' : 'final';
+    } catch (error) {
+      logger.warn({ err: error, chargeId: charge.id }, 'expiry deferred: the acquirer could not cancel');
+      await db.transaction().execute((trx) => expiry.fail(trx, claimed, error));
+      return 'failed';
+    }
+  }
+
+  async function expireDueBatch(limit = 50): Promise<BatchReport> {
+    const claimed = await expiry.claim(limit);
+    const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
+    for (const charge of claimed) {
+      const outcome = await expireOne(charge);
+      if (outcome === 'expired') report.done++;
+      if (outcome === 'failed') report.failed++;
+    }
+    return report;
+  }
+
   return {
     async findByPaymentId(paymentId) {
       return db
@@ -254,38 +327,9 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
     },
 
     async expireDue(limit = 50) {
-      const due = await db
-        .selectFrom('charges')
-        .select(['id', 'environment', 'provider_payment_id'])
-        .where('status', '=', 'pending')
-        .where('creation_state', '=', 'created')
-        .where('expires_at', '<=', clock.now())
-        .orderBy('expires_at')
-        .limit(limit)
-        .execute();
-      let expired = 0;
-      for (const charge of due) {
-        const acquirer = deps.acquirerFor(charge.environment);
-        if (!acquirer || charge.provider_payment_id === null) continue;
-        try {
-          // Cancel first: a payment the customer completed a moment ago succeeds instead of expiring.
-          const payment = await acquirer.cancel(charge.provider_payment_id);
-          if ((await lockAndApply(charge.id, payment)).charge.status === 'expired') expired++;
-        } catch (error) {
-          if (error instanceof AcquirerRejectedError) {
-            // Already final at the acquirer (paid or failed): take its word for it.
-            await sync(charge.id).catch((syncError: unknown) =>
-              logger.warn({ err: syncError, chargeId: charge.id }, 'expiry could not read the payment back'),
-            );
-          } else {
-            logger.warn(
-              { err: error, chargeId: charge.id },
-              'expiry deferred: the acquirer could not cancel',
-            );
-          }
-        }
-      }
-      return expired;
+      return (await expireDueBatch(limit)).done;
     },
+
+    expireDueBatch,
   };
 }

@@ -11,7 +11,10 @@ import {
   type IdempotencyOptions,
 } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
-import type { Clock } from '../../shared/clock.js';
+import { sql } from 'kysely';
+import { HOUR, MINUTE, type Clock } from '../../shared/clock.js';
+import type { JobKit } from '../../worker/kit.js';
+import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
 import { newId } from '../../shared/ids.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
 import {
@@ -94,7 +97,12 @@ export interface RefundService {
   list(owner: ChargeOwner, chargeId: string): Promise<RefundView[]>;
   /** Asks the acquirer again, with the same idempotency key, for refunds a failure left pending. */
   retryPending(limit?: number): Promise<number>;
+  /** One batch of the retry job: claims due pending refunds, and reports what became of them. */
+  retryPendingBatch(limit?: number): Promise<BatchReport>;
 }
+
+/** Refund retry's backoff: a refund the acquirer cannot take for about 8 hours is parked. */
+export const REFUND_RETRY: RetryPolicy = { baseMs: MINUTE, capMs: HOUR, maxAttempts: 12, jitter: 0.2 };
 
 export interface RefundServiceDeps {
   db: Kdb;
@@ -108,6 +116,7 @@ export interface RefundServiceDeps {
   checkoutUrl: () => string;
   /** A pending refund younger than this may still have its request in flight. */
   retryAfterMs: number;
+  jobs: JobKit;
 }
 
 /**
@@ -223,6 +232,57 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       }
       throw error;
     }
+  }
+
+  // Claimed in due order with SKIP LOCKED and leased while the acquirer is asked: a refund that keeps
+  // failing backs off and finally parks, and two workers never ask for the same refund at once.
+  const retry = deps.jobs.queue({
+    job: 'refund-retry',
+    table: 'refunds',
+    eligible: sql`status = 'pending'`,
+    firstDueAt: sql`updated_at`,
+    firstDelayMs: deps.retryAfterMs,
+    leaseMs: 5 * MINUTE,
+    retry: REFUND_RETRY,
+  });
+
+  /** Asks the acquirer again for one claimed refund; its answer moves the refund out of `pending`. */
+  async function retryOne(claimed: Claimed): Promise<'settled' | 'failed'> {
+    const row = await db
+      .selectFrom('refunds')
+      .innerJoin('charges', 'charges.id', 'refunds.charge_id')
+      .selectAll('refunds')
+      .select('charges.provider_payment_id as payment_id')
+      .where('refunds.id', '=', claimed.id)
+      .executeTakeFirstOrThrow();
+    try {
+      const acquirer = deps.acquirerFor(row.environment);
+      if (!acquirer || row.payment_id === null) {
+        throw new Error(`no acquirer payment to refund (${row.environment})`);
+      }
+      try {
+        await ask(row, row.payment_id, acquirer);
+      } catch (error) {
+        if (!(error instanceof AcquirerRejectedError)) throw error;
+      }
+      // The refund left `pending` under its row lock (finish or fail); this only ends the claim.
+      await db.transaction().execute((trx) => retry.succeed(trx, claimed));
+      return 'settled';
+    } catch (error) {
+      logger.warn({ err: error, refundId: row.id }, 'refund retry deferred: the acquirer is unavailable');
+      await db.transaction().execute((trx) => retry.fail(trx, claimed, error));
+      return 'failed';
+    }
+  }
+
+  async function retryPendingBatch(limit = 20): Promise<BatchReport> {
+    const claimed = await retry.claim(limit);
+    const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
+    for (const refund of claimed) {
+      if ((await retryOne(refund)) === 'settled') report.done++;
+      else report.failed++;
+    }
+    return report;
   }
 
   return {
@@ -350,34 +410,10 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
     },
 
     async retryPending(limit = 20) {
-      const due = await db
-        .selectFrom('refunds')
-        .innerJoin('charges', 'charges.id', 'refunds.charge_id')
-        .selectAll('refunds')
-        .select('charges.provider_payment_id as payment_id')
-        .where('refunds.status', '=', 'pending')
-        .where('refunds.updated_at', '<=', new Date(clock.now().getTime() - deps.retryAfterMs))
-        .orderBy('refunds.updated_at')
-        .limit(limit)
-        .execute();
-      let settled = 0;
-      for (const row of due) {
-        const acquirer = deps.acquirerFor(row.environment);
-        if (!acquirer || row.payment_id === null) continue;
-        try {
-          await ask(row, row.payment_id, acquirer);
-          settled++;
-        } catch (error) {
-          if (error instanceof AcquirerRejectedError) settled++;
-          else
-            logger.warn(
-              { err: error, refundId: row.id },
-              'refund retry deferred: the acquirer is unavailable',
-            );
-        }
-      }
-      return settled;
+      return (await retryPendingBatch(limit)).done;
     },
+
+    retryPendingBatch,
   };
 }
 

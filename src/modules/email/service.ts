@@ -1,5 +1,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import { sql } from 'kysely';
+import type { JobKit } from '../../worker/kit.js';
+import type { BatchReport, Claimed } from '../../worker/queue.js';
 import type { Logger } from 'pino';
 import type { Kdb } from '../../db/database.js';
 import type { EmailsTable } from '../../db/schema.js';
@@ -28,6 +30,8 @@ export interface Mailer {
   enqueue(db: Kdb, to: string, email: RenderedEmail): Promise<string>;
   /** Sends what is due; safe on several workers (rows are leased with SKIP LOCKED). */
   deliverDue(limit?: number): Promise<number>;
+  /** One batch of the delivery job, and what became of it. */
+  deliverDueBatch(limit?: number): Promise<BatchReport>;
   /** Starts a delivery round soon without waiting for it. */
   nudge(): void;
   list(options: { limit: number; before?: { createdAt: Date; id: string } }): Promise<StoredEmail[]>;
@@ -58,11 +62,21 @@ export function createMailer(deps: {
   smtpUrl: string | undefined;
   from: string;
   logger: Logger;
+  jobs: JobKit;
 }): Mailer {
   const transporter: Transporter | undefined = deps.smtpUrl
     ? nodemailer.createTransport(deps.smtpUrl, { connectionTimeout: 10_000, socketTimeout: 20_000 })
     : undefined;
   let delivering: Promise<number> | undefined;
+  // A message the server keeps refusing is parked after the last attempt (status `failed`, kept, raised to
+  // the operator).
+  const outbox = deps.jobs.queue({
+    job: 'email-delivery',
+    table: 'emails',
+    eligible: sql`status = 'pending'`,
+    leaseMs: LEASE_MS,
+    retry: { schedule: BACKOFF_MS, jitter: 0, maxAttempts: MAX_ATTEMPTS },
+  });
 
   const toStored = (row: Selectable<EmailsTable>): StoredEmail => ({
     id: row.id,
@@ -76,71 +90,61 @@ export function createMailer(deps: {
     sentAt: row.sent_at?.toISOString() ?? null,
   });
 
-  const deliverDue = async (limit = 20): Promise<number> => {
-    if (!transporter) return 0;
-    const now = deps.clock.now();
-    const leased = await deps.db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom('emails')
-        .selectAll()
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at')
-        .limit(limit)
-        .forUpdate()
-        .skipLocked()
-        .execute();
-      if (due.length === 0) return [];
+  async function send(transport: Transporter, claimed: Claimed): Promise<boolean> {
+    const row = await deps.db
+      .selectFrom('emails')
+      .selectAll()
+      .where('id', '=', claimed.id)
+      .executeTakeFirstOrThrow();
+    const body = JSON.parse(deps.box.open(row.body_enc)) as { text: string; html: string };
+    try {
+      await transport.sendMail({
+        from: deps.from,
+        to: row.to_address,
+        subject: row.subject,
+        text: body.text,
+        html: body.html,
+      });
+    } catch (error) {
+      const message = (error as Error).message.slice(0, 500);
+      deps.logger.warn(
+        { emailId: row.id, attempts: claimed.attempt, err: message },
+        'e-mail delivery failed',
+      );
+      await deps.db.transaction().execute(async (trx) => {
+        if ((await outbox.fail(trx, claimed, message)) !== 'parked') return;
+        await trx
+          .updateTable('emails')
+          .set({ status: 'failed', next_attempt_at: null })
+          .where('id', '=', row.id)
+          .execute();
+      });
+      return false;
+    }
+    // Sent is sent: recorded even when the claim lapsed meanwhile.
+    await deps.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('emails')
-        .set({ next_attempt_at: new Date(now.getTime() + LEASE_MS), attempts: sql`attempts + 1` })
-        .where(
-          'id',
-          'in',
-          due.map((row) => row.id),
-        )
+        .set({ status: 'sent', sent_at: deps.clock.now(), next_attempt_at: null, last_error: null })
+        .where('id', '=', row.id)
         .execute();
-      return due;
+      await outbox.succeed(trx, claimed);
     });
-    let sent = 0;
-    for (const row of leased) {
-      const body = JSON.parse(deps.box.open(row.body_enc)) as { text: string; html: string };
-      try {
-        await transporter.sendMail({
-          from: deps.from,
-          to: row.to_address,
-          subject: row.subject,
-          text: body.text,
-          html: body.html,
-        });
-        await deps.db
-          .updateTable('emails')
-          .set({ status: 'sent', sent_at: deps.clock.now(), next_attempt_at: null, last_error: null })
-          .where('id', '=', row.id)
-          .execute();
-        sent++;
-      } catch (error) {
-        const attempts = row.attempts + 1;
-        const message = (error as Error).message.slice(0, 500);
-        deps.logger.warn({ emailId: row.id, attempts, err: message }, 'e-mail delivery failed');
-        await deps.db
-          .updateTable('emails')
-          .set(
-            attempts >= MAX_ATTEMPTS
-              ? { status: 'failed', next_attempt_at: null, last_error: message }
-              : {
-                  next_attempt_at: new Date(
-                    deps.clock.now().getTime() + (BACKOFF_MS[attempts - 1] ?? 6 * 60 * MINUTE),
-                  ),
-                  last_error: message,
-                },
-          )
-          .where('id', '=', row.id)
-          .execute();
-      }
+    return true;
+  }
+
+  const deliverDueBatch = async (limit = 20): Promise<BatchReport> => {
+    if (!transporter) return { claimed: 0, done: 0, failed: 0 };
+    const claimed = await outbox.claim(limit);
+    const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
+    for (const message of claimed) {
+      if (await send(transporter, message)) report.done++;
+      else report.failed++;
     }
-    return sent;
+    return report;
   };
+
+  const deliverDue = async (limit = 20): Promise<number> => (await deliverDueBatch(limit)).done;
 
   return {
     transport: transporter ? 'smtp' : 'dev_mailbox',
@@ -165,6 +169,7 @@ export function createMailer(deps: {
     },
 
     deliverDue,
+    deliverDueBatch,
 
     nudge() {
       if (!transporter || delivering) return;

@@ -20,7 +20,7 @@ export interface NewOperatorAlert {
 
 export const OperatorAlertViewSchema = Type.Object({
   id: Type.String(),
-  kind: Type.Enum(['notification_mismatch', 'negative_pending_balance']),
+  kind: Type.Enum(['notification_mismatch', 'negative_pending_balance', 'job_parked']),
   organizationId: Type.Union([Type.String(), Type.Null()]),
   environment: Type.Union([Type.Enum(['sandbox', 'live']), Type.Null()]),
   subjectId: Type.String(),

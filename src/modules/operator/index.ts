@@ -7,6 +7,7 @@ import { operatorAlertRoutes } from './alert-routes.js';
 import { operatorApiRoutes } from './api-routes.js';
 import { registerOperatorAuth } from './auth.js';
 import { operatorConsoleRoutes } from './console-routes.js';
+import { operatorJobRoutes } from './job-routes.js';
 import { createStaffService } from './staff.js';
 
 export interface OperatorModuleOptions {
@@ -28,4 +29,5 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
   await app.register(operatorApiRoutes, deps);
   await app.register(operatorConsoleRoutes, { ...deps, renderer: options.renderer });
   await app.register(operatorAlertRoutes, { services, renderer: options.renderer });
+  await app.register(operatorJobRoutes, { jobs: services.jobs, renderer: options.renderer });
 }

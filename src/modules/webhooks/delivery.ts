@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Kdb } from '../../db/database.js';
@@ -11,6 +10,7 @@ import { webhookEndpointDisabledEmail } from '../email/templates.js';
 import { sendWebhook, type AttemptOutcome } from './sender.js';
 import { signatureHeaders } from './signing.js';
 import type { HostResolver } from './url-guard.js';
+import { newLeaseToken, retryDelay, type RetryPolicy } from '../../worker/queue.js';
 
 /** Product decision 29: the waits after the 1st, 2nd, … failed attempt; after the last, `failed`. */
 export const RETRY_SCHEDULE_MS = [
@@ -28,6 +28,7 @@ export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 /** Each wait is moved by up to this fraction either way, so failed endpoints do not retry in lockstep. */
 export const JITTER = 0.15;
 export const DISABLE_AFTER_MS = 5 * DAY;
+const RETRY: RetryPolicy = { schedule: RETRY_SCHEDULE_MS, jitter: JITTER, maxAttempts: MAX_ATTEMPTS };
 export const RETENTION_MS = 30 * DAY;
 
 export interface WebhookDispatcher {
@@ -38,9 +39,9 @@ export interface WebhookDispatcher {
   deliverDue(): Promise<number>;
   /**
    * The worker job: rounds until nothing is due (or `signal` is aborted), refilling each slot as soon as
-   * its attempt ends.
+   * its attempt ends; resolves with how many deliveries it claimed.
    */
-  pump(budgetMs?: number, signal?: AbortSignal): Promise<void>;
+  pump(budgetMs?: number, signal?: AbortSignal): Promise<number>;
   /**
    * Graceful stop (issue 17): claims nothing more, releases at once what it claimed but has not sent (so
    * another worker or the next start sends it without waiting for the lease), and waits until `deadline`
@@ -115,7 +116,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   async function claim(slots: number): Promise<Claimed[]> {
     if (slots <= 0) return [];
     const now = clock.now();
-    const leaseToken = randomBytes(12).toString('base64url');
+    const leaseToken = newLeaseToken();
     const ids = await db.transaction().execute(async (trx) => {
       // At most `perEndpoint` candidates per endpoint, and none from endpoints this worker already has at
       // its cap: a backlog at one endpoint can never fill the window and starve the others.
@@ -232,11 +233,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     await record(delivery, attemptedAt, outcome);
   }
 
-  function nextDelay(attemptsBefore: number): number {
-    const base = RETRY_SCHEDULE_MS[attemptsBefore] ?? 0;
-    return Math.round(base * (1 + JITTER * (2 * random() - 1)));
-  }
-
   async function record(delivery: Claimed, attemptedAt: Date, outcome: AttemptOutcome): Promise<void> {
     const disabled = await db.transaction().execute(async (trx) => {
       const now = clock.now();
@@ -259,7 +255,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         })
         .execute();
       const attempts = delivery.attempts + 1;
-      const exhausted = attempts >= MAX_ATTEMPTS;
+      const exhausted = attempts >= RETRY.maxAttempts;
       // Only the holder of the claim moves the delivery on: after a lapsed lease or a manual retry,
       // another worker owns it, and this attempt is only logged.
       await trx
@@ -273,7 +269,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
             ? { status: 'succeeded' }
             : exhausted
               ? { status: 'failed' }
-              : { next_attempt_at: new Date(now.getTime() + nextDelay(delivery.attempts)) }),
+              : { next_attempt_at: new Date(now.getTime() + retryDelay(RETRY, attempts, random)) }),
         })
         .where('id', '=', delivery.id)
         .where('lease_token', '=', delivery.leaseToken)
@@ -387,15 +383,17 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     async pump(budgetMs = 10 * SECOND, signal?: AbortSignal) {
       const deadline = Date.now() + budgetMs;
       const pending = new Set<Promise<void>>();
+      let total = 0;
       for (;;) {
         // Past the budget it returns without waiting: attempts still in flight keep their slots (the next
         // run claims around them). A stop waits for them itself (stop()), up to the shutdown deadline.
-        if (Date.now() >= deadline || stopping || signal?.aborted) return;
+        if (Date.now() >= deadline || stopping || signal?.aborted) return total;
         const claimed = await round((work) => {
           pending.add(work);
           void work.finally(() => pending.delete(work));
         });
-        if (claimed === 0 && pending.size === 0) return;
+        total += claimed;
+        if (claimed === 0 && pending.size === 0) return total;
         if (claimed === 0 || running >= deps.concurrency) {
           await Promise.race([...pending, new Promise((resolve) => setTimeout(resolve, 250))]);
         }
