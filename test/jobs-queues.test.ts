@@ -4,6 +4,7 @@
  * instead of starving the rest, and two kits on one database never make the same acquirer call twice.
  * No worker runs in this gateway: the test drives the jobs by hand.
  */
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { createPaymentCompletion, EXPIRY_RETRY } from '../src/modules/charges/completion.js';
@@ -317,6 +318,67 @@ describe('refund retry on the job kit', () => {
     expect(await refundStatuses(refunds)).toEqual(Array(8).fill('succeeded'));
     // The request's own ask (refused) and exactly one retry each.
     expect(await callsPer('refund', refunds, 'idempotencyKey')).toEqual(Array(8).fill(2));
+  });
+});
+
+describe('a claim', () => {
+  it('is taken over after its lease, and the first holder can then record nothing', async () => {
+    const s = services();
+    const queue = createJobKit({ db: s.db, clock: s.clock, alerts: s.alerts, logger: s.logger }).queue({
+      job: 'test-lease',
+      table: 'emails',
+      eligible: sql`status = 'pending' and template = 'test-lease'`,
+      leaseMs: MINUTE,
+      retry: { schedule: [MINUTE], jitter: 0, maxAttempts: 5 },
+    });
+    await db()
+      .insertInto('emails')
+      .values({
+        id: 'eml_test_lease',
+        to_address: 'lease@example.test',
+        subject: 'lease',
+        body_enc: 'sealed',
+        template: 'test-lease',
+        locale: 'en',
+        status: 'pending',
+        next_attempt_at: t.clock.now(),
+        created_at: t.clock.now(),
+      })
+      .execute();
+    const [first] = await queue.claim(5);
+    expect(first).toMatchObject({ id: 'eml_test_lease', attempt: 1 });
+    expect(await queue.claim(5)).toEqual([]);
+    t.clock.advance(MINUTE);
+    const [second] = await queue.claim(5);
+    expect(second).toMatchObject({ id: 'eml_test_lease', attempt: 2 });
+    if (!first || !second) throw new Error('no claim');
+    expect(
+      await db()
+        .transaction()
+        .execute((trx) => queue.fail(trx, first, new Error('late'))),
+    ).toBe('lost');
+    expect(
+      await db()
+        .transaction()
+        .execute((trx) => queue.succeed(trx, first)),
+    ).toBe(false);
+    expect(
+      await db()
+        .transaction()
+        .execute((trx) => queue.fail(trx, second, new Error('refused'))),
+    ).toBe('retry');
+    const row = await db()
+      .selectFrom('emails')
+      .select(['attempts', 'last_error', 'lease_token', 'next_attempt_at'])
+      .where('id', '=', 'eml_test_lease')
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      attempts: 2,
+      last_error: 'Error: refused',
+      lease_token: null,
+      next_attempt_at: new Date(t.clock.now().getTime() + MINUTE),
+    });
+    await db().deleteFrom('emails').where('id', '=', 'eml_test_lease').execute();
   });
 });
 

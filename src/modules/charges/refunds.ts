@@ -128,7 +128,7 @@ export interface RefundServiceDeps {
 export function createRefundService(deps: RefundServiceDeps): RefundService {
   const { db, clock, logger } = deps;
 
-  async function finish(refundId: string, answer: AcquirerRefund): Promise<RefundRow> {
+  async function finish(refundId: string, answer: AcquirerRefund, claimed?: Claimed): Promise<RefundRow> {
     return db.transaction().execute(async (trx) => {
       const refund = await trx
         .selectFrom('refunds')
@@ -136,6 +136,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         .where('id', '=', refundId)
         .forUpdate()
         .executeTakeFirstOrThrow();
+      if (claimed) await retry.succeed(trx, claimed);
       if (refund.status !== 'pending') return refund;
       const charge = await trx
         .selectFrom('charges')
@@ -205,29 +206,40 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
     });
   }
 
-  async function fail(refundId: string, error: AcquirerRejectedError): Promise<RefundRow> {
-    return db
-      .updateTable('refunds')
-      .set({
-        status: 'failed',
-        failure_code: error.providerCode,
-        failure_message: error.sanitizedMessage,
-        updated_at: clock.now(),
-      })
-      .where('id', '=', refundId)
-      .where('status', '=', 'pending')
-      .returningAll()
-      .executeTakeFirstOrThrow();
+  async function fail(refundId: string, error: AcquirerRejectedError, claimed?: Claimed): Promise<RefundRow> {
+    return db.transaction().execute(async (trx) => {
+      if (claimed) await retry.succeed(trx, claimed);
+      return trx
+        .updateTable('refunds')
+        .set({
+          status: 'failed',
+          failure_code: error.providerCode,
+          failure_message: error.sanitizedMessage,
+          updated_at: clock.now(),
+        })
+        .where('id', '=', refundId)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
   }
 
-  /** One acquirer round for a pending refund: succeeded, failed, or still pending (thrown). */
-  async function ask(refund: RefundRow, paymentId: string, acquirer: Acquirer): Promise<RefundRow> {
+  /**
+   * One acquirer round for a pending refund: succeeded, failed, or still pending (thrown). A round of the
+   * retry job ends its claim in the transaction that records the answer.
+   */
+  async function ask(
+    refund: RefundRow,
+    paymentId: string,
+    acquirer: Acquirer,
+    claimed?: Claimed,
+  ): Promise<RefundRow> {
     try {
       const answer = await acquirer.refund(paymentId, { idempotencyKey: refund.id, amount: refund.amount });
-      return await finish(refund.id, answer);
+      return await finish(refund.id, answer, claimed);
     } catch (error) {
       if (error instanceof AcquirerRejectedError) {
-        await fail(refund.id, error);
+        await fail(refund.id, error, claimed);
         throw error;
       }
       throw error;
@@ -261,12 +273,10 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         throw new Error(`no acquirer payment to refund (${row.environment})`);
       }
       try {
-        await ask(row, row.payment_id, acquirer);
+        await ask(row, row.payment_id, acquirer, claimed);
       } catch (error) {
         if (!(error instanceof AcquirerRejectedError)) throw error;
       }
-      // The refund left `pending` under its row lock (finish or fail); this only ends the claim.
-      await db.transaction().execute((trx) => retry.succeed(trx, claimed));
       return 'settled';
     } catch (error) {
       logger.warn({ err: error, refundId: row.id }, 'refund retry deferred: the acquirer is unavailable');
