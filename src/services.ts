@@ -12,6 +12,7 @@ import { createUserService, type UserService } from './modules/users/service.js'
 import type { Acquirer } from './modules/acquirer/types.js';
 import { createChargeRefunds, createChargeService, type ChargeService } from './modules/charges/service.js';
 import { createLedger, type Ledger } from './modules/ledger/service.js';
+import { feeRateIn } from './modules/organizations/fee-rates.js';
 import { createEventRecorder, type EventRecorder } from './modules/events/service.js';
 import { createPaymentCompletion, type PaymentCompletion } from './modules/charges/completion.js';
 import { createNotificationInbox, type NotificationInbox } from './modules/charges/notifications.js';
@@ -105,7 +106,7 @@ export function createServices(input: {
   const audit = createAuditLog({ clock, cursors });
   const mailer = createMailer({ db, clock, box, smtpUrl: config.smtpUrl, from: config.mailFrom, logger });
   const acquirerFor = (environment: Environment) => acquirers[environment]?.acquirer;
-  const ledger = createLedger({ db, clock });
+  const ledger = createLedger({ db, clock, feesFor: feeRateIn });
   const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });
   const webhookResolver = createHostResolver();
   const alerts = createOperatorAlerts({ db, clock, audit, logger: logger.child({ module: 'alerts' }) });

@@ -169,7 +169,7 @@ describe('status and state columns', () => {
     const chargeId = await newCharge();
     const insert = (outcome: string) =>
       sql`INSERT INTO provider_notifications (provider, id, type, payment_id, charge_id, body, outcome, received_at)
-          VALUES ('sandbox', ${newId('ntf', clock.now())}, 'payment.updated', ${`pay_${chargeId}`}, ${chargeId},
+          VALUES ('sandbox', ${newId('evt', clock.now())}, 'payment.updated', ${`pay_${chargeId}`}, ${chargeId},
                   '{}'::jsonb, ${outcome}, ${clock.now()})`.execute(db);
     expect(await refusedBy(insert('duplicate'))).toBe('provider_notifications_outcome_check');
     expect(await refusedBy(insert('applied'))).toBeUndefined();
