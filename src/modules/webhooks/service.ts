@@ -7,9 +7,11 @@ import { err, ok, type Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
   attemptsForCharge,
+  failPendingDeliveries,
   findDelivery,
   findEndpoint,
   listEndpoints,
+  transitionDelivery,
   type AttemptWithDelivery,
   type DeliveryRow,
   type EndpointRow,
@@ -222,12 +224,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         .returning('id')
         .executeTakeFirst();
       if (!row) return notFound;
-      await db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'failed', lease_token: null, updated_at: now })
-        .where('endpoint_id', '=', row.id)
-        .where('status', '=', 'pending')
-        .execute();
+      await failPendingDeliveries(db, row.id, now);
       return ok({ id: row.id, deleted: true });
     },
 
@@ -268,12 +265,12 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       if (!delivery) return err({ code: 'delivery_not_found' });
       const now = clock.now();
       // Due now. A worker sending it this instant loses its claim: its attempt is logged, and it goes again.
-      const row = await db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'pending', next_attempt_at: now, lease_token: null, updated_at: now })
-        .where('id', '=', delivery.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await transitionDelivery(db, delivery.id, ['pending', 'succeeded', 'failed'], 'pending', {
+        next_attempt_at: now,
+        lease_token: null,
+        updated_at: now,
+      });
+      if (!row) throw new Error(`webhook delivery ${delivery.id} has a status outside its union`);
       return ok(deliveryView(row));
     },
   };
