@@ -33,7 +33,7 @@ import {
 } from './modules/acquirer/index.js';
 import { chargeRoutes } from './modules/charges/routes.js';
 import { balanceRoutes } from './modules/ledger/routes.js';
-import { refundRoutes } from './modules/charges/refunds.js';
+import { refundRoutes } from './modules/refunds/routes.js';
 import { providerNotificationRoutes } from './modules/charges/notifications.js';
 import { refuseCardNumbers } from './http/card-data.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';

@@ -10,12 +10,13 @@ import { createAuditLog, type AuditLog } from './modules/audit/service.js';
 import { createMailer, type Mailer } from './modules/email/service.js';
 import { createUserService, type UserService } from './modules/users/service.js';
 import type { Acquirer } from './modules/acquirer/types.js';
-import { createChargeService, type ChargeService } from './modules/charges/service.js';
+import { createChargeRefunds, createChargeService, type ChargeService } from './modules/charges/service.js';
 import { createLedger, type Ledger } from './modules/ledger/service.js';
+import { feeRateIn } from './modules/organizations/fee-rates.js';
 import { createEventRecorder, type EventRecorder } from './modules/events/service.js';
 import { createPaymentCompletion, type PaymentCompletion } from './modules/charges/completion.js';
 import { createNotificationInbox, type NotificationInbox } from './modules/charges/notifications.js';
-import { createRefundService, type RefundService } from './modules/charges/refunds.js';
+import { createRefundService, type RefundService } from './modules/refunds/service.js';
 import { createOperatorAlerts, type OperatorAlerts } from './modules/operator/alerts.js';
 import type { Environment } from './db/schema.js';
 import { createEventFeed, type EventFeed } from './modules/events/feed.js';
@@ -118,7 +119,7 @@ export function createServices(input: {
     jobs,
   });
   const acquirerFor = (environment: Environment) => acquirers[environment]?.acquirer;
-  const ledger = createLedger({ db, clock });
+  const ledger = createLedger({ db, clock, feesFor: feeRateIn });
   const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });
   const webhookResolver = createHostResolver();
   const completion = createPaymentCompletion({
@@ -189,6 +190,7 @@ export function createServices(input: {
       clock,
       logger: logger.child({ module: 'refunds' }),
       acquirerFor,
+      charges: createChargeRefunds({ db }),
       ledger,
       events,
       alerts,

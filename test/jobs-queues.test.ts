@@ -8,7 +8,8 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { createPaymentCompletion, EXPIRY_RETRY } from '../src/modules/charges/completion.js';
-import { createRefundService, REFUND_RETRY } from '../src/modules/charges/refunds.js';
+import { createChargeRefunds } from '../src/modules/charges/service.js';
+import { createRefundService, REFUND_RETRY } from '../src/modules/refunds/service.js';
 import { DAY, HOUR, MINUTE } from '../src/shared/clock.js';
 import { createJobKit } from '../src/worker/kit.js';
 import { drain } from '../src/worker/queue.js';
@@ -145,6 +146,7 @@ function secondWorker() {
       alerts: s.alerts,
       checkoutUrl: () => s.urls.checkout(),
       retryAfterMs: s.config.idempotencyLockMs,
+      charges: createChargeRefunds({ db: s.db }),
       jobs,
     }),
   };

@@ -128,7 +128,7 @@ async function seedApplications(database: Database, count: number): Promise<stri
   for (let i = 0; i < count; i++) {
     const input = validApplication({ companyName: `CLI Company ${i}`, contactEmail: uniqueEmail('cli') });
     const submitted = await service.submit(input as unknown as ApplicationCreate, { ip: undefined });
-    if (!submitted.ok) throw new Error(submitted.error);
+    if (!submitted.ok) throw new Error(submitted.error.code);
     ids.push(submitted.value.id);
   }
   return ids;

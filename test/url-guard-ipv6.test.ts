@@ -84,7 +84,7 @@ describe('connect time', () => {
         validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
         { idempotencyKey: undefined },
       );
-      if (!charge.ok) throw new Error(charge.error);
+      if (!charge.ok) throw new Error(charge.error.code);
       const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
         charge.value.providerPaymentId,
         { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Rebind' },

@@ -135,7 +135,7 @@ async function paidCharge(m: Merchant = merchant): Promise<string> {
     validCharge() as Parameters<typeof services.charges.create>[1],
     { idempotencyKey: undefined },
   );
-  if (!created.ok) throw new Error(created.error);
+  if (!created.ok) throw new Error(created.error.code);
   const payment = await services.acquirers.sandbox.acquirer.authorize(
     created.value.providerPaymentId,
     { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Faults' },

@@ -377,7 +377,7 @@ describe('webhook endpoints', () => {
           validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
           { idempotencyKey: undefined },
         );
-        if (!charge.ok) throw new Error(charge.error);
+        if (!charge.ok) throw new Error(charge.error.code);
         const payment = await strict.gateway.services.acquirers.sandbox.acquirer.authorize(
           charge.value.providerPaymentId,
           { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Rebind' },
@@ -544,7 +544,7 @@ describe('delivery', () => {
       validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
       { idempotencyKey: undefined },
     );
-    if (!foreignCharge.ok) throw new Error(foreignCharge.error);
+    if (!foreignCharge.ok) throw new Error(foreignCharge.error.code);
     expect((await api(`/v1/charges/${foreignCharge.value.id}/webhook-deliveries`)).status).toBe(404);
     expect((await api('/v1/charges/ch_unknown/webhook-deliveries')).status).toBe(404);
     const delivery = await db().selectFrom('webhook_deliveries').select('id').executeTakeFirstOrThrow();

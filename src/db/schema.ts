@@ -179,6 +179,15 @@ export interface ApiKeyAuthEpochTable {
 
 export type ChargeStatus = 'pending' | 'succeeded' | 'failed' | 'expired';
 export type ChargeCreationState = 'creating' | 'created' | 'rejected' | 'abandoned';
+/** The acquirer's payment status (migration 0013 checks it); the acquirer module's `ProviderStatus`. */
+export type ChargeProviderStatus =
+  | 'awaiting_payment'
+  | 'requires_action'
+  | 'succeeded'
+  | 'failed'
+  | 'canceled'
+  | 'partially_refunded'
+  | 'refunded';
 
 export interface ChargesTable {
   id: string;
@@ -195,7 +204,7 @@ export interface ChargesTable {
   provider: string;
   provider_request: ColumnType<unknown, string, never>;
   provider_payment_id: string | null;
-  provider_status: string | null;
+  provider_status: ChargeProviderStatus | null;
   provider_error: ColumnType<unknown, string | null, string | null>;
   customer_name: string | null;
   customer_email: string | null;

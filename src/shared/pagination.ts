@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Environment } from '../db/schema.js';
-import { ApiError } from '../http/errors.js';
+import { err, ok, type Result } from './result.js';
 
 /** A list position: the (createdAt, id) of the last item of the previous page. */
 export interface Cursor {
@@ -33,18 +33,23 @@ export interface CursorScope {
   filter?: string | null;
 }
 
+/** A cursor this API did not issue for this list and scope (the edge answers 400 `validation_failed`). */
+export interface CursorError {
+  readonly code: 'invalid_cursor';
+}
+
 /** The cursors of one list in one scope. */
 export interface ListCursors {
   encode(createdAt: Date, id: string): string;
-  decode(cursor: string): Cursor;
+  decode(cursor: string): Result<Cursor, CursorError>;
 }
 
 /**
  * Encodes and checks list cursors. A cursor is opaque to clients: base64url of `<createdAt ISO>|<id>`, a
  * period, and a truncated HMAC-SHA256 under a server key of that and of the cursor's scope (list,
  * organization, environment, filter). A cursor this API did not issue (edited, forged, from another
- * deployment) or issued for another list, merchant or environment is refused with 400
- * `validation_failed` instead of silently moving the page. The scope is signed, not carried: it comes
+ * deployment) or issued for another list, merchant or environment is refused (`invalid_cursor`, 400
+ * `validation_failed` at the edge) instead of silently moving the page. The scope is signed, not carried: it comes
  * from the request, so a cursor tells nobody which merchant it was issued to.
  */
 export interface CursorCodec {
@@ -68,15 +73,7 @@ export function createCursorCodec(key: Buffer): CursorCodec {
       )
       .digest()
       .subarray(0, MAC_BYTES);
-  const refuse = () =>
-    ApiError.validation([
-      {
-        path: 'cursor',
-        in: 'query',
-        code: 'invalid_value',
-        message: 'is not a cursor this API issued for this list',
-      },
-    ]);
+  const refuse = () => err<CursorError>({ code: 'invalid_cursor' });
   return {
     for(scope) {
       return {
@@ -86,10 +83,10 @@ export function createCursorCodec(key: Buffer): CursorCodec {
         },
         decode(cursor) {
           const [payload, signature, ...extra] = cursor.split('.');
-          if (payload === undefined || signature === undefined || extra.length > 0) throw refuse();
+          if (payload === undefined || signature === undefined || extra.length > 0) return refuse();
           const given = Buffer.from(signature, 'base64url');
           const expected = mac(scope, payload);
-          if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refuse();
+          if (given.length !== expected.length || !timingSafeEqual(given, expected)) return refuse();
           const [iso, id, ...rest] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
           const createdAt = new Date(iso ?? '');
           if (
@@ -99,9 +96,9 @@ export function createCursorCodec(key: Buffer): CursorCodec {
             Number.isNaN(createdAt.getTime()) ||
             !/^[a-z]+_[0-9a-z]+$/.test(id)
           ) {
-            throw refuse();
+            return refuse();
           }
-          return { createdAt, id };
+          return ok({ createdAt, id });
         },
       };
     },

@@ -1,5 +1,6 @@
-import type { FeatureFlag } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
+import type { ApiKeyScope, FeatureFlag } from '../../db/schema.js';
+import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
+import { ApiError, toApiError, type ErrorTable, type ValidationIssue } from '../../http/errors.js';
 
 /** Why a request was refused, in the order the checks run (docs/decisions/0005-api-key-authentication.md). */
 export type AuthFailure =
@@ -46,5 +47,24 @@ export function featureRefusal(feature: FeatureFlag): AuthFailure {
   return feature === 'payouts' ? 'payouts_disabled' : 'feature_disabled';
 }
 
-/** Refusals of the key-management use cases. */
-export type ApiKeyError = 'not_found' | 'scope_not_held' | 'invalid_input';
+/** Refusals of the key-management use cases (docs/decisions/0020-domain-errors.md). */
+export type ApiKeyError =
+  | { code: 'not_found' }
+  | { code: 'scope_not_held'; missingScopes: ApiKeyScope[] }
+  | { code: 'invalid_input'; issues: ValidationIssue[] }
+  | CursorError;
+
+export const API_KEY_ERRORS: ErrorTable<ApiKeyError> = {
+  not_found: () => new ApiError('not_found', 'No such API key.'),
+  scope_not_held: (error) =>
+    new ApiError('insufficient_scope', 'A key can only create or revoke keys whose scopes it holds itself.', {
+      missingScopes: error.missingScopes,
+    }),
+  invalid_input: (error) => ApiError.validation(error.issues),
+  ...INVALID_CURSOR,
+};
+
+/** The envelope of a key-management refusal, for every edge that calls the key service. */
+export function apiKeyRefusal(error: ApiKeyError): ApiError {
+  return toApiError(API_KEY_ERRORS, error);
+}

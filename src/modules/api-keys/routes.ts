@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, errorResponses } from '../../http/errors.js';
+import { errorResponses, toApiError } from '../../http/errors.js';
 import {
   IdempotencyHeaderSchema,
   idempotencyHooks,
@@ -10,7 +10,7 @@ import type { App } from '../../http/server.js';
 import { trimBodyStrings } from '../../http/trim.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import { callerOf, callerScope } from './context.js';
-import type { ApiKeyError } from './errors.js';
+import { API_KEY_ERRORS, type ApiKeyError } from './errors.js';
 import {
   ApiKeyCreatedSchema,
   ApiKeyCreateSchema,
@@ -22,7 +22,8 @@ import {
   type ApiKeyRequestResponse,
   type ApiKeyResponse,
 } from './schemas.js';
-import type { ApiKeyService, ApiKeyView, KeyRequestView, Result } from './service.js';
+import type { Result } from '../../shared/result.js';
+import type { ApiKeyService, ApiKeyView, KeyRequestView } from './service.js';
 
 export interface ApiKeyRoutesOptions {
   service: ApiKeyService;
@@ -36,17 +37,8 @@ const FLAG_NOTE =
   'Needs the `apiKeys` feature of the organization (403 `forbidden` without it). Keys and their lists ' +
   'belong to the environment of the base URL.';
 
-const API_KEY_ERRORS: Record<ApiKeyError, (failure: Extract<Result<never>, { ok: false }>) => ApiError> = {
-  not_found: () => new ApiError('not_found', 'No such API key.'),
-  scope_not_held: (failure) =>
-    new ApiError('insufficient_scope', 'A key can only create or revoke keys whose scopes it holds itself.', {
-      missingScopes: failure.missingScopes ?? [],
-    }),
-  invalid_input: (failure) => ApiError.validation(failure.issues ?? []),
-};
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw API_KEY_ERRORS[result.error](result);
+function unwrap<T>(result: Result<T, ApiKeyError>): T {
+  if (!result.ok) throw toApiError(API_KEY_ERRORS, result.error);
   return result.value;
 }
 
@@ -128,7 +120,7 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
       config: { auth: 'read', feature: 'apiKeys' },
     },
     async (request) => {
-      const page = await service.list(callerOf(request), request.query);
+      const page = unwrap(await service.list(callerOf(request), request.query));
       return { data: page.data.map(toApiKeyResponse), nextCursor: page.nextCursor };
     },
   );

@@ -3,6 +3,7 @@ import type { ApiKeyScope, Environment } from '../../db/schema.js';
 import type { ValidationIssue } from '../../http/errors.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import { holdsScope, keyActor, type ApiKeyAuth } from './context.js';
 import type { CursorCodec } from '../../shared/pagination.js';
@@ -121,10 +122,6 @@ export interface RequestMeta {
   actor?: string;
 }
 
-export type Result<T> =
-  | { ok: true; value: T }
-  | { ok: false; error: ApiKeyError; issues?: ValidationIssue[]; missingScopes?: ApiKeyScope[] };
-
 export interface ApiKeyPage {
   data: ApiKeyView[];
   nextCursor: string | null;
@@ -151,23 +148,30 @@ export interface KeyRequestPage {
 
 export interface ApiKeyService {
   /** A new key of the caller's organization and environment, holding no scope the caller lacks. */
-  create(caller: ApiKeyAuth, input: CreateKeyRequest, meta: RequestMeta): Promise<Result<CreatedApiKey>>;
-  list(caller: ApiKeyAuth, page: { limit: number; cursor?: string }): Promise<ApiKeyPage>;
-  get(caller: ApiKeyAuth, id: string): Promise<Result<ApiKeyView>>;
+  create(
+    caller: ApiKeyAuth,
+    input: CreateKeyRequest,
+    meta: RequestMeta,
+  ): Promise<Result<CreatedApiKey, ApiKeyError>>;
+  list(
+    caller: ApiKeyAuth,
+    page: { limit: number; cursor?: string },
+  ): Promise<Result<ApiKeyPage, ApiKeyError>>;
+  get(caller: ApiKeyAuth, id: string): Promise<Result<ApiKeyView, ApiKeyError>>;
   /** Revokes a key at once on every instance; revoking a revoked key changes nothing. */
-  revoke(caller: ApiKeyAuth, id: string, meta: RequestMeta): Promise<Result<ApiKeyView>>;
+  revoke(caller: ApiKeyAuth, id: string, meta: RequestMeta): Promise<Result<ApiKeyView, ApiKeyError>>;
   /** The key's requests of the last 30 days, newest first (a key of the caller's organization and environment). */
   listRequests(
     caller: ApiKeyAuth,
     id: string,
     page: { limit: number; cursor?: string },
-  ): Promise<Result<KeyRequestPage>>;
+  ): Promise<Result<KeyRequestPage, ApiKeyError>>;
   /** Operator views: every key of an organization, and any key's request log. */
   listForOrganization(organizationId: string): Promise<ApiKeyView[]>;
   requestsOfKey(
     id: string,
     page: { limit: number; cursor?: string },
-  ): Promise<Result<KeyRequestPage & { key: ApiKeyView; organizationId: string }>>;
+  ): Promise<Result<KeyRequestPage & { key: ApiKeyView; organizationId: string }, ApiKeyError>>;
   /** Purges one batch of audit trails of keys revoked more than 30 days ago; returns the keys done. */
   purgeRevokedAuditTrails(batchSize?: number): Promise<number>;
   /** Deletes one batch of request-log entries older than 30 days; returns how many. */
@@ -217,7 +221,7 @@ export function createApiKeyService(deps: {
     key: { id: string; organization_id: string; environment: Environment },
     limit: number,
     cursor?: string,
-  ): Promise<KeyRequestPage> => {
+  ): Promise<Result<KeyRequestPage, ApiKeyError>> => {
     const keyId = key.id;
     const pages = cursors.for({
       list: 'api_key_requests',
@@ -228,22 +232,23 @@ export function createApiKeyService(deps: {
     // Log rows have numeric ids; the cursor carries them as `kr_<id>`, the shape cursors expect. The
     // codec refuses (400) any cursor not issued for this key's log, so a decoded one has that shape.
     const decoded = cursor === undefined ? undefined : pages.decode(cursor);
-    const after = decoded && { createdAt: decoded.createdAt, id: decoded.id.replace(/^kr_/, '') };
+    if (decoded && !decoded.ok) return decoded;
+    const after = decoded && { createdAt: decoded.value.createdAt, id: decoded.value.id.replace(/^kr_/, '') };
     // Entries past 30 days are not shown even before the retention job deletes them.
     const since = new Date(clock.now().getTime() - KEY_REQUEST_LOG_RETENTION_MS);
     const rows = await listKeyRequests(db, keyId, { limit, since, ...(after ? { after } : {}) });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return {
+    return ok({
       data: page.map(toKeyRequestView),
       nextCursor: rows.length > limit && last ? pages.encode(last.created_at, `kr_${last.id}`) : null,
-    };
+    });
   };
 
   return {
     async create(caller, input, meta) {
       const missingScopes = input.scopes.filter((scope) => !holdsScope(caller.scopes, scope));
-      if (missingScopes.length > 0) return { ok: false, error: 'scope_not_held', missingScopes };
+      if (missingScopes.length > 0) return err({ code: 'scope_not_held', missingScopes });
 
       const issues: ValidationIssue[] = [];
       const allowedIps: string[] = [];
@@ -268,7 +273,7 @@ export function createApiKeyService(deps: {
           message: 'must be in the future',
         });
       }
-      if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+      if (issues.length > 0) return err({ code: 'invalid_input', issues });
       const actor = meta.actor ?? keyActor(caller);
 
       const created = await db.transaction().execute(async (trx) => {
@@ -296,37 +301,38 @@ export function createApiKeyService(deps: {
         });
         return { ...view, secret: issued.secret };
       });
-      return { ok: true, value: created };
+      return ok(created);
     },
 
     async list(caller, { limit, cursor }) {
       const pages = cursors.for({ list: 'api_keys', ...scopeOf(caller) });
       const after = cursor === undefined ? undefined : pages.decode(cursor);
-      const rows = await listKeys(db, scopeOf(caller), { limit, ...(after ? { after } : {}) });
+      if (after && !after.ok) return after;
+      const rows = await listKeys(db, scopeOf(caller), { limit, ...(after ? { after: after.value } : {}) });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return {
+      return ok({
         data: page.map(toApiKeyView),
         nextCursor: rows.length > limit && last ? pages.encode(last.created_at, last.id) : null,
-      };
+      });
     },
 
     async get(caller, id) {
       const row = await findKey(db, scopeOf(caller), id);
-      return row ? { ok: true, value: toApiKeyView(row) } : { ok: false, error: 'not_found' };
+      return row ? ok(toApiKeyView(row)) : err({ code: 'not_found' });
     },
 
     async revoke(caller, id, meta) {
-      return db.transaction().execute(async (trx): Promise<Result<ApiKeyView>> => {
+      return db.transaction().execute(async (trx): Promise<Result<ApiKeyView, ApiKeyError>> => {
         const row = await findKey(trx, scopeOf(caller), id, { forUpdate: true });
-        if (!row) return { ok: false, error: 'not_found' };
+        if (!row) return err({ code: 'not_found' });
         // A key may revoke itself, or keys no more powerful than itself: a leaked read key cannot
         // lock the merchant out by revoking its `all` key.
         const missingScopes = row.scopes.filter((scope) => !holdsScope(caller.scopes, scope));
         if (row.id !== caller.keyId && missingScopes.length > 0) {
-          return { ok: false, error: 'scope_not_held', missingScopes };
+          return err({ code: 'scope_not_held', missingScopes });
         }
-        if (row.revoked_at !== null) return { ok: true, value: toApiKeyView(row) };
+        if (row.revoked_at !== null) return ok(toApiKeyView(row));
         const actor = meta.actor ?? keyActor(caller);
         const revoked = toApiKeyView(await markRevoked(trx, row.id, actor, clock.now()));
         await audit.record(trx, {
@@ -340,14 +346,14 @@ export function createApiKeyService(deps: {
           requestId: meta.requestId,
           ip: meta.ip,
         });
-        return { ok: true, value: revoked };
+        return ok(revoked);
       });
     },
 
     async listRequests(caller, id, { limit, cursor }) {
       const key = await findKey(db, scopeOf(caller), id);
-      if (!key) return { ok: false, error: 'not_found' };
-      return { ok: true, value: await requestPage(key, limit, cursor) };
+      if (!key) return err({ code: 'not_found' });
+      return requestPage(key, limit, cursor);
     },
 
     async listForOrganization(organizationId) {
@@ -356,15 +362,10 @@ export function createApiKeyService(deps: {
 
     async requestsOfKey(id, { limit, cursor }) {
       const key = await findKeyById(db, id);
-      if (!key) return { ok: false, error: 'not_found' };
-      return {
-        ok: true,
-        value: {
-          key: toApiKeyView(key),
-          organizationId: key.organization_id,
-          ...(await requestPage(key, limit, cursor)),
-        },
-      };
+      if (!key) return err({ code: 'not_found' });
+      const page = await requestPage(key, limit, cursor);
+      if (!page.ok) return page;
+      return ok({ key: toApiKeyView(key), organizationId: key.organization_id, ...page.value });
     },
 
     async purgeRequestLog(batchSize = 5000) {

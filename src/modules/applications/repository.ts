@@ -1,6 +1,8 @@
-import { sql } from 'kysely';
-import type { Kdb } from '../../db/database.js';
-import type { ApplicationRow, NewApplicationRow } from '../../db/schema.js';
+import { sql, type Updateable } from 'kysely';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { ApplicationRow, ApplicationsTable, NewApplicationRow } from '../../db/schema.js';
+import { assertAllowed } from '../../shared/state-machine.js';
+import { TRANSITIONS, type ApplicationStatus } from './model.js';
 
 /** Any fixed number: the first half of the advisory lock key of "applications from one address". */
 const APPLICATION_LIMIT_LOCK = 7_343_112_011;
@@ -17,7 +19,7 @@ export async function findApplication(db: Kdb, id: string): Promise<ApplicationR
  * Serialises submissions from one address until the transaction ends, so that concurrent ones
  * (from any listener or process) cannot all pass the count before any of them is inserted.
  */
-export async function lockSubmitterAddress(trx: Kdb, ip: string | null): Promise<void> {
+export async function lockSubmitterAddress(trx: Trx, ip: string | null): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(${APPLICATION_LIMIT_LOCK % 2_147_483_647}::int4, hashtext(${ip ?? ''}))`.execute(
     trx,
   );
@@ -38,4 +40,25 @@ export async function applicationsFromAddress(
     .where('created_at', '>', since)
     .executeTakeFirstOrThrow();
   return { count: Number(row.n), oldest: row.oldest === null ? null : new Date(row.oldest as Date) };
+}
+
+/**
+ * Moves an application's `status` from one of `from` to `to` with `patch` (the review decision), in the
+ * caller's transaction with its audit entry; undefined when it was in none of `from`.
+ */
+export async function transition(
+  trx: Trx,
+  id: string,
+  from: readonly ApplicationStatus[],
+  to: ApplicationStatus,
+  patch: Omit<Updateable<ApplicationsTable>, 'id' | 'status'> = {},
+): Promise<ApplicationRow | undefined> {
+  assertAllowed(TRANSITIONS, from, to, `application ${id}`);
+  return trx
+    .updateTable('applications')
+    .set({ ...patch, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
 }

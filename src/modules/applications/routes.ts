@@ -1,7 +1,8 @@
 import type { App } from '../../http/server.js';
-import { ApiError, errorResponses } from '../../http/errors.js';
+import { errorResponses, toApiError } from '../../http/errors.js';
 import { idempotencyHooks, type IdempotencyOptions } from '../../http/idempotency.js';
 import { trimBodyStrings } from '../../http/trim.js';
+import { APPLICATION_ERRORS } from './errors.js';
 import { ApplicationCreateSchema, ApplicationCreatedSchema } from './schemas.js';
 import type { ApplicationService } from './service.js';
 
@@ -49,11 +50,10 @@ export async function applicationRoutes(app: App, options: ApplicationRoutesOpti
     async (request, reply) => {
       const outcome = await options.service.submit(request.body, { ip: request.ip });
       if (!outcome.ok) {
-        reply.header('retry-after', outcome.retryAfterSeconds);
-        throw new ApiError(
-          'too_many_requests',
-          `Too many applications from your address; retry in ${outcome.retryAfterSeconds} seconds.`,
-        );
+        if (outcome.error.code === 'too_many_applications') {
+          reply.header('retry-after', outcome.error.retryAfterSeconds);
+        }
+        throw toApiError(APPLICATION_ERRORS, outcome.error);
       }
       return reply.code(201).send(outcome.value);
     },

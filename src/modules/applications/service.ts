@@ -1,7 +1,8 @@
 import type { Kdb } from '../../db/database.js';
-import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { ApplicationError } from './errors.js';
 import { applicationsFromAddress, insertApplication, lockSubmitterAddress } from './repository.js';
 import type { ApplicationCreate, ApplicationCreated } from './schemas.js';
 
@@ -11,9 +12,7 @@ export interface ApplicationLimit {
   windowMs: number;
 }
 
-export type SubmitResult =
-  | { ok: true; value: ApplicationCreated }
-  | { ok: false; error: 'too_many_applications'; retryAfterSeconds: number };
+export type SubmitResult = Result<ApplicationCreated, ApplicationError>;
 
 export interface ApplicationService {
   submit(input: ApplicationCreate, context: { ip: string | undefined }): Promise<SubmitResult>;
@@ -33,14 +32,7 @@ export function createApplicationService(deps: {
     async submit(input, { ip }) {
       const verticalOther = presentOrNull(input.verticalOther);
       if (input.vertical !== 'other' && verticalOther !== null) {
-        throw ApiError.validation([
-          {
-            path: 'verticalOther',
-            in: 'body',
-            code: 'invalid_value',
-            message: 'is only allowed when vertical is "other"',
-          },
-        ]);
+        return err({ code: 'vertical_other_not_allowed' });
       }
       const address = ip ?? null;
       return deps.db.transaction().execute(async (trx): Promise<SubmitResult> => {
@@ -50,11 +42,10 @@ export function createApplicationService(deps: {
         const recent = await applicationsFromAddress(trx, address, since);
         if (recent.count >= deps.limit.max) {
           const freesAt = (recent.oldest ?? now).getTime() + deps.limit.windowMs;
-          return {
-            ok: false,
-            error: 'too_many_applications',
+          return err({
+            code: 'too_many_applications',
             retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)),
-          };
+          });
         }
         const row = await insertApplication(trx, {
           id: newId('app', now),
@@ -73,7 +64,7 @@ export function createApplicationService(deps: {
           created_at: now,
           updated_at: now,
         });
-        return { ok: true, value: { id: row.id, status: 'NEW', createdAt: row.created_at.toISOString() } };
+        return ok({ id: row.id, status: 'NEW' as const, createdAt: row.created_at.toISOString() });
       });
     },
   };

@@ -1,7 +1,10 @@
 import type { Kdb } from '../../db/database.js';
-import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
-import { olderThan, toPage, type CursorCodec } from '../../shared/pagination.js';
+import { olderThan, toPage, type CursorCodec, type CursorError } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
+
+/** The audit log refuses only a cursor it did not issue (docs/decisions/0020-domain-errors.md). */
+export type AuditError = CursorError;
 
 export interface AuditEntry {
   /** `staff:stf_…`, `user:usr_…`, `key:key_…`, `system` or `cli`. */
@@ -37,7 +40,7 @@ export interface AuditLog {
   list(
     db: Kdb,
     filter: { limit: number; cursor?: string; organizationId?: string; targetId?: string },
-  ): Promise<{ data: AuditEntryView[]; nextCursor: string | null }>;
+  ): Promise<Result<{ data: AuditEntryView[]; nextCursor: string | null }, AuditError>>;
 }
 
 export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): AuditLog {
@@ -77,23 +80,15 @@ export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): Au
       if (cursor !== undefined) {
         // Entries are numbered, not prefixed ids; the cursor carries them as `aud_<n>`.
         const after = pages.decode(cursor);
-        const number = after.id.replace(/^aud_/, '');
-        if (!/^\d{1,18}$/.test(number)) {
-          throw ApiError.validation([
-            {
-              path: 'cursor',
-              in: 'query',
-              code: 'invalid_value',
-              message: 'is not a cursor this API issued',
-            },
-          ]);
-        }
-        query = query.where(olderThan(after, number));
+        if (!after.ok) return after;
+        const number = after.value.id.replace(/^aud_/, '');
+        if (!/^\d{1,18}$/.test(number)) return err({ code: 'invalid_cursor' });
+        query = query.where(olderThan(after.value, number));
       }
       const page = toPage(await query.execute(), limit, (row) =>
         pages.encode(row.created_at, `aud_${row.id}`),
       );
-      return {
+      return ok({
         data: page.data.map((row) => ({
           id: String(row.id),
           actor: row.actor,
@@ -108,7 +103,7 @@ export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): Au
           createdAt: row.created_at.toISOString(),
         })),
         nextCursor: page.nextCursor,
-      };
+      });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Kdb } from '../../db/database.js';
-import type { ChargeStatus, Environment } from '../../db/schema.js';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
 import { HOUR, MINUTE, type Clock } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
@@ -12,12 +12,14 @@ import {
   type ProviderStatus,
 } from '../acquirer/types.js';
 import type { EventRecorder } from '../events/service.js';
-import { chargeView, type ChargeRow } from './service.js';
+import type { ChargeRow, ChargeStatus } from './model.js';
+import * as charges from './repository.js';
+import { chargeView } from './service.js';
 
 /** What the state machine needs of the ledger (src/modules/ledger): the entry of a succeeded charge. */
 export interface ChargeLedger {
   postChargeSucceeded(
-    trx: Kdb,
+    trx: Trx,
     charge: {
       id: string;
       organizationId: string;
@@ -26,16 +28,6 @@ export interface ChargeLedger {
       paymentMethod: ChargeRow['payment_method'];
     },
   ): Promise<{ gross: string; fee: string; net: string; created: boolean }>;
-  postRefund(
-    trx: Kdb,
-    refund: {
-      id: string;
-      chargeId: string;
-      organizationId: string;
-      environment: Environment;
-      amount: string;
-    },
-  ): Promise<{ created: boolean; pendingAfter: string }>;
 }
 
 export interface PaymentCompletionDeps {
@@ -70,7 +62,7 @@ export interface PaymentCompletion {
   /** Applies a payment state the acquirer reported, in one transaction under the charge's row lock. */
   apply(chargeId: string, payment: AcquirerPayment): Promise<ApplyOutcome>;
   /** The same, inside the caller's transaction, with the charge row already locked. */
-  applyLocked(trx: Kdb, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome>;
+  applyLocked(trx: Trx, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome>;
   /** Reads the payment back from the acquirer and applies it. */
   sync(chargeId: string): Promise<ApplyOutcome>;
   /** Counts one card attempt of a pending charge; false when its attempts are used up. */
@@ -145,7 +137,7 @@ const EVENT_OF = {
 export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCompletion {
   const { db, clock, logger } = deps;
 
-  async function applyLocked(trx: Kdb, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome> {
+  async function applyLocked(trx: Trx, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome> {
     const differences = paymentDifferences(charge, payment);
     if (differences.length > 0) {
       // Whoever brings the report, money never moves on a payment that is not this charge's.
@@ -163,26 +155,26 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
       );
     }
     const now = clock.now();
-    const updated = await trx
-      .updateTable('charges')
-      .set({
-        provider_status: forward ? reported : known,
-        ...(payment.card ? { card_brand: payment.card.brand, card_last4: payment.card.last4 } : {}),
-        // The last decline while the charge is payable, or the reason it failed; a success clears it
-        // (the acquirer keeps reporting the earlier decline of a payment that later succeeded).
-        ...(payment.failure && target !== 'succeeded' && (transition || charge.status === 'pending')
-          ? { failure_code: payment.failure.code, failure_message: payment.failure.message }
-          : {}),
-        ...(transition && target === 'succeeded' ? { failure_code: null, failure_message: null } : {}),
-        ...(payment.bankTransfer && charge.bank_transfer === null
-          ? { bank_transfer: JSON.stringify(payment.bankTransfer) }
-          : {}),
-        ...(transition ? { status: target, finalized_at: now } : {}),
-        updated_at: now,
-      })
-      .where('id', '=', charge.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const patch: charges.ChargePatch = {
+      provider_status: forward ? reported : known,
+      ...(payment.card ? { card_brand: payment.card.brand, card_last4: payment.card.last4 } : {}),
+      // The last decline while the charge is payable, or the reason it failed; a success clears it
+      // (the acquirer keeps reporting the earlier decline of a payment that later succeeded).
+      ...(payment.failure && target !== 'succeeded' && (transition || charge.status === 'pending')
+        ? { failure_code: payment.failure.code, failure_message: payment.failure.message }
+        : {}),
+      ...(transition && target === 'succeeded' ? { failure_code: null, failure_message: null } : {}),
+      ...(payment.bankTransfer && charge.bank_transfer === null
+        ? { bank_transfer: JSON.stringify(payment.bankTransfer) }
+        : {}),
+      ...(transition ? { finalized_at: now } : {}),
+      updated_at: now,
+    };
+    const updated = transition
+      ? await charges.transition(trx, charge.id, ['pending'], target, patch)
+      : await charges.update(trx, charge.id, patch);
+    // The row is locked and was pending: a transition that finds it elsewhere is a bug.
+    if (!updated) throw new Error(`charge ${charge.id} left pending under its row lock`);
     if (!transition) return { charge: updated, transitioned: false };
 
     if (target === 'succeeded') {
@@ -214,23 +206,14 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
   }
 
   async function lockAndApply(chargeId: string, payment: AcquirerPayment): Promise<ApplyOutcome> {
-    return db.transaction().execute(async (trx) => {
-      const charge = await trx
-        .selectFrom('charges')
-        .selectAll()
-        .where('id', '=', chargeId)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
-      return applyLocked(trx, charge, payment);
-    });
+    return db
+      .transaction()
+      .execute(async (trx) => applyLocked(trx, await charges.lockById(trx, chargeId), payment));
   }
 
   async function sync(chargeId: string): Promise<ApplyOutcome> {
-    const charge = await db
-      .selectFrom('charges')
-      .selectAll()
-      .where('id', '=', chargeId)
-      .executeTakeFirstOrThrow();
+    const charge = await charges.findById(db, chargeId);
+    if (!charge) throw new Error(`no charge ${chargeId}`);
     const acquirer = deps.acquirerFor(charge.environment);
     if (!acquirer || charge.provider_payment_id === null) return { charge, transitioned: false };
     return lockAndApply(chargeId, await acquirer.getPayment(charge.provider_payment_id));
@@ -251,11 +234,8 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
 
   /** Cancels one claimed charge at the acquirer, then applies the answer and ends the claim together. */
   async function expireOne(claimed: Claimed): Promise<'expired' | 'final' | 'failed'> {
-    const charge = await db
-      .selectFrom('charges')
-      .select(['id', 'environment', 'provider_payment_id'])
-      .where('id', '=', claimed.id)
-      .executeTakeFirstOrThrow();
+    const charge = await charges.findById(db, claimed.id);
+    if (!charge) throw new Error(`charge ${claimed.id} is gone`);
     try {
       const acquirer = deps.acquirerFor(charge.environment);
       if (!acquirer || charge.provider_payment_id === null) {
@@ -271,12 +251,7 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
         payment = await acquirer.getPayment(charge.provider_payment_id);
       }
       const outcome = await db.transaction().execute(async (trx) => {
-        const locked = await trx
-          .selectFrom('charges')
-          .selectAll()
-          .where('id', '=', charge.id)
-          .forUpdate()
-          .executeTakeFirstOrThrow();
+        const locked = await charges.lockById(trx, charge.id);
         const applied = await applyLocked(trx, locked, payment);
         await expiry.succeed(trx, claimed);
         return applied;
@@ -302,12 +277,7 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
 
   return {
     async findByPaymentId(paymentId) {
-      return db
-        .selectFrom('charges')
-        .selectAll()
-        .where('provider_payment_id', '=', paymentId)
-        .where('creation_state', '=', 'created')
-        .executeTakeFirst();
+      return charges.findByPaymentId(db, paymentId);
     },
 
     apply: lockAndApply,
@@ -315,15 +285,7 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
     sync,
 
     async takeCardAttempt(chargeId) {
-      const taken = await db
-        .updateTable('charges')
-        .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
-        .where('id', '=', chargeId)
-        .where('status', '=', 'pending')
-        .where('card_attempts', '<', deps.cardAttempts)
-        .returning('card_attempts')
-        .executeTakeFirst();
-      return taken !== undefined;
+      return charges.takeCardAttempt(db, chargeId, deps.cardAttempts);
     },
 
     async expireDue(limit = 50) {

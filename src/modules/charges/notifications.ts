@@ -1,13 +1,14 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Type } from 'typebox';
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { parseJsonText } from '../../http/input.js';
-import { ApiError, errorResponses } from '../../http/errors.js';
+import { errorResponses, toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { Clock } from '../../shared/clock.js';
 import { safeEqual } from '../../shared/crypto.js';
+import { err, ok, type Result } from '../../shared/result.js';
 import {
   AcquirerRejectedError,
   AcquirerUnavailableError,
@@ -17,6 +18,7 @@ import {
 } from '../acquirer/types.js';
 import type { OperatorAlerts } from '../operator/alerts.js';
 import { paymentDifferences, wouldCredit, type PaymentCompletion } from './completion.js';
+import { NOTIFICATION_ERRORS, type NotificationError } from './errors.js';
 
 /** Signatures older or newer than this are refused (the same tolerance the spec asks of merchants). */
 export const NOTIFICATION_TOLERANCE_SECONDS = 300;
@@ -57,14 +59,14 @@ export interface NotificationInbox {
    * notification id is applied once however often and however concurrently it arrives. A notification
    * whose payment disagrees with the charge (reference, amount, currency) is recorded and refused; one
    * that would credit money is applied only as the acquirer's own read-back of the payment confirms it
-   * (docs/decisions/0013-notification-trust.md). Throws AcquirerUnavailableError when that read-back
-   * cannot be made: nothing is recorded, so the acquirer's retry tries again.
+   * (docs/decisions/0013-notification-trust.md). `read_back_unavailable` when that read-back cannot be
+   * made: nothing is recorded, so the acquirer's retry tries again.
    */
   receive(
     environment: Environment,
     provider: string,
     notification: ProviderNotification,
-  ): Promise<NotificationOutcome>;
+  ): Promise<Result<NotificationOutcome, NotificationError>>;
 }
 
 /** What the acquirer answered when asked for the payment: the payment, or its refusal (4xx). */
@@ -95,7 +97,7 @@ export function createNotificationInbox(deps: {
 
   /** One pass under the charge's lock; asks for a read-back (and writes nothing) when money would move. */
   async function attempt(
-    trx: Kdb,
+    trx: Trx,
     environment: Environment,
     provider: string,
     notification: ProviderNotification,
@@ -250,7 +252,12 @@ export function createNotificationInbox(deps: {
         if ('done' in step) break;
         if (readBack !== undefined) throw new Error('a confirmed notification asked for a second read-back');
         // Outside any transaction: no lock is held while the acquirer is asked.
-        readBack = await readBackPayment(environment, step.readBack);
+        try {
+          readBack = await readBackPayment(environment, step.readBack);
+        } catch (error) {
+          if (error instanceof AcquirerUnavailableError) return err({ code: 'read_back_unavailable' });
+          throw error;
+        }
       }
       logger[step.done === 'mismatch' || step.done === 'unconfirmed' ? 'warn' : 'info'](
         {
@@ -263,7 +270,7 @@ export function createNotificationInbox(deps: {
         },
         'provider notification',
       );
-      return step.done;
+      return ok(step.done);
     },
   };
 }
@@ -340,21 +347,20 @@ export async function providerNotificationRoutes(
     },
     async (request) => {
       const acquirer = options.acquirer();
-      if (!acquirer) throw new ApiError('unauthorized', 'No acquirer is configured for this environment.');
+      if (!acquirer) throw toApiError(NOTIFICATION_ERRORS, { code: 'acquirer_not_configured' });
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      verifySignature(raw, request.headers, acquirer.notificationSecret, options.clock.now());
+      const verified = verifySignature(
+        raw,
+        request.headers,
+        acquirer.notificationSecret,
+        options.clock.now(),
+      );
+      if (!verified.ok) throw toApiError(NOTIFICATION_ERRORS, verified.error);
       const notification = parseNotification(raw);
-      try {
-        const outcome = await options.inbox.receive(options.environment, acquirer.name, notification);
-        return { received: true, outcome };
-      } catch (error) {
-        if (!(error instanceof AcquirerUnavailableError)) throw error;
-        // Nothing was recorded: the acquirer's retry of this notification is confirmed later.
-        throw new ApiError(
-          'provider_unavailable',
-          'The payment could not be read back from the acquirer to confirm the notification; send it again.',
-        );
-      }
+      if (!notification.ok) throw toApiError(NOTIFICATION_ERRORS, notification.error);
+      const outcome = await options.inbox.receive(options.environment, acquirer.name, notification.value);
+      if (!outcome.ok) throw toApiError(NOTIFICATION_ERRORS, outcome.error);
+      return { received: true, outcome: outcome.value };
     },
   );
 }
@@ -364,31 +370,28 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? undefined : value;
 }
 
-/** Throws 401 `unauthorized` unless the timestamp is fresh and the signature is the secret's over it and the body. */
+/** Refused (401 `unauthorized` at the edge) unless the timestamp is fresh and the signature is the secret's over it and the body. */
 export function verifySignature(
   raw: Buffer,
   headers: Record<string, string | string[] | undefined>,
   secret: string,
   now: Date,
-): void {
+): Result<void, NotificationError> {
   const timestamp = header(headers, 'acquirer-timestamp');
   const signature = header(headers, 'acquirer-signature');
-  if (timestamp === undefined || signature === undefined) {
-    throw new ApiError('unauthorized', 'The notification is not signed.');
-  }
-  if (!/^\d{1,12}$/.test(timestamp))
-    throw new ApiError('unauthorized', 'The notification timestamp is malformed.');
+  if (timestamp === undefined || signature === undefined) return err({ code: 'unsigned' });
+  if (!/^\d{1,12}$/.test(timestamp)) return err({ code: 'malformed_timestamp' });
   if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > NOTIFICATION_TOLERANCE_SECONDS) {
-    throw new ApiError('unauthorized', 'The notification timestamp is outside the tolerance.');
+    return err({ code: 'timestamp_out_of_tolerance' });
   }
   const expected = createHmac('sha256', secret)
     .update(Buffer.concat([Buffer.from(`${timestamp}.`), raw]))
     .digest('hex');
-  if (!safeEqual(expected, signature))
-    throw new ApiError('unauthorized', 'The notification signature does not match.');
+  if (!safeEqual(expected, signature)) return err({ code: 'bad_signature' });
+  return ok();
 }
 
-function parseNotification(raw: Buffer): ProviderNotification {
+function parseNotification(raw: Buffer): Result<ProviderNotification, NotificationError> {
   // Bounded depth and storable text, as every parsed body of the gateway (src/http/input.ts).
   const parsed = parseJsonText(raw.toString('utf8'));
   const body = parsed as Partial<ProviderNotification> | null;
@@ -404,15 +407,6 @@ function parseNotification(raw: Buffer): ProviderNotification {
   if (typeof payment?.currency !== 'string') problems.push('payment.currency');
   if (typeof payment?.status !== 'string' || !PROVIDER_STATUSES.includes(payment.status))
     problems.push('payment.status');
-  if (problems.length > 0) {
-    throw ApiError.validation(
-      problems.map((path) => ({
-        path,
-        in: 'body' as const,
-        code: 'invalid_value' as const,
-        message: 'is missing or invalid',
-      })),
-    );
-  }
-  return body as ProviderNotification;
+  if (problems.length > 0) return err({ code: 'invalid_notification', paths: problems });
+  return ok(body as ProviderNotification);
 }

@@ -1,4 +1,4 @@
-import { ApiError, errorResponses } from '../../http/errors.js';
+import { errorResponses, toApiError } from '../../http/errors.js';
 import {
   IDEMPOTENCY_HEADER,
   IdempotencyHeaderSchema,
@@ -6,7 +6,9 @@ import {
   type IdempotencyOptions,
 } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
+import type { Result } from '../../shared/result.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
+import { CHARGE_ERRORS, PROVIDER_RETRY_AFTER_SECONDS, type ChargeError } from './errors.js';
 import {
   ChargeCreateSchema,
   ChargeIdParamsSchema,
@@ -14,7 +16,9 @@ import {
   ChargeListSchema,
   ChargeViewSchema,
 } from './schemas.js';
-import type { ChargeFailure, ChargeResult, ChargeService } from './service.js';
+import type { ChargeService } from './service.js';
+
+export { PROVIDER_RETRY_AFTER_SECONDS } from './errors.js';
 
 export interface ChargeRoutesOptions {
   service: ChargeService;
@@ -23,47 +27,8 @@ export interface ChargeRoutesOptions {
 
 const TAGS = ['Charges'];
 
-/** Spec section 7: seconds after which a `provider_unavailable` request may be retried with the same key. */
-export const PROVIDER_RETRY_AFTER_SECONDS = 30;
-
-function failure(result: ChargeFailure): ApiError {
-  switch (result.error) {
-    case 'invalid_input':
-      return ApiError.validation(result.issues);
-    case 'duplicate_merchant_reference':
-      return new ApiError(
-        'duplicate_merchant_reference',
-        'A charge with this merchantReference already exists in this environment.',
-        result.chargeId === null ? undefined : { chargeId: result.chargeId },
-      );
-    case 'creation_in_progress':
-      return new ApiError(
-        'duplicate_request',
-        'This charge is still being created by an earlier request with the same idempotency key; retry shortly.',
-      );
-    case 'acquirer_not_configured':
-      return new ApiError(
-        'service_unavailable',
-        'No acquirer is configured for this environment yet; no charge was created.',
-      );
-    case 'provider_rejected':
-      return new ApiError('provider_rejected', result.message, {
-        providerCode: result.providerCode,
-        providerStatus: result.providerStatus,
-      });
-    case 'provider_unavailable':
-      return new ApiError(
-        'provider_unavailable',
-        `The acquirer is unavailable. Retry with the same X-Idempotency-Key after ${PROVIDER_RETRY_AFTER_SECONDS} seconds.`,
-        { retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS },
-      );
-    case 'not_found':
-      return new ApiError('not_found', 'No such charge.');
-  }
-}
-
-function unwrap<T>(result: ChargeResult<T>): T {
-  if (!result.ok) throw failure(result);
+function unwrap<T>(result: Result<T, ChargeError>): T {
+  if (!result.ok) throw toApiError(CHARGE_ERRORS, result.error);
   return result.value;
 }
 
@@ -110,7 +75,7 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
       const result = await service.create(ownerOf(request), request.body, {
         idempotencyKey: Array.isArray(header) ? header[0] : header,
       });
-      if (!result.ok && result.error === 'provider_unavailable') {
+      if (!result.ok && result.error.code === 'provider_unavailable') {
         reply.header('retry-after', PROVIDER_RETRY_AFTER_SECONDS);
       }
       return reply.code(201).send(unwrap(result));
@@ -151,6 +116,6 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
       },
       config: { auth: 'read' },
     },
-    async (request) => service.list(ownerOf(request), request.query),
+    async (request) => unwrap(await service.list(ownerOf(request), request.query)),
   );
 }

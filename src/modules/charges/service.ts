@@ -1,12 +1,12 @@
-import type { Selectable } from 'kysely';
 import type { Logger } from 'pino';
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { ChargesTable, Environment } from '../../db/schema.js';
+import type { Environment } from '../../db/schema.js';
 import type { ValidationIssue } from '../../http/errors.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { olderThan, toPage, type CursorCodec } from '../../shared/pagination.js';
+import { toPage, type CursorCodec } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
   AcquirerRejectedError,
@@ -16,28 +16,12 @@ import {
   type AcquirerPayment,
   type CreatePaymentInput,
 } from '../acquirer/types.js';
+import type { ChargeError } from './errors.js';
+import type { ChargeOwner, ChargeRow } from './model.js';
+import * as charges from './repository.js';
 import { CHARGE_LIMITS, type ChargeCreate, type ChargeListQuery, type ChargeView } from './schemas.js';
 
-export type ChargeRow = Selectable<ChargesTable>;
-
-/** The organization and environment a charge belongs to: the caller's, from its API key. */
-export interface ChargeOwner {
-  organizationId: string;
-  environment: Environment;
-  /** The API key making the request, recorded on what it creates (issue 11); absent elsewhere. */
-  keyId?: string;
-}
-
-export type ChargeFailure =
-  | { error: 'invalid_input'; issues: ValidationIssue[] }
-  | { error: 'duplicate_merchant_reference'; chargeId: string | null }
-  | { error: 'creation_in_progress' }
-  | { error: 'acquirer_not_configured' }
-  | { error: 'provider_rejected'; providerCode: string; providerStatus: number; message: string }
-  | { error: 'provider_unavailable' }
-  | { error: 'not_found' };
-
-export type ChargeResult<T> = { ok: true; value: T } | ({ ok: false } & ChargeFailure);
+export type { ChargeOwner, ChargeRow } from './model.js';
 
 export interface ChargeServiceDeps {
   db: Kdb;
@@ -64,12 +48,12 @@ export interface ChargeService {
     owner: ChargeOwner,
     input: ChargeCreate,
     options: { idempotencyKey: string | undefined },
-  ): Promise<ChargeResult<ChargeView>>;
-  get(owner: ChargeOwner, id: string): Promise<ChargeResult<ChargeView>>;
+  ): Promise<Result<ChargeView, ChargeError>>;
+  get(owner: ChargeOwner, id: string): Promise<Result<ChargeView, ChargeError>>;
   list(
     owner: ChargeOwner,
     query: ChargeListQuery,
-  ): Promise<{ data: ChargeView[]; nextCursor: string | null }>;
+  ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
   /**
    * Product decision 15: finishes or abandons creations whose request died between phase 1 and phase 2
    * (a crash, or an acquirer outage the merchant did not retry). Returns what it did.
@@ -97,7 +81,10 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
    * Phase 2: the acquirer call recorded in phase 1 (the charge id is its idempotency key), then the
    * acquirer's ids.
    */
-  async function finishCreation(charge: ChargeRow, acquirer: Acquirer): Promise<ChargeResult<ChargeView>> {
+  async function finishCreation(
+    charge: ChargeRow,
+    acquirer: Acquirer,
+  ): Promise<Result<ChargeView, ChargeError>> {
     let payment: AcquirerPayment;
     try {
       payment = await acquirer.createPayment(charge.provider_request as CreatePaymentInput);
@@ -105,45 +92,49 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     } catch (error) {
       if (error instanceof AcquirerRejectedError) {
         await markRejected(db, charge.id, error, clock.now());
-        return {
-          ok: false,
-          error: 'provider_rejected',
+        return err({
+          code: 'provider_rejected',
           providerCode: error.providerCode,
           providerStatus: error.providerHttpStatus,
           message: error.sanitizedMessage,
-        };
+        });
       }
       // Nothing final is known: the lease is released so that a retry of the same key can go again at
       // once; the recovery job settles the charge if nobody does.
-      await releaseLease(db, charge.id, clock.now());
-      if (error instanceof AcquirerUnavailableError) return { ok: false, error: 'provider_unavailable' };
+      await charges.releaseLease(db, charge.id, clock.now());
+      if (error instanceof AcquirerUnavailableError) return err({ code: 'provider_unavailable' });
       throw error;
     }
     const created = await markCreated(db, charge.id, payment, clock.now());
-    if (created) return { ok: true, value: toView(created) };
+    if (created) return ok(toView(created));
     // Someone else (the recovery job after a lapsed lease) finished it first, with the same payment.
-    const current = await findById(db, charge.id);
-    if (current?.creation_state === 'created') return { ok: true, value: toView(current) };
+    const current = await charges.findById(db, charge.id);
+    if (current?.creation_state === 'created') return ok(toView(current));
     logger.error({ chargeId: charge.id, state: current?.creation_state }, 'charge creation lost its lease');
-    return { ok: false, error: 'provider_unavailable' };
+    return err({ code: 'provider_unavailable' });
   }
 
   return {
     async create(owner, input, { idempotencyKey }) {
       const issues = checkInput(input, owner.environment);
-      if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+      if (issues.length > 0) return err({ code: 'invalid_input', issues });
       const acquirer = deps.acquirerFor(owner.environment);
-      if (!acquirer) return { ok: false, error: 'acquirer_not_configured' };
+      if (!acquirer) return err({ code: 'acquirer_not_configured' });
 
       const now = clock.now();
       let charge: ChargeRow | undefined;
       if (idempotencyKey !== undefined) {
         // A retry of a request that created its charge (possibly before a crash) continues with it.
-        const earlier = await findByIdempotencyKey(db, owner, idempotencyKey, now);
-        if (earlier?.creation_state === 'created') return { ok: true, value: toView(earlier) };
+        const earlier = await charges.findByIdempotencyKey(
+          db,
+          owner,
+          idempotencyKey,
+          new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
+        );
+        if (earlier?.creation_state === 'created') return ok(toView(earlier));
         if (earlier) {
           charge = await takeLease(db, earlier.id, now, deps.creationLeaseMs);
-          if (!charge) return { ok: false, error: 'creation_in_progress' };
+          if (!charge) return err({ code: 'creation_in_progress' });
         }
       }
       if (!charge) {
@@ -173,15 +164,8 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     },
 
     async get(owner, id) {
-      const row = await db
-        .selectFrom('charges')
-        .selectAll()
-        .where('id', '=', id)
-        .where('organization_id', '=', owner.organizationId)
-        .where('environment', '=', owner.environment)
-        .where('creation_state', '=', 'created')
-        .executeTakeFirst();
-      return row ? { ok: true, value: toView(row) } : { ok: false, error: 'not_found' };
+      const row = await charges.findVisible(db, owner, id);
+      return row ? ok(toView(row)) : err({ code: 'not_found' });
     },
 
     async list(owner, { limit, cursor }) {
@@ -191,20 +175,10 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         environment: owner.environment,
       });
       const after = cursor === undefined ? undefined : pages.decode(cursor);
-      let query = db
-        .selectFrom('charges')
-        .selectAll()
-        .where('organization_id', '=', owner.organizationId)
-        .where('environment', '=', owner.environment)
-        .where('creation_state', '=', 'created');
-      if (after) query = query.where(olderThan(after));
-      const rows = await query
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
+      if (after && !after.ok) return after;
+      const rows = await charges.listVisible(db, owner, after?.value, limit + 1);
       const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
-      return { data: page.data.map(toView), nextCursor: page.nextCursor };
+      return ok({ data: page.data.map(toView), nextCursor: page.nextCursor });
     },
 
     async recoverInterruptedCreations(limit = 50) {
@@ -212,15 +186,12 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const outcome = { finished: 0, abandoned: 0, deferred: 0 };
       // Old enough that any request of the same creation is over (its lease and every acquirer call
       // it could still have in flight have lapsed), and not leased right now.
-      const candidates = await db
-        .selectFrom('charges')
-        .select('id')
-        .where('creation_state', '=', 'creating')
-        .where('creation_locked_until', '<=', now)
-        .where('created_at', '<=', new Date(now.getTime() - deps.creationLeaseMs))
-        .orderBy('creation_locked_until')
-        .limit(limit)
-        .execute();
+      const candidates = await charges.interruptedCreations(
+        db,
+        now,
+        new Date(now.getTime() - deps.creationLeaseMs),
+        limit,
+      );
       for (const { id } of candidates) {
         const charge = await takeLease(db, id, now, deps.creationLeaseMs);
         if (!charge) continue;
@@ -232,7 +203,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           payment = payments.find((candidate) => candidate.reference === charge.id);
           if (payment) assertPaymentMatches(charge, payment);
         } catch (error) {
-          await releaseLease(db, charge.id, clock.now());
+          await charges.releaseLease(db, charge.id, clock.now());
           outcome.deferred++;
           logger.warn(
             { err: error, chargeId: charge.id },
@@ -349,27 +320,6 @@ export function chargeView(row: ChargeRow, checkoutUrl: string): ChargeView {
   };
 }
 
-async function findById(db: Kdb, id: string): Promise<ChargeRow | undefined> {
-  return db.selectFrom('charges').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-async function findByIdempotencyKey(
-  db: Kdb,
-  owner: ChargeOwner,
-  key: string,
-  now: Date,
-): Promise<ChargeRow | undefined> {
-  return db
-    .selectFrom('charges')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('idempotency_key', '=', key)
-    .where('creation_state', 'in', ['creating', 'created'])
-    .where('created_at', '>', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))
-    .executeTakeFirst();
-}
-
 /** Phase 1: the charge row, before the acquirer hears of it. */
 async function insertCharge(
   db: Kdb,
@@ -385,97 +335,62 @@ async function insertCharge(
     leaseMs: number;
     expiresAfterMs: number;
   },
-): Promise<ChargeResult<ChargeRow>> {
+): Promise<Result<ChargeRow, ChargeError>> {
   const { id, now } = options;
   try {
-    const row = await db.transaction().execute(async (trx) => {
+    const row = await db.transaction().execute(async (trx: Trx) => {
       if (options.idempotencyKey !== undefined) {
-        // A key forgotten after 24 hours may name a new charge; the old one lets go of it. Only a
-        // `creating` or `created` charge can hold a key (the unique index covers no other), and saying
-        // so lets this statement use that partial index instead of scanning every charge.
-        await trx
-          .updateTable('charges')
-          .set({ idempotency_key: null })
-          .where('organization_id', '=', owner.organizationId)
-          .where('environment', '=', owner.environment)
-          .where('idempotency_key', '=', options.idempotencyKey)
-          .where('creation_state', 'in', ['creating', 'created'])
-          .where('created_at', '<=', new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS))
-          .execute();
+        await charges.releaseForgottenKey(
+          trx,
+          owner,
+          options.idempotencyKey,
+          new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
+        );
       }
-      return trx
-        .insertInto('charges')
-        .values({
-          id,
-          organization_id: owner.organizationId,
-          environment: owner.environment,
-          amount: String(input.amount),
-          currency: 'TRY',
-          payment_method: input.paymentMethod,
-          merchant_reference: input.merchantReference,
-          creation_state: 'creating',
-          creation_locked_until: new Date(now.getTime() + options.leaseMs),
-          idempotency_key: options.idempotencyKey ?? null,
-          created_by_key_id: owner.keyId ?? null,
-          provider: options.provider,
-          provider_request: JSON.stringify(options.providerRequest),
-          provider_payment_id: null,
-          provider_status: null,
-          provider_error: null,
-          customer_name: input.customer?.name ?? null,
-          customer_email: input.customer?.email ?? null,
-          customer_phone: input.customer?.phone ?? null,
-          customer_reference: input.customer?.reference ?? null,
-          customer_id_number_enc:
-            input.customer?.idNumber === undefined ? null : box.seal(input.customer.idNumber),
-          metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
-          return_url: input.returnUrl ?? null,
-          expires_at: new Date(now.getTime() + options.expiresAfterMs),
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      return charges.insert(trx, {
+        id,
+        organization_id: owner.organizationId,
+        environment: owner.environment,
+        amount: String(input.amount),
+        currency: 'TRY',
+        payment_method: input.paymentMethod,
+        merchant_reference: input.merchantReference,
+        creation_state: 'creating',
+        creation_locked_until: new Date(now.getTime() + options.leaseMs),
+        idempotency_key: options.idempotencyKey ?? null,
+        created_by_key_id: owner.keyId ?? null,
+        provider: options.provider,
+        provider_request: JSON.stringify(options.providerRequest),
+        provider_payment_id: null,
+        provider_status: null,
+        provider_error: null,
+        customer_name: input.customer?.name ?? null,
+        customer_email: input.customer?.email ?? null,
+        customer_phone: input.customer?.phone ?? null,
+        customer_reference: input.customer?.reference ?? null,
+        customer_id_number_enc:
+          input.customer?.idNumber === undefined ? null : box.seal(input.customer.idNumber),
+        metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+        return_url: input.returnUrl ?? null,
+        expires_at: new Date(now.getTime() + options.expiresAfterMs),
+        created_at: now,
+        updated_at: now,
+      });
     });
-    return { ok: true, value: row };
+    return ok(row);
   } catch (error) {
     if (isUniqueViolation(error, 'charges_merchant_reference_key')) {
-      const holder = await db
-        .selectFrom('charges')
-        .select('id')
-        .where('organization_id', '=', owner.organizationId)
-        .where('environment', '=', owner.environment)
-        .where('merchant_reference', '=', input.merchantReference)
-        .where('creation_state', '=', 'created')
-        .executeTakeFirst();
-      return { ok: false, error: 'duplicate_merchant_reference', chargeId: holder?.id ?? null };
+      const holder = await charges.findReferenceHolder(db, owner, input.merchantReference);
+      return err({ code: 'duplicate_merchant_reference', chargeId: holder ?? null });
     }
     // Two requests with one key got past the idempotency store at once (its claim had lapsed).
-    if (isUniqueViolation(error, 'charges_idempotency_key'))
-      return { ok: false, error: 'creation_in_progress' };
+    if (isUniqueViolation(error, 'charges_idempotency_key')) return err({ code: 'creation_in_progress' });
     throw error;
   }
 }
 
-/** Takes the creation lease of a `creating` charge whose lease has lapsed; undefined when someone holds it. */
 async function takeLease(db: Kdb, id: string, now: Date, leaseMs: number): Promise<ChargeRow | undefined> {
-  return db
-    .updateTable('charges')
-    .set({ creation_locked_until: new Date(now.getTime() + leaseMs) })
-    .where('id', '=', id)
-    .where('creation_state', '=', 'creating')
-    .where('creation_locked_until', '<=', now)
-    .returningAll()
-    .executeTakeFirst();
-}
-
-async function releaseLease(db: Kdb, id: string, now: Date): Promise<void> {
-  await db
-    .updateTable('charges')
-    .set({ creation_locked_until: now })
-    .where('id', '=', id)
-    .where('creation_state', '=', 'creating')
-    .execute();
+  return charges.takeLease(db, id, now, new Date(now.getTime() + leaseMs));
 }
 
 async function markCreated(
@@ -484,44 +399,64 @@ async function markCreated(
   payment: AcquirerPayment,
   now: Date,
 ): Promise<ChargeRow | undefined> {
-  return db
-    .updateTable('charges')
-    .set({
-      creation_state: 'created',
-      creation_locked_until: null,
-      provider_payment_id: payment.id,
-      provider_status: payment.status,
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('creation_state', '=', 'creating')
-    .returningAll()
-    .executeTakeFirst();
+  return charges.transitionCreation(db, id, ['creating'], 'created', {
+    creation_locked_until: null,
+    provider_payment_id: payment.id,
+    provider_status: payment.status,
+    updated_at: now,
+  });
 }
 
 async function markRejected(db: Kdb, id: string, error: AcquirerRejectedError, now: Date): Promise<void> {
-  await db
-    .updateTable('charges')
-    .set({
-      creation_state: 'rejected',
-      creation_locked_until: null,
-      provider_error: JSON.stringify({
-        code: error.providerCode,
-        httpStatus: error.providerHttpStatus,
-        message: error.sanitizedMessage,
-      }),
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('creation_state', '=', 'creating')
-    .execute();
+  await charges.transitionCreation(db, id, ['creating'], 'rejected', {
+    creation_locked_until: null,
+    provider_error: JSON.stringify({
+      code: error.providerCode,
+      httpStatus: error.providerHttpStatus,
+      message: error.sanitizedMessage,
+    }),
+    updated_at: now,
+  });
 }
 
 async function markAbandoned(db: Kdb, id: string, now: Date): Promise<void> {
-  await db
-    .updateTable('charges')
-    .set({ creation_state: 'abandoned', creation_locked_until: null, updated_at: now })
-    .where('id', '=', id)
-    .where('creation_state', '=', 'creating')
-    .execute();
+  await charges.transitionCreation(db, id, ['creating'], 'abandoned', {
+    creation_locked_until: null,
+    updated_at: now,
+  });
+}
+
+/**
+ * What the refunds module needs of a charge (it never touches the `charges` table itself): finding and
+ * locking the charge a refund is for, and recording a refund on it in the refund's transaction.
+ */
+export interface ChargeRefunds {
+  /** The owner's created charge, or undefined. */
+  findVisible(owner: ChargeOwner, id: string): Promise<ChargeRow | undefined>;
+  /** The same under the row lock, in the caller's transaction. */
+  lockVisible(trx: Trx, owner: ChargeOwner, id: string): Promise<ChargeRow | undefined>;
+  lock(trx: Trx, id: string): Promise<ChargeRow>;
+  /** The acquirer's payment id of a charge (null before its creation finished). */
+  providerPaymentId(id: string): Promise<string | null>;
+  /** Adds a succeeded refund to the charge's refunded amount (and its provider status). */
+  recordRefund(trx: Trx, charge: ChargeRow, amount: string, now: Date): Promise<ChargeRow>;
+}
+
+export function createChargeRefunds(deps: { db: Kdb }): ChargeRefunds {
+  return {
+    findVisible: (owner, id) => charges.findVisible(deps.db, owner, id),
+    lockVisible: (trx, owner, id) => charges.lockVisible(trx, owner, id),
+    lock: (trx, id) => charges.lockById(trx, id),
+    async providerPaymentId(id) {
+      return (await charges.findById(deps.db, id))?.provider_payment_id ?? null;
+    },
+    async recordRefund(trx, charge, amount, now) {
+      const refundedAmount = BigInt(charge.refunded_amount) + BigInt(amount);
+      return charges.update(trx, charge.id, {
+        refunded_amount: refundedAmount.toString(),
+        provider_status: refundedAmount === BigInt(charge.amount) ? 'refunded' : 'partially_refunded',
+        updated_at: now,
+      });
+    },
+  };
 }

@@ -1,18 +1,19 @@
 import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import type { CursorCodec } from '../../shared/pagination.js';
-import { olderThan } from '../../shared/pagination.js';
+import { olderThan, type CursorCodec } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { EventError } from './errors.js';
 import type { EventPayload, EventType } from './service.js';
 
 export interface EventFeed {
   list(
     owner: { organizationId: string; environment: Environment },
     query: { limit: number; cursor?: string; type?: EventType },
-  ): Promise<{ data: EventPayload[]; nextCursor: string | null }>;
+  ): Promise<Result<{ data: EventPayload[]; nextCursor: string | null }, EventError>>;
   get(
     owner: { organizationId: string; environment: Environment },
     id: string,
-  ): Promise<EventPayload | undefined>;
+  ): Promise<Result<EventPayload, EventError>>;
 }
 
 /** The events feed (issue 7, flag `events`): the stored payloads, exactly as webhooks carry them. */
@@ -27,13 +28,14 @@ export function createEventFeed(deps: { db: Kdb; cursors: CursorCodec }): EventF
         filter: type ?? null,
       });
       const after = cursor === undefined ? undefined : pages.decode(cursor);
+      if (after && !after.ok) return after;
       let query = db
         .selectFrom('events')
         .select(['id', 'payload', 'created_at'])
         .where('organization_id', '=', owner.organizationId)
         .where('environment', '=', owner.environment);
       if (type !== undefined) query = query.where('type', '=', type);
-      if (after) query = query.where(olderThan(after));
+      if (after) query = query.where(olderThan(after.value));
       const rows = await query
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
@@ -41,10 +43,10 @@ export function createEventFeed(deps: { db: Kdb; cursors: CursorCodec }): EventF
         .execute();
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return {
+      return ok({
         data: page.map((row) => row.payload as unknown as EventPayload),
         nextCursor: rows.length > limit && last ? pages.encode(last.created_at, last.id) : null,
-      };
+      });
     },
     async get(owner, id) {
       const row = await db
@@ -54,7 +56,7 @@ export function createEventFeed(deps: { db: Kdb; cursors: CursorCodec }): EventF
         .where('organization_id', '=', owner.organizationId)
         .where('environment', '=', owner.environment)
         .executeTakeFirst();
-      return row?.payload as unknown as EventPayload | undefined;
+      return row ? ok(row.payload as unknown as EventPayload) : err({ code: 'not_found' });
     },
   };
 }

@@ -1,12 +1,19 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, errorResponses } from '../../http/errors.js';
+import { errorResponses, toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { callerOf } from '../api-keys/context.js';
+import type { Result } from '../../shared/result.js';
+import { EVENT_ERRORS, type EventError } from './errors.js';
 import type { EventFeed } from './feed.js';
 import { EVENT_TYPES } from './service.js';
 
 const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'The kind of event.' });
+
+function unwrap<T>(result: Result<T, EventError>): T {
+  if (!result.ok) throw toApiError(EVENT_ERRORS, result.error);
+  return result.value;
+}
 
 export const EventSchema = Type.Object(
   {
@@ -86,7 +93,7 @@ export async function eventRoutes(app: App, options: { feed: EventFeed }): Promi
       },
       config: { auth: 'read', feature: 'events' },
     },
-    async (request) => options.feed.list(ownerOf(request), request.query),
+    async (request) => unwrap(await options.feed.list(ownerOf(request), request.query)),
   );
 
   app.get(
@@ -105,9 +112,7 @@ export async function eventRoutes(app: App, options: { feed: EventFeed }): Promi
       config: { auth: 'read', feature: 'events' },
     },
     async (request) => {
-      const event = await options.feed.get(ownerOf(request), request.params.id);
-      if (!event) throw new ApiError('not_found', 'No such event.');
-      return event;
+      return unwrap(await options.feed.get(ownerOf(request), request.params.id));
     },
   );
 }

@@ -1,4 +1,4 @@
-import type { Kdb } from '../../db/database.js';
+import type { Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
@@ -44,12 +44,12 @@ export interface EventRecorder {
    * change it announces does. A kind other than `charge.refunded` is recorded once per resource; a
    * second call returns undefined.
    */
-  record(trx: Kdb, input: EventInput): Promise<EventPayload | undefined>;
+  record(trx: Trx, input: EventInput): Promise<EventPayload | undefined>;
 }
 
 /** What else must happen in the transaction that records an event (the webhook fan-out). */
 export type EventSubscriber = (
-  trx: Kdb,
+  trx: Trx,
   event: { id: string; organizationId: string; environment: Environment; type: EventType; createdAt: Date },
 ) => Promise<void>;
 

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import type { Kdb } from '../../db/database.js';
-import type { JournalEntryKind, LedgerAccount, PaymentMethod } from '../../db/schema.js';
-import type { FeeRate } from './fees.js';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { JournalEntryKind, LedgerAccount } from '../../db/schema.js';
 import type { Balance, LedgerOwner } from './service.js';
 
 export interface NewEntry {
@@ -25,26 +24,12 @@ export interface StoredEntry {
 }
 
 /** The organization's own rate for a payment method, or undefined when it has none. */
-export async function findFeeRate(
-  db: Kdb,
-  organizationId: string,
-  method: PaymentMethod,
-): Promise<FeeRate | undefined> {
-  const row = await db
-    .selectFrom('fee_schedules')
-    .select(['basis_points', 'fixed_minor'])
-    .where('organization_id', '=', organizationId)
-    .where('payment_method', '=', method)
-    .executeTakeFirst();
-  return row ? { basisPoints: row.basis_points, fixedMinor: BigInt(row.fixed_minor) } : undefined;
-}
-
 /**
  * Inserts the entry unless one with its kind and source exists: returns the new id, or undefined when
  * the entry was already there. A concurrent insert of the same entry waits for the first to commit or
  * roll back, so exactly one transaction ever writes it.
  */
-export async function insertEntryOnce(trx: Kdb, entry: NewEntry, now: Date): Promise<string | undefined> {
+export async function insertEntryOnce(trx: Trx, entry: NewEntry, now: Date): Promise<string | undefined> {
   const row = await trx
     .insertInto('journal_entries')
     .values({
@@ -62,7 +47,7 @@ export async function insertEntryOnce(trx: Kdb, entry: NewEntry, now: Date): Pro
 }
 
 export async function insertPostings(
-  trx: Kdb,
+  trx: Trx,
   entryId: string,
   entry: NewEntry,
   postings: Posting[],
@@ -85,7 +70,7 @@ export async function insertPostings(
 }
 
 export async function findEntry(
-  trx: Kdb,
+  trx: Trx,
   kind: JournalEntryKind,
   sourceId: string,
 ): Promise<StoredEntry | undefined> {
@@ -114,7 +99,7 @@ export async function findEntry(
  * Serialises, until the end of the caller's transaction, the writers that can lower one owner's pending
  * balance (refunds today, settlement later), so that each sees the balance the previous one left.
  */
-export async function lockPendingBalance(trx: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<void> {
+export async function lockPendingBalance(trx: Trx, owner: LedgerOwner, currency: 'TRY'): Promise<void> {
   const key = `ledger-pending:${owner.organizationId}:${owner.environment}:${currency}`;
   await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
 }

@@ -1,10 +1,9 @@
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
 import type { JournalEntryKind, PaymentMethod } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
-import { computeFee, defaultFeeRate } from './fees.js';
+import { computeFee, type FeeRate } from './fees.js';
 import {
   findEntry,
-  findFeeRate,
   findNegativePending,
   insertEntryOnce,
   insertPostings,
@@ -81,7 +80,7 @@ export interface Ledger {
    * Exactly once per charge: a second call returns the existing split and posts nothing (the unique
    * key of the entry decides, not a read before the write).
    */
-  postChargeSucceeded(trx: Kdb, charge: ChargeForLedger): Promise<ChargeSplit>;
+  postChargeSucceeded(trx: Trx, charge: ChargeForLedger): Promise<ChargeSplit>;
   /**
    * In the caller's transaction: a refund entry (merchant_pending debited the refunded amount,
    * acquirer_clearing credited it; the fee is not returned). Exactly once per refund id. Refunds of one
@@ -89,16 +88,24 @@ export interface Ledger {
    * decimal text) is exact: two concurrent refunds cannot both see a balance the other has spent. It may
    * be negative; the caller decides whom to tell (docs/decisions/0014-refund-debt.md).
    */
-  postRefund(trx: Kdb, refund: RefundForLedger): Promise<{ created: boolean; pendingAfter: string }>;
+  postRefund(trx: Trx, refund: RefundForLedger): Promise<{ created: boolean; pendingAfter: string }>;
   /** Balances derived from postings, per currency (a TRY row always), for one organization and environment. */
   balance(owner: LedgerOwner): Promise<Balance[]>;
   /** Owners whose pending balance is below zero, deepest first (the operator's view of refund debt). */
   negativePendingBalances(limit?: number): Promise<PendingDebt[]>;
 }
 
+/**
+ * The fee rate of an organization's payment method, read in the caller's transaction. The fee schedule
+ * belongs to the organizations module (its `fee_schedules` table, with the onboarding default for an
+ * organization without a row); the ledger is given this function instead of reading that table.
+ */
+export type FeesFor = (trx: Trx, organizationId: string, method: PaymentMethod) => Promise<FeeRate>;
+
 export interface LedgerDeps {
   db: Kdb;
   clock: Clock;
+  feesFor: FeesFor;
 }
 
 const CURRENCY = 'TRY';
@@ -112,7 +119,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
    * entry is ours, so a repeated call costs one conflicting insert and one read.
    */
   async function postOnce(
-    trx: Kdb,
+    trx: Trx,
     entry: NewEntry,
     postings: () => Promise<Posting[]>,
   ): Promise<{ created: true; postings: Posting[] } | { created: false; existing: StoredEntry }> {
@@ -136,9 +143,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       const gross = parseAmount(charge.amount, `charge ${charge.id}`);
       const entry = newEntry(charge, 'charge_succeeded', charge.id);
       const outcome = await postOnce(trx, entry, async () => {
-        const rate =
-          (await findFeeRate(trx, charge.organizationId, charge.paymentMethod)) ??
-          defaultFeeRate(charge.paymentMethod);
+        const rate = await deps.feesFor(trx, charge.organizationId, charge.paymentMethod);
         const { fee, net } = computeFee(gross, rate.basisPoints, rate.fixedMinor);
         return [
           { account: 'acquirer_clearing', amount: gross },

@@ -29,6 +29,8 @@ import {
   organizationView,
 } from './schemas.js';
 import type { StaffService } from './staff.js';
+import { cursorOrThrow } from '../../http/cursor-errors.js';
+import { apiKeyRefusal } from '../api-keys/errors.js';
 
 export interface OperatorApiDeps {
   services: Services;
@@ -358,7 +360,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
     async (request) => {
       const result = await deps.apiKeys.requestsOfKey(request.params.id, request.query);
-      if (!result.ok) throw new ApiError('not_found', 'No such API key.');
+      if (!result.ok) throw apiKeyRefusal(result.error);
       return {
         organizationId: result.value.organizationId,
         key: toApiKeyResponse(result.value.key),
@@ -383,7 +385,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'read' },
     },
-    async (request) => deps.services.audit.list(deps.services.db, request.query),
+    async (request) => cursorOrThrow(await deps.services.audit.list(deps.services.db, request.query)),
   );
 
   app.get(
@@ -391,7 +393,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     { schema: { querystring: PageQuerySchema }, config: { operator: 'read' } },
     async (request) => {
       const pages = deps.services.cursors.for({ list: 'emails' });
-      const before = request.query.cursor ? pages.decode(request.query.cursor) : undefined;
+      const before = request.query.cursor ? cursorOrThrow(pages.decode(request.query.cursor)) : undefined;
       const data = await deps.mailer.list({ limit: request.query.limit + 1, ...(before ? { before } : {}) });
       const page = data.slice(0, request.query.limit);
       const last = page[page.length - 1];

@@ -8,6 +8,8 @@ import { loginDeps, type OperatorApiDeps } from './api-routes.js';
 import { actorOf, logInStaff } from './auth.js';
 import { applicationView, organizationView } from './schemas.js';
 import { can } from './staff.js';
+import { cursorOrThrow } from '../../http/cursor-errors.js';
+import { apiKeyRefusal } from '../api-keys/errors.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -214,7 +216,7 @@ export async function operatorConsoleRoutes(
     const { id } = request.params as { id: string };
     const { cursor } = request.query as { cursor?: string };
     const result = await deps.apiKeys.requestsOfKey(id, { limit: 100, ...(cursor ? { cursor } : {}) });
-    if (!result.ok) throw new ApiError('not_found', 'No such API key.');
+    if (!result.ok) throw apiKeyRefusal(result.error);
     return page(request, reply, 'api-key', {
       title: `API key ${result.value.key.displayPrefix}`,
       key: result.value.key,
@@ -312,11 +314,13 @@ export async function operatorConsoleRoutes(
 
   app.get('/audit', { config: { operator: 'read' } }, async (request, reply) => {
     const query = request.query as { cursor?: string; organizationId?: string };
-    const result = await deps.services.audit.list(deps.services.db, {
-      limit: 100,
-      ...(query.cursor ? { cursor: query.cursor } : {}),
-      ...(query.organizationId ? { organizationId: query.organizationId } : {}),
-    });
+    const result = cursorOrThrow(
+      await deps.services.audit.list(deps.services.db, {
+        limit: 100,
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+        ...(query.organizationId ? { organizationId: query.organizationId } : {}),
+      }),
+    );
     return page(request, reply, 'audit', {
       title: 'Audit log',
       organizationId: query.organizationId ?? '',
@@ -328,7 +332,7 @@ export async function operatorConsoleRoutes(
   app.get('/mailbox', { config: { operator: 'read' } }, async (request, reply) => {
     const { cursor } = request.query as { cursor?: string };
     const pages = deps.services.cursors.for({ list: 'emails' });
-    const before = cursor ? pages.decode(cursor) : undefined;
+    const before = cursor ? cursorOrThrow(pages.decode(cursor)) : undefined;
     const emails = await deps.mailer.list({ limit: 51, ...(before ? { before } : {}) });
     const shown = emails.slice(0, 50);
     const last = shown[shown.length - 1];

@@ -13,6 +13,7 @@ import type { Urls } from '../../services.js';
 import type { UserService } from '../users/service.js';
 import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './repository.js';
 import { DEFAULT_FEES, PAYMENT_METHODS, type FeeScheduleEntry, type Organization } from './types.js';
+import { cursorOrThrow } from '../../http/cursor-errors.js';
 
 /** Who acts and from where: every change lands in the audit log with it. */
 export interface Actor {
@@ -108,7 +109,7 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
         .limit(limit + 1);
       if (status) query = query.where('status', '=', status);
       const pages = deps.cursors.for({ list: 'applications', filter: status ?? null });
-      if (cursor !== undefined) query = query.where(olderThan(pages.decode(cursor)));
+      if (cursor !== undefined) query = query.where(olderThan(cursorOrThrow(pages.decode(cursor))));
       return toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id));
     },
 
@@ -321,7 +322,7 @@ export function createOrganizationAdminService(
         .orderBy('id', 'desc')
         .limit(limit + 1);
       const pages = deps.cursors.for({ list: 'organizations' });
-      if (cursor !== undefined) query = query.where(olderThan(pages.decode(cursor)));
+      if (cursor !== undefined) query = query.where(olderThan(cursorOrThrow(pages.decode(cursor))));
       const page = toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id));
       return { data: page.data.map(toOrganization), nextCursor: page.nextCursor };
     },

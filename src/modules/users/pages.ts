@@ -7,6 +7,7 @@ import type { Urls } from '../../services.js';
 import type { Locale } from '../../web/i18n.js';
 import { jsonForScript, type Renderer } from '../../web/render.js';
 import type { ApiKeyAuth } from '../api-keys/context.js';
+import { apiKeyRefusal } from '../api-keys/errors.js';
 import { normalizeCidr } from '../api-keys/ip-allowlist.js';
 import { API_KEY_LIMITS, API_KEY_SCOPES } from '../api-keys/schemas.js';
 import type { ApiKeyService } from '../api-keys/service.js';
@@ -414,7 +415,9 @@ export async function dashboardPages(app: App, options: DashboardPagesOptions): 
     extra: { errors?: ApiKeyFormError[]; form?: ApiKeyFormValues; notice?: 'revoked' } = {},
   ) => {
     const { account, session } = current;
-    const page = await apiKeys.list(keyCallerOf(current), { limit: API_KEY_PAGE_LIMIT });
+    const listed = await apiKeys.list(keyCallerOf(current), { limit: API_KEY_PAGE_LIMIT });
+    if (!listed.ok) throw apiKeyRefusal(listed.error);
+    const page = listed.value;
     return render(request, reply, 'dashboard-api-keys', status, {
       title: (m) => m.apiKeys.title,
       nav: true,
@@ -467,7 +470,8 @@ export async function dashboardPages(app: App, options: DashboardPagesOptions): 
         limit: API_KEY_REQUEST_PAGE_LIMIT,
         ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
       });
-      if (!key.ok || !requests.ok) throw new ApiError('not_found', 'No such API key.');
+      if (!key.ok) throw apiKeyRefusal(key.error);
+      if (!requests.ok) throw apiKeyRefusal(requests.error);
       return render(request, reply, 'dashboard-api-key', 200, {
         title: (m) => m.apiKeys.title,
         nav: true,
@@ -536,7 +540,7 @@ export async function dashboardPages(app: App, options: DashboardPagesOptions): 
         keyMeta(request, current),
       );
       if (!result.ok) {
-        const issues = result.issues ?? [];
+        const issues = result.error.code === 'invalid_input' ? result.error.issues : [];
         const found: ApiKeyFormError[] = issues.map((issue) => {
           if (issue.path === 'expiresAt') return { key: 'past_expiry' };
           const index = Number(issue.path.split('.')[1]);

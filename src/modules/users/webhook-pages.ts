@@ -7,6 +7,7 @@ import { toApiError, type App } from '../../http/server.js';
 import type { Services } from '../../services.js';
 import type { Renderer } from '../../web/render.js';
 import { EVENT_TYPES } from '../events/service.js';
+import { webhookRefusal } from '../webhooks/errors.js';
 import type { Owner } from '../webhooks/repository.js';
 import type { WebhookEndpointCreate, WebhookEndpointUpdate } from '../webhooks/schemas.js';
 import { URL_PROBLEM_MESSAGES } from '../webhooks/url-guard.js';
@@ -289,7 +290,9 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
     status: number,
     extra: { errors?: WebhookFormError[]; form?: EndpointFormValues; notice?: Notice } = {},
   ) => {
-    const page = await endpoints.list(ownerOf(current), { limit: ENDPOINT_PAGE_LIMIT });
+    const listed = await endpoints.list(ownerOf(current), { limit: ENDPOINT_PAGE_LIMIT });
+    if (!listed.ok) throw webhookRefusal(listed.error);
+    const page = listed.value;
     return render(request, reply, 'dashboard-webhooks', status, {
       title: (w) => w.title,
       nav: true,
@@ -350,7 +353,9 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
         ...(form.description === '' ? {} : { description: form.description }),
       });
       if (!result.ok) {
-        const found = (result.issues ?? []).map((issue) => urlProblemOf(issue.message));
+        const found = (result.error.code === 'invalid_input' ? result.error.issues : []).map((issue) =>
+          urlProblemOf(issue.message),
+        );
         return listPage(request, reply, current, 400, {
           errors: found.length > 0 ? found : ['invalid_url'],
           form,
@@ -519,8 +524,10 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
 
       const result = await endpoints.update(ownerOf(current), before.id, changes);
       if (!result.ok) {
-        if (result.error === 'not_found') throw new ApiError('not_found', 'No such webhook endpoint.');
-        const found = (result.issues ?? []).map((issue) => urlProblemOf(issue.message));
+        if (result.error.code === 'not_found') throw new ApiError('not_found', 'No such webhook endpoint.');
+        const found = (result.error.code === 'invalid_input' ? result.error.issues : []).map((issue) =>
+          urlProblemOf(issue.message),
+        );
         errors.url.push(...(found.length > 0 ? found : (['invalid_url'] as const)));
         return invalid();
       }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { DAY, HOUR, MINUTE, SECOND, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
@@ -295,7 +295,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   /** Disables endpoints (one, or every one due) failing for 5 days; e-mails are queued in the same transaction. */
-  async function disableFailingIn(trx: Kdb, endpointId?: string): Promise<number> {
+  async function disableFailingIn(trx: Trx, endpointId?: string): Promise<number> {
     const now = clock.now();
     let query = trx
       .selectFrom('webhook_endpoints')

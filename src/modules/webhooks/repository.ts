@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type {
   Environment,
@@ -7,6 +7,8 @@ import type {
   WebhookEndpointsTable,
 } from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
+import { assertAllowed } from '../../shared/state-machine.js';
+import { DELIVERY_TRANSITIONS, type DeliveryStatus } from './model.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -97,4 +99,39 @@ export async function findDelivery(db: Kdb, owner: Owner, id: string) {
     .where('d.environment', '=', owner.environment)
     .where('w.deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+/** Columns of a delivery that change with its status. */
+export type DeliveryPatch = Omit<Updateable<WebhookDeliveriesTable>, 'id' | 'status'>;
+
+/**
+ * Moves a delivery's `status` from one of `from` to `to` with `patch`; undefined when it was in none of
+ * `from`. A single statement: the database or the caller's transaction.
+ */
+export async function transitionDelivery(
+  db: Kdb,
+  id: string,
+  from: readonly DeliveryStatus[],
+  to: DeliveryStatus,
+  patch: DeliveryPatch = {},
+): Promise<DeliveryRow | undefined> {
+  assertAllowed(DELIVERY_TRANSITIONS, from, to, `webhook delivery ${id}`);
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ ...patch, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The pending deliveries of a deleted endpoint fail: it never receives again. */
+export async function failPendingDeliveries(db: Kdb, endpointId: string, now: Date): Promise<void> {
+  assertAllowed(DELIVERY_TRANSITIONS, ['pending'], 'failed', `webhook deliveries of ${endpointId}`);
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', lease_token: null, updated_at: now })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
 }

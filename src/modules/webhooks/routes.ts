@@ -1,4 +1,4 @@
-import { ApiError, errorResponses } from '../../http/errors.js';
+import { errorResponses, toApiError } from '../../http/errors.js';
 import {
   IdempotencyHeaderSchema,
   idempotencyHooks,
@@ -22,7 +22,10 @@ import {
   WebhookEndpointSchema,
   WebhookEndpointUpdateSchema,
 } from './schemas.js';
-import type { Result, WebhookEndpointService, WebhookError } from './service.js';
+import type { Result } from '../../shared/result.js';
+import { CHARGE_ERRORS } from '../charges/errors.js';
+import { webhookRefusal, type WebhookError } from './errors.js';
+import type { WebhookEndpointService } from './service.js';
 
 export interface WebhookRoutesOptions {
   service: WebhookEndpointService;
@@ -37,13 +40,8 @@ const OWNERSHIP =
   'Endpoints belong to the organization and environment of the key; another organization’s or ' +
   'environment’s endpoint is 404 `not_found`.';
 
-const ERRORS: Record<WebhookError, (failure: Extract<Result<never>, { ok: false }>) => ApiError> = {
-  not_found: () => new ApiError('not_found', 'No such webhook endpoint.'),
-  invalid_input: (failure) => ApiError.validation(failure.issues ?? []),
-};
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw ERRORS[result.error](result);
+function unwrap<T>(result: Result<T, WebhookError>): T {
+  if (!result.ok) throw webhookRefusal(result.error);
   return result.value;
 }
 
@@ -98,7 +96,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
       },
       config: { auth: 'read' },
     },
-    async (request) => service.list(ownerOf(request), request.query),
+    async (request) => unwrap(await service.list(ownerOf(request), request.query)),
   );
 
   app.get(
@@ -213,7 +211,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
     async (request) => {
       const owner = ownerOf(request);
       const charge = await options.charges.get(owner, request.params.id);
-      if (!charge.ok) throw new ApiError('not_found', 'No such charge.');
+      if (!charge.ok) throw toApiError(CHARGE_ERRORS, charge.error);
       return { data: await service.attemptsForCharge(owner, charge.value.id) };
     },
   );
@@ -241,9 +239,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
       onSend: idempotency.onSend,
     },
     async (request, reply) => {
-      const result = await service.retry(ownerOf(request), request.params.id);
-      if (!result.ok) throw new ApiError('not_found', 'No such webhook delivery.');
-      return reply.code(202).send(result.value);
+      return reply.code(202).send(unwrap(await service.retry(ownerOf(request), request.params.id)));
     },
   );
 }

@@ -3,12 +3,15 @@ import type { ValidationIssue } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { CursorCodec } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
   attemptsForCharge,
+  failPendingDeliveries,
   findDelivery,
   findEndpoint,
   listEndpoints,
+  transitionDelivery,
   type AttemptWithDelivery,
   type DeliveryRow,
   type EndpointRow,
@@ -22,12 +25,11 @@ import type {
   WebhookEndpointUpdate,
   WebhookEndpointView,
 } from './schemas.js';
+import type { WebhookError } from './errors.js';
 import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type HostResolver } from './url-guard.js';
 
-export type WebhookError = 'not_found' | 'invalid_input';
-export type Result<T> =
-  { ok: true; value: T } | { ok: false; error: WebhookError; issues?: ValidationIssue[] };
+export type { WebhookError } from './errors.js';
 
 export const CHARGE_ATTEMPTS_LIMIT = 20;
 export const DEFAULT_GRACE_SECONDS = 86_400;
@@ -36,23 +38,27 @@ export interface WebhookEndpointService {
   create(
     owner: Owner,
     input: WebhookEndpointCreate,
-  ): Promise<Result<WebhookEndpointView & { secret: string }>>;
+  ): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>>;
   list(
     owner: Owner,
     page: { limit: number; cursor?: string },
-  ): Promise<{ data: WebhookEndpointView[]; nextCursor: string | null }>;
-  get(owner: Owner, id: string): Promise<Result<WebhookEndpointView>>;
-  update(owner: Owner, id: string, input: WebhookEndpointUpdate): Promise<Result<WebhookEndpointView>>;
-  remove(owner: Owner, id: string): Promise<Result<{ id: string; deleted: true }>>;
+  ): Promise<Result<{ data: WebhookEndpointView[]; nextCursor: string | null }, WebhookError>>;
+  get(owner: Owner, id: string): Promise<Result<WebhookEndpointView, WebhookError>>;
+  update(
+    owner: Owner,
+    id: string,
+    input: WebhookEndpointUpdate,
+  ): Promise<Result<WebhookEndpointView, WebhookError>>;
+  remove(owner: Owner, id: string): Promise<Result<{ id: string; deleted: true }, WebhookError>>;
   rotateSecret(
     owner: Owner,
     id: string,
     input: RotateSecret,
-  ): Promise<Result<WebhookEndpointView & { secret: string }>>;
+  ): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>>;
   /** Spec section 4: the last 20 attempts of events about a charge, newest first. */
   attemptsForCharge(owner: Owner, chargeId: string): Promise<WebhookAttemptView[]>;
   /** Makes a delivery (named by its id or one of its attempts') due now, with the same event. */
-  retry(owner: Owner, id: string): Promise<Result<WebhookDeliveryView>>;
+  retry(owner: Owner, id: string): Promise<Result<WebhookDeliveryView, WebhookError>>;
 }
 
 export interface WebhookEndpointServiceDeps {
@@ -112,7 +118,7 @@ function attemptView(row: AttemptWithDelivery): WebhookAttemptView {
   };
 }
 
-const notFound = { ok: false, error: 'not_found' } as const;
+const notFound = err<WebhookError>({ code: 'not_found' });
 
 /** Endpoints (product decision 27), their secrets, the delivery log and manual retries. */
 export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): WebhookEndpointService {
@@ -129,7 +135,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
   return {
     async create(owner, input) {
       const issues = await checkUrl(input.url, owner);
-      if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+      if (issues.length > 0) return err({ code: 'invalid_input', issues });
       const now = clock.now();
       const secret = generateWebhookSecret();
       const row = await db
@@ -150,7 +156,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { ok: true, value: { ...endpointView(row, now), secret } };
+      return ok({ ...endpointView(row, now), secret });
     },
 
     async list(owner, { limit, cursor }) {
@@ -160,26 +166,27 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         environment: owner.environment,
       });
       const after = cursor === undefined ? undefined : pages.decode(cursor);
-      const rows = await listEndpoints(db, owner, { limit, ...(after ? { after } : {}) });
+      if (after && !after.ok) return after;
+      const rows = await listEndpoints(db, owner, { limit, ...(after ? { after: after.value } : {}) });
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       const now = clock.now();
-      return {
+      return ok({
         data: page.map((row) => endpointView(row, now)),
         nextCursor: rows.length > limit && last ? pages.encode(last.created_at, last.id) : null,
-      };
+      });
     },
 
     async get(owner, id) {
       const row = await findEndpoint(db, owner, id);
-      return row ? { ok: true, value: endpointView(row, clock.now()) } : notFound;
+      return row ? ok(endpointView(row, clock.now())) : notFound;
     },
 
     async update(owner, id, input) {
       if (input.url !== undefined) {
         if (!(await findEndpoint(db, owner, id))) return notFound;
         const issues = await checkUrl(input.url, owner);
-        if (issues.length > 0) return { ok: false, error: 'invalid_input', issues };
+        if (issues.length > 0) return err({ code: 'invalid_input', issues });
       }
       const now = clock.now();
       const row = await db
@@ -201,7 +208,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         .where('deleted_at', 'is', null)
         .returningAll()
         .executeTakeFirst();
-      return row ? { ok: true, value: endpointView(row, now) } : notFound;
+      return row ? ok(endpointView(row, now)) : notFound;
     },
 
     async remove(owner, id) {
@@ -217,20 +224,15 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         .returning('id')
         .executeTakeFirst();
       if (!row) return notFound;
-      await db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'failed', lease_token: null, updated_at: now })
-        .where('endpoint_id', '=', row.id)
-        .where('status', '=', 'pending')
-        .execute();
-      return { ok: true, value: { id: row.id, deleted: true } };
+      await failPendingDeliveries(db, row.id, now);
+      return ok({ id: row.id, deleted: true });
     },
 
     async rotateSecret(owner, id, input) {
       const graceSeconds = input.gracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
       return db
         .transaction()
-        .execute(async (trx): Promise<Result<WebhookEndpointView & { secret: string }>> => {
+        .execute(async (trx): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>> => {
           const row = await findEndpoint(trx, owner, id, true);
           if (!row) return notFound;
           const now = clock.now();
@@ -249,7 +251,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
             .where('id', '=', row.id)
             .returningAll()
             .executeTakeFirstOrThrow();
-          return { ok: true, value: { ...endpointView(updated, now), secret } };
+          return ok({ ...endpointView(updated, now), secret });
         });
     },
 
@@ -260,16 +262,16 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
 
     async retry(owner, id) {
       const delivery = await findDelivery(db, owner, id);
-      if (!delivery) return notFound;
+      if (!delivery) return err({ code: 'delivery_not_found' });
       const now = clock.now();
       // Due now. A worker sending it this instant loses its claim: its attempt is logged, and it goes again.
-      const row = await db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'pending', next_attempt_at: now, lease_token: null, updated_at: now })
-        .where('id', '=', delivery.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { ok: true, value: deliveryView(row) };
+      const row = await transitionDelivery(db, delivery.id, ['pending', 'succeeded', 'failed'], 'pending', {
+        next_attempt_at: now,
+        lease_token: null,
+        updated_at: now,
+      });
+      if (!row) throw new Error(`webhook delivery ${delivery.id} has a status outside its union`);
+      return ok(deliveryView(row));
     },
   };
 }

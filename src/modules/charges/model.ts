@@ -1,0 +1,37 @@
+import type { Selectable } from 'kysely';
+import type { ChargeCreationState, ChargesTable, ChargeStatus, Environment } from '../../db/schema.js';
+import type { Transitions } from '../../shared/state-machine.js';
+
+export type { ChargeCreationState, ChargeStatus };
+
+export type ChargeRow = Selectable<ChargesTable>;
+
+/** The organization and environment a charge belongs to: the caller's, from its API key. */
+export interface ChargeOwner {
+  organizationId: string;
+  environment: Environment;
+  /** The API key making the request, recorded on what it creates (issue 11); absent elsewhere. */
+  keyId?: string;
+}
+
+/**
+ * The merchant-visible state (product decisions 13 and 20): a `pending` charge becomes `succeeded`,
+ * `failed` or `expired` on what the acquirer says, and a final status never changes.
+ */
+export const TRANSITIONS: Transitions<ChargeStatus> = {
+  pending: ['succeeded', 'failed', 'expired'],
+  succeeded: [],
+  failed: [],
+  expired: [],
+};
+
+/**
+ * Two-phase creation (ADR 0007): a `creating` charge is `created` once the acquirer has its payment,
+ * `rejected` when the acquirer refused it, `abandoned` when recovery finds the acquirer never received it.
+ */
+export const CREATION_TRANSITIONS: Transitions<ChargeCreationState> = {
+  creating: ['created', 'rejected', 'abandoned'],
+  created: [],
+  rejected: [],
+  abandoned: [],
+};

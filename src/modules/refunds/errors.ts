@@ -1,0 +1,55 @@
+import { ApiError, type ErrorTable } from '../../http/errors.js';
+import { PROVIDER_RETRY_AFTER_SECONDS } from '../charges/errors.js';
+
+/** What creating or listing a refund can refuse (docs/decisions/0020-domain-errors.md). */
+export type RefundError =
+  | { code: 'charge_not_found' }
+  | { code: 'charge_not_refundable'; status: string }
+  | { code: 'nothing_to_refund' }
+  | { code: 'exceeds_refundable'; remaining: string }
+  | { code: 'acquirer_not_configured' }
+  | {
+      code: 'provider_rejected';
+      refundId: string;
+      providerCode: string;
+      providerStatus: number;
+      message: string;
+    }
+  | { code: 'provider_unavailable'; refundId: string };
+
+export const REFUND_ERRORS: ErrorTable<RefundError> = {
+  charge_not_found: () => new ApiError('not_found', 'No such charge.'),
+  charge_not_refundable: (error) =>
+    new ApiError(
+      'invalid_state_transition',
+      `Only a succeeded charge can be refunded; this one is ${error.status}.`,
+    ),
+  nothing_to_refund: () =>
+    new ApiError('invalid_state_transition', 'This charge has nothing left to refund.'),
+  exceeds_refundable: (error) =>
+    ApiError.validation(
+      [
+        {
+          path: 'amount',
+          in: 'body',
+          code: 'too_large',
+          message: `exceeds what remains refundable on this charge (${error.remaining})`,
+        },
+      ],
+      `The refund exceeds the refundable amount of ${error.remaining}.`,
+    ),
+  acquirer_not_configured: () =>
+    new ApiError('service_unavailable', 'No acquirer is configured for this environment.'),
+  provider_rejected: (error) =>
+    new ApiError('provider_rejected', error.message, {
+      providerCode: error.providerCode,
+      providerStatus: error.providerStatus,
+      refundId: error.refundId,
+    }),
+  provider_unavailable: (error) =>
+    new ApiError(
+      'provider_unavailable',
+      `The acquirer is unavailable; refund ${error.refundId} stays pending and is retried in the background.`,
+      { refundId: error.refundId, retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS },
+    ),
+};

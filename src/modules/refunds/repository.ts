@@ -1,0 +1,76 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { RefundsTable } from '../../db/schema.js';
+import { assertAllowed } from '../../shared/state-machine.js';
+import { TRANSITIONS, type RefundRow, type RefundStatus } from './model.js';
+
+/** The only writer of the `refunds` table; `status` moves only through `transition`. */
+
+export type RefundPatch = Omit<Updateable<RefundsTable>, 'id' | 'status'>;
+
+export async function lockById(trx: Trx, id: string): Promise<RefundRow> {
+  return trx.selectFrom('refunds').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+}
+
+export async function findById(db: Kdb, id: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findByIdempotencyKey(
+  trx: Trx,
+  chargeId: string,
+  key: string,
+): Promise<RefundRow | undefined> {
+  return trx
+    .selectFrom('refunds')
+    .selectAll()
+    .where('charge_id', '=', chargeId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+/** What the charge's pending refunds hold back, as decimal text of minor units. */
+export async function pendingTotal(trx: Trx, chargeId: string): Promise<string> {
+  const row = await trx
+    .selectFrom('refunds')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('total'))
+    .where('charge_id', '=', chargeId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return row.total;
+}
+
+export async function insert(trx: Trx, values: Insertable<RefundsTable>): Promise<RefundRow> {
+  return trx.insertInto('refunds').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function listByCharge(db: Kdb, chargeId: string): Promise<RefundRow[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('charge_id', '=', chargeId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/**
+ * Moves `status` from one of `from` to `to` with `patch`; undefined when the refund was in none of
+ * `from`. A single statement: it takes the database or the caller's transaction.
+ */
+export async function transition(
+  db: Kdb,
+  id: string,
+  from: readonly RefundStatus[],
+  to: RefundStatus,
+  patch: RefundPatch = {},
+): Promise<RefundRow | undefined> {
+  assertAllowed(TRANSITIONS, from, to, `refund ${id}`);
+  return db
+    .updateTable('refunds')
+    .set({ ...patch, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
+}

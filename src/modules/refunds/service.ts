@@ -1,0 +1,297 @@
+import type { Logger } from 'pino';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import { sql } from 'kysely';
+import { HOUR, MINUTE, type Clock } from '../../shared/clock.js';
+import type { JobKit } from '../../worker/kit.js';
+import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
+import { newId } from '../../shared/ids.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import {
+  AcquirerRejectedError,
+  AcquirerUnavailableError,
+  type Acquirer,
+  type AcquirerRefund,
+} from '../acquirer/types.js';
+import { chargeView, type ChargeOwner, type ChargeRefunds } from '../charges/service.js';
+import type { EventRecorder } from '../events/service.js';
+import type { OperatorAlerts } from '../operator/alerts.js';
+import type { RefundError } from './errors.js';
+import type { RefundRow } from './model.js';
+import * as refunds from './repository.js';
+import { refundView, type RefundCreate, type RefundView } from './schemas.js';
+
+/** What refunds need of the ledger (src/modules/ledger): the entry of a refund, in its transaction. */
+export interface RefundLedger {
+  postRefund(
+    trx: Trx,
+    refund: {
+      id: string;
+      chargeId: string;
+      organizationId: string;
+      environment: Environment;
+      amount: string;
+    },
+  ): Promise<{ created: boolean; pendingAfter: string }>;
+}
+
+export interface RefundService {
+  create(
+    owner: ChargeOwner,
+    chargeId: string,
+    input: RefundCreate,
+    options: { idempotencyKey: string | undefined },
+  ): Promise<Result<RefundView, RefundError>>;
+  list(owner: ChargeOwner, chargeId: string): Promise<Result<RefundView[], RefundError>>;
+  /** Asks the acquirer again, with the same idempotency key, for refunds a failure left pending. */
+  retryPending(limit?: number): Promise<number>;
+  /** One batch of the retry job: claims due pending refunds, and reports what became of them. */
+  retryPendingBatch(limit?: number): Promise<BatchReport>;
+}
+
+/** Refund retry's backoff: a refund the acquirer cannot take for about 8 hours is parked. */
+export const REFUND_RETRY: RetryPolicy = { baseMs: MINUTE, capMs: HOUR, maxAttempts: 12, jitter: 0.2 };
+
+export interface RefundServiceDeps {
+  db: Kdb;
+  clock: Clock;
+  logger: Logger;
+  acquirerFor: (environment: Environment) => Acquirer | undefined;
+  /** The charge a refund is for: the charges module owns that table. */
+  charges: ChargeRefunds;
+  ledger: RefundLedger;
+  events: EventRecorder;
+  /** Told when a refund leaves the merchant's pending balance below zero (docs/decisions/0014). */
+  alerts: OperatorAlerts;
+  checkoutUrl: () => string;
+  /** A pending refund younger than this may still have its request in flight. */
+  retryAfterMs: number;
+  jobs: JobKit;
+}
+
+/**
+ * Refunds (product decision 13): all or part of a succeeded charge, through the acquirer with the refund
+ * id as its idempotency key. The amount is reserved under the charge's row lock before the acquirer is
+ * asked, so concurrent refunds can never exceed the charge; the ledger entry and `charge.refunded` are
+ * written in the transaction that records the acquirer's answer.
+ */
+export function createRefundService(deps: RefundServiceDeps): RefundService {
+  const { db, clock, logger } = deps;
+
+  async function finish(refundId: string, answer: AcquirerRefund, claimed?: Claimed): Promise<RefundRow> {
+    return db.transaction().execute(async (trx) => {
+      const refund = await refunds.lockById(trx, refundId);
+      if (claimed) await retry.succeed(trx, claimed);
+      if (refund.status !== 'pending') return refund;
+      const charge = await deps.charges.lock(trx, refund.charge_id);
+      const now = clock.now();
+      const updatedCharge = await deps.charges.recordRefund(trx, charge, refund.amount, now);
+      const done = await refunds.transition(trx, refund.id, ['pending'], 'succeeded', {
+        provider_refund_id: answer.id,
+        updated_at: now,
+      });
+      if (!done) throw new Error(`refund ${refund.id} left pending under its row lock`);
+      const posted = await deps.ledger.postRefund(trx, {
+        id: done.id,
+        chargeId: charge.id,
+        organizationId: charge.organization_id,
+        environment: charge.environment,
+        amount: done.amount,
+      });
+      // A refund is never refused for want of balance (the customer is owed it and the acquirer debits
+      // us anyway): the pending balance may go below zero, as a debt the next settlement recovers, and the
+      // operator is told (docs/decisions/0014-refund-debt.md).
+      if (posted.created && BigInt(posted.pendingAfter) < 0n) {
+        const debt = (-BigInt(posted.pendingAfter)).toString();
+        await deps.alerts.raise(trx, {
+          kind: 'negative_pending_balance',
+          organizationId: charge.organization_id,
+          environment: charge.environment,
+          subjectId: done.id,
+          chargeId: charge.id,
+          message: `Refund ${done.id} left the pending balance of ${charge.organization_id} (${charge.environment}) at ${posted.pendingAfter} TRY minor units`,
+          details: {
+            refundId: done.id,
+            amount: done.amount,
+            currency: done.currency,
+            pendingAfter: posted.pendingAfter,
+            debt,
+          },
+        });
+      }
+      await deps.events.record(trx, {
+        organizationId: charge.organization_id,
+        environment: charge.environment,
+        type: 'charge.refunded',
+        resourceId: charge.id,
+        data: { ...chargeView(updatedCharge, deps.checkoutUrl()), refund: refundView(done) },
+        payment: {
+          id: charge.id,
+          paymentId: charge.provider_payment_id ?? '',
+          merchantReference: charge.merchant_reference,
+        },
+      });
+      return done;
+    });
+  }
+
+  async function fail(refundId: string, error: AcquirerRejectedError, claimed?: Claimed): Promise<RefundRow> {
+    return db.transaction().execute(async (trx) => {
+      if (claimed) await retry.succeed(trx, claimed);
+      const failed = await refunds.transition(trx, refundId, ['pending'], 'failed', {
+        failure_code: error.providerCode,
+        failure_message: error.sanitizedMessage,
+        updated_at: clock.now(),
+      });
+      if (!failed) throw new Error(`refund ${refundId} is no longer pending`);
+      return failed;
+    });
+  }
+
+  /**
+   * One acquirer round for a pending refund: succeeded, failed, or still pending (thrown). A round of the
+   * retry job ends its claim in the transaction that records the answer.
+   */
+  async function ask(
+    refund: RefundRow,
+    paymentId: string,
+    acquirer: Acquirer,
+    claimed?: Claimed,
+  ): Promise<RefundRow> {
+    try {
+      const answer = await acquirer.refund(paymentId, { idempotencyKey: refund.id, amount: refund.amount });
+      return await finish(refund.id, answer, claimed);
+    } catch (error) {
+      if (error instanceof AcquirerRejectedError) {
+        await fail(refund.id, error, claimed);
+        throw error;
+      }
+      throw error;
+    }
+  }
+
+  // Claimed in due order with SKIP LOCKED and leased while the acquirer is asked: a refund that keeps
+  // failing backs off and finally parks, and two workers never ask for the same refund at once.
+  const retry = deps.jobs.queue({
+    job: 'refund-retry',
+    table: 'refunds',
+    eligible: sql`status = 'pending'`,
+    firstDueAt: sql`updated_at`,
+    firstDelayMs: deps.retryAfterMs,
+    leaseMs: 5 * MINUTE,
+    retry: REFUND_RETRY,
+  });
+
+  /** Asks the acquirer again for one claimed refund; its answer moves the refund out of `pending`. */
+  async function retryOne(claimed: Claimed): Promise<'settled' | 'failed'> {
+    const row = await refunds.findById(db, claimed.id);
+    try {
+      if (!row) throw new Error(`refund ${claimed.id} is gone`);
+      const paymentId = await deps.charges.providerPaymentId(row.charge_id);
+      const acquirer = deps.acquirerFor(row.environment);
+      if (!acquirer || paymentId === null) {
+        throw new Error(`no acquirer payment to refund (${row.environment})`);
+      }
+      try {
+        await ask(row, paymentId, acquirer, claimed);
+      } catch (error) {
+        if (!(error instanceof AcquirerRejectedError)) throw error;
+      }
+      return 'settled';
+    } catch (error) {
+      logger.warn({ err: error, refundId: claimed.id }, 'refund retry deferred: the acquirer is unavailable');
+      await db.transaction().execute((trx) => retry.fail(trx, claimed, error));
+      return 'failed';
+    }
+  }
+
+  async function retryPendingBatch(limit = 20): Promise<BatchReport> {
+    const claimed = await retry.claim(limit);
+    const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
+    for (const refund of claimed) {
+      if ((await retryOne(refund)) === 'settled') report.done++;
+      else report.failed++;
+    }
+    return report;
+  }
+
+  return {
+    async create(owner, chargeId, input, { idempotencyKey }) {
+      type Reserved = {
+        refund: RefundRow;
+        charge: { environment: Environment; provider_payment_id: string | null };
+      };
+      const reserved = await db.transaction().execute(async (trx): Promise<Result<Reserved, RefundError>> => {
+        const charge = await deps.charges.lockVisible(trx, owner, chargeId);
+        if (!charge) return err({ code: 'charge_not_found' });
+        if (idempotencyKey !== undefined) {
+          // A retry of a request whose refund is still pending (the acquirer was unavailable) asks again
+          // for that same refund instead of reserving a second one.
+          const earlier = await refunds.findByIdempotencyKey(trx, charge.id, idempotencyKey);
+          if (earlier) return ok({ refund: earlier, charge });
+        }
+        if (charge.status !== 'succeeded') {
+          return err({ code: 'charge_not_refundable', status: charge.status });
+        }
+        const pending = await refunds.pendingTotal(trx, charge.id);
+        const remaining = BigInt(charge.amount) - BigInt(charge.refunded_amount) - BigInt(pending);
+        const amount = input.amount === undefined ? remaining : BigInt(input.amount);
+        if (remaining <= 0n) return err({ code: 'nothing_to_refund' });
+        if (amount > remaining) return err({ code: 'exceeds_refundable', remaining: remaining.toString() });
+        const now = clock.now();
+        const refund = await refunds.insert(trx, {
+          id: newId('re', now),
+          charge_id: charge.id,
+          organization_id: charge.organization_id,
+          environment: charge.environment,
+          amount: amount.toString(),
+          currency: 'TRY',
+          status: 'pending',
+          reason: input.reason ?? null,
+          idempotency_key: idempotencyKey ?? null,
+          created_by_key_id: owner.keyId ?? null,
+          provider_refund_id: null,
+          failure_code: null,
+          failure_message: null,
+          created_at: now,
+          updated_at: now,
+        });
+        return ok({ refund, charge });
+      });
+      if (!reserved.ok) return reserved;
+      const { refund, charge } = reserved.value;
+      const acquirer = deps.acquirerFor(charge.environment);
+      if (!acquirer || charge.provider_payment_id === null) return err({ code: 'acquirer_not_configured' });
+      if (refund.status !== 'pending') return ok(refundView(refund));
+      try {
+        return ok(refundView(await ask(refund, charge.provider_payment_id, acquirer)));
+      } catch (error) {
+        if (error instanceof AcquirerRejectedError) {
+          return err({
+            code: 'provider_rejected',
+            refundId: refund.id,
+            providerCode: error.providerCode,
+            providerStatus: error.providerHttpStatus,
+            message: error.sanitizedMessage,
+          });
+        }
+        if (error instanceof AcquirerUnavailableError) {
+          return err({ code: 'provider_unavailable', refundId: refund.id });
+        }
+        throw error;
+      }
+    },
+
+    async list(owner, chargeId) {
+      const charge = await deps.charges.findVisible(owner, chargeId);
+      if (!charge) return err({ code: 'charge_not_found' });
+      return ok((await refunds.listByCharge(db, chargeId)).map(refundView));
+    },
+
+    async retryPending(limit = 20) {
+      return (await retryPendingBatch(limit)).done;
+    },
+
+    retryPendingBatch,
+  };
+}

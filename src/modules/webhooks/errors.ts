@@ -1,0 +1,21 @@
+import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
+import { ApiError, toApiError, type ErrorTable, type ValidationIssue } from '../../http/errors.js';
+
+/** What the endpoint and delivery use cases refuse (docs/decisions/0020-domain-errors.md). */
+export type WebhookError =
+  | { code: 'not_found' }
+  | { code: 'delivery_not_found' }
+  | { code: 'invalid_input'; issues: ValidationIssue[] }
+  | CursorError;
+
+export const WEBHOOK_ERRORS: ErrorTable<WebhookError> = {
+  not_found: () => new ApiError('not_found', 'No such webhook endpoint.'),
+  delivery_not_found: () => new ApiError('not_found', 'No such webhook delivery.'),
+  invalid_input: (error) => ApiError.validation(error.issues),
+  ...INVALID_CURSOR,
+};
+
+/** The envelope of a webhook refusal, for every edge that calls the webhook service. */
+export function webhookRefusal(error: WebhookError): ApiError {
+  return toApiError(WEBHOOK_ERRORS, error);
+}

@@ -1,0 +1,21 @@
+import type { Transitions } from '../../shared/state-machine.js';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export type EndpointStatus = 'enabled' | 'disabled';
+
+/**
+ * A delivery is `pending` until an attempt succeeds or the attempts run out (`failed`); a pending one
+ * may be rescheduled (`pending` again), and a manual retry makes any delivery `pending` and due now.
+ * A deleted endpoint's pending deliveries fail.
+ */
+export const DELIVERY_TRANSITIONS: Transitions<DeliveryStatus> = {
+  pending: ['pending', 'succeeded', 'failed'],
+  succeeded: ['pending'],
+  failed: ['pending'],
+};
+
+/** The merchant disables and enables an endpoint; the worker disables one failing for 5 days. */
+export const ENDPOINT_TRANSITIONS: Transitions<EndpointStatus> = {
+  enabled: ['disabled'],
+  disabled: ['enabled', 'disabled'],
+};
