@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/modules/api-keys/key-format.js';
-import { createUnderwritingService } from '../src/modules/organizations/service.js';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validApplication } from './helpers/http.js';
@@ -26,7 +25,7 @@ async function apply(email: string): Promise<string> {
   return res.body.id;
 }
 
-const underwriting = () => createUnderwritingService(t.gateway.services);
+const underwriting = () => t.gateway.services.underwriting;
 
 describe('e-mail over SMTP', () => {
   it('sends the approval e-mail, Turkish and English, with the sandbox key and the activation link', async () => {

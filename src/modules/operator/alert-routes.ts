@@ -2,10 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
-import type { Services } from '../../services.js';
 import type { Renderer } from '../../web/render.js';
-import { OperatorAlertViewSchema } from './alerts.js';
+import type { Ledger } from '../ledger/service.js';
+import { OperatorAlertViewSchema, type OperatorAlerts } from './alerts.js';
 import { actorOf } from './auth.js';
+import type { OperatorCommands } from './commands.js';
 import { IdParamsSchema, PageQuerySchema } from './schemas.js';
 import { can } from './staff.js';
 
@@ -26,9 +27,14 @@ const NegativeBalanceSchema = Type.Object({
  */
 export async function operatorAlertRoutes(
   app: App,
-  deps: { services: Services; renderer: Renderer },
+  deps: {
+    alerts: OperatorAlerts;
+    ledger: Pick<Ledger, 'negativePendingBalances'>;
+    commands: Pick<OperatorCommands, 'acknowledgeAlert'>;
+    renderer: Renderer;
+  },
 ): Promise<void> {
-  const { alerts, ledger } = deps.services;
+  const { alerts, ledger, commands } = deps;
 
   app.get(
     '/operator/v1/alerts',
@@ -60,7 +66,7 @@ export async function operatorAlertRoutes(
       schema: { params: IdParamsSchema, response: { 200: OperatorAlertViewSchema, ...errors } },
       config: { operator: 'administer' },
     },
-    async (request) => alerts.acknowledge(request.params.id, actorOf(request)),
+    async (request) => commands.acknowledgeAlert(request.params.id, actorOf(request)),
   );
 
   app.get(
@@ -105,7 +111,7 @@ export async function operatorAlertRoutes(
   });
 
   app.post('/alerts/:id/acknowledge', { config: { operator: 'administer' } }, async (request, reply) => {
-    await alerts.acknowledge((request.params as { id: string }).id, actorOf(request));
+    await commands.acknowledgeAlert((request.params as { id: string }).id, actorOf(request));
     return reply.redirect('/alerts?notice=acknowledged', 303);
   });
 }

@@ -1,7 +1,11 @@
 import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
+import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
+import type { SessionManager } from '../../http/session.js';
+import type { CursorCodec } from '../../shared/pagination.js';
+import type { AuditLog } from '../audit/service.js';
 import type { Mailer } from '../email/service.js';
 import {
   ApiKeyRequestListSchema,
@@ -10,10 +14,8 @@ import {
   toRequestResponse,
   type ApiKeyService,
 } from '../api-keys/index.js';
-import { createDemoMerchant } from '../organizations/demo.js';
 import { type OrganizationAdminService, type UnderwritingService } from '../organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
-import type { Services } from '../../services.js';
 import { actorOf, logInStaff } from './auth.js';
 import {
   ApplicationViewSchema,
@@ -28,22 +30,28 @@ import {
   applicationView,
   organizationView,
 } from './schemas.js';
+import type { OperatorCommands } from './commands.js';
 import type { StaffService } from './staff.js';
 
+/** What the operator API reads (the services) and writes (the commands, each audited). */
 export interface OperatorApiDeps {
-  services: Services;
+  commands: OperatorCommands;
   staff: StaffService;
   underwriting: UnderwritingService;
   organizations: OrganizationAdminService;
   mailer: Mailer;
   apiKeys: ApiKeyService;
+  audit: AuditLog;
+  db: Kdb;
+  sessions: SessionManager;
+  cursors: CursorCodec;
 }
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429);
 
 /** The operator API: the same operations as the console, as JSON, for scripts and the CLI. */
 export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promise<void> {
-  const { underwriting, organizations } = deps;
+  const { underwriting, organizations, commands } = deps;
 
   app.post(
     '/operator/v1/session',
@@ -72,7 +80,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
   );
 
   app.delete('/operator/v1/session', { config: { operator: 'read' } }, async (request, reply) => {
-    if (request.operatorSession) await deps.services.sessions.end(reply, request.operatorSession);
+    if (request.operatorSession) await deps.sessions.end(reply, request.operatorSession);
     return reply.code(204).send();
   });
 
@@ -118,7 +126,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       schema: { params: IdParamsSchema, response: { 200: ApplicationViewSchema, ...errors } },
       config: { operator: 'underwrite' },
     },
-    async (request) => applicationView(await underwriting.startReview(request.params.id, actorOf(request))),
+    async (request) => commands.startReview(request.params.id, actorOf(request)),
   );
 
   app.post(
@@ -140,16 +148,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'underwrite' },
     },
-    async (request) => {
-      const result = await underwriting.approve(request.params.id, actorOf(request));
-      // The keys and the activation link go to the merchant only, by e-mail: never to the operator.
-      return {
-        application: applicationView(await underwriting.getApplication(request.params.id)),
-        organization: organizationView(result.organization),
-        ownerEmail: result.ownerEmail,
-        emailId: result.emailId,
-      };
-    },
+    async (request) => commands.approveApplication(request.params.id, actorOf(request)),
   );
 
   app.post(
@@ -162,10 +161,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'underwrite' },
     },
-    async (request) =>
-      applicationView(
-        await underwriting.reject(request.params.id, request.body.reason.trim(), actorOf(request)),
-      ),
+    async (request) => commands.rejectApplication(request.params.id, request.body.reason, actorOf(request)),
   );
 
   app.get(
@@ -213,13 +209,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'underwrite' },
     },
     async (request) =>
-      organizationView(
-        await organizations.setKycStatus(
-          request.params.id,
-          request.body.kycStatus as KycStatus,
-          actorOf(request),
-        ),
-      ),
+      commands.setKycStatus(request.params.id, request.body.kycStatus as KycStatus, actorOf(request)),
   );
 
   app.put(
@@ -237,7 +227,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
     async (request) => {
       const { id, paymentMethod } = request.params;
-      const fees = await organizations.setFee(
+      return commands.setFee(
         id,
         {
           paymentMethod: paymentMethod as PaymentMethod,
@@ -246,7 +236,6 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
         },
         actorOf(request),
       );
-      return organizationView(await organizations.get(id), fees);
     },
   );
 
@@ -261,13 +250,11 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request) =>
-      organizationView(
-        await organizations.setFeatureFlag(
-          request.params.id,
-          request.params.flag as FeatureFlag,
-          request.body.enabled,
-          actorOf(request),
-        ),
+      commands.setFeatureFlag(
+        request.params.id,
+        request.params.flag as FeatureFlag,
+        request.body.enabled,
+        actorOf(request),
       ),
   );
 
@@ -287,8 +274,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'administer' },
     },
-    async (request) =>
-      organizationView(await organizations.setRateLimits(request.params.id, request.body, actorOf(request))),
+    async (request) => commands.setRateLimits(request.params.id, request.body, actorOf(request)),
   );
 
   app.post(
@@ -301,10 +287,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'administer' },
     },
-    async (request) =>
-      organizationView(
-        await organizations.freeze(request.params.id, request.body.reason.trim(), actorOf(request)),
-      ),
+    async (request) => commands.freeze(request.params.id, request.body.reason, actorOf(request)),
   );
 
   app.post(
@@ -313,7 +296,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       schema: { params: IdParamsSchema, response: { 200: OrganizationViewSchema, ...errors } },
       config: { operator: 'administer' },
     },
-    async (request) => organizationView(await organizations.unfreeze(request.params.id, actorOf(request))),
+    async (request) => commands.unfreeze(request.params.id, actorOf(request)),
   );
 
   app.get(
@@ -383,14 +366,14 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'read' },
     },
-    async (request) => deps.services.audit.list(deps.services.db, request.query),
+    async (request) => deps.audit.list(deps.db, request.query),
   );
 
   app.get(
     '/operator/v1/emails',
     { schema: { querystring: PageQuerySchema }, config: { operator: 'read' } },
     async (request) => {
-      const pages = deps.services.cursors.for({ list: 'emails' });
+      const pages = deps.cursors.for({ list: 'emails' });
       const before = request.query.cursor ? pages.decode(request.query.cursor) : undefined;
       const data = await deps.mailer.list({ limit: request.query.limit + 1, ...(before ? { before } : {}) });
       const page = data.slice(0, request.query.limit);
@@ -432,15 +415,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      const staff = await deps.staff.create(request.body);
-      await deps.services.audit.record(deps.services.db, {
-        ...actorOf(request),
-        action: 'staff.created',
-        targetType: 'staff',
-        targetId: staff.id,
-        after: { email: staff.email, role: staff.role },
-      });
-      return reply.code(201).send(staff);
+      return reply.code(201).send(await deps.commands.createStaff(request.body, actorOf(request)));
     },
   );
 
@@ -464,15 +439,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      const demo = await createDemoMerchant(
-        {
-          db: deps.services.db,
-          clock: deps.services.clock,
-          audit: deps.services.audit,
-          underwriting,
-          organizations,
-          webUrl: deps.services.urls.web,
-        },
+      const demo = await commands.createDemoMerchant(
         {
           ...request.body,
           ...(request.body.flags ? { flags: request.body.flags as FeatureFlag[] } : {}),
@@ -486,10 +453,5 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
 }
 
 export function loginDeps(deps: OperatorApiDeps) {
-  return {
-    staff: deps.staff,
-    sessions: deps.services.sessions,
-    audit: deps.services.audit,
-    db: deps.services.db,
-  };
+  return { staff: deps.staff, sessions: deps.sessions, audit: deps.audit, db: deps.db };
 }

@@ -36,7 +36,11 @@ const toStaff = (row: Selectable<StaffUsersTable>): Staff => ({
 });
 
 export interface StaffService {
-  create(input: { email: string; name: string; role: StaffRole; password: string }): Promise<Staff>;
+  /** In the caller's transaction when one is given (the command audits the creation in it). */
+  create(
+    input: { email: string; name: string; role: StaffRole; password: string },
+    trx?: Kdb,
+  ): Promise<Staff>;
   get(id: string): Promise<Staff | undefined>;
   count(): Promise<number>;
   /**
@@ -51,8 +55,8 @@ export interface StaffService {
 export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffService {
   const { db, clock } = deps;
   const throttle = createLoginThrottle({ db, clock });
-  const byEmail = (email: string) =>
-    db
+  const byEmail = (email: string, from: Kdb = db) =>
+    from
       .selectFrom('staff_users')
       .selectAll()
       .where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase()))
@@ -65,15 +69,15 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
   };
 
   return {
-    async create({ email, name, role, password }) {
+    async create({ email, name, role, password }, trx = db) {
       checkPassword(password, email);
-      if (await byEmail(email)) {
+      if (await byEmail(email, trx)) {
         throw ApiError.validation([
           { path: 'email', in: 'body', code: 'invalid_value', message: 'is already a staff account' },
         ]);
       }
       const now = clock.now();
-      const row = await db
+      const row = await trx
         .insertInto('staff_users')
         .values({
           id: newId('stf', now),

@@ -12,7 +12,13 @@ import { applicationApprovedEmail, applicationRejectedEmail } from '../email/tem
 import type { Urls } from '../../services.js';
 import type { UserService } from '../users/service.js';
 import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './repository.js';
-import { DEFAULT_FEES, PAYMENT_METHODS, type FeeScheduleEntry, type Organization } from './types.js';
+import {
+  DEFAULT_FEES,
+  PAYMENT_METHODS,
+  type FeeScheduleEntry,
+  type Organization,
+  type OrganizationDirectory,
+} from './types.js';
 
 /** Who acts and from where: every change lands in the audit log with it. */
 export interface Actor {
@@ -47,7 +53,7 @@ export interface UnderwritingService {
   reject(id: string, reason: string, by: Actor): Promise<ApplicationRow>;
 }
 
-export interface OrganizationAdminService {
+export interface OrganizationAdminService extends OrganizationDirectory {
   list(options: {
     limit: number;
     cursor?: string;
@@ -276,7 +282,7 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
 
 /** Operations on approved merchants: KYC, fees, feature flags, rate limits, freezing. */
 export function createOrganizationAdminService(
-  deps: Omit<Deps, 'mailer' | 'urls'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'audit' | 'cursors'>,
 ): OrganizationAdminService {
   const { db, clock, audit } = deps;
 
@@ -326,6 +332,7 @@ export function createOrganizationAdminService(
       return { data: page.data.map(toOrganization), nextCursor: page.nextCursor };
     },
 
+    find: (id) => findOrganization(db, id),
     get: (id) => mustFind(db, id),
     feeSchedule: (id) => listFeeSchedule(db, id),
 

@@ -4,13 +4,13 @@ import type { Kdb } from '../../db/database.js';
 import type { UserRole } from '../../db/schema.js';
 import type { Realm } from '../../http/session.js';
 import type { Services } from '../../services.js';
+import type { OrganizationDirectory } from '../organizations/types.js';
 import { MINUTE } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { createLoginThrottle, type LoginAttempt } from '../../http/login-throttle.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from '../../shared/passwords.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
 import { invitationEmail, passwordResetEmail } from '../email/templates.js';
-import { findOrganization } from '../organizations/repository.js';
 import type { Organization } from '../organizations/types.js';
 import {
   claimTotpStep,
@@ -45,6 +45,21 @@ export const PENDING_MFA_TTL_MS = 10 * MINUTE;
 /** Who may invite, and which roles they may hand out. Nobody invites a second owner. */
 export const INVITING_ROLES: readonly UserRole[] = ['owner', 'admin'];
 export const INVITABLE_ROLES: readonly UserRole[] = ['admin', 'developer', 'viewer'];
+
+/**
+ * What each dashboard role may do beyond reading: the one place these rules live (the pages ask
+ * `userMay`). A viewer reads only.
+ */
+export const DASHBOARD_PERMISSIONS = {
+  invite: INVITING_ROLES,
+  manageApiKeys: ['owner', 'admin', 'developer'],
+  manageWebhooks: ['owner', 'admin', 'developer'],
+} as const satisfies Record<string, readonly UserRole[]>;
+export type DashboardPermission = keyof typeof DASHBOARD_PERMISSIONS;
+
+export function userMay(user: { role: UserRole }, permission: DashboardPermission): boolean {
+  return (DASHBOARD_PERMISSIONS[permission] as readonly UserRole[]).includes(user.role);
+}
 export const USER_ROLES: readonly UserRole[] = ['owner', 'admin', 'developer', 'viewer'];
 
 export type UserError =
@@ -182,7 +197,10 @@ export interface UserService {
 export type UserServiceDeps = Pick<
   Services,
   'db' | 'clock' | 'urls' | 'box' | 'audit' | 'mailer' | 'sessions' | 'logger'
->;
+> & {
+  /** The organization of an account: read through the organizations module, never its tables. */
+  organizations: OrganizationDirectory;
+};
 
 /** Dashboard accounts: activation, invitations, throttled login with two factors, password reset. */
 export function createUserService(deps: UserServiceDeps): UserService {
@@ -370,7 +388,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async inspectToken(kind, token) {
       const found = await liveToken(kind, token);
       if (found.state !== 'valid') return found;
-      const organization = await findOrganization(db, found.user.organization_id);
+      const organization = await deps.organizations.find(found.user.organization_id);
       return {
         state: 'valid',
         email: found.user.email,
@@ -612,10 +630,10 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async invite(actorId, input, context) {
       const actor = await findUserById(db, actorId);
       if (!actor || actor.status !== 'active') return { ok: false, error: 'inactive' };
-      if (!INVITING_ROLES.includes(actor.role)) return { ok: false, error: 'not_permitted' };
+      if (!userMay(actor, 'invite')) return { ok: false, error: 'not_permitted' };
       if (!INVITABLE_ROLES.includes(input.role)) return { ok: false, error: 'role_not_allowed' };
       const email = input.email.trim();
-      const organization = await findOrganization(db, actor.organization_id);
+      const organization = await deps.organizations.find(actor.organization_id);
       if (!organization) return { ok: false, error: 'inactive' };
       const existing = await findUserByEmail(db, email);
       // A pending invitation of the same organization is sent again; any other account is left alone.
@@ -671,7 +689,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async account(userId) {
       const row = await findUserById(db, userId);
       if (!row) return undefined;
-      const organization = await findOrganization(db, row.organization_id);
+      const organization = await deps.organizations.find(row.organization_id);
       if (!organization) return undefined;
       return { user: toUser(row), organization };
     },

@@ -6,6 +6,9 @@ import type { CursorCodec } from '../../shared/pagination.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
   attemptsForCharge,
+  attemptsOfEndpoint,
+  deliveryOfEndpoint,
+  type EndpointAttempt,
   findDelivery,
   findEndpoint,
   listEndpoints,
@@ -26,6 +29,7 @@ import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type HostResolver } from './url-guard.js';
 
 export type WebhookError = 'not_found' | 'invalid_input';
+export type { EndpointAttempt };
 export type Result<T> =
   { ok: true; value: T } | { ok: false; error: WebhookError; issues?: ValidationIssue[] };
 
@@ -53,6 +57,10 @@ export interface WebhookEndpointService {
   attemptsForCharge(owner: Owner, chargeId: string): Promise<WebhookAttemptView[]>;
   /** Makes a delivery (named by its id or one of its attempts') due now, with the same event. */
   retry(owner: Owner, id: string): Promise<Result<WebhookDeliveryView>>;
+  /** The last attempts of one endpoint, newest first (the dashboard's endpoint page). */
+  endpointAttempts(owner: Owner, endpointId: string, limit: number): Promise<EndpointAttempt[]>;
+  /** Whether a delivery belongs to this endpoint of the owner (before a retry from the dashboard). */
+  isDeliveryOfEndpoint(owner: Owner, endpointId: string, deliveryId: string): Promise<boolean>;
 }
 
 export interface WebhookEndpointServiceDeps {
@@ -271,5 +279,9 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         .executeTakeFirstOrThrow();
       return { ok: true, value: deliveryView(row) };
     },
+
+    endpointAttempts: (owner, endpointId, limit) => attemptsOfEndpoint(db, owner, endpointId, limit),
+    isDeliveryOfEndpoint: (owner, endpointId, deliveryId) =>
+      deliveryOfEndpoint(db, owner, endpointId, deliveryId),
   };
 }
