@@ -79,10 +79,17 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
   );
 
-  app.delete('/operator/v1/session', { config: { operator: 'read' } }, async (request, reply) => {
-    if (request.operatorSession) await deps.sessions.end(reply, request.operatorSession);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/operator/v1/session',
+    {
+      schema: { response: { 204: Type.Null({ description: 'Signed out.' }), ...errors } },
+      config: { operator: 'read' },
+    },
+    async (request, reply) => {
+      if (request.operatorSession) await deps.sessions.end(reply, request.operatorSession);
+      return reply.code(204).send(null);
+    },
+  );
 
   app.get(
     '/operator/v1/applications',
@@ -363,6 +370,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
           },
           { additionalProperties: false },
         ),
+        response: { 200: Type.Unknown({ description: 'A page of audit entries, newest first.' }), ...errors },
       },
       config: { operator: 'read' },
     },
@@ -371,7 +379,13 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
 
   app.get(
     '/operator/v1/emails',
-    { schema: { querystring: PageQuerySchema }, config: { operator: 'read' } },
+    {
+      schema: {
+        querystring: PageQuerySchema,
+        response: { 200: Type.Unknown({ description: 'A page of the outbox, newest first.' }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
     async (request) => {
       const pages = deps.cursors.for({ list: 'emails' });
       const before = request.query.cursor ? pages.decode(request.query.cursor) : undefined;
@@ -389,7 +403,13 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
 
   app.get(
     '/operator/v1/emails/:id',
-    { schema: { params: IdParamsSchema }, config: { operator: 'read' } },
+    {
+      schema: {
+        params: IdParamsSchema,
+        response: { 200: Type.Unknown({ description: 'One message of the outbox.' }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
     async (request) => {
       const email = await deps.mailer.read(request.params.id);
       if (!email) throw new ApiError('not_found', `No e-mail ${request.params.id}.`);
