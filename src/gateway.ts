@@ -303,7 +303,13 @@ async function bootstrapOperatorAdmin(services: Services): Promise<Gateway['oper
     return existsSync(file) ? { email: BOOTSTRAP_ADMIN_EMAIL, file } : undefined;
   }
   const password = randomBytes(15).toString('base64url');
-  await staff.create({ email: BOOTSTRAP_ADMIN_EMAIL, name: 'Development admin', role: 'admin', password });
+  const created = await staff.create({
+    email: BOOTSTRAP_ADMIN_EMAIL,
+    name: 'Development admin',
+    role: 'admin',
+    password,
+  });
+  if (!created.ok) throw new Error(`the first operator account was refused: ${created.error.code}`);
   mkdirSync(config.dataDir, { recursive: true });
   writeFileSync(file, `email: ${BOOTSTRAP_ADMIN_EMAIL}\npassword: ${password}\n`, { mode: 0o600 });
   services.logger.info({ email: BOOTSTRAP_ADMIN_EMAIL, file }, 'created the first operator account');

@@ -13,6 +13,7 @@ import { ApiError } from '../http/errors.js';
 import { createLogDestination, createLogger } from '../logger.js';
 import type { Actor } from '../modules/organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES } from '../modules/organizations/types.js';
+import { valueOf } from '../modules/operator/errors.js';
 import { applicationView } from '../modules/operator/schemas.js';
 import { STAFF_ROLES } from '../modules/operator/staff.js';
 import { migrationsDir } from '../paths.js';
@@ -277,9 +278,16 @@ async function directBackend(config: Config): Promise<Backend> {
       switch (command) {
         case 'create-staff': {
           const password = (input.password as string | undefined) ?? generatedPassword(String(input.email));
-          const created = await operator.createStaff(
-            { email: String(input.email), name: String(input.name), role: input.role as StaffRole, password },
-            by,
+          const created = valueOf(
+            await operator.createStaff(
+              {
+                email: String(input.email),
+                name: String(input.name),
+                role: input.role as StaffRole,
+                password,
+              },
+              by,
+            ),
           );
           return { ...created, ...(input.password === undefined ? { password } : {}) };
         }
@@ -291,28 +299,32 @@ async function directBackend(config: Config): Promise<Backend> {
           return { data: page.data.map(applicationView), nextCursor: page.nextCursor };
         }
         case 'approve': {
-          const approved = await operator.approveApplication(id, by);
+          const approved = valueOf(await operator.approveApplication(id, by));
           await mailer.deliverDue();
           return approved;
         }
         case 'reject': {
-          const rejected = await operator.rejectApplication(id, String(input.reason), by);
+          const rejected = valueOf(await operator.rejectApplication(id, String(input.reason), by));
           await mailer.deliverDue();
           return rejected;
         }
         case 'set-kyc':
-          return operator.setKycStatus(id, input.kycStatus as KycStatus, by);
+          return valueOf(await operator.setKycStatus(id, input.kycStatus as KycStatus, by));
         case 'set-flag':
-          return operator.setFeatureFlag(id, input.flag as FeatureFlag, Boolean(input.enabled), by);
+          return valueOf(
+            await operator.setFeatureFlag(id, input.flag as FeatureFlag, Boolean(input.enabled), by),
+          );
         case 'demo-merchant':
-          return operator.createDemoMerchant(
-            {
-              ...(input.kycStatus ? { kycStatus: input.kycStatus as KycStatus } : {}),
-              ...(input.flags ? { flags: input.flags as FeatureFlag[] } : {}),
-              ...(input.email ? { email: String(input.email) } : {}),
-              ...(input.companyName ? { companyName: String(input.companyName) } : {}),
-            },
-            by,
+          return valueOf(
+            await operator.createDemoMerchant(
+              {
+                ...(input.kycStatus ? { kycStatus: input.kycStatus as KycStatus } : {}),
+                ...(input.flags ? { flags: input.flags as FeatureFlag[] } : {}),
+                ...(input.email ? { email: String(input.email) } : {}),
+                ...(input.companyName ? { companyName: String(input.companyName) } : {}),
+              },
+              by,
+            ),
           );
         default:
           throw new UsageError(`unknown command ${command}`);

@@ -19,12 +19,13 @@ const ownerPassword = 'owner-chose-this-passphrase';
 beforeAll(async () => {
   smtp = await startSmtpServer();
   [t, browser] = await Promise.all([startTestGateway({ env: { SMTP_URL: smtp.url } }), launchBrowser()]);
-  await t.gateway.services.staff.create({
+  const created = await t.gateway.services.staff.create({
     email: 'underwriter@gateway.test',
     name: 'Deniz Underwriter',
     role: 'underwriter',
     password: staffPassword,
   });
+  expect(created.ok).toBe(true);
 });
 
 afterAll(async () => {

@@ -30,13 +30,14 @@ export async function createStaffUser(
   overrides: { email?: string; name?: string; password?: string } = {},
 ): Promise<StaffAccount> {
   const password = overrides.password ?? newPassword();
-  const staff = await t.gateway.services.staff.create({
+  const created = await t.gateway.services.staff.create({
     email: overrides.email ?? uniqueEmail(`staff-${role}`),
     name: overrides.name ?? `Test ${role}`,
     role,
     password,
   });
-  return { ...staff, password };
+  if (!created.ok) throw new Error(`staff account refused: ${created.error.code}`);
+  return { ...created.value, password };
 }
 
 export interface SendOptions {

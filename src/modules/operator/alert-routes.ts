@@ -7,6 +7,7 @@ import type { Ledger } from '../ledger/service.js';
 import { OperatorAlertViewSchema, type OperatorAlerts } from './alerts.js';
 import { actorOf } from './auth.js';
 import type { OperatorCommands } from './commands.js';
+import { valueOf } from './errors.js';
 import { IdParamsSchema, PageQuerySchema } from './schemas.js';
 import { can } from './staff.js';
 
@@ -57,7 +58,7 @@ export async function operatorAlertRoutes(
       },
       config: { operator: 'read' },
     },
-    async (request) => alerts.list(request.query),
+    async (request) => valueOf(await alerts.list(request.query)),
   );
 
   app.post(
@@ -66,7 +67,7 @@ export async function operatorAlertRoutes(
       schema: { params: IdParamsSchema, response: { 200: OperatorAlertViewSchema, ...errors } },
       config: { operator: 'administer' },
     },
-    async (request) => commands.acknowledgeAlert(request.params.id, actorOf(request)),
+    async (request) => valueOf(await commands.acknowledgeAlert(request.params.id, actorOf(request))),
   );
 
   app.get(
@@ -99,7 +100,7 @@ export async function operatorAlertRoutes(
     const query = request.query as { all?: string; cursor?: string; notice?: string };
     const all = query.all === '1';
     const cursor = query.cursor !== undefined && /^\d{1,18}$/.test(query.cursor) ? query.cursor : undefined;
-    const list = await alerts.list({ limit: 50, open: !all, cursor });
+    const list = valueOf(await alerts.list({ limit: 50, open: !all, cursor }));
     return page(request, reply, {
       all,
       alerts: list.data,
@@ -111,7 +112,7 @@ export async function operatorAlertRoutes(
   });
 
   app.post('/alerts/:id/acknowledge', { config: { operator: 'administer' } }, async (request, reply) => {
-    await commands.acknowledgeAlert((request.params as { id: string }).id, actorOf(request));
+    valueOf(await commands.acknowledgeAlert((request.params as { id: string }).id, actorOf(request)));
     return reply.redirect('/alerts?notice=acknowledged', 303);
   });
 }

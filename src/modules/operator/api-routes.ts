@@ -31,6 +31,7 @@ import {
   organizationView,
 } from './schemas.js';
 import type { OperatorCommands } from './commands.js';
+import { valueOf } from './errors.js';
 import type { StaffService } from './staff.js';
 
 /** What the operator API reads (the services) and writes (the commands, each audited). */
@@ -124,7 +125,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       schema: { params: IdParamsSchema, response: { 200: ApplicationViewSchema, ...errors } },
       config: { operator: 'read' },
     },
-    async (request) => applicationView(await underwriting.getApplication(request.params.id)),
+    async (request) => applicationView(valueOf(await underwriting.getApplication(request.params.id))),
   );
 
   app.post(
@@ -133,7 +134,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       schema: { params: IdParamsSchema, response: { 200: ApplicationViewSchema, ...errors } },
       config: { operator: 'underwrite' },
     },
-    async (request) => commands.startReview(request.params.id, actorOf(request)),
+    async (request) => valueOf(await commands.startReview(request.params.id, actorOf(request))),
   );
 
   app.post(
@@ -155,7 +156,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'underwrite' },
     },
-    async (request) => commands.approveApplication(request.params.id, actorOf(request)),
+    async (request) => valueOf(await commands.approveApplication(request.params.id, actorOf(request))),
   );
 
   app.post(
@@ -168,7 +169,8 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'underwrite' },
     },
-    async (request) => commands.rejectApplication(request.params.id, request.body.reason, actorOf(request)),
+    async (request) =>
+      valueOf(await commands.rejectApplication(request.params.id, request.body.reason, actorOf(request))),
   );
 
   app.get(
@@ -200,7 +202,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
     async (request) =>
       organizationView(
-        await organizations.get(request.params.id),
+        valueOf(await organizations.get(request.params.id)),
         await organizations.feeSchedule(request.params.id),
       ),
   );
@@ -216,7 +218,9 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'underwrite' },
     },
     async (request) =>
-      commands.setKycStatus(request.params.id, request.body.kycStatus as KycStatus, actorOf(request)),
+      valueOf(
+        await commands.setKycStatus(request.params.id, request.body.kycStatus as KycStatus, actorOf(request)),
+      ),
   );
 
   app.put(
@@ -234,14 +238,16 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
     async (request) => {
       const { id, paymentMethod } = request.params;
-      return commands.setFee(
-        id,
-        {
-          paymentMethod: paymentMethod as PaymentMethod,
-          basisPoints: request.body.basisPoints,
-          fixedMinor: BigInt(request.body.fixedMinor),
-        },
-        actorOf(request),
+      return valueOf(
+        await commands.setFee(
+          id,
+          {
+            paymentMethod: paymentMethod as PaymentMethod,
+            basisPoints: request.body.basisPoints,
+            fixedMinor: BigInt(request.body.fixedMinor),
+          },
+          actorOf(request),
+        ),
       );
     },
   );
@@ -257,11 +263,13 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request) =>
-      commands.setFeatureFlag(
-        request.params.id,
-        request.params.flag as FeatureFlag,
-        request.body.enabled,
-        actorOf(request),
+      valueOf(
+        await commands.setFeatureFlag(
+          request.params.id,
+          request.params.flag as FeatureFlag,
+          request.body.enabled,
+          actorOf(request),
+        ),
       ),
   );
 
@@ -281,7 +289,8 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'administer' },
     },
-    async (request) => commands.setRateLimits(request.params.id, request.body, actorOf(request)),
+    async (request) =>
+      valueOf(await commands.setRateLimits(request.params.id, request.body, actorOf(request))),
   );
 
   app.post(
@@ -294,7 +303,8 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'administer' },
     },
-    async (request) => commands.freeze(request.params.id, request.body.reason, actorOf(request)),
+    async (request) =>
+      valueOf(await commands.freeze(request.params.id, request.body.reason, actorOf(request))),
   );
 
   app.post(
@@ -303,7 +313,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       schema: { params: IdParamsSchema, response: { 200: OrganizationViewSchema, ...errors } },
       config: { operator: 'administer' },
     },
-    async (request) => commands.unfreeze(request.params.id, actorOf(request)),
+    async (request) => valueOf(await commands.unfreeze(request.params.id, actorOf(request))),
   );
 
   app.get(
@@ -316,7 +326,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'read' },
     },
     async (request) => {
-      await organizations.get(request.params.id);
+      valueOf(await organizations.get(request.params.id));
       const keys = await deps.apiKeys.listForOrganization(request.params.id);
       return { data: keys.map(toApiKeyResponse) };
     },
@@ -435,7 +445,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      return reply.code(201).send(await deps.commands.createStaff(request.body, actorOf(request)));
+      return reply.code(201).send(valueOf(await deps.commands.createStaff(request.body, actorOf(request))));
     },
   );
 
@@ -459,13 +469,15 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      const demo = await commands.createDemoMerchant(
-        {
-          ...request.body,
-          ...(request.body.flags ? { flags: request.body.flags as FeatureFlag[] } : {}),
-          ...(request.body.kycStatus ? { kycStatus: request.body.kycStatus as KycStatus } : {}),
-        },
-        actorOf(request),
+      const demo = valueOf(
+        await commands.createDemoMerchant(
+          {
+            ...request.body,
+            ...(request.body.flags ? { flags: request.body.flags as FeatureFlag[] } : {}),
+            ...(request.body.kycStatus ? { kycStatus: request.body.kycStatus as KycStatus } : {}),
+          },
+          actorOf(request),
+        ),
       );
       return reply.code(201).send(demo);
     },

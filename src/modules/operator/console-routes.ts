@@ -21,6 +21,7 @@ import {
   applicationView,
   organizationView,
 } from './schemas.js';
+import { valueOf } from './errors.js';
 import { can } from './staff.js';
 
 type Form = Record<string, string | undefined>;
@@ -175,7 +176,7 @@ export async function operatorConsoleRoutes(
 
   app.get('/applications/:id', { config: { operator: 'read' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    const application = applicationView(await underwriting.getApplication(id));
+    const application = applicationView(valueOf(await underwriting.getApplication(id)));
     return page(request, reply, 'application', {
       title: application.companyName,
       application,
@@ -188,7 +189,7 @@ export async function operatorConsoleRoutes(
     'underwrite',
     { params: IdParamsSchema, body: CsrfFormSchema },
     async ({ id }, _form, request) => {
-      await commands.startReview(id, actorOf(request));
+      valueOf(await commands.startReview(id, actorOf(request)));
       return `/applications/${id}?notice=review`;
     },
   );
@@ -198,7 +199,7 @@ export async function operatorConsoleRoutes(
     'underwrite',
     { params: IdParamsSchema, body: CsrfFormSchema },
     async ({ id }, _form, request) => {
-      await commands.approveApplication(id, actorOf(request));
+      valueOf(await commands.approveApplication(id, actorOf(request)));
       return `/applications/${id}?notice=approved`;
     },
   );
@@ -208,7 +209,7 @@ export async function operatorConsoleRoutes(
     'underwrite',
     { params: IdParamsSchema, body: ReasonFormSchema },
     async ({ id }, form, request) => {
-      await commands.rejectApplication(id, form.reason, actorOf(request));
+      valueOf(await commands.rejectApplication(id, form.reason, actorOf(request)));
       return `/applications/${id}?notice=rejected`;
     },
   );
@@ -225,7 +226,10 @@ export async function operatorConsoleRoutes(
 
   app.get('/organizations/:id', { config: { operator: 'read' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    const organization = organizationView(await organizations.get(id), await organizations.feeSchedule(id));
+    const organization = organizationView(
+      valueOf(await organizations.get(id)),
+      await organizations.feeSchedule(id),
+    );
     return page(request, reply, 'organization', {
       title: organization.name,
       organization,
@@ -257,7 +261,7 @@ export async function operatorConsoleRoutes(
     'underwrite',
     { params: IdParamsSchema, body: KycFormSchema },
     async ({ id }, form, request) => {
-      await commands.setKycStatus(id, form.kycStatus as KycStatus, actorOf(request));
+      valueOf(await commands.setKycStatus(id, form.kycStatus as KycStatus, actorOf(request)));
       return `${toOrg(id)}?notice=kyc`;
     },
   );
@@ -267,14 +271,16 @@ export async function operatorConsoleRoutes(
     'administer',
     { params: FeeParamsSchema, body: FeeFormSchema },
     async ({ id, paymentMethod }, form, request) => {
-      await commands.setFee(
-        id,
-        {
-          paymentMethod: paymentMethod as PaymentMethod,
-          basisPoints: Number(form.basisPoints),
-          fixedMinor: BigInt(form.fixedMinor),
-        },
-        actorOf(request),
+      valueOf(
+        await commands.setFee(
+          id,
+          {
+            paymentMethod: paymentMethod as PaymentMethod,
+            basisPoints: Number(form.basisPoints),
+            fixedMinor: BigInt(form.fixedMinor),
+          },
+          actorOf(request),
+        ),
       );
       return `${toOrg(id)}?notice=fees`;
     },
@@ -285,7 +291,9 @@ export async function operatorConsoleRoutes(
     'administer',
     { params: FlagParamsSchema, body: FeatureFlagFormSchema },
     async ({ id, flag }, form, request) => {
-      await commands.setFeatureFlag(id, flag as FeatureFlag, form.enabled === 'true', actorOf(request));
+      valueOf(
+        await commands.setFeatureFlag(id, flag as FeatureFlag, form.enabled === 'true', actorOf(request)),
+      );
       return `${toOrg(id)}?notice=flag`;
     },
   );
@@ -297,10 +305,12 @@ export async function operatorConsoleRoutes(
     async ({ id }, form, request) => {
       const optional = (value: string | undefined) =>
         value === undefined || value.trim() === '' ? null : Number(value);
-      await commands.setRateLimits(
-        id,
-        { live: optional(form.live), sandbox: optional(form.sandbox) },
-        actorOf(request),
+      valueOf(
+        await commands.setRateLimits(
+          id,
+          { live: optional(form.live), sandbox: optional(form.sandbox) },
+          actorOf(request),
+        ),
       );
       return `${toOrg(id)}?notice=limits`;
     },
@@ -311,7 +321,7 @@ export async function operatorConsoleRoutes(
     'administer',
     { params: IdParamsSchema, body: ReasonFormSchema },
     async ({ id }, form, request) => {
-      await commands.freeze(id, form.reason, actorOf(request));
+      valueOf(await commands.freeze(id, form.reason, actorOf(request)));
       return `${toOrg(id)}?notice=frozen`;
     },
   );
@@ -321,7 +331,7 @@ export async function operatorConsoleRoutes(
     'administer',
     { params: IdParamsSchema, body: CsrfFormSchema },
     async ({ id }, _form, request) => {
-      await commands.unfreeze(id, actorOf(request));
+      valueOf(await commands.unfreeze(id, actorOf(request)));
       return `${toOrg(id)}?notice=unfrozen`;
     },
   );
