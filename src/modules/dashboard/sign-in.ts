@@ -9,6 +9,7 @@ import {
   SetPasswordFormSchema,
   TokenParamsSchema,
 } from '../users/schemas.js';
+import type { UserError } from '../users/errors.js';
 import { DASHBOARD_REALM, type UserService } from '../users/service.js';
 import { format, passwordProblemKey } from './i18n.js';
 import { clientMessages, linkProblem, PageQuerySchema, QUIET, type PageKit } from './kit.js';
@@ -63,8 +64,8 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
       const { email, password } = request.body;
       const result = await users.login({ email, password }, contextOf(request));
       if (!result.ok) {
-        if (result.error === 'throttled')
-          return throttledLoginPage(request, reply, result.retryAfterSeconds ?? 1, email.trim());
+        if (result.error.code === 'throttled')
+          return throttledLoginPage(request, reply, result.error.retryAfterSeconds, email.trim());
         return loginPage(request, reply, 401, { error: 'invalid', email: email.trim() });
       }
       await endCurrentSession(request, reply);
@@ -110,12 +111,17 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
       sessions.assertCsrf(request, session);
       const result = await users.completeMfaLogin(session.subject_id, request.body.code, contextOf(request));
       if (!result.ok) {
-        if (result.error === 'invalid_code') return mfaPage(request, reply, session, 401, 'invalid');
+        if (result.error.code === 'invalid_code') return mfaPage(request, reply, session, 401, 'invalid');
         // Waiting (or gone): the half-open session ends, and the password is asked again after the wait.
         await sessions.end(reply, session);
-        if (result.error === 'throttled') {
+        if (result.error.code === 'throttled') {
           const account = await users.account(session.subject_id);
-          return throttledLoginPage(request, reply, result.retryAfterSeconds ?? 1, account?.user.email ?? '');
+          return throttledLoginPage(
+            request,
+            reply,
+            result.error.retryAfterSeconds,
+            account?.user.email ?? '',
+          );
         }
         return kit.redirect(request, reply, '/login', { notice: 'expired' });
       }
@@ -243,17 +249,17 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
         if (password !== passwordConfirmation) {
           return setPasswordPage(request, reply, 400, { kind, view, error: 'mismatch', name });
         }
-        const refused = (failure: { error: string; problem?: string }) => {
-          if (failure.error === 'weak_password') {
-            const error = passwordProblemKey(failure.problem ?? '');
+        const refused = (failure: UserError) => {
+          if (failure.code === 'weak_password') {
+            const error = passwordProblemKey(failure.problem);
             return setPasswordPage(request, reply, 400, { kind, view, error, name });
           }
-          const state = failure.error === 'token_used' ? 'used' : 'invalid';
+          const state = failure.code === 'token_used' ? 'used' : 'invalid';
           return kit.message(request, reply, state === 'used' ? 410 : 404, (m) => linkProblem(m, state));
         };
         if (kind === 'activation') {
           const result = await users.activate({ token, password }, contextOf(request));
-          if (!result.ok) return refused(result);
+          if (!result.ok) return refused(result.error);
           const account = await users.account(result.value.userId);
           // The only time the live key exists outside a hash: this response, never cached.
           return kit.render(request, reply, 'dashboard-activated', 200, {
@@ -266,7 +272,7 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
           });
         }
         const result = await users.acceptInvitation({ token, password, name }, contextOf(request));
-        if (!result.ok) return refused(result);
+        if (!result.ok) return refused(result.error);
         return kit.message(request, reply, 200, (m) => ({
           title: m.invitation.doneTitle,
           body: m.invitation.doneBody,

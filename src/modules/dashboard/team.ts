@@ -36,7 +36,7 @@ export async function teamPages(app: App, options: HomePageDeps): Promise<void> 
         contextOf(request),
       );
       if (!result.ok) {
-        const inviteError = result.error === 'email_taken' ? 'email_taken' : 'not_permitted';
+        const inviteError = result.error.code === 'email_taken' ? 'email_taken' : 'not_permitted';
         return homePage(request, reply, current, inviteError === 'email_taken' ? 409 : 403, { inviteError });
       }
       return kit.redirect(request, reply, '/dashboard', { notice: 'invited' });
