@@ -173,6 +173,7 @@ export function createServices(input: {
       underwriting,
       organizations,
       alerts,
+      users,
       webUrl: () => urls.web(),
     }),
     checkout: createCheckoutService({

@@ -6,6 +6,7 @@ import type { AuditLog } from '../audit/service.js';
 import { createDemoMerchant, type DemoMerchant } from '../organizations/demo.js';
 import type { Actor, OrganizationAdminService, UnderwritingService } from '../organizations/service.js';
 import type { Organization } from '../organizations/types.js';
+import type { UserService } from '../users/service.js';
 import type { OperatorAlerts, OperatorAlertView } from './alerts.js';
 import type { OperatorError } from './errors.js';
 import { applicationView, organizationView } from './schemas.js';
@@ -72,6 +73,7 @@ export interface OperatorCommandDeps {
   underwriting: UnderwritingService;
   organizations: OrganizationAdminService;
   alerts: OperatorAlerts;
+  users: Pick<UserService, 'activateWithPassword'>;
   webUrl: () => string;
 }
 
@@ -164,7 +166,7 @@ export function createOperatorCommands(deps: OperatorCommandDeps): OperatorComma
 
     createDemoMerchant: (input, by) =>
       createDemoMerchant(
-        { db, clock: deps.clock, audit, underwriting, organizations, webUrl: deps.webUrl },
+        { db, clock: deps.clock, audit, underwriting, organizations, users: deps.users, webUrl: deps.webUrl },
         input,
         by,
       ),

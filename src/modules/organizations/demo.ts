@@ -4,10 +4,10 @@ import type { FeatureFlag, KycStatus } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { ok, type Result } from '../../shared/result.js';
-import { hashPassword } from '../../shared/passwords.js';
 import type { AuditLog } from '../audit/service.js';
 import { issueApiKey } from '../api-keys/service.js';
 import type { OrganizationError } from './errors.js';
+import type { UserService } from '../users/service.js';
 import type { Actor, OrganizationAdminService, UnderwritingService } from './service.js';
 
 export interface DemoMerchant {
@@ -30,6 +30,7 @@ export async function createDemoMerchant(
     clock: Clock;
     audit: AuditLog;
     underwriting: UnderwritingService;
+    users: Pick<UserService, 'activateWithPassword'>;
     organizations: OrganizationAdminService;
     webUrl: () => string;
   },
@@ -79,18 +80,7 @@ export async function createDemoMerchant(
   const password = `demo-${randomBytes(12).toString('base64url')}`;
 
   const liveKey = await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('users')
-      .set({ password_hash: await hashPassword(password), status: 'active', updated_at: clock.now() })
-      .where('id', '=', approval.ownerUserId)
-      .execute();
-    await trx
-      .updateTable('account_tokens')
-      .set({ used_at: clock.now() })
-      .where('user_id', '=', approval.ownerUserId)
-      .where('kind', '=', 'activation')
-      .where('used_at', 'is', null)
-      .execute();
+    await deps.users.activateWithPassword(trx, { userId: approval.ownerUserId, password });
     const key = await issueApiKey(trx, clock, {
       organizationId: approval.organization.id,
       environment: 'live',

@@ -89,7 +89,7 @@ interface Deps {
   mailer: Mailer;
   urls: Urls;
   cursors: CursorCodec;
-  users: Pick<UserService, 'createOwnerUser' | 'createActivation'>;
+  users: Pick<UserService, 'createOwnerUser' | 'createActivation' | 'hasAccount'>;
 }
 
 /** Application review: NEW -> IN_REVIEW -> APPROVED | REJECTED (product decision 4). */
@@ -166,12 +166,8 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
           if (!pending.ok) return pending;
           const application = pending.value;
           // Checked before anything is written, so a refusal leaves nothing to roll back.
-          const existingUser = await trx
-            .selectFrom('users')
-            .select('id')
-            .where((eb) => eb(eb.fn('lower', ['email']), '=', application.contact_email.toLowerCase()))
-            .executeTakeFirst();
-          if (existingUser) return err({ code: 'contact_has_account', email: application.contact_email });
+          if (await deps.users.hasAccount(trx, application.contact_email))
+            return err({ code: 'contact_has_account', email: application.contact_email });
           const now = clock.now();
           const organizationRow = await trx
             .insertInto('organizations')

@@ -108,6 +108,13 @@ export interface UserService {
   ): Promise<{ userId: string }>;
   /** For the approval of an application, in its transaction: the 72-hour single-use activation link. */
   createActivation(db: Kdb, input: { userId: string }): Promise<{ url: string }>;
+  /** Whether a dashboard account (any organization, any status) uses this address, case-insensitively. */
+  hasAccount(db: Kdb, email: string): Promise<boolean>;
+  /**
+   * For a demo merchant (the operator CLI): the invited owner gets this password and is active at once;
+   * the activation link is spent. In the caller's transaction.
+   */
+  activateWithPassword(db: Kdb, input: { userId: string; password: string }): Promise<void>;
 
   inspectToken(kind: 'activation' | 'invitation' | 'password_reset', token: string): Promise<TokenView>;
   activate(
@@ -361,6 +368,18 @@ export function createUserService(deps: UserServiceDeps): UserService {
 
     async createActivation(dbOrTrx, { userId }) {
       return { url: await issueToken(dbOrTrx, userId, 'activation') };
+    },
+
+    hasAccount: async (dbOrTrx, email) => (await findUserByEmail(dbOrTrx, email)) !== undefined,
+
+    async activateWithPassword(dbOrTrx, { userId, password }) {
+      const now = clock.now();
+      await dbOrTrx
+        .updateTable('users')
+        .set({ password_hash: await hashPassword(password), status: 'active', updated_at: now })
+        .where('id', '=', userId)
+        .execute();
+      await retireAccountTokens(dbOrTrx, userId, 'activation', now);
     },
 
     async inspectToken(kind, token) {
