@@ -8,7 +8,7 @@ import { OperatorAlertViewSchema, type OperatorAlerts } from './alerts.js';
 import { actorOf } from './auth.js';
 import type { OperatorCommands } from './commands.js';
 import { valueOf } from './errors.js';
-import { IdParamsSchema, PageQuerySchema } from './schemas.js';
+import { CsrfFormSchema, IdParamsSchema, PageQuerySchema } from './schemas.js';
 import { can } from './staff.js';
 
 const errors = errorResponses(400, 401, 403, 404, 429);
@@ -111,8 +111,15 @@ export async function operatorAlertRoutes(
     });
   });
 
-  app.post('/alerts/:id/acknowledge', { config: { operator: 'administer' } }, async (request, reply) => {
-    valueOf(await commands.acknowledgeAlert((request.params as { id: string }).id, actorOf(request)));
-    return reply.redirect('/alerts?notice=acknowledged', 303);
-  });
+  app.post(
+    '/alerts/:id/acknowledge',
+    {
+      schema: { params: IdParamsSchema, body: CsrfFormSchema, hide: true },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      valueOf(await commands.acknowledgeAlert(request.params.id, actorOf(request)));
+      return reply.redirect('/alerts?notice=acknowledged', 303);
+    },
+  );
 }
