@@ -21,11 +21,10 @@ import { createRenderer, PAGE_CSP, type Renderer } from './web/render.js';
 import { startWorker, type Worker } from './worker/worker.js';
 import { backgroundJobs } from './worker/jobs.js';
 import { createServices, resolveSecretBox, type Services, type Urls } from './services.js';
-import { dashboardModule } from './modules/users/index.js';
+import { dashboardModule } from './modules/dashboard/index.js';
 import { checkoutModule } from './modules/checkout/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { operatorModule } from './modules/operator/index.js';
-import { createStaffService } from './modules/operator/staff.js';
 import {
   createAcquirers,
   resolveSandboxCredentials,
@@ -299,12 +298,18 @@ async function bootstrapOperatorAdmin(services: Services): Promise<Gateway['oper
   const { config } = services;
   const file = path.join(config.dataDir, BOOTSTRAP_ADMIN_FILE);
   if (config.nodeEnv !== 'development') return undefined;
-  const staff = createStaffService({ db: services.db, clock: services.clock });
+  const { staff } = services;
   if ((await staff.count()) > 0) {
     return existsSync(file) ? { email: BOOTSTRAP_ADMIN_EMAIL, file } : undefined;
   }
   const password = randomBytes(15).toString('base64url');
-  await staff.create({ email: BOOTSTRAP_ADMIN_EMAIL, name: 'Development admin', role: 'admin', password });
+  const created = await staff.create({
+    email: BOOTSTRAP_ADMIN_EMAIL,
+    name: 'Development admin',
+    role: 'admin',
+    password,
+  });
+  if (!created.ok) throw new Error(`the first operator account was refused: ${created.error.code}`);
   mkdirSync(config.dataDir, { recursive: true });
   writeFileSync(file, `email: ${BOOTSTRAP_ADMIN_EMAIL}\npassword: ${password}\n`, { mode: 0o600 });
   services.logger.info({ email: BOOTSTRAP_ADMIN_EMAIL, file }, 'created the first operator account');
@@ -348,7 +353,18 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     namespace: 'public',
   });
   // Authentication of every route of this listener not marked `config: { auth: 'public' }` (issue 4).
-  await app.register(apiKeysModule, { services: context.services, environment, redis: context.redis });
+  await app.register(apiKeysModule, {
+    apiKeys: context.services.apiKeys,
+    db: context.services.db,
+    clock: context.services.clock,
+    logger: context.logger,
+    box: context.services.box,
+    idempotencyStore: context.services.idempotencyStore,
+    redisKeyPrefix: context.config.redisKeyPrefix,
+    failureLimit: context.config.apiKeyFailureLimit,
+    environment,
+    redis: context.redis,
+  });
   // Card data never reaches the API (product decision 16): checked before any route reads a body.
   app.addHook('preValidation', refuseCardNumbers);
   await app.register(chargeRoutes, {
@@ -409,8 +425,23 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
   await app.register(applicationPage, { renderer: context.renderer });
   await app.register(cookie);
   await app.register(formbody);
-  await app.register(dashboardModule, { services: context.services, renderer: context.renderer });
-  await app.register(checkoutModule, { services: context.services, renderer: context.renderer });
+  const { services } = context;
+  await app.register(dashboardModule, {
+    users: services.users,
+    sessions: services.sessions,
+    clock: services.clock,
+    urls: services.urls,
+    apiKeys: services.apiKeys,
+    webhooks: services.webhooks.endpoints,
+    secureCookies: context.config.nodeEnv === 'production',
+    renderer: context.renderer,
+  });
+  await app.register(checkoutModule, {
+    checkout: services.checkout,
+    clock: services.clock,
+    checkoutUrl: () => services.urls.checkout(),
+    renderer: context.renderer,
+  });
   return app;
 }
 
@@ -425,9 +456,23 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     keyPrefix: context.config.redisKeyPrefix,
     namespace: 'operator',
   });
+  const { services } = context;
   await app.register(operatorModule, {
-    services: context.services,
+    commands: services.operator,
+    staff: services.staff,
+    underwriting: services.underwriting,
+    organizations: services.organizations,
+    apiKeys: services.apiKeys,
+    alerts: services.alerts,
+    ledger: services.ledger,
+    mailer: services.mailer,
+    audit: services.audit,
+    db: services.db,
+    jobs: services.jobs,
+    sessions: services.sessions,
+    cursors: services.cursors,
     renderer: context.renderer,
+    baseUrl: () => context.urlOf('operator'),
     cliToken: context.operatorCliToken,
   });
   return app;

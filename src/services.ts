@@ -9,6 +9,16 @@ import { createApplicationService, type ApplicationService } from './modules/app
 import { createAuditLog, type AuditLog } from './modules/audit/service.js';
 import { createMailer, type Mailer } from './modules/email/service.js';
 import { createUserService, type UserService } from './modules/users/service.js';
+import { createApiKeyService, type ApiKeyService } from './modules/api-keys/service.js';
+import { createCheckoutService, type CheckoutService } from './modules/checkout/service.js';
+import {
+  createOrganizationAdminService,
+  createUnderwritingService,
+  type OrganizationAdminService,
+  type UnderwritingService,
+} from './modules/organizations/service.js';
+import { createStaffService, type StaffService } from './modules/operator/staff.js';
+import { createOperatorCommands, type OperatorCommands } from './modules/operator/commands.js';
 import type { Acquirer } from './modules/acquirer/types.js';
 import { createChargeRefunds, createChargeService, type ChargeService } from './modules/charges/service.js';
 import { createLedger, type Ledger } from './modules/ledger/service.js';
@@ -29,7 +39,7 @@ import {
   type WebhookDispatcher,
   type WebhookEndpointService,
 } from './modules/webhooks/index.js';
-import type { Clock } from './shared/clock.js';
+import { SECOND, type Clock } from './shared/clock.js';
 import { createJobKit, type JobKit } from './worker/kit.js';
 import { createCursorCodec, type CursorCodec } from './shared/pagination.js';
 import {
@@ -70,6 +80,17 @@ export interface Services {
   mailer: Mailer;
   applications: ApplicationService;
   users: UserService;
+  /** Operator accounts (the console, the operator API and its CLI). */
+  staff: StaffService;
+  /** Application review: approval creates the organization, its owner and the first sandbox key. */
+  underwriting: UnderwritingService;
+  /** Approved merchants: KYC, fees, feature flags, rate limits, freezing. */
+  organizations: OrganizationAdminService;
+  apiKeys: ApiKeyService;
+  /** Every operator write, audited: what the console, the operator API and the CLI call. */
+  operator: OperatorCommands;
+  /** The hosted checkout's use cases (card form, status polling). */
+  checkout: CheckoutService;
   acquirers: Acquirers;
   charges: ChargeService;
   ledger: Ledger;
@@ -91,6 +112,9 @@ export interface Services {
     resolver: PinnableResolver;
   };
 }
+
+/** How often the checkout's status endpoint may read a pending payment back from the acquirer, per charge. */
+const CHECKOUT_STATUS_SYNC_INTERVAL_MS = 3 * SECOND;
 
 /** The one place where services are created, each with its dependencies named. */
 export function createServices(input: {
@@ -122,6 +146,10 @@ export function createServices(input: {
   const ledger = createLedger({ db, clock, feesFor: feeRateIn });
   const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });
   const webhookResolver = createHostResolver();
+  const organizations = createOrganizationAdminService({ db, clock, audit, cursors });
+  const users = createUserService({ db, clock, urls, box, audit, mailer, sessions, logger, organizations });
+  const staff = createStaffService({ db, clock });
+  const underwriting = createUnderwritingService({ db, clock, audit, mailer, urls, cursors, users });
   const completion = createPaymentCompletion({
     db,
     clock,
@@ -146,7 +174,30 @@ export function createServices(input: {
     audit,
     mailer,
     applications: createApplicationService({ db, clock, limit: config.applicationRateLimit }),
-    users: createUserService({ db, clock, urls, box, audit, mailer, sessions, logger }),
+    users,
+    staff,
+    underwriting,
+    organizations,
+    apiKeys: createApiKeyService({ db, clock, audit, cursors }),
+    operator: createOperatorCommands({
+      db,
+      clock,
+      audit,
+      staff,
+      underwriting,
+      organizations,
+      alerts,
+      users,
+      webUrl: () => urls.web(),
+    }),
+    checkout: createCheckoutService({
+      completion,
+      acquirerFor,
+      clock,
+      logger: logger.child({ module: 'checkout' }),
+      cardAttempts: config.checkout.cardAttempts,
+      statusSyncIntervalMs: CHECKOUT_STATUS_SYNC_INTERVAL_MS,
+    }),
     acquirers,
     ledger,
     events,

@@ -192,7 +192,7 @@ describe('GET and POST /activate/:token', () => {
       ),
     );
     expect(results.filter((result) => result.ok)).toHaveLength(1);
-    expect(results.filter((result) => !result.ok).map((result) => !result.ok && result.error)).toEqual([
+    expect(results.filter((result) => !result.ok).map((result) => !result.ok && result.error.code)).toEqual([
       'token_used',
       'token_used',
       'token_used',

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/modules/api-keys/key-format.js';
-import { createUnderwritingService } from '../src/modules/organizations/service.js';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validApplication } from './helpers/http.js';
@@ -26,12 +25,18 @@ async function apply(email: string): Promise<string> {
   return res.body.id;
 }
 
-const underwriting = () => createUnderwritingService(t.gateway.services);
+const underwriting = () => t.gateway.services.underwriting;
+/** The approval, which these tests expect to succeed. */
+async function approve(id: string) {
+  const approved = await underwriting().approve(id, { actor: 'test' });
+  if (!approved.ok) throw new Error(`approval refused: ${approved.error.code}`);
+  return approved.value;
+}
 
 describe('e-mail over SMTP', () => {
   it('sends the approval e-mail, Turkish and English, with the sandbox key and the activation link', async () => {
     const id = await apply('owner@kapadokya.example');
-    const approval = await underwriting().approve(id, { actor: 'test' });
+    const approval = await approve(id);
     const mail = await smtp.waitFor('owner@kapadokya.example');
 
     expect(mail.subject).toBe('Başvurunuz onaylandı / Your application is approved');
@@ -79,7 +84,7 @@ describe('e-mail over SMTP', () => {
   it('retries a message the server refuses, with backoff, until it is delivered', async () => {
     smtp.refuseNext(1);
     const id = await apply('retry@kapadokya.example');
-    const approval = await underwriting().approve(id, { actor: 'test' });
+    const approval = await approve(id);
     const outbox = () =>
       t.testDb.database.db
         .selectFrom('emails')
@@ -107,7 +112,7 @@ describe('e-mail over SMTP', () => {
     smtp.refuseNext(0);
     const ids = await Promise.all(['a', 'b', 'c'].map((name) => apply(`lease-${name}@kapadokya.example`)));
     // Enqueue without the immediate nudge racing us: approve, then run two rounds in parallel.
-    for (const id of ids) await underwriting().approve(id, { actor: 'test' });
+    for (const id of ids) await approve(id);
     t.clock.advance(MINUTE);
     await Promise.all([t.gateway.services.mailer.deliverDue(), t.gateway.services.mailer.deliverDue()]);
     for (const name of ['a', 'b', 'c']) await smtp.waitFor(`lease-${name}@kapadokya.example`);

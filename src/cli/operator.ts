@@ -11,15 +11,11 @@ import type { FeatureFlag, KycStatus, StaffRole } from '../db/schema.js';
 import { CLI_TOKEN_FILE, DATABASE_KIND_FILE } from '../gateway.js';
 import { ApiError } from '../http/errors.js';
 import { createLogDestination, createLogger } from '../logger.js';
-import { createDemoMerchant } from '../modules/organizations/demo.js';
-import {
-  createOrganizationAdminService,
-  createUnderwritingService,
-  type Actor,
-} from '../modules/organizations/service.js';
+import type { Actor } from '../modules/organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES } from '../modules/organizations/types.js';
-import { applicationView, organizationView } from '../modules/operator/schemas.js';
-import { createStaffService, STAFF_ROLES } from '../modules/operator/staff.js';
+import { valueOf } from '../modules/operator/errors.js';
+import { applicationView } from '../modules/operator/schemas.js';
+import { STAFF_ROLES } from '../modules/operator/staff.js';
 import { migrationsDir } from '../paths.js';
 import { createServices, resolveSecretBox } from '../services.js';
 import { systemClock } from '../shared/clock.js';
@@ -273,9 +269,8 @@ async function directBackend(config: Config): Promise<Backend> {
       },
     }),
   });
-  const staff = createStaffService(services);
-  const underwriting = createUnderwritingService(services);
-  const organizations = createOrganizationAdminService(services);
+  // The same operator commands as the console and the operator API: no second backend.
+  const { operator, underwriting, mailer } = services;
   const by: Actor = { actor: 'cli' };
   return {
     async call(command, input) {
@@ -283,66 +278,56 @@ async function directBackend(config: Config): Promise<Backend> {
       switch (command) {
         case 'create-staff': {
           const password = (input.password as string | undefined) ?? generatedPassword(String(input.email));
-          const created = await staff.create({
-            email: String(input.email),
-            name: String(input.name),
-            role: input.role as StaffRole,
-            password,
-          });
-          await services.audit.record(services.db, {
-            ...by,
-            action: 'staff.created',
-            targetType: 'staff',
-            targetId: created.id,
-            after: { email: created.email, role: created.role },
-          });
+          const created = valueOf(
+            await operator.createStaff(
+              {
+                email: String(input.email),
+                name: String(input.name),
+                role: input.role as StaffRole,
+                password,
+              },
+              by,
+            ),
+          );
           return { ...created, ...(input.password === undefined ? { password } : {}) };
         }
         case 'list-applications': {
-          const page = await underwriting.listApplications({
+          const listed = await underwriting.listApplications({
             limit: Number(input.limit),
             ...(input.status ? { status: input.status as 'NEW' } : {}),
           });
+          // No cursor is passed, so a refused cursor cannot happen here.
+          if (!listed.ok) throw new Error(`listing applications failed: ${listed.error.code}`);
+          const page = listed.value;
           return { data: page.data.map(applicationView), nextCursor: page.nextCursor };
         }
         case 'approve': {
-          const result = await underwriting.approve(id, by);
-          await services.mailer.deliverDue();
-          return {
-            application: applicationView(await underwriting.getApplication(id)),
-            organization: organizationView(result.organization),
-            ownerEmail: result.ownerEmail,
-            emailId: result.emailId,
-          };
+          const approved = valueOf(await operator.approveApplication(id, by));
+          await mailer.deliverDue();
+          return approved;
         }
         case 'reject': {
-          const rejected = applicationView(await underwriting.reject(id, String(input.reason), by));
-          await services.mailer.deliverDue();
+          const rejected = valueOf(await operator.rejectApplication(id, String(input.reason), by));
+          await mailer.deliverDue();
           return rejected;
         }
         case 'set-kyc':
-          return organizationView(await organizations.setKycStatus(id, input.kycStatus as KycStatus, by));
+          return valueOf(await operator.setKycStatus(id, input.kycStatus as KycStatus, by));
         case 'set-flag':
-          return organizationView(
-            await organizations.setFeatureFlag(id, input.flag as FeatureFlag, Boolean(input.enabled), by),
+          return valueOf(
+            await operator.setFeatureFlag(id, input.flag as FeatureFlag, Boolean(input.enabled), by),
           );
         case 'demo-merchant':
-          return createDemoMerchant(
-            {
-              db: services.db,
-              clock: services.clock,
-              audit: services.audit,
-              underwriting,
-              organizations,
-              webUrl: services.urls.web,
-            },
-            {
-              ...(input.kycStatus ? { kycStatus: input.kycStatus as KycStatus } : {}),
-              ...(input.flags ? { flags: input.flags as FeatureFlag[] } : {}),
-              ...(input.email ? { email: String(input.email) } : {}),
-              ...(input.companyName ? { companyName: String(input.companyName) } : {}),
-            },
-            by,
+          return valueOf(
+            await operator.createDemoMerchant(
+              {
+                ...(input.kycStatus ? { kycStatus: input.kycStatus as KycStatus } : {}),
+                ...(input.flags ? { flags: input.flags as FeatureFlag[] } : {}),
+                ...(input.email ? { email: String(input.email) } : {}),
+                ...(input.companyName ? { companyName: String(input.companyName) } : {}),
+              },
+              by,
+            ),
           );
         default:
           throw new UsageError(`unknown command ${command}`);

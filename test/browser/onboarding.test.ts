@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/modules/api-keys/key-format.js';
-import { createStaffService } from '../../src/modules/operator/staff.js';
 import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
@@ -20,12 +19,13 @@ const ownerPassword = 'owner-chose-this-passphrase';
 beforeAll(async () => {
   smtp = await startSmtpServer();
   [t, browser] = await Promise.all([startTestGateway({ env: { SMTP_URL: smtp.url } }), launchBrowser()]);
-  await createStaffService({ db: t.testDb.database.db, clock: t.clock }).create({
+  const created = await t.gateway.services.staff.create({
     email: 'underwriter@gateway.test',
     name: 'Deniz Underwriter',
     role: 'underwriter',
     password: staffPassword,
   });
+  expect(created.ok).toBe(true);
 });
 
 afterAll(async () => {

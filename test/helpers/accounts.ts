@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { KycStatus, UserRole } from '../../src/db/schema.js';
-import { createUserService, type UserService } from '../../src/modules/users/service.js';
+import type { UserService } from '../../src/modules/users/service.js';
 import { newId } from '../../src/shared/ids.js';
 import { hashPassword } from '../../src/shared/passwords.js';
 import type { TestGateway } from './gateway.js';
@@ -12,7 +12,7 @@ export const ACCOUNT_TEST_ENV = { TRUSTED_PROXIES: '127.0.0.1' };
 export const STRONG_PASSWORD = 'correct horse battery staple';
 
 export function users(t: TestGateway): UserService {
-  return createUserService(t.gateway.services);
+  return t.gateway.services.users;
 }
 
 /** A fresh client address for each caller, so per-IP limits of one test never spill into another. */

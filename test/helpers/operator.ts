@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { StaffRole } from '../../src/db/schema.js';
-import { createStaffService, type Staff } from '../../src/modules/operator/staff.js';
+import type { Staff } from '../../src/modules/operator/staff.js';
 import type { TestGateway } from './gateway.js';
 import { request, validApplication, type ErrorBody, type HttpResult } from './http.js';
 
@@ -30,13 +30,14 @@ export async function createStaffUser(
   overrides: { email?: string; name?: string; password?: string } = {},
 ): Promise<StaffAccount> {
   const password = overrides.password ?? newPassword();
-  const staff = await createStaffService({ db: t.testDb.database.db, clock: t.clock }).create({
+  const created = await t.gateway.services.staff.create({
     email: overrides.email ?? uniqueEmail(`staff-${role}`),
     name: overrides.name ?? `Test ${role}`,
     role,
     password,
   });
-  return { ...staff, password };
+  if (!created.ok) throw new Error(`staff account refused: ${created.error.code}`);
+  return { ...created.value, password };
 }
 
 export interface SendOptions {

@@ -5,7 +5,11 @@ import type { Environment } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import type { RouteAuth } from '../../http/route-config.js';
 import type { App } from '../../http/server.js';
-import type { Services } from '../../services.js';
+import type { Logger } from 'pino';
+import type { Kdb } from '../../db/database.js';
+import type { IdempotencyStore } from '../../http/idempotency-store.js';
+import type { Clock } from '../../shared/clock.js';
+import type { SecretBox } from '../../shared/secret-box.js';
 import { createAuthFailureThrottle, type AuthFailureThrottle } from './auth-throttle.js';
 import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from './authenticator.js';
 import type { ApiKeyAuth } from './context.js';
@@ -13,7 +17,7 @@ import { AUTH_FAILURES } from './errors.js';
 import { createKeyRateLimiter, type KeyRateLimiter } from './rate-limiter.js';
 import { createKeyRequestLog } from './request-log.js';
 import { apiKeyRoutes } from './routes.js';
-import { createApiKeyService } from './service.js';
+import type { ApiKeyService } from './service.js';
 
 export { callerOf, holdsScope, type ApiKeyAuth } from './context.js';
 export { issueApiKey, createApiKeyService, type ApiKeyService, type IssuedApiKey } from './service.js';
@@ -22,7 +26,15 @@ export { toApiKeyResponse, toRequestResponse } from './routes.js';
 export { ApiKeyRequestListSchema, ApiKeySchema } from './schemas.js';
 
 export interface ApiKeysModuleOptions {
-  services: Services;
+  apiKeys: ApiKeyService;
+  db: Kdb;
+  clock: Clock;
+  logger: Logger;
+  box: SecretBox;
+  idempotencyStore: IdempotencyStore;
+  /** REDIS_KEY_PREFIX and the per-address limit of failed authentications. */
+  redisKeyPrefix: string;
+  failureLimit: { max: number; windowMs: number };
   environment: Environment;
   redis: Redis | undefined;
 }
@@ -35,23 +47,18 @@ export const API_KEY_HEADER = 'x-api-key';
  * management (issue 4).
  */
 async function apiKeys(app: App, options: ApiKeysModuleOptions): Promise<void> {
-  const { services, environment, redis } = options;
-  const logger = services.logger.child({ module: 'api-keys', environment });
-  const authenticator = createApiKeyAuthenticator({
-    db: services.db,
-    clock: services.clock,
-    environment,
-    logger,
-  });
-  const limiter = createKeyRateLimiter({ redis, keyPrefix: services.config.redisKeyPrefix, logger });
+  const { db, clock, environment, redis, redisKeyPrefix } = options;
+  const logger = options.logger.child({ module: 'api-keys', environment });
+  const authenticator = createApiKeyAuthenticator({ db, clock, environment, logger });
+  const limiter = createKeyRateLimiter({ redis, keyPrefix: redisKeyPrefix, logger });
   const throttle = createAuthFailureThrottle({
     redis,
-    keyPrefix: services.config.redisKeyPrefix,
+    keyPrefix: redisKeyPrefix,
     logger,
-    clock: services.clock,
-    ...services.config.apiKeyFailureLimit,
+    clock,
+    ...options.failureLimit,
   });
-  const requestLog = createKeyRequestLog({ db: services.db, logger });
+  const requestLog = createKeyRequestLog({ db, logger });
 
   app.decorateRequest('apiKeyAuth', null);
   app.decorateRequest('apiKeyActivity', null);
@@ -78,15 +85,15 @@ async function apiKeys(app: App, options: ApiKeysModuleOptions): Promise<void> {
       statusCode: reply.statusCode,
       requestId: request.id,
       ip: request.ip,
-      at: services.clock.now(),
+      at: clock.now(),
     });
   });
   app.addHook('onClose', () => requestLog.close());
 
   await app.register(apiKeyRoutes, {
-    service: createApiKeyService(services),
-    idempotency: { store: services.idempotencyStore, clock: services.clock },
-    box: services.box,
+    service: options.apiKeys,
+    idempotency: { store: options.idempotencyStore, clock },
+    box: options.box,
   });
 }
 

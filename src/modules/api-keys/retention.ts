@@ -1,8 +1,7 @@
-import type { Services } from '../../services.js';
 import { HOUR } from '../../shared/clock.js';
 import { purgeInBatches } from '../../worker/purge.js';
 import type { Job } from '../../worker/worker.js';
-import { createApiKeyService } from './service.js';
+import type { ApiKeyService } from './service.js';
 
 /**
  * Spec 5.8 and product decision 11: 30 days after revocation, a key's audit trail (its creation and
@@ -11,8 +10,7 @@ import { createApiKeyService } from './service.js';
  * The key row itself stays: its display prefix must never be issued again. The per-key request log
  * (every key, revoked or not) keeps each request 30 days and is purged here too.
  */
-export function apiKeyRetentionJob(services: Services): Job {
-  const apiKeys = createApiKeyService(services);
+export function apiKeyRetentionJob({ apiKeys }: { apiKeys: ApiKeyService }): Job {
   return {
     name: 'api-key-audit-purge',
     intervalMs: HOUR,

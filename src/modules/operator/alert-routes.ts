@@ -2,11 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
-import type { Services } from '../../services.js';
 import type { Renderer } from '../../web/render.js';
-import { OperatorAlertViewSchema } from './alerts.js';
+import type { Ledger } from '../ledger/service.js';
+import { OperatorAlertViewSchema, type OperatorAlerts } from './alerts.js';
 import { actorOf } from './auth.js';
-import { IdParamsSchema, PageQuerySchema } from './schemas.js';
+import type { OperatorCommands } from './commands.js';
+import { valueOf } from './errors.js';
+import { CsrfFormSchema, IdParamsSchema, PageQuerySchema } from './schemas.js';
 import { can } from './staff.js';
 
 const errors = errorResponses(400, 401, 403, 404, 429);
@@ -26,9 +28,14 @@ const NegativeBalanceSchema = Type.Object({
  */
 export async function operatorAlertRoutes(
   app: App,
-  deps: { services: Services; renderer: Renderer },
+  deps: {
+    alerts: OperatorAlerts;
+    ledger: Pick<Ledger, 'negativePendingBalances'>;
+    commands: Pick<OperatorCommands, 'acknowledgeAlert'>;
+    renderer: Renderer;
+  },
 ): Promise<void> {
-  const { alerts, ledger } = deps.services;
+  const { alerts, ledger, commands } = deps;
 
   app.get(
     '/operator/v1/alerts',
@@ -51,7 +58,7 @@ export async function operatorAlertRoutes(
       },
       config: { operator: 'read' },
     },
-    async (request) => alerts.list(request.query),
+    async (request) => valueOf(await alerts.list(request.query)),
   );
 
   app.post(
@@ -60,7 +67,7 @@ export async function operatorAlertRoutes(
       schema: { params: IdParamsSchema, response: { 200: OperatorAlertViewSchema, ...errors } },
       config: { operator: 'administer' },
     },
-    async (request) => alerts.acknowledge(request.params.id, actorOf(request)),
+    async (request) => valueOf(await commands.acknowledgeAlert(request.params.id, actorOf(request))),
   );
 
   app.get(
@@ -93,7 +100,7 @@ export async function operatorAlertRoutes(
     const query = request.query as { all?: string; cursor?: string; notice?: string };
     const all = query.all === '1';
     const cursor = query.cursor !== undefined && /^\d{1,18}$/.test(query.cursor) ? query.cursor : undefined;
-    const list = await alerts.list({ limit: 50, open: !all, cursor });
+    const list = valueOf(await alerts.list({ limit: 50, open: !all, cursor }));
     return page(request, reply, {
       all,
       alerts: list.data,
@@ -104,8 +111,15 @@ export async function operatorAlertRoutes(
     });
   });
 
-  app.post('/alerts/:id/acknowledge', { config: { operator: 'administer' } }, async (request, reply) => {
-    await alerts.acknowledge((request.params as { id: string }).id, actorOf(request));
-    return reply.redirect('/alerts?notice=acknowledged', 303);
-  });
+  app.post(
+    '/alerts/:id/acknowledge',
+    {
+      schema: { params: IdParamsSchema, body: CsrfFormSchema, hide: true },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      valueOf(await commands.acknowledgeAlert(request.params.id, actorOf(request)));
+      return reply.redirect('/alerts?notice=acknowledged', 303);
+    },
+  );
 }

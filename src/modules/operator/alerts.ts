@@ -2,9 +2,10 @@ import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import type { Kdb } from '../../db/database.js';
 import type { Environment, OperatorAlertKind } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
+import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
+import type { AlertError } from './errors.js';
 
 export interface NewOperatorAlert {
   kind: OperatorAlertKind;
@@ -45,11 +46,11 @@ export interface OperatorAlerts {
     limit: number;
     cursor?: string | undefined;
     open?: boolean | undefined;
-  }): Promise<{ data: OperatorAlertView[]; nextCursor: string | null }>;
+  }): Promise<Result<{ data: OperatorAlertView[]; nextCursor: string | null }, AlertError>>;
   acknowledge(
     id: string,
     by: { actor: string; requestId?: string | null; ip?: string | null },
-  ): Promise<OperatorAlertView>;
+  ): Promise<Result<OperatorAlertView, AlertError>>;
 }
 
 export function createOperatorAlerts(deps: {
@@ -138,31 +139,22 @@ export function createOperatorAlerts(deps: {
         .limit(limit + 1);
       if (open) query = query.where('acknowledged_at', 'is', null);
       if (cursor !== undefined) {
-        if (!/^\d{1,18}$/.test(cursor)) {
-          throw ApiError.validation([
-            {
-              path: 'cursor',
-              in: 'query',
-              code: 'invalid_value',
-              message: 'is not a cursor this API issued',
-            },
-          ]);
-        }
+        if (!/^\d{1,18}$/.test(cursor)) return err({ code: 'invalid_alert_cursor' });
         // Alert ids grow with time; the page after an id holds the older ones.
         query = query.where('id', '<', cursor);
       }
       const rows = await query.execute();
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return {
+      return ok({
         data: page.map(view),
         nextCursor: rows.length > limit && last ? String(last.id) : null,
-      };
+      });
     },
 
     async acknowledge(id, by) {
-      if (!/^\d{1,18}$/.test(id)) throw new ApiError('not_found', `No alert ${id}.`);
-      return db.transaction().execute(async (trx) => {
+      if (!/^\d{1,18}$/.test(id)) return err({ code: 'alert_not_found', id });
+      return db.transaction().execute(async (trx): Promise<Result<OperatorAlertView, AlertError>> => {
         const row = await trx
           .updateTable('operator_alerts')
           .set({ acknowledged_at: clock.now(), acknowledged_by: by.actor })
@@ -176,8 +168,8 @@ export function createOperatorAlerts(deps: {
             .selectAll()
             .where('id', '=', id)
             .executeTakeFirst();
-          if (!existing) throw new ApiError('not_found', `No alert ${id}.`);
-          return view(existing);
+          if (!existing) return err({ code: 'alert_not_found', id });
+          return ok(view(existing));
         }
         await audit.record(trx, {
           ...by,
@@ -187,7 +179,7 @@ export function createOperatorAlerts(deps: {
           organizationId: row.organization_id,
           after: { kind: row.kind, subjectId: row.subject_id },
         });
-        return view(row);
+        return ok(view(row));
       });
     },
   };

@@ -1,7 +1,11 @@
 import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
+import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
+import type { SessionManager } from '../../http/session.js';
+import type { CursorCodec } from '../../shared/pagination.js';
+import type { AuditLog } from '../audit/service.js';
 import type { Mailer } from '../email/service.js';
 import {
   ApiKeyRequestListSchema,
@@ -10,10 +14,8 @@ import {
   toRequestResponse,
   type ApiKeyService,
 } from '../api-keys/index.js';
-import { createDemoMerchant } from '../organizations/demo.js';
 import { type OrganizationAdminService, type UnderwritingService } from '../organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
-import type { Services } from '../../services.js';
 import { actorOf, logInStaff } from './auth.js';
 import {
   ApplicationViewSchema,
@@ -28,24 +30,31 @@ import {
   applicationView,
   organizationView,
 } from './schemas.js';
+import type { OperatorCommands } from './commands.js';
+import { valueOf } from './errors.js';
 import type { StaffService } from './staff.js';
 import { cursorOrThrow } from '../../http/cursor-errors.js';
 import { apiKeyRefusal } from '../api-keys/errors.js';
 
+/** What the operator API reads (the services) and writes (the commands, each audited). */
 export interface OperatorApiDeps {
-  services: Services;
+  commands: OperatorCommands;
   staff: StaffService;
   underwriting: UnderwritingService;
   organizations: OrganizationAdminService;
   mailer: Mailer;
   apiKeys: ApiKeyService;
+  audit: AuditLog;
+  db: Kdb;
+  sessions: SessionManager;
+  cursors: CursorCodec;
 }
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429);
 
 /** The operator API: the same operations as the console, as JSON, for scripts and the CLI. */
 export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promise<void> {
-  const { underwriting, organizations } = deps;
+  const { underwriting, organizations, commands } = deps;
 
   app.post(
     '/operator/v1/session',
@@ -73,10 +82,17 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
   );
 
-  app.delete('/operator/v1/session', { config: { operator: 'read' } }, async (request, reply) => {
-    if (request.operatorSession) await deps.services.sessions.end(reply, request.operatorSession);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/operator/v1/session',
+    {
+      schema: { response: { 204: Type.Null({ description: 'Signed out.' }), ...errors } },
+      config: { operator: 'read' },
+    },
+    async (request, reply) => {
+      if (request.operatorSession) await deps.sessions.end(reply, request.operatorSession);
+      return reply.code(204).send(null);
+    },
+  );
 
   app.get(
     '/operator/v1/applications',
@@ -100,7 +116,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'read' },
     },
     async (request) => {
-      const page = await underwriting.listApplications(request.query);
+      const page = cursorOrThrow(await underwriting.listApplications(request.query));
       return { data: page.data.map(applicationView), nextCursor: page.nextCursor };
     },
   );
@@ -111,7 +127,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       schema: { params: IdParamsSchema, response: { 200: ApplicationViewSchema, ...errors } },
       config: { operator: 'read' },
     },
-    async (request) => applicationView(await underwriting.getApplication(request.params.id)),
+    async (request) => applicationView(valueOf(await underwriting.getApplication(request.params.id))),
   );
 
   app.post(
@@ -120,7 +136,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       schema: { params: IdParamsSchema, response: { 200: ApplicationViewSchema, ...errors } },
       config: { operator: 'underwrite' },
     },
-    async (request) => applicationView(await underwriting.startReview(request.params.id, actorOf(request))),
+    async (request) => valueOf(await commands.startReview(request.params.id, actorOf(request))),
   );
 
   app.post(
@@ -142,16 +158,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
       config: { operator: 'underwrite' },
     },
-    async (request) => {
-      const result = await underwriting.approve(request.params.id, actorOf(request));
-      // The keys and the activation link go to the merchant only, by e-mail: never to the operator.
-      return {
-        application: applicationView(await underwriting.getApplication(request.params.id)),
-        organization: organizationView(result.organization),
-        ownerEmail: result.ownerEmail,
-        emailId: result.emailId,
-      };
-    },
+    async (request) => valueOf(await commands.approveApplication(request.params.id, actorOf(request))),
   );
 
   app.post(
@@ -165,9 +172,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'underwrite' },
     },
     async (request) =>
-      applicationView(
-        await underwriting.reject(request.params.id, request.body.reason.trim(), actorOf(request)),
-      ),
+      valueOf(await commands.rejectApplication(request.params.id, request.body.reason, actorOf(request))),
   );
 
   app.get(
@@ -186,7 +191,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'read' },
     },
     async (request) => {
-      const page = await organizations.list(request.query);
+      const page = cursorOrThrow(await organizations.list(request.query));
       return { data: page.data.map((o) => organizationView(o)), nextCursor: page.nextCursor };
     },
   );
@@ -199,7 +204,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
     async (request) =>
       organizationView(
-        await organizations.get(request.params.id),
+        valueOf(await organizations.get(request.params.id)),
         await organizations.feeSchedule(request.params.id),
       ),
   );
@@ -215,12 +220,8 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'underwrite' },
     },
     async (request) =>
-      organizationView(
-        await organizations.setKycStatus(
-          request.params.id,
-          request.body.kycStatus as KycStatus,
-          actorOf(request),
-        ),
+      valueOf(
+        await commands.setKycStatus(request.params.id, request.body.kycStatus as KycStatus, actorOf(request)),
       ),
   );
 
@@ -239,16 +240,17 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
     async (request) => {
       const { id, paymentMethod } = request.params;
-      const fees = await organizations.setFee(
-        id,
-        {
-          paymentMethod: paymentMethod as PaymentMethod,
-          basisPoints: request.body.basisPoints,
-          fixedMinor: BigInt(request.body.fixedMinor),
-        },
-        actorOf(request),
+      return valueOf(
+        await commands.setFee(
+          id,
+          {
+            paymentMethod: paymentMethod as PaymentMethod,
+            basisPoints: request.body.basisPoints,
+            fixedMinor: BigInt(request.body.fixedMinor),
+          },
+          actorOf(request),
+        ),
       );
-      return organizationView(await organizations.get(id), fees);
     },
   );
 
@@ -263,8 +265,8 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request) =>
-      organizationView(
-        await organizations.setFeatureFlag(
+      valueOf(
+        await commands.setFeatureFlag(
           request.params.id,
           request.params.flag as FeatureFlag,
           request.body.enabled,
@@ -290,7 +292,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request) =>
-      organizationView(await organizations.setRateLimits(request.params.id, request.body, actorOf(request))),
+      valueOf(await commands.setRateLimits(request.params.id, request.body, actorOf(request))),
   );
 
   app.post(
@@ -304,9 +306,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request) =>
-      organizationView(
-        await organizations.freeze(request.params.id, request.body.reason.trim(), actorOf(request)),
-      ),
+      valueOf(await commands.freeze(request.params.id, request.body.reason, actorOf(request))),
   );
 
   app.post(
@@ -315,7 +315,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       schema: { params: IdParamsSchema, response: { 200: OrganizationViewSchema, ...errors } },
       config: { operator: 'administer' },
     },
-    async (request) => organizationView(await organizations.unfreeze(request.params.id, actorOf(request))),
+    async (request) => valueOf(await commands.unfreeze(request.params.id, actorOf(request))),
   );
 
   app.get(
@@ -328,7 +328,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'read' },
     },
     async (request) => {
-      await organizations.get(request.params.id);
+      valueOf(await organizations.get(request.params.id));
       const keys = await deps.apiKeys.listForOrganization(request.params.id);
       return { data: keys.map(toApiKeyResponse) };
     },
@@ -382,17 +382,24 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
           },
           { additionalProperties: false },
         ),
+        response: { 200: Type.Unknown({ description: 'A page of audit entries, newest first.' }), ...errors },
       },
       config: { operator: 'read' },
     },
-    async (request) => cursorOrThrow(await deps.services.audit.list(deps.services.db, request.query)),
+    async (request) => cursorOrThrow(await deps.audit.list(deps.db, request.query)),
   );
 
   app.get(
     '/operator/v1/emails',
-    { schema: { querystring: PageQuerySchema }, config: { operator: 'read' } },
+    {
+      schema: {
+        querystring: PageQuerySchema,
+        response: { 200: Type.Unknown({ description: 'A page of the outbox, newest first.' }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
     async (request) => {
-      const pages = deps.services.cursors.for({ list: 'emails' });
+      const pages = deps.cursors.for({ list: 'emails' });
       const before = request.query.cursor ? cursorOrThrow(pages.decode(request.query.cursor)) : undefined;
       const data = await deps.mailer.list({ limit: request.query.limit + 1, ...(before ? { before } : {}) });
       const page = data.slice(0, request.query.limit);
@@ -408,7 +415,13 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
 
   app.get(
     '/operator/v1/emails/:id',
-    { schema: { params: IdParamsSchema }, config: { operator: 'read' } },
+    {
+      schema: {
+        params: IdParamsSchema,
+        response: { 200: Type.Unknown({ description: 'One message of the outbox.' }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
     async (request) => {
       const email = await deps.mailer.read(request.params.id);
       if (!email) throw new ApiError('not_found', `No e-mail ${request.params.id}.`);
@@ -434,15 +447,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      const staff = await deps.staff.create(request.body);
-      await deps.services.audit.record(deps.services.db, {
-        ...actorOf(request),
-        action: 'staff.created',
-        targetType: 'staff',
-        targetId: staff.id,
-        after: { email: staff.email, role: staff.role },
-      });
-      return reply.code(201).send(staff);
+      return reply.code(201).send(valueOf(await deps.commands.createStaff(request.body, actorOf(request))));
     },
   );
 
@@ -466,21 +471,15 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      const demo = await createDemoMerchant(
-        {
-          db: deps.services.db,
-          clock: deps.services.clock,
-          audit: deps.services.audit,
-          underwriting,
-          organizations,
-          webUrl: deps.services.urls.web,
-        },
-        {
-          ...request.body,
-          ...(request.body.flags ? { flags: request.body.flags as FeatureFlag[] } : {}),
-          ...(request.body.kycStatus ? { kycStatus: request.body.kycStatus as KycStatus } : {}),
-        },
-        actorOf(request),
+      const demo = valueOf(
+        await commands.createDemoMerchant(
+          {
+            ...request.body,
+            ...(request.body.flags ? { flags: request.body.flags as FeatureFlag[] } : {}),
+            ...(request.body.kycStatus ? { kycStatus: request.body.kycStatus as KycStatus } : {}),
+          },
+          actorOf(request),
+        ),
       );
       return reply.code(201).send(demo);
     },
@@ -488,10 +487,5 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
 }
 
 export function loginDeps(deps: OperatorApiDeps) {
-  return {
-    staff: deps.staff,
-    sessions: deps.services.sessions,
-    audit: deps.services.audit,
-    db: deps.services.db,
-  };
+  return { staff: deps.staff, sessions: deps.sessions, audit: deps.audit, db: deps.db };
 }

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
-import { LoginThrottledError } from '../../http/login-throttle.js';
 import type { App } from '../../http/server.js';
 import type { Session, SessionManager } from '../../http/session.js';
 import { safeEqual } from '../../shared/crypto.js';
 import type { Actor } from '../organizations/service.js';
 import type { AuditLog } from '../audit/service.js';
 import type { Kdb } from '../../db/database.js';
+import { valueOf } from './errors.js';
 import { can, type Staff, type StaffService } from './staff.js';
 
 declare module 'fastify' {
@@ -86,12 +86,10 @@ export async function logInStaff(
   reply: FastifyReply,
   credentials: { email: string; password: string },
 ): Promise<{ staff: Staff; session: Session }> {
-  const staff = await deps.staff
-    .authenticate(credentials.email, credentials.password, request.ip)
-    .catch((error: unknown) => {
-      if (error instanceof LoginThrottledError) reply.header('retry-after', error.retryAfterSeconds);
-      throw error;
-    });
+  const authenticated = await deps.staff.authenticate(credentials.email, credentials.password, request.ip);
+  if (!authenticated.ok && authenticated.error.code === 'login_throttled')
+    reply.header('retry-after', authenticated.error.retryAfterSeconds);
+  const staff = valueOf(authenticated);
   const session = await deps.sessions.start(reply, {
     realm: 'operator',
     subjectId: staff.id,

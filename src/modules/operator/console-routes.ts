@@ -1,12 +1,27 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
+import { validationErrorFromFastify } from '../../http/validation.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Renderer } from '../../web/render.js';
-import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
+import { FEATURE_FLAGS } from '../organizations/types.js';
 import { loginDeps, type OperatorApiDeps } from './api-routes.js';
 import { actorOf, logInStaff } from './auth.js';
-import { applicationView, organizationView } from './schemas.js';
+import {
+  FeatureFlagFormSchema,
+  FeeFormSchema,
+  FeeParamsSchema,
+  FlagParamsSchema,
+  IdParamsSchema,
+  KycFormSchema,
+  RateLimitsFormSchema,
+  ReasonFormSchema,
+  CsrfFormSchema,
+  applicationView,
+  organizationView,
+} from './schemas.js';
+import { valueOf } from './errors.js';
 import { can } from './staff.js';
 import { cursorOrThrow } from '../../http/cursor-errors.js';
 import { apiKeyRefusal } from '../api-keys/errors.js';
@@ -30,7 +45,7 @@ export async function operatorConsoleRoutes(
   app: App,
   deps: OperatorApiDeps & { renderer: Renderer },
 ): Promise<void> {
-  const { underwriting, organizations } = deps;
+  const { underwriting, organizations, commands } = deps;
 
   const page = (
     request: FastifyRequest,
@@ -55,30 +70,53 @@ export async function operatorConsoleRoutes(
       );
   };
 
-  /** Runs a console action; a refusal re-renders with the message, success redirects with a notice. */
-  const action =
-    (run: (request: FastifyRequest, form: Form) => Promise<string>) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      try {
-        return reply.redirect(await run(request, (request.body ?? {}) as Form), 303);
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
-        const issues = (error.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
-        const detail = issues.map((i) => `${i.path} ${i.message}`).join('; ');
-        return page(
-          request,
-          reply,
-          'refused',
-          {
-            title: 'Refused',
-            heading: 'The action was refused',
-            error: detail ? `${error.message} ${detail}` : error.message,
-            backTo: request.url.replace(/\/[^/]+(\/[^/]+)?$/, ''),
-          },
-          error.statusCode,
-        );
-      }
-    };
+  /** A refusal re-renders with the message (validation issues listed), on a page of its own. */
+  const refused = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => {
+    const issues = (error.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+    const detail = issues.map((i) => `${i.path} ${i.message}`).join('; ');
+    return page(
+      request,
+      reply,
+      'refused',
+      {
+        title: 'Refused',
+        heading: 'The action was refused',
+        error: detail ? `${error.message} ${detail}` : error.message,
+        backTo: request.url.replace(/\/[^/]+(\/[^/]+)?$/, ''),
+      },
+      error.statusCode,
+    );
+  };
+
+  /**
+   * A console action: its form and path have schemas (like the API routes), checked after who may call;
+   * the handler calls one operator command and redirects with a notice (PRG).
+   */
+  const action = <P extends TSchema, B extends TSchema>(
+    path: string,
+    permission: 'underwrite' | 'administer',
+    schema: { params: P; body: B },
+    run: (params: Static<P>, form: Static<B>, request: FastifyRequest) => Promise<string>,
+  ) =>
+    app.post(
+      path,
+      { schema: { ...schema, hide: true }, attachValidation: true, config: { operator: permission } },
+      async (request, reply) => {
+        try {
+          const invalid = request.validationError as
+            (FastifyError & { validationContext?: string }) | undefined;
+          if (invalid?.validation)
+            throw validationErrorFromFastify(invalid.validation as never, invalid.validationContext);
+          return reply.redirect(
+            await run(request.params as Static<P>, request.body as Static<B>, request),
+            303,
+          );
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.statusCode >= 500) throw error;
+          return refused(request, reply, error);
+        }
+      },
+    );
 
   app.get('/login', { config: { operator: 'public' } }, async (request, reply) => {
     if (request.staff) return reply.redirect('/applications', 303);
@@ -112,7 +150,7 @@ export async function operatorConsoleRoutes(
   );
 
   app.post('/logout', { config: { operator: 'read' } }, async (request, reply) => {
-    if (request.operatorSession) await deps.services.sessions.end(reply, request.operatorSession);
+    if (request.operatorSession) await deps.sessions.end(reply, request.operatorSession);
     return reply.redirect('/login', 303);
   });
 
@@ -125,11 +163,13 @@ export async function operatorConsoleRoutes(
     const status = ['NEW', 'IN_REVIEW', 'APPROVED', 'REJECTED'].includes(query.status ?? '')
       ? (query.status as 'NEW')
       : undefined;
-    const result = await underwriting.listApplications({
-      limit: 50,
-      ...(status ? { status } : {}),
-      ...(query.cursor ? { cursor: query.cursor } : {}),
-    });
+    const result = cursorOrThrow(
+      await underwriting.listApplications({
+        limit: 50,
+        ...(status ? { status } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      }),
+    );
     return page(request, reply, 'applications', {
       title: 'Applications',
       status: status ?? '',
@@ -140,7 +180,7 @@ export async function operatorConsoleRoutes(
 
   app.get('/applications/:id', { config: { operator: 'read' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    const application = applicationView(await underwriting.getApplication(id));
+    const application = applicationView(valueOf(await underwriting.getApplication(id)));
     return page(request, reply, 'application', {
       title: application.companyName,
       application,
@@ -148,50 +188,39 @@ export async function operatorConsoleRoutes(
     });
   });
 
-  app.post(
+  action(
     '/applications/:id/start-review',
-    { config: { operator: 'underwrite' } },
-    action(async (request) => {
-      const { id } = request.params as { id: string };
-      await underwriting.startReview(id, actorOf(request));
+    'underwrite',
+    { params: IdParamsSchema, body: CsrfFormSchema },
+    async ({ id }, _form, request) => {
+      valueOf(await commands.startReview(id, actorOf(request)));
       return `/applications/${id}?notice=review`;
-    }),
+    },
   );
 
-  app.post(
+  action(
     '/applications/:id/approve',
-    { config: { operator: 'underwrite' } },
-    action(async (request) => {
-      const { id } = request.params as { id: string };
-      await underwriting.approve(id, actorOf(request));
+    'underwrite',
+    { params: IdParamsSchema, body: CsrfFormSchema },
+    async ({ id }, _form, request) => {
+      valueOf(await commands.approveApplication(id, actorOf(request)));
       return `/applications/${id}?notice=approved`;
-    }),
+    },
   );
 
-  app.post(
+  action(
     '/applications/:id/reject',
-    { config: { operator: 'underwrite' } },
-    action(async (request, form) => {
-      const { id } = request.params as { id: string };
-      const reason = (form.reason ?? '').trim();
-      if (reason === '' || reason.length > 2000) {
-        throw ApiError.validation([
-          {
-            path: 'reason',
-            in: 'body',
-            code: 'too_short',
-            message: 'a reason of 1 to 2000 characters is required',
-          },
-        ]);
-      }
-      await underwriting.reject(id, reason, actorOf(request));
+    'underwrite',
+    { params: IdParamsSchema, body: ReasonFormSchema },
+    async ({ id }, form, request) => {
+      valueOf(await commands.rejectApplication(id, form.reason, actorOf(request)));
       return `/applications/${id}?notice=rejected`;
-    }),
+    },
   );
 
   app.get('/organizations', { config: { operator: 'read' } }, async (request, reply) => {
     const { cursor } = request.query as { cursor?: string };
-    const result = await organizations.list({ limit: 50, ...(cursor ? { cursor } : {}) });
+    const result = cursorOrThrow(await organizations.list({ limit: 50, ...(cursor ? { cursor } : {}) }));
     return page(request, reply, 'organizations', {
       title: 'Organizations',
       organizations: result.data.map((o) => organizationView(o)),
@@ -201,7 +230,10 @@ export async function operatorConsoleRoutes(
 
   app.get('/organizations/:id', { config: { operator: 'read' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    const organization = organizationView(await organizations.get(id), await organizations.feeSchedule(id));
+    const organization = organizationView(
+      valueOf(await organizations.get(id)),
+      await organizations.feeSchedule(id),
+    );
     return page(request, reply, 'organization', {
       title: organization.name,
       organization,
@@ -226,96 +258,92 @@ export async function operatorConsoleRoutes(
     });
   });
 
-  const orgId = (request: FastifyRequest) => (request.params as { id: string }).id;
-  const toOrg = (request: FastifyRequest) => `/organizations/${orgId(request)}`;
+  const toOrg = (id: string) => `/organizations/${id}`;
 
-  app.post(
+  action(
     '/organizations/:id/kyc-status',
-    { config: { operator: 'underwrite' } },
-    action(async (request, form) => {
-      const status = form.kycStatus ?? '';
-      if (!(KYC_STATUSES as readonly string[]).includes(status))
-        throw invalid('kycStatus', 'must be REVIEWING or APPROVED');
-      await organizations.setKycStatus(orgId(request), status as KycStatus, actorOf(request));
-      return `${toOrg(request)}?notice=kyc`;
-    }),
+    'underwrite',
+    { params: IdParamsSchema, body: KycFormSchema },
+    async ({ id }, form, request) => {
+      valueOf(await commands.setKycStatus(id, form.kycStatus as KycStatus, actorOf(request)));
+      return `${toOrg(id)}?notice=kyc`;
+    },
   );
 
-  app.post(
+  action(
     '/organizations/:id/fees/:paymentMethod',
-    { config: { operator: 'administer' } },
-    action(async (request, form) => {
-      const { paymentMethod } = request.params as { paymentMethod: string };
-      if (!(PAYMENT_METHODS as readonly string[]).includes(paymentMethod))
-        throw invalid('paymentMethod', 'is not a payment method');
-      const basisPoints = wholeNumber(form.basisPoints, 'basisPoints', 10_000);
-      const fixedMinor = wholeNumber(form.fixedMinor, 'fixedMinor', Number.MAX_SAFE_INTEGER);
-      await organizations.setFee(
-        orgId(request),
-        { paymentMethod: paymentMethod as PaymentMethod, basisPoints, fixedMinor: BigInt(fixedMinor) },
-        actorOf(request),
+    'administer',
+    { params: FeeParamsSchema, body: FeeFormSchema },
+    async ({ id, paymentMethod }, form, request) => {
+      valueOf(
+        await commands.setFee(
+          id,
+          {
+            paymentMethod: paymentMethod as PaymentMethod,
+            basisPoints: Number(form.basisPoints),
+            fixedMinor: BigInt(form.fixedMinor),
+          },
+          actorOf(request),
+        ),
       );
-      return `${toOrg(request)}?notice=fees`;
-    }),
+      return `${toOrg(id)}?notice=fees`;
+    },
   );
 
-  app.post(
+  action(
     '/organizations/:id/feature-flags/:flag',
-    { config: { operator: 'administer' } },
-    action(async (request, form) => {
-      const { flag } = request.params as { flag: string };
-      if (!(FEATURE_FLAGS as readonly string[]).includes(flag))
-        throw invalid('flag', 'is not a feature flag');
-      await organizations.setFeatureFlag(
-        orgId(request),
-        flag as FeatureFlag,
-        form.enabled === 'true',
-        actorOf(request),
+    'administer',
+    { params: FlagParamsSchema, body: FeatureFlagFormSchema },
+    async ({ id, flag }, form, request) => {
+      valueOf(
+        await commands.setFeatureFlag(id, flag as FeatureFlag, form.enabled === 'true', actorOf(request)),
       );
-      return `${toOrg(request)}?notice=flag`;
-    }),
+      return `${toOrg(id)}?notice=flag`;
+    },
   );
 
-  app.post(
+  action(
     '/organizations/:id/rate-limits',
-    { config: { operator: 'administer' } },
-    action(async (request, form) => {
-      const optional = (value: string | undefined, name: string) =>
-        value === undefined || value.trim() === '' ? null : wholeNumber(value, name, 100_000, 1);
-      await organizations.setRateLimits(
-        orgId(request),
-        { live: optional(form.live, 'live'), sandbox: optional(form.sandbox, 'sandbox') },
-        actorOf(request),
+    'administer',
+    { params: IdParamsSchema, body: RateLimitsFormSchema },
+    async ({ id }, form, request) => {
+      const optional = (value: string | undefined) =>
+        value === undefined || value.trim() === '' ? null : Number(value);
+      valueOf(
+        await commands.setRateLimits(
+          id,
+          { live: optional(form.live), sandbox: optional(form.sandbox) },
+          actorOf(request),
+        ),
       );
-      return `${toOrg(request)}?notice=limits`;
-    }),
+      return `${toOrg(id)}?notice=limits`;
+    },
   );
 
-  app.post(
+  action(
     '/organizations/:id/freeze',
-    { config: { operator: 'administer' } },
-    action(async (request, form) => {
-      const reason = (form.reason ?? '').trim();
-      if (reason === '' || reason.length > 2000)
-        throw invalid('reason', 'a reason of 1 to 2000 characters is required');
-      await organizations.freeze(orgId(request), reason, actorOf(request));
-      return `${toOrg(request)}?notice=frozen`;
-    }),
+    'administer',
+    { params: IdParamsSchema, body: ReasonFormSchema },
+    async ({ id }, form, request) => {
+      valueOf(await commands.freeze(id, form.reason, actorOf(request)));
+      return `${toOrg(id)}?notice=frozen`;
+    },
   );
 
-  app.post(
+  action(
     '/organizations/:id/unfreeze',
-    { config: { operator: 'administer' } },
-    action(async (request) => {
-      await organizations.unfreeze(orgId(request), actorOf(request));
-      return `${toOrg(request)}?notice=unfrozen`;
-    }),
+    'administer',
+    { params: IdParamsSchema, body: CsrfFormSchema },
+    async ({ id }, _form, request) => {
+      valueOf(await commands.unfreeze(id, actorOf(request)));
+      return `${toOrg(id)}?notice=unfrozen`;
+    },
   );
 
   app.get('/audit', { config: { operator: 'read' } }, async (request, reply) => {
     const query = request.query as { cursor?: string; organizationId?: string };
     const result = cursorOrThrow(
-      await deps.services.audit.list(deps.services.db, {
+      await deps.audit.list(deps.db, {
         limit: 100,
         ...(query.cursor ? { cursor: query.cursor } : {}),
         ...(query.organizationId ? { organizationId: query.organizationId } : {}),
@@ -331,7 +359,7 @@ export async function operatorConsoleRoutes(
 
   app.get('/mailbox', { config: { operator: 'read' } }, async (request, reply) => {
     const { cursor } = request.query as { cursor?: string };
-    const pages = deps.services.cursors.for({ list: 'emails' });
+    const pages = deps.cursors.for({ list: 'emails' });
     const before = cursor ? cursorOrThrow(pages.decode(cursor)) : undefined;
     const emails = await deps.mailer.list({ limit: 51, ...(before ? { before } : {}) });
     const shown = emails.slice(0, 50);
@@ -369,15 +397,4 @@ function safeNext(next: string | undefined): string {
     return fallback;
   }
   return url.origin === NEXT_BASE ? `${url.pathname}${url.search}` : fallback;
-}
-
-function invalid(path: string, message: string): ApiError {
-  return ApiError.validation([{ path, in: 'body', code: 'invalid_value', message }]);
-}
-
-function wholeNumber(value: string | undefined, name: string, max: number, min = 0): number {
-  if (value === undefined || !/^\d{1,16}$/.test(value.trim()) || Number(value) > max || Number(value) < min) {
-    throw invalid(name, `must be a whole number from ${min} to ${max}`);
-  }
-  return Number(value);
 }

@@ -1,33 +1,70 @@
+import type { Kdb } from '../../db/database.js';
 import type { App } from '../../http/server.js';
-import type { Services } from '../../services.js';
+import type { SessionManager } from '../../http/session.js';
+import type { CursorCodec } from '../../shared/pagination.js';
 import type { Renderer } from '../../web/render.js';
-import { createApiKeyService } from '../api-keys/index.js';
-import { createOrganizationAdminService, createUnderwritingService } from '../organizations/service.js';
+import type { ApiKeyService } from '../api-keys/index.js';
+import type { AuditLog } from '../audit/service.js';
+import type { Mailer } from '../email/service.js';
+import type { Ledger } from '../ledger/service.js';
+import type { OrganizationAdminService, UnderwritingService } from '../organizations/service.js';
 import { operatorAlertRoutes } from './alert-routes.js';
+import type { OperatorAlerts } from './alerts.js';
 import { operatorApiRoutes } from './api-routes.js';
 import { registerOperatorAuth } from './auth.js';
+import type { OperatorCommands } from './commands.js';
 import { operatorConsoleRoutes } from './console-routes.js';
 import { operatorJobRoutes } from './job-routes.js';
-import { createStaffService } from './staff.js';
+import { registerOperatorOpenApi } from './openapi.js';
+import type { StaffService } from './staff.js';
+import type { JobKit } from '../../worker/kit.js';
 
 export interface OperatorModuleOptions {
-  services: Services;
+  commands: OperatorCommands;
+  staff: StaffService;
+  underwriting: UnderwritingService;
+  organizations: OrganizationAdminService;
+  apiKeys: ApiKeyService;
+  alerts: OperatorAlerts;
+  ledger: Pick<Ledger, 'negativePendingBalances'>;
+  mailer: Mailer;
+  audit: AuditLog;
+  db: Kdb;
+  sessions: SessionManager;
+  cursors: CursorCodec;
+  /** The job kit's run log and parked rows (the console's jobs page). */
+  jobs: JobKit;
   renderer: Renderer;
+  /** The operator listener's public base URL (the OpenAPI document's server). */
+  baseUrl: () => string;
   /** The local CLI's bearer token for the operator API (embedded database only); undefined disables it. */
   cliToken: string | undefined;
 }
 
 /** The operator console and operator API, on the operator listener (issue 3). */
 export async function operatorModule(app: App, options: OperatorModuleOptions): Promise<void> {
-  const { services } = options;
-  const staff = createStaffService({ db: services.db, clock: services.clock });
-  const underwriting = createUnderwritingService(services);
-  const organizations = createOrganizationAdminService(services);
-  registerOperatorAuth(app, { sessions: services.sessions, staff, cliToken: options.cliToken });
-  const apiKeys = createApiKeyService(services);
-  const deps = { services, staff, underwriting, organizations, mailer: services.mailer, apiKeys };
+  const { renderer, commands } = options;
+  await registerOperatorOpenApi(app, { baseUrl: options.baseUrl });
+  registerOperatorAuth(app, { sessions: options.sessions, staff: options.staff, cliToken: options.cliToken });
+  const deps = {
+    commands,
+    staff: options.staff,
+    underwriting: options.underwriting,
+    organizations: options.organizations,
+    apiKeys: options.apiKeys,
+    mailer: options.mailer,
+    audit: options.audit,
+    db: options.db,
+    sessions: options.sessions,
+    cursors: options.cursors,
+  };
   await app.register(operatorApiRoutes, deps);
-  await app.register(operatorConsoleRoutes, { ...deps, renderer: options.renderer });
-  await app.register(operatorAlertRoutes, { services, renderer: options.renderer });
-  await app.register(operatorJobRoutes, { jobs: services.jobs, renderer: options.renderer });
+  await app.register(operatorConsoleRoutes, { ...deps, renderer });
+  await app.register(operatorAlertRoutes, {
+    alerts: options.alerts,
+    ledger: options.ledger,
+    commands,
+    renderer,
+  });
+  await app.register(operatorJobRoutes, { jobs: options.jobs, renderer });
 }

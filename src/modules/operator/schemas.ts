@@ -149,3 +149,50 @@ export const DemoMerchantSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// The console's forms (urlencoded, so every value is text); each carries the session's `_csrf` token.
+const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
+const WholeNumberText = Type.String({ pattern: '^\\s*\\d{1,16}\\s*$' });
+/** Empty means "no limit of its own". */
+const OptionalWholeNumberText = Type.String({ pattern: '^\\s*(\\d{1,16})?\\s*$' });
+
+export const CsrfFormSchema = Type.Object({ _csrf: Csrf }, { additionalProperties: false });
+
+export const ReasonFormSchema = Type.Object(
+  { _csrf: Csrf, reason: Type.String({ maxLength: 8000, pattern: '\\S' }) },
+  { additionalProperties: false },
+);
+
+export const KycFormSchema = Type.Object(
+  { _csrf: Csrf, kycStatus: Type.Enum([...KYC_STATUSES]) },
+  { additionalProperties: false },
+);
+
+export const FeeParamsSchema = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  paymentMethod: Type.Enum([...PAYMENT_METHODS]),
+});
+
+export const FeeFormSchema = Type.Object(
+  { _csrf: Csrf, basisPoints: WholeNumberText, fixedMinor: WholeNumberText },
+  { additionalProperties: false },
+);
+
+export const FlagParamsSchema = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  flag: Type.Enum([...FEATURE_FLAGS]),
+});
+
+export const FeatureFlagFormSchema = Type.Object(
+  { _csrf: Csrf, enabled: Type.Optional(Type.Enum(['true', 'false'])) },
+  { additionalProperties: false },
+);
+
+export const RateLimitsFormSchema = Type.Object(
+  {
+    _csrf: Csrf,
+    live: Type.Optional(OptionalWholeNumberText),
+    sandbox: Type.Optional(OptionalWholeNumberText),
+  },
+  { additionalProperties: false },
+);

@@ -1,11 +1,12 @@
 import type { Selectable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type { StaffRole, StaffUsersTable } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
-import { createLoginThrottle, LoginThrottledError, type LoginAttempt } from '../../http/login-throttle.js';
+import { createLoginThrottle, type LoginAttempt } from '../../http/login-throttle.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { err, ok, type Result } from '../../shared/result.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from '../../shared/passwords.js';
+import type { StaffError } from './errors.js';
 
 export const STAFF_ROLES: readonly StaffRole[] = ['admin', 'underwriter', 'support'];
 
@@ -36,44 +37,44 @@ const toStaff = (row: Selectable<StaffUsersTable>): Staff => ({
 });
 
 export interface StaffService {
-  create(input: { email: string; name: string; role: StaffRole; password: string }): Promise<Staff>;
+  /** In the caller's transaction when one is given (the command audits the creation in it). */
+  create(
+    input: { email: string; name: string; role: StaffRole; password: string },
+    trx?: Kdb,
+  ): Promise<Result<Staff, StaffError>>;
   get(id: string): Promise<Staff | undefined>;
   count(): Promise<number>;
   /**
-   * The staff member, or 401 `invalid_credentials` (the same for an unknown address), or 429
-   * `too_many_requests` (`LoginThrottledError`) while this e-mail and client address, or this address
-   * across accounts, must wait after failures: then the password is not checked.
+   * The staff member, or `invalid_credentials` (the same for an unknown address), or `login_throttled`
+   * while this e-mail and client address, or this address across accounts, must wait after failures:
+   * then the password is not checked.
    */
-  authenticate(email: string, password: string, address: string): Promise<Staff>;
-  setPassword(email: string, password: string): Promise<void>;
+  authenticate(email: string, password: string, address: string): Promise<Result<Staff, StaffError>>;
+  setPassword(email: string, password: string): Promise<Result<void, StaffError>>;
 }
 
 export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffService {
   const { db, clock } = deps;
   const throttle = createLoginThrottle({ db, clock });
-  const byEmail = (email: string) =>
-    db
+  const byEmail = (email: string, from: Kdb = db) =>
+    from
       .selectFrom('staff_users')
       .selectAll()
       .where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase()))
       .executeTakeFirst();
 
-  const checkPassword = (password: string, email: string) => {
+  const weakPassword = (password: string, email: string): StaffError | undefined => {
     const problem = passwordProblem(password, email);
-    if (problem)
-      throw ApiError.validation([{ path: 'password', in: 'body', code: 'invalid_value', message: problem }]);
+    return problem ? { code: 'weak_password', problem } : undefined;
   };
 
   return {
-    async create({ email, name, role, password }) {
-      checkPassword(password, email);
-      if (await byEmail(email)) {
-        throw ApiError.validation([
-          { path: 'email', in: 'body', code: 'invalid_value', message: 'is already a staff account' },
-        ]);
-      }
+    async create({ email, name, role, password }, trx = db) {
+      const weak = weakPassword(password, email);
+      if (weak) return err(weak);
+      if (await byEmail(email, trx)) return err({ code: 'staff_email_taken' });
       const now = clock.now();
-      const row = await db
+      const row = await trx
         .insertInto('staff_users')
         .values({
           id: newId('stf', now),
@@ -86,7 +87,7 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return toStaff(row);
+      return ok(toStaff(row));
     },
 
     async get(id) {
@@ -111,26 +112,27 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
       const attempt: LoginAttempt = { realm: 'operator', email, address };
       // No account-wide lock (issue 11 item 6): only this address waits, for this e-mail or for all.
       const wait = await throttle.wait(attempt);
-      if (wait !== undefined) throw new LoginThrottledError(wait);
+      if (wait !== undefined) return err({ code: 'login_throttled', retryAfterSeconds: wait });
       const row = await byEmail(email);
       if (!row || row.disabled_at !== null) {
         await verifyPassword(await decoyPasswordHash(), password);
         await throttle.fail(attempt);
-        throw new ApiError('invalid_credentials', 'The e-mail address or password is wrong.');
+        return err({ code: 'invalid_credentials' });
       }
       if (!(await verifyPassword(row.password_hash, password))) {
         // Counted in the database, in one statement per counter: parallel wrong guesses all count.
         await throttle.fail(attempt);
-        throw new ApiError('invalid_credentials', 'The e-mail address or password is wrong.');
+        return err({ code: 'invalid_credentials' });
       }
       await throttle.succeed(attempt);
-      return toStaff(row);
+      return ok(toStaff(row));
     },
 
     async setPassword(email, password) {
-      checkPassword(password, email);
+      const weak = weakPassword(password, email);
+      if (weak) return err(weak);
       const row = await byEmail(email);
-      if (!row) throw new ApiError('not_found', `No staff account ${email}.`);
+      if (!row) return err({ code: 'staff_not_found', email });
       await db
         .updateTable('staff_users')
         .set({ password_hash: await hashPassword(password), updated_at: clock.now() })
@@ -138,6 +140,7 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
         .execute();
       // Set by an operator with the CLI: whoever waited on this account may try the new password.
       await throttle.clearAccount('operator', row.email);
+      return ok();
     },
   };
 }

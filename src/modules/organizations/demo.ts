@@ -3,9 +3,11 @@ import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { hashPassword } from '../../shared/passwords.js';
+import { ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import { issueApiKey } from '../api-keys/service.js';
+import type { OrganizationError } from './errors.js';
+import type { UserService } from '../users/service.js';
 import type { Actor, OrganizationAdminService, UnderwritingService } from './service.js';
 
 export interface DemoMerchant {
@@ -28,12 +30,13 @@ export async function createDemoMerchant(
     clock: Clock;
     audit: AuditLog;
     underwriting: UnderwritingService;
+    users: Pick<UserService, 'activateWithPassword'>;
     organizations: OrganizationAdminService;
     webUrl: () => string;
   },
   input: { companyName?: string; email?: string; kycStatus?: KycStatus; flags?: FeatureFlag[] },
   by: Actor,
-): Promise<DemoMerchant> {
+): Promise<Result<DemoMerchant, OrganizationError>> {
   const { db, clock } = deps;
   const suffix = randomBytes(4).toString('hex');
   const email = input.email ?? `demo-${suffix}@merchant.example`;
@@ -59,30 +62,25 @@ export async function createDemoMerchant(
       updated_at: now,
     })
     .execute();
-  let approval: Awaited<ReturnType<UnderwritingService['approve']>>;
+  let approved: Awaited<ReturnType<UnderwritingService['approve']>> | undefined;
   try {
-    approval = await deps.underwriting.approve(applicationId, by);
-  } catch (error) {
-    // The approval refused (say, the address already has a dashboard account): take back the
+    approved = await deps.underwriting.approve(applicationId, by);
+  } finally {
+    // The approval refused or failed (say, the address already has a dashboard account): take back the
     // application filed above, or it would wait in the underwriting queue as if a merchant had applied.
-    await db.deleteFrom('applications').where('id', '=', applicationId).where('status', '=', 'NEW').execute();
-    throw error;
+    if (!approved?.ok)
+      await db
+        .deleteFrom('applications')
+        .where('id', '=', applicationId)
+        .where('status', '=', 'NEW')
+        .execute();
   }
+  if (!approved.ok) return approved;
+  const approval = approved.value;
   const password = `demo-${randomBytes(12).toString('base64url')}`;
 
   const liveKey = await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('users')
-      .set({ password_hash: await hashPassword(password), status: 'active', updated_at: clock.now() })
-      .where('id', '=', approval.ownerUserId)
-      .execute();
-    await trx
-      .updateTable('account_tokens')
-      .set({ used_at: clock.now() })
-      .where('user_id', '=', approval.ownerUserId)
-      .where('kind', '=', 'activation')
-      .where('used_at', 'is', null)
-      .execute();
+    await deps.users.activateWithPassword(trx, { userId: approval.ownerUserId, password });
     const key = await issueApiKey(trx, clock, {
       organizationId: approval.organization.id,
       environment: 'live',
@@ -103,17 +101,21 @@ export async function createDemoMerchant(
 
   let organization = approval.organization;
   if (input.kycStatus && input.kycStatus !== organization.kycStatus) {
-    organization = await deps.organizations.setKycStatus(organization.id, input.kycStatus, by);
+    const set = await deps.organizations.setKycStatus(organization.id, input.kycStatus, by);
+    if (!set.ok) return set;
+    organization = set.value;
   }
   for (const flag of input.flags ?? []) {
-    organization = await deps.organizations.setFeatureFlag(organization.id, flag, true, by);
+    const set = await deps.organizations.setFeatureFlag(organization.id, flag, true, by);
+    if (!set.ok) return set;
+    organization = set.value;
   }
-  return {
+  return ok({
     organizationId: organization.id,
     applicationId,
     kycStatus: organization.kycStatus,
     featureFlags: organization.featureFlags,
     dashboard: { url: `${deps.webUrl()}/login`, email, password },
     keys: { sandbox: approval.sandboxKey.secret, live: liveKey.secret },
-  };
+  });
 }

@@ -1,19 +1,25 @@
 import type { Kdb } from '../../db/database.js';
 import type { ApplicationRow } from '../../db/schema.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
+import { err, ok, type Result } from '../../shared/result.js';
 import { newId } from '../../shared/ids.js';
-import { olderThan, toPage, type CursorCodec } from '../../shared/pagination.js';
+import { olderThan, toPage, type CursorCodec, type CursorError } from '../../shared/pagination.js';
 import type { AuditLog } from '../audit/service.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
 import type { Mailer } from '../email/service.js';
 import { applicationApprovedEmail, applicationRejectedEmail } from '../email/templates.js';
 import type { Urls } from '../../services.js';
 import type { UserService } from '../users/service.js';
+import type { OrganizationError } from './errors.js';
 import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './repository.js';
-import { DEFAULT_FEES, PAYMENT_METHODS, type FeeScheduleEntry, type Organization } from './types.js';
-import { cursorOrThrow } from '../../http/cursor-errors.js';
+import {
+  DEFAULT_FEES,
+  PAYMENT_METHODS,
+  type FeeScheduleEntry,
+  type Organization,
+  type OrganizationDirectory,
+} from './types.js';
 
 /** Who acts and from where: every change lands in the audit log with it. */
 export interface Actor {
@@ -41,30 +47,39 @@ export interface UnderwritingService {
     status?: ApplicationRow['status'];
     limit: number;
     cursor?: string;
-  }): Promise<ApplicationPage>;
-  getApplication(id: string): Promise<ApplicationRow>;
-  startReview(id: string, by: Actor): Promise<ApplicationRow>;
-  approve(id: string, by: Actor): Promise<ApprovalResult>;
-  reject(id: string, reason: string, by: Actor): Promise<ApplicationRow>;
+  }): Promise<Result<ApplicationPage, CursorError>>;
+  getApplication(id: string): Promise<Result<ApplicationRow, OrganizationError>>;
+  startReview(id: string, by: Actor): Promise<Result<ApplicationRow, OrganizationError>>;
+  approve(id: string, by: Actor): Promise<Result<ApprovalResult, OrganizationError>>;
+  reject(id: string, reason: string, by: Actor): Promise<Result<ApplicationRow, OrganizationError>>;
 }
 
-export interface OrganizationAdminService {
+export interface OrganizationAdminService extends OrganizationDirectory {
   list(options: {
     limit: number;
     cursor?: string;
-  }): Promise<{ data: Organization[]; nextCursor: string | null }>;
-  get(id: string): Promise<Organization>;
+  }): Promise<Result<{ data: Organization[]; nextCursor: string | null }, CursorError>>;
+  get(id: string): Promise<Result<Organization, OrganizationError>>;
   feeSchedule(id: string): Promise<FeeScheduleEntry[]>;
-  setKycStatus(id: string, status: KycStatus, by: Actor): Promise<Organization>;
-  setFee(id: string, fee: FeeScheduleEntry, by: Actor): Promise<FeeScheduleEntry[]>;
-  setFeatureFlag(id: string, flag: FeatureFlag, enabled: boolean, by: Actor): Promise<Organization>;
+  setKycStatus(id: string, status: KycStatus, by: Actor): Promise<Result<Organization, OrganizationError>>;
+  setFee(
+    id: string,
+    fee: FeeScheduleEntry,
+    by: Actor,
+  ): Promise<Result<FeeScheduleEntry[], OrganizationError>>;
+  setFeatureFlag(
+    id: string,
+    flag: FeatureFlag,
+    enabled: boolean,
+    by: Actor,
+  ): Promise<Result<Organization, OrganizationError>>;
   setRateLimits(
     id: string,
     limits: { live: number | null; sandbox: number | null },
     by: Actor,
-  ): Promise<Organization>;
-  freeze(id: string, reason: string, by: Actor): Promise<Organization>;
-  unfreeze(id: string, by: Actor): Promise<Organization>;
+  ): Promise<Result<Organization, OrganizationError>>;
+  freeze(id: string, reason: string, by: Actor): Promise<Result<Organization, OrganizationError>>;
+  unfreeze(id: string, by: Actor): Promise<Result<Organization, OrganizationError>>;
 }
 
 interface Deps {
@@ -74,29 +89,29 @@ interface Deps {
   mailer: Mailer;
   urls: Urls;
   cursors: CursorCodec;
-  users: Pick<UserService, 'createOwnerUser' | 'createActivation'>;
+  users: Pick<UserService, 'createOwnerUser' | 'createActivation' | 'hasAccount'>;
 }
 
 /** Application review: NEW -> IN_REVIEW -> APPROVED | REJECTED (product decision 4). */
 export function createUnderwritingService(deps: Deps): UnderwritingService {
   const { db, clock, audit, mailer } = deps;
 
-  const lockPending = async (trx: Kdb, id: string, action: string) => {
+  /** The application, locked, while it is still to be decided; nothing is written before this. */
+  const lockPending = async (
+    trx: Kdb,
+    id: string,
+    action: string,
+  ): Promise<Result<ApplicationRow, OrganizationError>> => {
     const application = await trx
       .selectFrom('applications')
       .selectAll()
       .where('id', '=', id)
       .forUpdate()
       .executeTakeFirst();
-    if (!application) throw new ApiError('not_found', `No application ${id}.`);
-    if (application.status !== 'NEW' && application.status !== 'IN_REVIEW') {
-      throw new ApiError(
-        'invalid_state_transition',
-        `Application ${id} is ${application.status}; it cannot be ${action}.`,
-        { status: application.status },
-      );
-    }
-    return application;
+    if (!application) return err({ code: 'application_not_found', id });
+    if (application.status !== 'NEW' && application.status !== 'IN_REVIEW')
+      return err({ code: 'application_decided', id, status: application.status, action });
+    return ok(application);
   };
 
   return {
@@ -109,20 +124,23 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
         .limit(limit + 1);
       if (status) query = query.where('status', '=', status);
       const pages = deps.cursors.for({ list: 'applications', filter: status ?? null });
-      if (cursor !== undefined) query = query.where(olderThan(cursorOrThrow(pages.decode(cursor))));
-      return toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id));
+      const after = cursor === undefined ? undefined : pages.decode(cursor);
+      if (after?.ok === false) return after;
+      if (after) query = query.where(olderThan(after.value));
+      return ok(toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id)));
     },
 
     async getApplication(id) {
       const row = await db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
-      if (!row) throw new ApiError('not_found', `No application ${id}.`);
-      return row;
+      return row ? ok(row) : err({ code: 'application_not_found', id });
     },
 
     async startReview(id, by) {
       return db.transaction().execute(async (trx) => {
-        const before = await lockPending(trx, id, 'reviewed');
-        if (before.status === 'IN_REVIEW') return before;
+        const pending = await lockPending(trx, id, 'reviewed');
+        if (!pending.ok) return pending;
+        const before = pending.value;
+        if (before.status === 'IN_REVIEW') return ok(before);
         const now = clock.now();
         const after = await trx
           .updateTable('applications')
@@ -138,109 +156,107 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
           before: { status: before.status },
           after: { status: after.status },
         });
-        return after;
+        return ok(after);
       });
     },
 
     async approve(id, by) {
-      const result = await db.transaction().execute(async (trx) => {
-        const application = await lockPending(trx, id, 'approved');
-        const now = clock.now();
-        const organizationRow = await trx
-          .insertInto('organizations')
-          .values({
-            id: newId('org', now),
-            name: application.company_name,
-            application_id: application.id,
-            contact_email: application.contact_email,
-            kyc_status: 'REVIEWING',
-            created_at: now,
-            updated_at: now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        const organization = toOrganization(organizationRow);
-        for (const method of PAYMENT_METHODS)
-          await upsertFee(trx, organization.id, method, DEFAULT_FEES[method], now);
+      const result = await db
+        .transaction()
+        .execute(async (trx): Promise<Result<ApprovalResult, OrganizationError>> => {
+          const pending = await lockPending(trx, id, 'approved');
+          if (!pending.ok) return pending;
+          const application = pending.value;
+          // Checked before anything is written, so a refusal leaves nothing to roll back.
+          if (await deps.users.hasAccount(trx, application.contact_email))
+            return err({ code: 'contact_has_account', email: application.contact_email });
+          const now = clock.now();
+          const organizationRow = await trx
+            .insertInto('organizations')
+            .values({
+              id: newId('org', now),
+              name: application.company_name,
+              application_id: application.id,
+              contact_email: application.contact_email,
+              kyc_status: 'REVIEWING',
+              created_at: now,
+              updated_at: now,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          const organization = toOrganization(organizationRow);
+          for (const method of PAYMENT_METHODS)
+            await upsertFee(trx, organization.id, method, DEFAULT_FEES[method], now);
 
-        const existingUser = await trx
-          .selectFrom('users')
-          .select('id')
-          .where((eb) => eb(eb.fn('lower', ['email']), '=', application.contact_email.toLowerCase()))
-          .executeTakeFirst();
-        if (existingUser) {
-          throw new ApiError(
-            'invalid_state_transition',
-            `A dashboard account already uses ${application.contact_email}; ask the applicant for another contact address.`,
-          );
-        }
-        const { userId: ownerUserId } = await deps.users.createOwnerUser(trx, {
-          organizationId: organization.id,
-          email: application.contact_email,
-          name: application.contact_name,
-        });
-        const { url: activationUrl } = await deps.users.createActivation(trx, { userId: ownerUserId });
-
-        const sandboxKey = await issueApiKey(trx, clock, {
-          organizationId: organization.id,
-          environment: 'sandbox',
-          scopes: ['all'],
-          name: 'First sandbox key',
-          createdBy: 'system',
-        });
-
-        await trx
-          .updateTable('applications')
-          .set({
-            status: 'APPROVED',
-            reviewed_by: by.actor,
-            reviewed_at: now,
-            organization_id: organization.id,
-            updated_at: now,
-          })
-          .where('id', '=', id)
-          .execute();
-        const emailId = await mailer.enqueue(
-          trx,
-          application.contact_email,
-          applicationApprovedEmail({
-            companyName: application.company_name,
-            sandboxKey: sandboxKey.secret,
-            activationUrl,
-            dashboardUrl: `${deps.urls.web()}/login`,
-            sandboxApiUrl: `${deps.urls.sandboxApi()}/v1`,
-          }),
-        );
-        await audit.record(trx, {
-          ...by,
-          action: 'application.approved',
-          targetType: 'application',
-          targetId: id,
-          organizationId: organization.id,
-          before: { status: application.status },
-          after: {
-            status: 'APPROVED',
+          const { userId: ownerUserId } = await deps.users.createOwnerUser(trx, {
             organizationId: organization.id,
-            sandboxKeyId: sandboxKey.id,
+            email: application.contact_email,
+            name: application.contact_name,
+          });
+          const { url: activationUrl } = await deps.users.createActivation(trx, { userId: ownerUserId });
+
+          const sandboxKey = await issueApiKey(trx, clock, {
+            organizationId: organization.id,
+            environment: 'sandbox',
+            scopes: ['all'],
+            name: 'First sandbox key',
+            createdBy: 'system',
+          });
+
+          await trx
+            .updateTable('applications')
+            .set({
+              status: 'APPROVED',
+              reviewed_by: by.actor,
+              reviewed_at: now,
+              organization_id: organization.id,
+              updated_at: now,
+            })
+            .where('id', '=', id)
+            .execute();
+          const emailId = await mailer.enqueue(
+            trx,
+            application.contact_email,
+            applicationApprovedEmail({
+              companyName: application.company_name,
+              sandboxKey: sandboxKey.secret,
+              activationUrl,
+              dashboardUrl: `${deps.urls.web()}/login`,
+              sandboxApiUrl: `${deps.urls.sandboxApi()}/v1`,
+            }),
+          );
+          await audit.record(trx, {
+            ...by,
+            action: 'application.approved',
+            targetType: 'application',
+            targetId: id,
+            organizationId: organization.id,
+            before: { status: application.status },
+            after: {
+              status: 'APPROVED',
+              organizationId: organization.id,
+              sandboxKeyId: sandboxKey.id,
+              ownerUserId,
+            },
+          });
+          return ok({
+            organization,
             ownerUserId,
-          },
+            ownerEmail: application.contact_email,
+            sandboxKey,
+            activationUrl,
+            emailId,
+          });
         });
-        return {
-          organization,
-          ownerUserId,
-          ownerEmail: application.contact_email,
-          sandboxKey,
-          activationUrl,
-          emailId,
-        };
-      });
-      mailer.nudge();
+      if (result.ok) mailer.nudge();
       return result;
     },
 
     async reject(id, reason, by) {
       const rejected = await db.transaction().execute(async (trx) => {
-        const before = await lockPending(trx, id, 'rejected');
+        const pending = await lockPending(trx, id, 'rejected');
+        if (!pending.ok) return pending;
+        const before = pending.value;
         const now = clock.now();
         const after = await trx
           .updateTable('applications')
@@ -267,9 +283,9 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
           before: { status: before.status },
           after: { status: 'REJECTED', reason },
         });
-        return after;
+        return ok(after);
       });
-      mailer.nudge();
+      if (rejected.ok) mailer.nudge();
       return rejected;
     },
   };
@@ -277,14 +293,17 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
 
 /** Operations on approved merchants: KYC, fees, feature flags, rate limits, freezing. */
 export function createOrganizationAdminService(
-  deps: Omit<Deps, 'mailer' | 'urls'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'audit' | 'cursors'>,
 ): OrganizationAdminService {
   const { db, clock, audit } = deps;
 
-  const mustFind = async (trx: Kdb, id: string, forUpdate = false) => {
+  const mustFind = async (
+    trx: Kdb,
+    id: string,
+    forUpdate = false,
+  ): Promise<Result<Organization, OrganizationError>> => {
     const organization = await findOrganization(trx, id, { forUpdate });
-    if (!organization) throw new ApiError('not_found', `No organization ${id}.`);
-    return organization;
+    return organization ? ok(organization) : err({ code: 'organization_not_found', id });
   };
 
   /** Locks the row, applies the change, audits before and after, in one transaction. */
@@ -294,13 +313,15 @@ export function createOrganizationAdminService(
     action: string,
     apply: (trx: Kdb, before: Organization, now: Date) => Promise<void>,
     describe: (organization: Organization) => unknown,
-  ) =>
+  ): Promise<Result<Organization, OrganizationError>> =>
     db.transaction().execute(async (trx) => {
-      const before = await mustFind(trx, id, true);
+      const found = await mustFind(trx, id, true);
+      if (!found.ok) return found;
+      const before = found.value;
       const now = clock.now();
       await apply(trx, before, now);
       await trx.updateTable('organizations').set({ updated_at: now }).where('id', '=', id).execute();
-      const after = await mustFind(trx, id);
+      const after = (await findOrganization(trx, id)) as Organization;
       await audit.record(trx, {
         ...by,
         action,
@@ -310,7 +331,7 @@ export function createOrganizationAdminService(
         before: describe(before),
         after: describe(after),
       });
-      return after;
+      return ok(after);
     });
 
   return {
@@ -322,11 +343,14 @@ export function createOrganizationAdminService(
         .orderBy('id', 'desc')
         .limit(limit + 1);
       const pages = deps.cursors.for({ list: 'organizations' });
-      if (cursor !== undefined) query = query.where(olderThan(cursorOrThrow(pages.decode(cursor))));
+      const after = cursor === undefined ? undefined : pages.decode(cursor);
+      if (after?.ok === false) return after;
+      if (after) query = query.where(olderThan(after.value));
       const page = toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id));
-      return { data: page.data.map(toOrganization), nextCursor: page.nextCursor };
+      return ok({ data: page.data.map(toOrganization), nextCursor: page.nextCursor });
     },
 
+    find: (id) => findOrganization(db, id),
     get: (id) => mustFind(db, id),
     feeSchedule: (id) => listFeeSchedule(db, id),
 
@@ -342,8 +366,9 @@ export function createOrganizationAdminService(
       ),
 
     async setFee(id, fee, by) {
-      await db.transaction().execute(async (trx) => {
-        await mustFind(trx, id, true);
+      const set = await db.transaction().execute(async (trx) => {
+        const found = await mustFind(trx, id, true);
+        if (!found.ok) return found;
         const before = await listFeeSchedule(trx, id);
         await upsertFee(trx, id, fee.paymentMethod, fee, clock.now());
         const after = await listFeeSchedule(trx, id);
@@ -356,8 +381,9 @@ export function createOrganizationAdminService(
           before: feesForAudit(before),
           after: feesForAudit(after),
         });
+        return ok();
       });
-      return listFeeSchedule(db, id);
+      return set.ok ? ok(await listFeeSchedule(db, id)) : set;
     },
 
     setFeatureFlag: (id, flag, enabled, by) =>

@@ -35,3 +35,8 @@ export interface FeeScheduleEntry {
   basisPoints: number;
   fixedMinor: bigint;
 }
+
+/** What other modules may read of an organization (users: the account's organization). */
+export interface OrganizationDirectory {
+  find(id: string): Promise<Organization | undefined>;
+}

@@ -1,18 +1,40 @@
-import { ApiError, type IssueCode } from '../../http/errors.js';
+import { ApiError, toApiError, type ErrorTable, type IssueCode } from '../../http/errors.js';
 import { PASSWORD_RULES } from '../../shared/passwords.js';
-import type { UserError } from './service.js';
+
+/** The input field a new password came in (the envelope names it). */
+export type PasswordField = 'password' | 'newPassword';
+
+/** What the account operations refuse (issue 12 item 2). */
+export type UserError =
+  | { code: 'invalid_credentials' }
+  | { code: 'inactive' }
+  | { code: 'throttled'; retryAfterSeconds: number }
+  | { code: 'token_invalid' }
+  | { code: 'token_used' }
+  | { code: 'weak_password'; problem: string; field: PasswordField }
+  | { code: 'wrong_password' }
+  | { code: 'invalid_code' }
+  | { code: 'totp_already_enabled' }
+  | { code: 'totp_not_pending' }
+  | { code: 'totp_not_enabled' }
+  | { code: 'not_permitted' }
+  | { code: 'role_not_allowed' }
+  | { code: 'email_taken' };
+
+/** The refusals that carry nothing but their code. */
+export type UserErrorCode = Exclude<UserError['code'], 'throttled' | 'weak_password'>;
 
 const issue = (path: string, code: IssueCode, message: string) =>
   ApiError.validation([{ path, in: 'body', code, message }], `${path}: ${message}`);
 
 /** Each domain failure of the account endpoints, as the envelope the client switches on. */
-export const USER_ERRORS: Record<UserError, (failure: { problem?: string; field: string }) => ApiError> = {
+export const USER_ERRORS: ErrorTable<UserError> = {
   invalid_credentials: () => new ApiError('unauthorized', 'The e-mail address or the password is incorrect.'),
   inactive: () => new ApiError('unauthorized', 'Sign in to continue.'),
   throttled: () => new ApiError('too_many_requests', 'Too many failed attempts; wait and try again.'),
   token_invalid: () => issue('token', 'invalid_value', 'the link is invalid, expired or already used'),
   token_used: () => issue('token', 'invalid_value', 'the link is invalid, expired or already used'),
-  weak_password: ({ problem, field }) => issue(field, passwordIssueCode(problem), problem ?? 'is too weak'),
+  weak_password: ({ problem, field }) => issue(field, passwordIssueCode(problem), problem),
   wrong_password: () => issue('currentPassword', 'invalid_value', 'is not your current password'),
   invalid_code: () => issue('code', 'invalid_value', 'is not a valid, unused code'),
   totp_already_enabled: () =>
@@ -28,14 +50,8 @@ export const USER_ERRORS: Record<UserError, (failure: { problem?: string; field:
   email_taken: () => issue('email', 'invalid_value', 'already has an account'),
 };
 
-export function toUserApiError(
-  failure: { error: UserError; problem?: string },
-  field = 'password',
-): ApiError {
-  return USER_ERRORS[failure.error]({
-    field,
-    ...(failure.problem !== undefined ? { problem: failure.problem } : {}),
-  });
+export function toUserApiError(error: UserError): ApiError {
+  return toApiError(USER_ERRORS, error);
 }
 
 function passwordIssueCode(problem: string | undefined): IssueCode {

@@ -96,7 +96,7 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
     },
     async (request) => {
       const result = await users.resetPassword(request.body, contextOf(request));
-      if (!result.ok) throw toUserApiError(result, 'password');
+      if (!result.ok) throw toUserApiError(result.error);
       return { status: 'password_reset' as const };
     },
   );
@@ -120,7 +120,7 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
         { ...request.body, keepSessionTokenHash: sha256Hex(session.token) },
         contextOf(request),
       );
-      if (!result.ok) throw toUserApiError(result, 'newPassword');
+      if (!result.ok) throw toUserApiError(result.error);
       return { status: 'password_changed' as const };
     },
   );
@@ -142,7 +142,7 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
     },
     async (request, reply) => {
       const result = await users.startTotpEnrollment(current(request).account.user.id, contextOf(request));
-      if (!result.ok) throw toUserApiError(result);
+      if (!result.ok) throw toUserApiError(result.error);
       return reply.header('cache-control', 'no-store').send(result.value);
     },
   );
@@ -168,7 +168,7 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
         ...contextOf(request),
         keepSessionTokenHash: sha256Hex(session.token),
       });
-      if (!result.ok) throw toUserApiError(result);
+      if (!result.ok) throw toUserApiError(result.error);
       return reply
         .header('cache-control', 'no-store')
         .send({ enabled: true, recoveryCodes: result.value.recoveryCodes });
@@ -195,7 +195,7 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
         request.body.code,
         contextOf(request),
       );
-      if (!result.ok) throw toUserApiError(result);
+      if (!result.ok) throw toUserApiError(result.error);
       return { enabled: false as const };
     },
   );

@@ -1,16 +1,18 @@
 import { isUniqueViolation } from '../../db/errors.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { PasswordField, UserError, UserErrorCode } from './errors.js';
 import QRCode from 'qrcode';
 import type { Kdb } from '../../db/database.js';
 import type { UserRole } from '../../db/schema.js';
 import type { Realm } from '../../http/session.js';
 import type { Services } from '../../services.js';
+import type { OrganizationDirectory } from '../organizations/types.js';
 import { MINUTE } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { createLoginThrottle, type LoginAttempt } from '../../http/login-throttle.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from '../../shared/passwords.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
 import { invitationEmail, passwordResetEmail } from '../email/templates.js';
-import { findOrganization } from '../organizations/repository.js';
 import type { Organization } from '../organizations/types.js';
 import {
   claimTotpStep,
@@ -45,33 +47,25 @@ export const PENDING_MFA_TTL_MS = 10 * MINUTE;
 /** Who may invite, and which roles they may hand out. Nobody invites a second owner. */
 export const INVITING_ROLES: readonly UserRole[] = ['owner', 'admin'];
 export const INVITABLE_ROLES: readonly UserRole[] = ['admin', 'developer', 'viewer'];
+
+/**
+ * What each dashboard role may do beyond reading: the one place these rules live (the pages ask
+ * `userMay`). A viewer reads only.
+ */
+export const DASHBOARD_PERMISSIONS = {
+  invite: INVITING_ROLES,
+  manageApiKeys: ['owner', 'admin', 'developer'],
+  manageWebhooks: ['owner', 'admin', 'developer'],
+} as const satisfies Record<string, readonly UserRole[]>;
+export type DashboardPermission = keyof typeof DASHBOARD_PERMISSIONS;
+
+export function userMay(user: { role: UserRole }, permission: DashboardPermission): boolean {
+  return (DASHBOARD_PERMISSIONS[permission] as readonly UserRole[]).includes(user.role);
+}
 export const USER_ROLES: readonly UserRole[] = ['owner', 'admin', 'developer', 'viewer'];
 
-export type UserError =
-  | 'invalid_credentials'
-  | 'token_invalid'
-  | 'token_used'
-  | 'weak_password'
-  | 'wrong_password'
-  | 'invalid_code'
-  | 'throttled'
-  | 'inactive'
-  | 'totp_already_enabled'
-  | 'totp_not_pending'
-  | 'totp_not_enabled'
-  | 'not_permitted'
-  | 'role_not_allowed'
-  | 'email_taken';
-
-export type Result<T, E extends UserError = UserError> =
-  | { ok: true; value: T }
-  | {
-      ok: false;
-      error: E;
-      problem?: string;
-      /** For `throttled`: seconds to wait. */
-      retryAfterSeconds?: number;
-    };
+/** An account operation's answer: the value, or one of the refusals of users/errors.ts. */
+export type UserResult<T> = Result<T, UserError>;
 
 /** Where a security action came from, for the audit log. */
 export interface RequestContext {
@@ -114,23 +108,30 @@ export interface UserService {
   ): Promise<{ userId: string }>;
   /** For the approval of an application, in its transaction: the 72-hour single-use activation link. */
   createActivation(db: Kdb, input: { userId: string }): Promise<{ url: string }>;
+  /** Whether a dashboard account (any organization, any status) uses this address, case-insensitively. */
+  hasAccount(db: Kdb, email: string): Promise<boolean>;
+  /**
+   * For a demo merchant (the operator CLI): the invited owner gets this password and is active at once;
+   * the activation link is spent. In the caller's transaction.
+   */
+  activateWithPassword(db: Kdb, input: { userId: string; password: string }): Promise<void>;
 
   inspectToken(kind: 'activation' | 'invitation' | 'password_reset', token: string): Promise<TokenView>;
   activate(
     input: { token: string; password: string },
     context: RequestContext,
-  ): Promise<Result<{ userId: string; email: string; liveKey: IssuedApiKey }>>;
+  ): Promise<UserResult<{ userId: string; email: string; liveKey: IssuedApiKey }>>;
   acceptInvitation(
     input: { token: string; password: string; name: string },
     context: RequestContext,
-  ): Promise<Result<{ userId: string; email: string }>>;
+  ): Promise<UserResult<{ userId: string; email: string }>>;
 
   login(
     input: { email: string; password: string },
     context: RequestContext,
-  ): Promise<Result<{ userId: string; mfaRequired: boolean }>>;
+  ): Promise<UserResult<{ userId: string; mfaRequired: boolean }>>;
   /** The second step of a login with two-factor authentication: a TOTP code or a recovery code. */
-  completeMfaLogin(userId: string, code: string, context: RequestContext): Promise<Result<void>>;
+  completeMfaLogin(userId: string, code: string, context: RequestContext): Promise<UserResult<void>>;
 
   /**
    * Accepts a reset request and returns before anything about the address is looked up: the lookup,
@@ -147,26 +148,26 @@ export interface UserService {
   resetPassword(
     input: { token: string; password: string },
     context: RequestContext,
-  ): Promise<Result<{ userId: string; sessionsEnded: number }>>;
+  ): Promise<UserResult<{ userId: string; sessionsEnded: number }>>;
   changePassword(
     userId: string,
     input: { currentPassword: string; newPassword: string; keepSessionTokenHash: string },
     context: RequestContext,
-  ): Promise<Result<{ sessionsEnded: number }>>;
+  ): Promise<UserResult<{ sessionsEnded: number }>>;
 
-  startTotpEnrollment(userId: string, context: RequestContext): Promise<Result<TotpEnrollment>>;
+  startTotpEnrollment(userId: string, context: RequestContext): Promise<UserResult<TotpEnrollment>>;
   confirmTotpEnrollment(
     userId: string,
     code: string,
     context: RequestContext & { keepSessionTokenHash: string },
-  ): Promise<Result<{ recoveryCodes: string[] }>>;
-  disableTotp(userId: string, code: string, context: RequestContext): Promise<Result<void>>;
+  ): Promise<UserResult<{ recoveryCodes: string[] }>>;
+  disableTotp(userId: string, code: string, context: RequestContext): Promise<UserResult<void>>;
 
   invite(
     actorId: string,
     input: { email: string; role: UserRole; name: string | null },
     context: RequestContext,
-  ): Promise<Result<{ userId: string }>>;
+  ): Promise<UserResult<{ userId: string }>>;
 
   account(userId: string): Promise<Account | undefined>;
   team(organizationId: string): Promise<DashboardUser[]>;
@@ -182,7 +183,10 @@ export interface UserService {
 export type UserServiceDeps = Pick<
   Services,
   'db' | 'clock' | 'urls' | 'box' | 'audit' | 'mailer' | 'sessions' | 'logger'
->;
+> & {
+  /** The organization of an account: read through the organizations module, never its tables. */
+  organizations: OrganizationDirectory;
+};
 
 /** Dashboard accounts: activation, invitations, throttled login with two factors, password reset. */
 export function createUserService(deps: UserServiceDeps): UserService {
@@ -255,13 +259,13 @@ export function createUserService(deps: UserServiceDeps): UserService {
     return { state: 'valid', user };
   };
 
-  const weak = (password: string, email: string): Result<never> | undefined => {
+  const weak = (password: string, email: string, field: PasswordField = 'password') => {
     const problem = passwordProblem(password, email);
-    return problem === undefined ? undefined : { ok: false, error: 'weak_password', problem };
+    return problem === undefined ? undefined : err<UserError>({ code: 'weak_password', problem, field });
   };
 
-  const throttled = (retryAfterSeconds: number) =>
-    ({ ok: false, error: 'throttled', retryAfterSeconds }) as const;
+  const throttled = (retryAfterSeconds: number) => err<UserError>({ code: 'throttled', retryAfterSeconds });
+  const fail = (code: UserErrorCode) => err<UserError>({ code });
 
   /** Checks a TOTP code (each time step once) or an unused recovery code, and consumes it. */
   const checkSecondFactor = async (
@@ -295,10 +299,9 @@ export function createUserService(deps: UserServiceDeps): UserService {
     password: string,
     changes: { failed_logins?: number; locked_until?: null; name?: string },
     then: (trx: Kdb, user: UserRow) => Promise<T>,
-  ): Promise<Result<T>> => {
+  ): Promise<UserResult<T>> => {
     const found = await liveToken(kind, token);
-    if (found.state !== 'valid')
-      return { ok: false, error: found.state === 'used' ? 'token_used' : 'token_invalid' };
+    if (found.state !== 'valid') return fail(found.state === 'used' ? 'token_used' : 'token_invalid');
     const problem = weak(password, found.user.email);
     if (problem) return problem;
     const passwordHash = await hashPassword(password);
@@ -325,9 +328,9 @@ export function createUserService(deps: UserServiceDeps): UserService {
       });
     if (!outcome) {
       const again = await liveToken(kind, token);
-      return { ok: false, error: again.state === 'used' ? 'token_used' : 'token_invalid' };
+      return fail(again.state === 'used' ? 'token_used' : 'token_invalid');
     }
-    return { ok: true, value: outcome.value };
+    return ok(outcome.value);
   };
 
   /** The out-of-band half of a reset request: only an active account gets a link. */
@@ -367,10 +370,22 @@ export function createUserService(deps: UserServiceDeps): UserService {
       return { url: await issueToken(dbOrTrx, userId, 'activation') };
     },
 
+    hasAccount: async (dbOrTrx, email) => (await findUserByEmail(dbOrTrx, email)) !== undefined,
+
+    async activateWithPassword(dbOrTrx, { userId, password }) {
+      const now = clock.now();
+      await dbOrTrx
+        .updateTable('users')
+        .set({ password_hash: await hashPassword(password), status: 'active', updated_at: now })
+        .where('id', '=', userId)
+        .execute();
+      await retireAccountTokens(dbOrTrx, userId, 'activation', now);
+    },
+
     async inspectToken(kind, token) {
       const found = await liveToken(kind, token);
       if (found.state !== 'valid') return found;
-      const organization = await findOrganization(db, found.user.organization_id);
+      const organization = await deps.organizations.find(found.user.organization_id);
       return {
         state: 'valid',
         email: found.user.email,
@@ -437,24 +452,23 @@ export function createUserService(deps: UserServiceDeps): UserService {
       if (!user || user.status !== 'active' || user.password_hash === null) {
         await verifyPassword(await decoyPasswordHash(), password);
         await throttle.fail(attempt);
-        return { ok: false, error: 'invalid_credentials' };
+        return fail('invalid_credentials');
       }
       if (!(await verifyPassword(user.password_hash, password))) {
         await throttle.fail(attempt);
         await record(db, user, 'user.login_failed', context);
-        return { ok: false, error: 'invalid_credentials' };
+        return fail('invalid_credentials');
       }
       const mfaRequired = user.totp_enabled_at !== null;
       // The pair is cleared once the whole login succeeded: after the second factor when it is on.
       if (!mfaRequired) await throttle.succeed(attempt);
       await record(db, user, mfaRequired ? 'user.login_password_ok' : 'user.login', context);
-      return { ok: true, value: { userId: user.id, mfaRequired } };
+      return ok({ userId: user.id, mfaRequired });
     },
 
     async completeMfaLogin(userId, code, context) {
       const user = await findUserById(db, userId);
-      if (!user || user.status !== 'active' || user.totp_enabled_at === null)
-        return { ok: false, error: 'inactive' };
+      if (!user || user.status !== 'active' || user.totp_enabled_at === null) return fail('inactive');
       const attempt = { ...attemptOf(user.email, context), secondFactor: true };
       const wait = await throttle.wait(attempt);
       if (wait !== undefined) {
@@ -464,11 +478,11 @@ export function createUserService(deps: UserServiceDeps): UserService {
       if (!(await checkSecondFactor(db, user, code, context))) {
         const started = await throttle.fail(attempt);
         await record(db, user, 'user.mfa_failed', context);
-        return started === undefined ? { ok: false, error: 'invalid_code' } : throttled(started);
+        return started === undefined ? fail('invalid_code') : throttled(started);
       }
       await throttle.succeed(attempt);
       await record(db, user, 'user.login', context, { after: { secondFactor: true } });
-      return { ok: true, value: undefined };
+      return ok();
     },
 
     async requestPasswordReset(email, context, after) {
@@ -487,7 +501,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
 
     async resetPassword({ token, password }, context) {
       const found = await liveToken('password_reset', token);
-      if (found.state !== 'valid') return { ok: false, error: 'token_invalid' };
+      if (found.state !== 'valid') return fail('token_invalid');
       const problem = weak(password, found.user.email);
       if (problem) return problem;
       const passwordHash = await hashPassword(password);
@@ -505,23 +519,22 @@ export function createUserService(deps: UserServiceDeps): UserService {
         await record(trx, found.user, 'user.password_reset', context);
         return consumedBy;
       });
-      if (userId === undefined) return { ok: false, error: 'token_invalid' };
+      if (userId === undefined) return fail('token_invalid');
       // The reset proves the mailbox, and whoever guessed at the old password must start again.
       await throttle.clearAccount(DASHBOARD_REALM, found.user.email);
       // Whoever knew the old password may hold a session: a reset ends every one of them.
       const sessionsEnded = await sessions.endAll(DASHBOARD_REALM, userId);
-      return { ok: true, value: { userId, sessionsEnded } };
+      return ok({ userId, sessionsEnded });
     },
 
     async changePassword(userId, { currentPassword, newPassword, keepSessionTokenHash }, context) {
       const user = await findUserById(db, userId);
-      if (!user || user.status !== 'active' || user.password_hash === null)
-        return { ok: false, error: 'inactive' };
+      if (!user || user.status !== 'active' || user.password_hash === null) return fail('inactive');
       if (!(await verifyPassword(user.password_hash, currentPassword))) {
         await record(db, user, 'user.password_change_failed', context);
-        return { ok: false, error: 'wrong_password' };
+        return fail('wrong_password');
       }
-      const problem = weak(newPassword, user.email);
+      const problem = weak(newPassword, user.email, 'newPassword');
       if (problem) return problem;
       const passwordHash = await hashPassword(newPassword);
       await db.transaction().execute(async (trx) => {
@@ -533,13 +546,13 @@ export function createUserService(deps: UserServiceDeps): UserService {
         await record(trx, user, 'user.password_changed', context);
       });
       const sessionsEnded = await sessions.endAll(DASHBOARD_REALM, user.id, keepSessionTokenHash);
-      return { ok: true, value: { sessionsEnded } };
+      return ok({ sessionsEnded });
     },
 
     async startTotpEnrollment(userId, context) {
       const user = await findUserById(db, userId);
-      if (!user || user.status !== 'active') return { ok: false, error: 'inactive' };
-      if (user.totp_enabled_at !== null) return { ok: false, error: 'totp_already_enabled' };
+      if (!user || user.status !== 'active') return fail('inactive');
+      if (user.totp_enabled_at !== null) return fail('totp_already_enabled');
       const secret = newTotpSecret();
       await db.transaction().execute(async (trx) => {
         await trx
@@ -552,14 +565,14 @@ export function createUserService(deps: UserServiceDeps): UserService {
       });
       const uri = otpauthUri(secret, user.email);
       const qrCodeDataUrl = await QRCode.toDataURL(uri, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
-      return { ok: true, value: { secret, otpauthUri: uri, qrCodeDataUrl } };
+      return ok({ secret, otpauthUri: uri, qrCodeDataUrl });
     },
 
     async confirmTotpEnrollment(userId, code, context) {
       const user = await findUserById(db, userId);
-      if (!user || user.status !== 'active') return { ok: false, error: 'inactive' };
-      if (user.totp_enabled_at !== null) return { ok: false, error: 'totp_already_enabled' };
-      if (user.totp_secret_enc === null) return { ok: false, error: 'totp_not_pending' };
+      if (!user || user.status !== 'active') return fail('inactive');
+      if (user.totp_enabled_at !== null) return fail('totp_already_enabled');
+      if (user.totp_secret_enc === null) return fail('totp_not_pending');
       const recoveryCodes = newRecoveryCodes();
       const enabled = await db.transaction().execute(async (trx) => {
         if (!(await checkSecondFactor(trx, user, code, context))) return false;
@@ -580,17 +593,17 @@ export function createUserService(deps: UserServiceDeps): UserService {
       });
       if (!enabled) {
         await record(db, user, 'user.2fa_verify_failed', context);
-        return { ok: false, error: 'invalid_code' };
+        return fail('invalid_code');
       }
       // Sessions opened before the second factor existed did not pass it.
       await sessions.endAll(DASHBOARD_REALM, user.id, context.keepSessionTokenHash);
-      return { ok: true, value: { recoveryCodes } };
+      return ok({ recoveryCodes });
     },
 
     async disableTotp(userId, code, context) {
       const user = await findUserById(db, userId);
-      if (!user || user.status !== 'active') return { ok: false, error: 'inactive' };
-      if (user.totp_enabled_at === null) return { ok: false, error: 'totp_not_enabled' };
+      if (!user || user.status !== 'active') return fail('inactive');
+      if (user.totp_enabled_at === null) return fail('totp_not_enabled');
       const disabled = await db.transaction().execute(async (trx) => {
         if (!(await checkSecondFactor(trx, user, code, context))) return false;
         await trx
@@ -604,25 +617,25 @@ export function createUserService(deps: UserServiceDeps): UserService {
       });
       if (!disabled) {
         await record(db, user, 'user.2fa_disable_failed', context);
-        return { ok: false, error: 'invalid_code' };
+        return fail('invalid_code');
       }
-      return { ok: true, value: undefined };
+      return ok();
     },
 
     async invite(actorId, input, context) {
       const actor = await findUserById(db, actorId);
-      if (!actor || actor.status !== 'active') return { ok: false, error: 'inactive' };
-      if (!INVITING_ROLES.includes(actor.role)) return { ok: false, error: 'not_permitted' };
-      if (!INVITABLE_ROLES.includes(input.role)) return { ok: false, error: 'role_not_allowed' };
+      if (!actor || actor.status !== 'active') return fail('inactive');
+      if (!userMay(actor, 'invite')) return fail('not_permitted');
+      if (!INVITABLE_ROLES.includes(input.role)) return fail('role_not_allowed');
       const email = input.email.trim();
-      const organization = await findOrganization(db, actor.organization_id);
-      if (!organization) return { ok: false, error: 'inactive' };
+      const organization = await deps.organizations.find(actor.organization_id);
+      if (!organization) return fail('inactive');
       const existing = await findUserByEmail(db, email);
       // A pending invitation of the same organization is sent again; any other account is left alone.
       if (existing && (existing.organization_id !== actor.organization_id || existing.status !== 'invited')) {
-        return { ok: false, error: 'email_taken' };
+        return fail('email_taken');
       }
-      if (existing?.role === 'owner') return { ok: false, error: 'email_taken' };
+      if (existing?.role === 'owner') return fail('email_taken');
       try {
         const userId = await db.transaction().execute(async (trx) => {
           const now = clock.now();
@@ -661,9 +674,9 @@ export function createUserService(deps: UserServiceDeps): UserService {
           return invitee.id;
         });
         mailer.nudge();
-        return { ok: true, value: { userId } };
+        return ok({ userId });
       } catch (error) {
-        if (isUniqueViolation(error)) return { ok: false, error: 'email_taken' };
+        if (isUniqueViolation(error)) return fail('email_taken');
         throw error;
       }
     },
@@ -671,7 +684,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async account(userId) {
       const row = await findUserById(db, userId);
       if (!row) return undefined;
-      const organization = await findOrganization(db, row.organization_id);
+      const organization = await deps.organizations.find(row.organization_id);
       if (!organization) return undefined;
       return { user: toUser(row), organization };
     },

@@ -135,3 +135,83 @@ export async function failPendingDeliveries(db: Kdb, endpointId: string, now: Da
     .where('status', '=', 'pending')
     .execute();
 }
+
+/** One attempt as the endpoint page lists it. */
+export interface EndpointAttempt {
+  id: string;
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  attemptedAt: Date;
+  succeeded: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  deliveryStatus: 'pending' | 'succeeded' | 'failed';
+}
+
+/** The last attempts of one endpoint, newest first, scoped to the organization and the environment. */
+export async function attemptsOfEndpoint(
+  db: Kdb,
+  owner: Owner,
+  endpointId: string,
+  limit: number,
+): Promise<EndpointAttempt[]> {
+  const rows = await db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('events as e', 'e.id', 'a.event_id')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .select([
+      'a.id',
+      'a.delivery_id',
+      'a.event_id',
+      'a.attempted_at',
+      'a.succeeded',
+      'a.status_code',
+      'a.latency_ms',
+      'a.error',
+      'a.response_excerpt',
+      'e.type as event_type',
+      'd.status as delivery_status',
+    ])
+    .where('a.endpoint_id', '=', endpointId)
+    .where('a.organization_id', '=', owner.organizationId)
+    .where('a.environment', '=', owner.environment)
+    .where('d.organization_id', '=', owner.organizationId)
+    .orderBy('a.attempted_at', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    deliveryId: row.delivery_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    attemptedAt: row.attempted_at,
+    succeeded: row.succeeded,
+    statusCode: row.status_code,
+    latencyMs: row.latency_ms,
+    error: row.error,
+    responseExcerpt: row.response_excerpt,
+    deliveryStatus: row.delivery_status,
+  }));
+}
+
+/** Whether a delivery (by its id) belongs to this endpoint of the organization and environment. */
+export async function deliveryOfEndpoint(
+  db: Kdb,
+  owner: Owner,
+  endpointId: string,
+  deliveryId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('id', '=', deliveryId)
+    .where('endpoint_id', '=', endpointId)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .executeTakeFirst();
+  return row !== undefined;
+}

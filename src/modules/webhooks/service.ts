@@ -8,6 +8,9 @@ import type { SecretBox } from '../../shared/secret-box.js';
 import {
   attemptsForCharge,
   failPendingDeliveries,
+  attemptsOfEndpoint,
+  deliveryOfEndpoint,
+  type EndpointAttempt,
   findDelivery,
   findEndpoint,
   listEndpoints,
@@ -30,6 +33,7 @@ import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type HostResolver } from './url-guard.js';
 
 export type { WebhookError } from './errors.js';
+export type { EndpointAttempt };
 
 export const CHARGE_ATTEMPTS_LIMIT = 20;
 export const DEFAULT_GRACE_SECONDS = 86_400;
@@ -59,6 +63,10 @@ export interface WebhookEndpointService {
   attemptsForCharge(owner: Owner, chargeId: string): Promise<WebhookAttemptView[]>;
   /** Makes a delivery (named by its id or one of its attempts') due now, with the same event. */
   retry(owner: Owner, id: string): Promise<Result<WebhookDeliveryView, WebhookError>>;
+  /** The last attempts of one endpoint, newest first (the dashboard's endpoint page). */
+  endpointAttempts(owner: Owner, endpointId: string, limit: number): Promise<EndpointAttempt[]>;
+  /** Whether a delivery belongs to this endpoint of the owner (before a retry from the dashboard). */
+  isDeliveryOfEndpoint(owner: Owner, endpointId: string, deliveryId: string): Promise<boolean>;
 }
 
 export interface WebhookEndpointServiceDeps {
@@ -273,5 +281,9 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       if (!row) throw new Error(`webhook delivery ${delivery.id} has a status outside its union`);
       return ok(deliveryView(row));
     },
+
+    endpointAttempts: (owner, endpointId, limit) => attemptsOfEndpoint(db, owner, endpointId, limit),
+    isDeliveryOfEndpoint: (owner, endpointId, deliveryId) =>
+      deliveryOfEndpoint(db, owner, endpointId, deliveryId),
   };
 }

@@ -1,42 +1,24 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Kdb } from '../../db/database.js';
-import type { UserRole } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
-import { toApiError, type App } from '../../http/server.js';
-import type { Services } from '../../services.js';
-import type { Renderer } from '../../web/render.js';
+import type { App } from '../../http/server.js';
 import { EVENT_TYPES } from '../events/service.js';
 import { webhookRefusal } from '../webhooks/errors.js';
 import type { Owner } from '../webhooks/repository.js';
 import type { WebhookEndpointCreate, WebhookEndpointUpdate } from '../webhooks/schemas.js';
+import type { WebhookEndpointService } from '../webhooks/service.js';
 import { URL_PROBLEM_MESSAGES } from '../webhooks/url-guard.js';
-import {
-  contextOf,
-  DASHBOARD_RATE_LIMITS,
-  localeOf,
-  localized,
-  type DashboardAuth,
-  type SignedIn,
-} from './http.js';
-import { DASHBOARD_MESSAGES, format, type DashboardMessages } from './i18n.js';
-import type { UserService } from './service.js';
-import {
-  URL_PROBLEM_KEYS,
-  WEBHOOK_MESSAGES,
-  type WebhookFormError,
-  type WebhookMessages,
-} from './webhook-i18n.js';
+import { contextOf, DASHBOARD_RATE_LIMITS, type SignedIn } from '../users/http.js';
+import type { UserService } from '../users/service.js';
+import { PageQuerySchema, type PageKit } from './kit.js';
+import { URL_PROBLEM_KEYS, type WebhookFormError } from './webhook-i18n.js';
 
 export interface DashboardWebhookPagesOptions {
+  kit: PageKit;
   users: UserService;
-  auth: DashboardAuth;
-  renderer: Renderer;
-  services: Pick<Services, 'db' | 'sessions' | 'webhooks'>;
+  webhooks: WebhookEndpointService;
 }
 
-/** Who may create, change, rotate, delete and retry; a viewer only reads. */
-export const WEBHOOK_MANAGING_ROLES: readonly UserRole[] = ['owner', 'admin', 'developer'];
 /** How many endpoints the list shows, and attempts the detail page shows (newest first). */
 const ENDPOINT_PAGE_LIMIT = 100;
 export const ENDPOINT_ATTEMPTS_LIMIT = 50;
@@ -47,10 +29,6 @@ const LIMITS = { url: 2048, description: 500 } as const;
 
 const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
 const FormText = (maxLength: number) => Type.String({ maxLength });
-const PageQuerySchema = Type.Object({
-  lang: Type.Optional(Type.String()),
-  notice: Type.Optional(Type.String()),
-});
 const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const RetryParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
@@ -95,176 +73,16 @@ interface EditFieldErrors {
   description: WebhookFormError[];
 }
 
-/** One attempt as the endpoint page lists it. */
-export interface EndpointAttempt {
-  id: string;
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  attemptedAt: Date;
-  succeeded: boolean;
-  statusCode: number | null;
-  latencyMs: number;
-  error: string | null;
-  responseExcerpt: string | null;
-  deliveryStatus: 'pending' | 'succeeded' | 'failed';
-}
-
-/**
- * The last attempts of one endpoint, newest first. Read-only, scoped to the organization and the
- * environment (the webhooks service offers attempts per charge only).
- */
-export async function attemptsOfEndpoint(
-  db: Kdb,
-  owner: Owner,
-  endpointId: string,
-  limit = ENDPOINT_ATTEMPTS_LIMIT,
-): Promise<EndpointAttempt[]> {
-  const rows = await db
-    .selectFrom('webhook_attempts as a')
-    .innerJoin('events as e', 'e.id', 'a.event_id')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-    .select([
-      'a.id',
-      'a.delivery_id',
-      'a.event_id',
-      'a.attempted_at',
-      'a.succeeded',
-      'a.status_code',
-      'a.latency_ms',
-      'a.error',
-      'a.response_excerpt',
-      'e.type as event_type',
-      'd.status as delivery_status',
-    ])
-    .where('a.endpoint_id', '=', endpointId)
-    .where('a.organization_id', '=', owner.organizationId)
-    .where('a.environment', '=', owner.environment)
-    .where('d.organization_id', '=', owner.organizationId)
-    .orderBy('a.attempted_at', 'desc')
-    .orderBy('a.id', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    deliveryId: row.delivery_id,
-    eventId: row.event_id,
-    eventType: row.event_type,
-    attemptedAt: row.attempted_at,
-    succeeded: row.succeeded,
-    statusCode: row.status_code,
-    latencyMs: row.latency_ms,
-    error: row.error,
-    responseExcerpt: row.response_excerpt,
-    deliveryStatus: row.delivery_status,
-  }));
-}
-
-/** Whether a delivery (by its id) belongs to this endpoint of the organization and environment. */
-export async function deliveryOfEndpoint(
-  db: Kdb,
-  owner: Owner,
-  endpointId: string,
-  deliveryId: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('id', '=', deliveryId)
-    .where('endpoint_id', '=', endpointId)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** The webhook endpoint pages of the merchant dashboard (issue 7): list, create, detail, rotate, delete. */
-export async function dashboardWebhookPages(app: App, options: DashboardWebhookPagesOptions): Promise<void> {
-  const { users, auth, renderer, services } = options;
-  const { sessions, db } = services;
-  const endpoints = services.webhooks.endpoints;
+export async function webhookPages(app: App, options: DashboardWebhookPagesOptions): Promise<void> {
+  const { kit, users, webhooks: endpoints } = options;
+  kit.handleErrors(app);
 
-  const render = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    view: string,
-    status: number,
-    data: { title: (w: WebhookMessages, m: DashboardMessages) => string } & Record<string, unknown>,
-  ) => {
-    const locale = localeOf(request);
-    const m = DASHBOARD_MESSAGES[locale];
-    const w = WEBHOOK_MESSAGES[locale];
-    const html = renderer.render(view, {
-      ...data,
-      locale,
-      otherLocale: locale === 'en' ? 'tr' : 'en',
-      languageSwitch: m.languageSwitch,
-      title: data.title(w, m),
-      m,
-      w,
-      href: (path: string, extra?: Record<string, string>) => localized(path, locale, extra),
-      fmt: format,
-      when: displayTime,
-    });
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-language', locale)
-      .send(html);
-  };
-
-  const redirect = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    path: string,
-    extra?: Record<string, string>,
-  ) =>
-    reply
-      .code(303)
-      .header('cache-control', 'no-store')
-      .redirect(localized(path, localeOf(request), extra), 303);
-
-  // As on the other dashboard pages: a refused CSRF token, a rate limit or a malformed form is a page.
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    const apiError = toApiError(error);
-    if (apiError.statusCode >= 500) request.log.error({ err: error, code: apiError.code }, 'request failed');
-    else request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
-    const body = (m: DashboardMessages) => {
-      switch (apiError.code) {
-        case 'forbidden':
-          return m.errors.csrf;
-        case 'too_many_requests':
-          return m.errors.rateLimited;
-        case 'not_found':
-          return m.errors.notFound;
-        default:
-          return `${m.errors.generic} ${request.id}`;
-      }
-    };
-    return render(request, reply, 'dashboard-message', apiError.statusCode, {
-      title: (_w, m) => m.brand,
-      text: (m: DashboardMessages) => ({ title: m.brand, body: body(m) }),
-      link: 'none',
-    });
-  });
-
-  const signedInOrRedirect = async (request: FastifyRequest, reply: FastifyReply) => {
-    const current = await auth.signedIn(request);
-    if (!current) await redirect(request, reply, '/login');
-    return current;
-  };
-  /** The signed-in user of a form post, its CSRF token checked; undefined after a redirect to login. */
-  const signedInPost = async (request: FastifyRequest, reply: FastifyReply) => {
-    const current = await signedInOrRedirect(request, reply);
-    if (current) sessions.assertCsrf(request, current.session);
-    return current;
-  };
   const ownerOf = ({ account, session }: SignedIn): Owner => ({
     organizationId: account.organization.id,
     environment: session.environment,
   });
-  const canManage = (current: SignedIn) => WEBHOOK_MANAGING_ROLES.includes(current.account.user.role);
+  const canManage = (current: SignedIn) => kit.may(current, 'manageWebhooks');
   const audit = (
     request: FastifyRequest,
     current: SignedIn,
@@ -293,8 +111,8 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
     const listed = await endpoints.list(ownerOf(current), { limit: ENDPOINT_PAGE_LIMIT });
     if (!listed.ok) throw webhookRefusal(listed.error);
     const page = listed.value;
-    return render(request, reply, 'dashboard-webhooks', status, {
-      title: (w) => w.title,
+    return kit.render(request, reply, 'dashboard-webhooks', status, {
+      title: (_m, w) => w.title,
       nav: true,
       csrf: current.session.csrfToken,
       environment: current.session.environment,
@@ -312,7 +130,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
     '/dashboard/webhooks',
     { schema: { hide: true, querystring: PageQuerySchema } },
     async (request, reply) => {
-      const current = await signedInOrRedirect(request, reply);
+      const current = await kit.signedIn(request, reply);
       if (!current) return reply;
       const notice = noticeOf(request.query.notice);
       return listPage(request, reply, current, 200, notice ? { notice } : {});
@@ -326,7 +144,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
     },
     async (request, reply) => {
-      const current = await signedInPost(request, reply);
+      const current = await kit.signedInPost(request, reply);
       if (!current) return reply;
       const rawEvents = request.body.enabledEvents ?? [];
       const form: EndpointFormValues = {
@@ -367,8 +185,8 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
         enabledEvents: endpoint.enabledEvents,
       });
       // The only time the secret is shown: this response, never cached nor stored in clear.
-      return render(request, reply, 'dashboard-webhooks-secret', 200, {
-        title: (w) => w.createdTitle,
+      return kit.render(request, reply, 'dashboard-webhooks-secret', 200, {
+        title: (_m, w) => w.createdTitle,
         nav: true,
         csrf: current.session.csrfToken,
         kind: 'created',
@@ -402,7 +220,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
     } = {},
   ) => {
     const endpoint = await endpointOr404(current, id);
-    const attempts = await attemptsOfEndpoint(db, ownerOf(current), endpoint.id);
+    const attempts = await endpoints.endpointAttempts(ownerOf(current), endpoint.id, ENDPOINT_ATTEMPTS_LIMIT);
     // One Retry button per delivery: on its newest attempt.
     const seen = new Set<string>();
     const rows = attempts.map((attempt) => {
@@ -410,8 +228,8 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       seen.add(attempt.deliveryId);
       return { ...attempt, newestOfDelivery };
     });
-    return render(request, reply, 'dashboard-webhooks-endpoint', status, {
-      title: (w) => `${w.title}: ${endpoint.url}`,
+    return kit.render(request, reply, 'dashboard-webhooks-endpoint', status, {
+      title: (_m, w) => `${w.title}: ${endpoint.url}`,
       nav: true,
       csrf: current.session.csrfToken,
       environment: current.session.environment,
@@ -439,7 +257,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
     '/dashboard/webhooks/:id',
     { schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema } },
     async (request, reply) => {
-      const current = await signedInOrRedirect(request, reply);
+      const current = await kit.signedIn(request, reply);
       if (!current) return reply;
       const notice = noticeOf(request.query.notice);
       return detailPage(request, reply, current, request.params.id, 200, notice ? { notice } : {});
@@ -453,7 +271,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
     },
     async (request, reply) => {
-      const current = await signedInPost(request, reply);
+      const current = await kit.signedInPost(request, reply);
       if (!current) return reply;
       const { id } = request.params;
       if (!canManage(current)) {
@@ -468,7 +286,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
         disabled ? 'webhook_endpoint.disabled' : 'webhook_endpoint.enabled',
         result.value.id,
       );
-      return redirect(request, reply, endpointPath(id), { notice: disabled ? 'disabled' : 'enabled' });
+      return kit.redirect(request, reply, endpointPath(id), { notice: disabled ? 'disabled' : 'enabled' });
     },
   );
 
@@ -479,7 +297,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
     },
     async (request, reply) => {
-      const current = await signedInPost(request, reply);
+      const current = await kit.signedInPost(request, reply);
       if (!current) return reply;
       const { id } = request.params;
       if (!canManage(current)) {
@@ -520,7 +338,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       };
       const changed = Object.keys(changes);
       if (changed.length === 0)
-        return redirect(request, reply, endpointPath(before.id), { notice: 'unchanged' });
+        return kit.redirect(request, reply, endpointPath(before.id), { notice: 'unchanged' });
 
       const result = await endpoints.update(ownerOf(current), before.id, changes);
       if (!result.ok) {
@@ -536,7 +354,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
         url: result.value.url,
         enabledEvents: result.value.enabledEvents,
       });
-      return redirect(request, reply, endpointPath(before.id), { notice: 'updated' });
+      return kit.redirect(request, reply, endpointPath(before.id), { notice: 'updated' });
     },
   );
 
@@ -547,7 +365,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
     },
     async (request, reply) => {
-      const current = await signedInPost(request, reply);
+      const current = await kit.signedInPost(request, reply);
       if (!current) return reply;
       const { id } = request.params;
       if (!canManage(current)) {
@@ -558,8 +376,8 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       if (!result.ok) throw new ApiError('not_found', 'No such webhook endpoint.');
       const { secret, ...endpoint } = result.value;
       await audit(request, current, 'webhook_endpoint.secret_rotated', endpoint.id, { gracePeriodSeconds });
-      return render(request, reply, 'dashboard-webhooks-secret', 200, {
-        title: (w) => w.rotatedTitle,
+      return kit.render(request, reply, 'dashboard-webhooks-secret', 200, {
+        title: (_m, w) => w.rotatedTitle,
         nav: true,
         csrf: current.session.csrfToken,
         kind: 'rotated',
@@ -575,14 +393,14 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
     '/dashboard/webhooks/:id/delete',
     { schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema } },
     async (request, reply) => {
-      const current = await signedInOrRedirect(request, reply);
+      const current = await kit.signedIn(request, reply);
       if (!current) return reply;
       const endpoint = await endpointOr404(current, request.params.id);
       if (!canManage(current)) {
         return detailPage(request, reply, current, endpoint.id, 403, { error: 'not_permitted' });
       }
-      return render(request, reply, 'dashboard-webhooks-delete', 200, {
-        title: (w) => w.confirmTitle,
+      return kit.render(request, reply, 'dashboard-webhooks-delete', 200, {
+        title: (_m, w) => w.confirmTitle,
         nav: true,
         csrf: current.session.csrfToken,
         endpoint,
@@ -597,7 +415,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
     },
     async (request, reply) => {
-      const current = await signedInPost(request, reply);
+      const current = await kit.signedInPost(request, reply);
       if (!current) return reply;
       const { id } = request.params;
       if (!canManage(current)) {
@@ -606,7 +424,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       const result = await endpoints.remove(ownerOf(current), id);
       if (!result.ok) throw new ApiError('not_found', 'No such webhook endpoint.');
       await audit(request, current, 'webhook_endpoint.deleted', result.value.id);
-      return redirect(request, reply, '/dashboard/webhooks', { notice: 'deleted' });
+      return kit.redirect(request, reply, '/dashboard/webhooks', { notice: 'deleted' });
     },
   );
 
@@ -617,7 +435,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
     },
     async (request, reply) => {
-      const current = await signedInPost(request, reply);
+      const current = await kit.signedInPost(request, reply);
       if (!current) return reply;
       const { id, deliveryId } = request.params;
       if (!canManage(current)) {
@@ -625,7 +443,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
       }
       const endpoint = await endpointOr404(current, id);
       // A delivery of another endpoint (or organization) is not this page's to retry.
-      if (!(await deliveryOfEndpoint(db, ownerOf(current), endpoint.id, deliveryId))) {
+      if (!(await endpoints.isDeliveryOfEndpoint(ownerOf(current), endpoint.id, deliveryId))) {
         throw new ApiError('not_found', 'No such webhook delivery.');
       }
       const result = await endpoints.retry(ownerOf(current), deliveryId);
@@ -635,7 +453,7 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
         targetId: result.value.id,
         after: { endpointId: endpoint.id, eventId: result.value.eventId },
       });
-      return redirect(request, reply, endpointPath(id), { notice: 'retried' });
+      return kit.redirect(request, reply, endpointPath(id), { notice: 'retried' });
     },
   );
 }
@@ -643,12 +461,6 @@ export async function dashboardWebhookPages(app: App, options: DashboardWebhookP
 /** The form error of a URL problem the webhooks service reported (its messages are English). */
 function urlProblemOf(message: string): WebhookFormError {
   return URL_PROBLEM_KEYS.find((key) => URL_PROBLEM_MESSAGES[key] === message) ?? 'invalid_url';
-}
-
-/** A time to the minute, UTC, as the other dashboard lists show it. */
-function displayTime(date: Date | string | null): string {
-  if (date === null) return '';
-  return `${new Date(date).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** A time to the second, UTC: delivery attempts come seconds apart. */

@@ -1,0 +1,50 @@
+import type { App } from '../../http/server.js';
+import type { SessionManager } from '../../http/session.js';
+import type { Urls } from '../../services.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Renderer } from '../../web/render.js';
+import type { ApiKeyService } from '../api-keys/service.js';
+import { createDashboardAuth } from '../users/http.js';
+import { accountRoutes } from '../users/routes.js';
+import type { UserService } from '../users/service.js';
+import type { WebhookEndpointService } from '../webhooks/service.js';
+import { homePages } from './home.js';
+import { apiKeyPages } from './keys.js';
+import { createPageKit } from './kit.js';
+import { securityPages } from './security.js';
+import { signInPages } from './sign-in.js';
+import { teamPages } from './team.js';
+import { webhookPages } from './webhooks.js';
+
+export interface DashboardModuleOptions {
+  users: UserService;
+  sessions: SessionManager;
+  clock: Clock;
+  urls: Pick<Urls, 'liveApi' | 'sandboxApi'>;
+  apiKeys: ApiKeyService;
+  webhooks: WebhookEndpointService;
+  secureCookies: boolean;
+  renderer: Renderer;
+}
+
+/**
+ * The merchant dashboard on the web listener (issue 3, issue 12 item 8): the account self-service JSON
+ * routes of the users module, and one small page plugin per area, all built on the page kit.
+ */
+export async function dashboardModule(app: App, options: DashboardModuleOptions): Promise<void> {
+  const { users, sessions } = options;
+  const auth = createDashboardAuth({
+    sessions,
+    users,
+    clock: options.clock,
+    secureCookies: options.secureCookies,
+  });
+  const kit = createPageKit({ renderer: options.renderer, auth, sessions });
+  await app.register(accountRoutes, { users, auth });
+  await app.register(signInPages, { kit, users });
+  await app.register(homePages, { kit, users, urls: options.urls });
+  await app.register(teamPages, { kit, users, urls: options.urls });
+  await app.register(securityPages, { kit, users });
+  await app.register(apiKeyPages, { kit, apiKeys: options.apiKeys });
+  await app.register(webhookPages, { kit, users, webhooks: options.webhooks });
+}

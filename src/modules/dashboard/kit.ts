@@ -1,0 +1,185 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { ApiError } from '../../http/errors.js';
+import { toApiError, type App } from '../../http/server.js';
+import type { SessionManager } from '../../http/session.js';
+import type { Locale } from '../../web/i18n.js';
+import { jsonForScript, type Renderer } from '../../web/render.js';
+import { localeOf, localized, type DashboardAuth, type SignedIn } from '../users/http.js';
+import { userMay, type DashboardPermission } from '../users/service.js';
+import { DASHBOARD_MESSAGES, format, type DashboardMessages } from './i18n.js';
+import { WEBHOOK_MESSAGES, type WebhookMessages } from './webhook-i18n.js';
+
+/** The query every page takes: the language and a notice of the redirect that led there. */
+export const PageQuerySchema = Type.Object({
+  lang: Type.Optional(Type.String()),
+  notice: Type.Optional(Type.String()),
+});
+/** Pages reached through an e-mailed link carry a secret in the path: they are kept out of request logs. */
+export const QUIET = 'warn' as const;
+
+export type PageText = (m: DashboardMessages) => { title: string; body: string };
+
+/**
+ * The page kit of the merchant dashboard (issue 12 item 8): what every area plugin uses to render,
+ * redirect, show an error page and guard a page (signed in, CSRF token, role).
+ */
+export interface PageKit {
+  /** A page in the request's language; `title` picks from the dashboard's and the webhooks' messages. */
+  render(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    view: string,
+    status: number,
+    data: { title: (m: DashboardMessages, w: WebhookMessages) => string; script?: string } & Record<
+      string,
+      unknown
+    >,
+  ): FastifyReply;
+  /** A page with a title and a sentence, and a link to the login or the forgotten-password page. */
+  message(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    text: PageText,
+    link?: 'login' | 'forgot' | 'none',
+  ): FastifyReply;
+  /** 303 to one of our paths, in the page's language. */
+  redirect(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    extra?: Record<string, string>,
+  ): FastifyReply;
+  /** The signed-in user, or a redirect to the login page (and undefined). */
+  signedIn(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
+  /** The signed-in user of a form post, its CSRF token checked; undefined after a redirect to login. */
+  signedInPost(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
+  /** Whether the user's role allows this (the rule lives in the users service). */
+  may(current: SignedIn, permission: DashboardPermission): boolean;
+  auth: DashboardAuth;
+  sessions: SessionManager;
+  /** Errors of the pages (refused CSRF token, rate limit, malformed form) are pages too. */
+  handleErrors(app: App): void;
+}
+
+export function createPageKit(deps: {
+  renderer: Renderer;
+  auth: DashboardAuth;
+  sessions: SessionManager;
+}): PageKit {
+  const { renderer, auth, sessions } = deps;
+
+  const kit: PageKit = {
+    auth,
+    sessions,
+
+    render(request, reply, view, status, data) {
+      const locale = localeOf(request);
+      const m = DASHBOARD_MESSAGES[locale];
+      const w = WEBHOOK_MESSAGES[locale];
+      const html = renderer.render(view, {
+        when: displayTime,
+        ...data,
+        locale,
+        otherLocale: locale === 'en' ? 'tr' : 'en',
+        languageSwitch: m.languageSwitch,
+        title: data.title(m, w),
+        script: data.script,
+        m,
+        w,
+        href: (path: string, extra?: Record<string, string>) => localized(path, locale, extra),
+        fmt: format,
+      });
+      return reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('content-language', locale)
+        .send(html);
+    },
+
+    message: (request, reply, status, text, link = 'login') =>
+      kit.render(request, reply, 'dashboard-message', status, { title: (m) => text(m).title, text, link }),
+
+    redirect: (request, reply, path, extra) =>
+      reply
+        .code(303)
+        .header('cache-control', 'no-store')
+        .redirect(localized(path, localeOf(request), extra), 303),
+
+    async signedIn(request, reply) {
+      const current = await auth.signedIn(request);
+      if (!current) await kit.redirect(request, reply, '/login');
+      return current;
+    },
+
+    async signedInPost(request, reply) {
+      const current = await kit.signedIn(request, reply);
+      if (current) sessions.assertCsrf(request, current.session);
+      return current;
+    },
+
+    may: (current, permission) => userMay(current.account.user, permission),
+
+    handleErrors(app) {
+      app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+        const apiError = toApiError(error);
+        if (apiError.statusCode >= 500)
+          request.log.error({ err: error, code: apiError.code }, 'request failed');
+        else request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
+        const body = (m: DashboardMessages) => {
+          switch (apiError.code) {
+            case 'forbidden':
+              return m.errors.csrf;
+            case 'too_many_requests':
+              return m.errors.rateLimited;
+            case 'not_found':
+              return m.errors.notFound;
+            default:
+              return `${m.errors.generic} ${request.id}`;
+          }
+        };
+        return kit.message(
+          request,
+          reply,
+          apiError.statusCode,
+          (m) => ({ title: m.brand, body: body(m) }),
+          'none',
+        );
+      });
+    },
+  };
+  return kit;
+}
+
+/** A time to the minute, UTC, as the dashboard's lists show it. */
+export function displayTime(date: Date | string | null): string {
+  if (date === null) return '';
+  return `${new Date(date).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export function linkProblem(m: DashboardMessages, state: 'used' | 'invalid') {
+  return state === 'used'
+    ? { title: m.link.usedTitle, body: m.link.usedBody }
+    : { title: m.link.invalidTitle, body: m.link.invalidBody };
+}
+
+/** What dashboard.js needs to speak the page's language. */
+export function clientMessages(locale: Locale): string {
+  const m = DASHBOARD_MESSAGES[locale];
+  return jsonForScript({
+    generic: m.errors.generic,
+    rateLimited: m.errors.rateLimited,
+    csrf: m.errors.csrf,
+    passwordMismatch: m.errors.passwordMismatch,
+    password: m.errors.password,
+    forgotSent: m.forgot.sent,
+    resetDone: m.reset.done,
+    resetInvalid: m.reset.invalid,
+    invalidCode: m.security.invalidCode,
+    wrongCurrent: m.security.wrongCurrent,
+    changed: m.security.changed,
+    invalidEmail: m.home.inviteErrors.invalid_email,
+  });
+}

@@ -1,0 +1,48 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { request } from './helpers/http.js';
+
+let t: TestGateway;
+
+beforeAll(async () => {
+  t = await startTestGateway();
+});
+afterAll(async () => t?.close());
+
+interface OpenApiDocument {
+  openapi: string;
+  servers: Array<{ url: string }>;
+  paths: Record<string, Record<string, { operationId?: string; security?: unknown[] }>>;
+}
+
+describe('GET /operator/v1/openapi.json (issue 12 item 9)', () => {
+  it('is served on the operator listener without a session, naming that listener', async () => {
+    const res = await request<OpenApiDocument>(`${t.urls.operator}/operator/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.servers).toEqual([expect.objectContaining({ url: t.urls.operator })]);
+  });
+
+  it('passes the Redocly recommended ruleset with no error and no warning', async () => {
+    const res = await request<OpenApiDocument>(`${t.urls.operator}/operator/v1/openapi.json`);
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: res.text, absoluteRef: 'openapi.json', config });
+    const summary = problems.map(
+      (p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`,
+    );
+    expect(summary).toEqual([]);
+  });
+
+  it('documents the operator API and nothing of the console pages', async () => {
+    const { body } = await request<OpenApiDocument>(`${t.urls.operator}/operator/v1/openapi.json`);
+    expect(body.paths['/operator/v1/applications/{id}/approve']?.post?.operationId).toBe(
+      'postApplicationsIdApprove',
+    );
+    expect(body.paths['/operator/v1/session']?.post?.security).toEqual([]);
+    expect(body.paths['/operator/v1/staff']?.post).toBeDefined();
+    expect(body.paths['/operator/v1/alerts/{id}/acknowledge']?.post).toBeDefined();
+    for (const route of Object.keys(body.paths)) expect(route).toMatch(/^\/operator\/v1\//);
+    expect(body.paths['/operator/v1/openapi.json']).toBeUndefined();
+  });
+});
