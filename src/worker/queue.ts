@@ -138,10 +138,10 @@ export function createDueQueue(deps: QueueDeps, spec: QueueSpec): DueQueue {
 
   function dueCondition(now: Date): RawBuilder<SqlBool> {
     if (spec.firstDueAt === undefined) return sql<SqlBool>`${nextAt} <= ${now}`;
-    const firstCutoff = new Date(now.getTime() - (spec.firstDelayMs ?? 0));
     // Spelled as the coalesce of the partial index when there is no first delay, so the index serves it.
     if (spec.firstDelayMs === undefined)
       return sql<SqlBool>`coalesce(${nextAt}, ${spec.firstDueAt}) <= ${now}`;
+    const firstCutoff = new Date(now.getTime() - spec.firstDelayMs);
     return sql<SqlBool>`(${nextAt} <= ${now} or (${nextAt} is null and ${spec.firstDueAt} <= ${firstCutoff}))`;
   }
   const dueOrder = spec.firstDueAt === undefined ? nextAt : sql`coalesce(${nextAt}, ${spec.firstDueAt})`;
@@ -154,19 +154,22 @@ export function createDueQueue(deps: QueueDeps, spec: QueueSpec): DueQueue {
       const now = clock.now();
       const leaseToken = newLeaseToken();
       const leaseUntil = new Date(now.getTime() + spec.leaseMs);
+      // Materialized: the due rows are chosen and locked once, never re-run by the plan of the update.
       const result = await sql<{ id: string; attempts: number }>`
-        update ${table} set
-          ${col('lease_token')} = ${leaseToken},
-          ${nextAt} = ${leaseUntil},
-          ${col('attempts')} = ${col('attempts')} + 1
-        where id in (
+        with due as materialized (
           select id from ${table}
           where ${spec.eligible} and ${col('parked_at')} is null and ${dueCondition(now)}
           order by ${dueOrder}, id
           limit ${limit}
           for update skip locked
         )
-        returning id, ${col('attempts')} as attempts`.execute(db);
+        update ${table} set
+          ${col('lease_token')} = ${leaseToken},
+          ${nextAt} = ${leaseUntil},
+          ${col('attempts')} = ${col('attempts')} + 1
+        from due
+        where ${table}.id = due.id
+        returning ${table}.id, ${col('attempts')} as attempts`.execute(db);
       return result.rows.map((row) => ({ id: row.id, leaseToken, attempt: Number(row.attempts) }));
     },
 
