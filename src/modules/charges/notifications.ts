@@ -19,6 +19,7 @@ import {
 import type { OperatorAlerts } from '../operator/alerts.js';
 import { paymentDifferences, wouldCredit, type PaymentCompletion } from './completion.js';
 import { NOTIFICATION_ERRORS, type NotificationError } from './errors.js';
+import * as charges from './repository.js';
 
 /** Signatures older or newer than this are refused (the same tolerance the spec asks of merchants). */
 export const NOTIFICATION_TOLERANCE_SECONDS = 300;
@@ -104,14 +105,7 @@ export function createNotificationInbox(deps: {
     readBack: ReadBack | undefined,
   ): Promise<Step> {
     const reported = notification.payment;
-    const charge = await trx
-      .selectFrom('charges')
-      .selectAll()
-      .where('provider_payment_id', '=', reported.id)
-      .where('environment', '=', environment)
-      .where('creation_state', '=', 'created')
-      .forUpdate()
-      .executeTakeFirst();
+    const charge = await charges.lockByPaymentId(trx, environment, reported.id);
 
     const record = async (outcome: Exclude<NotificationOutcome, 'duplicate'>): Promise<boolean> => {
       const inserted = await trx

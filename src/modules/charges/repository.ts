@@ -1,6 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
-import type { ChargesTable } from '../../db/schema.js';
+import type { ChargesTable, Environment } from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import {
@@ -61,6 +61,22 @@ export async function findByPaymentId(db: Kdb, paymentId: string): Promise<Charg
     .selectAll()
     .where('provider_payment_id', '=', paymentId)
     .where('creation_state', '=', 'created')
+    .executeTakeFirst();
+}
+
+/** The created charge of an acquirer payment in one environment, under the row lock. */
+export async function lockByPaymentId(
+  trx: Trx,
+  environment: Environment,
+  paymentId: string,
+): Promise<ChargeRow | undefined> {
+  return trx
+    .selectFrom('charges')
+    .selectAll()
+    .where('provider_payment_id', '=', paymentId)
+    .where('environment', '=', environment)
+    .where('creation_state', '=', 'created')
+    .forUpdate()
     .executeTakeFirst();
 }
 
