@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { apiAt } from './helpers/client.js';
 import { startSandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
@@ -209,10 +210,7 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       ...targetEnv,
     });
     const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
-      request<T & ErrorBody>(`${base}${route}`, {
-        ...(body !== undefined ? { body } : {}),
-        headers: { 'x-api-key': key.secret },
-      });
+      apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
 
     const first = spawnGateway({ env });
     const firstApi = (await first.waitForBanner(120_000)).sandboxApi ?? '';

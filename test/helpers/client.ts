@@ -13,8 +13,6 @@ export interface ApiInit {
   key?: string;
   /** The listener: sandbox (default) or live. */
   environment?: Environment;
-  /** Skip the OpenAPI check, for a request that deliberately breaks the protocol's framing. */
-  unchecked?: boolean;
 }
 
 export interface ApiUrls {
@@ -33,7 +31,15 @@ export async function apiRequest<T = unknown>(
   path: string,
   init: ApiInit = {},
 ): Promise<HttpResult<T>> {
-  const base = (init.environment ?? 'sandbox') === 'sandbox' ? urls.sandboxApi : urls.liveApi;
+  return apiAt<T>((init.environment ?? 'sandbox') === 'sandbox' ? urls.sandboxApi : urls.liveApi, path, init);
+}
+
+/** The same, on the API listener at `base` (a spawned gateway's banner URL). */
+export async function apiAt<T = unknown>(
+  base: string,
+  path: string,
+  init: ApiInit = {},
+): Promise<HttpResult<T>> {
   const url = `${base}${path}`;
   const method = init.method ?? (init.body === undefined && init.rawBody === undefined ? 'GET' : 'POST');
   const result = await request<T>(url, {
@@ -42,6 +48,6 @@ export async function apiRequest<T = unknown>(
     ...(init.rawBody !== undefined ? { rawBody: init.rawBody } : {}),
     headers: { ...(init.key !== undefined ? { 'x-api-key': init.key } : {}), ...init.headers },
   });
-  if (!init.unchecked) await assertConforms(method, url, result);
+  await assertConforms(method, url, result);
   return result;
 }

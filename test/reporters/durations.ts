@@ -38,9 +38,7 @@ export default class DurationsReporter implements Reporter {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'durations.json'), `${JSON.stringify(report, null, 2)}\n`);
     if (files.length < 2) return;
-    const lines = files
-      .slice(0, 15)
-      .map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.file}`);
+    const lines = files.slice(0, 15).map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.file}`);
     const total = files.reduce((sum, f) => sum + f.ms, 0);
     process.stdout.write(
       `\nSlowest test files (${report.database}; ${(total / 1000).toFixed(0)} s of file time in ` +
