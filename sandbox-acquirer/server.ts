@@ -148,8 +148,9 @@ function buildApp(options: AppOptions): FastifyInstance {
     forceCloseConnections: true,
     return503OnClosing: false,
     clientErrorHandler: writeClientError,
-    frameworkErrors: (_error, _request, reply) =>
-      sendError(reply, invalidRequest('The request URL is malformed.')),
+    frameworkErrors: (_error, _request, reply) => {
+      void sendError(reply, invalidRequest('The request URL is malformed.'));
+    },
   });
   registerBodyParsers(app);
   app.setErrorHandler((error: FastifyError | AcquirerError, request, reply) => {

@@ -5,11 +5,12 @@
  * included; and `lastUsedAt` moves only for a request the key was allowed to make.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import { apiKeyRetentionJob } from '../src/modules/api-keys/index.js';
 import { DAY, MINUTE } from '../src/shared/clock.js';
 import { ACCOUNT_TEST_ENV, createActiveUser, WebClient } from './helpers/accounts.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge, type ErrorBody } from './helpers/http.js';
+import { validCharge, type ErrorBody } from './helpers/http.js';
 import { createOrganization, issueKey, revokeKeyInDatabase } from './helpers/merchants.js';
 import { createStaffUser, loginStaff } from './helpers/operator.js';
 
@@ -37,11 +38,7 @@ const api = <T = Record<string, unknown>>(
   secret: string,
   path: string,
   init: { method?: string; body?: unknown } = {},
-) =>
-  request<T & ErrorBody>(`${t.urls.sandboxApi}${path}`, {
-    ...init,
-    headers: { 'x-api-key': secret },
-  });
+) => apiRequest<T & ErrorBody>(t.urls, path, { ...init, key: secret });
 
 /** The key's log as the API shows it, once it holds at least `count` entries (batches land within a second). */
 async function logOf(reader: string, keyId: string, count: number): Promise<LoggedRequest[]> {

@@ -1,10 +1,10 @@
 /** Spec 5.8 and product decision 11: a revoked key's audit trail is kept 30 days, then purged. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import { apiKeyRetentionJob } from '../src/modules/api-keys/index.js';
 import { countAuditTrail } from '../src/modules/api-keys/repository.js';
 import { DAY, MINUTE } from '../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request } from './helpers/http.js';
 import { createMerchant, issueKey } from './helpers/merchants.js';
 
 let t: TestGateway;
@@ -19,11 +19,7 @@ describe('the api-key-audit-purge job', () => {
     const db = t.gateway.database.db;
     const merchant = await createMerchant(t);
     const api = (path: string, secret: string, body?: unknown) =>
-      request<{ id: string; secret: string }>(`${t.urls.sandboxApi}${path}`, {
-        method: 'POST',
-        ...(body !== undefined ? { body } : {}),
-        headers: { 'x-api-key': secret },
-      });
+      apiRequest<{ id: string; secret: string }>(t.urls, path, { method: 'POST', body, key: secret });
 
     // `worker` creates a key (its activity) and is later revoked; `child` and `bystander` stay active.
     const worker = (await api('/v1/api-keys', merchant.keys.sandbox.secret, { scopes: ['read', 'write'] }))

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import type { ApiKeyScope, Environment } from '../src/db/schema.js';
 import { hashApiKey } from '../src/modules/api-keys/key-format.js';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { apiUrl, createMerchant, createOrganization, issueKey, type Merchant } from './helpers/merchants.js';
+import { createMerchant, createOrganization, issueKey, type Merchant } from './helpers/merchants.js';
 
 interface ApiKeyBody {
   id: string;
@@ -54,11 +55,7 @@ function api<T = Body>(
   path: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string>; environment?: Environment } = {},
 ): Promise<HttpResult<T>> {
-  return request<T>(`${apiUrl(t.urls, init.environment ?? 'sandbox')}${path}`, {
-    ...(init.method ? { method: init.method } : {}),
-    ...(init.body !== undefined ? { body: init.body } : {}),
-    headers: { 'x-api-key': secret, ...init.headers },
-  });
+  return apiRequest<T>(t.urls, path, { ...init, key: secret });
 }
 
 async function keyWith(scopes: ApiKeyScope[], environment: Environment = 'sandbox') {

@@ -4,6 +4,7 @@
  * the failure cases then run against it on both listeners.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import type { ApiKeyScope, Environment, FeatureFlag } from '../src/db/schema.js';
 import type { RouteAuth } from '../src/http/route-config.js';
 import { generateApiKey } from '../src/modules/api-keys/key-format.js';
@@ -393,10 +394,11 @@ async function call(
     typeof caller === 'object' ? caller.organizationId : keys[environment].all.organizationId;
   const routeFixture = fixture(environment, organizationId);
   const secret = typeof caller === 'object' ? caller.secret : caller;
-  return request<ErrorBody>(`${apiUrl(t.urls, environment)}${path ?? (await route.path(routeFixture))}`, {
+  return apiRequest<ErrorBody>(t.urls, path ?? (await route.path(routeFixture)), {
+    environment,
     method: route.method,
     ...(route.body ? { body: route.body(routeFixture) } : {}),
-    headers: secret === undefined ? {} : { 'x-api-key': secret },
+    ...(secret === undefined ? {} : { key: secret }),
   });
 }
 

@@ -8,16 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { acquirerControl } from './helpers/acquirer.js';
-import { createFreshDatabase, dropDatabase } from './helpers/database.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
-import { baseEnv, eventually, killAllGateways, spawnGateway } from './helpers/process.js';
+import { baseEnv, eventually, killAllGateways, programDatabases, spawnGateway } from './helpers/process.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -33,26 +31,12 @@ interface ChargeBody {
 
 const CREDENTIALS = { apiKey: 'sa_crash_test_key', notificationSecret: 'crash-test-notification-secret' };
 
-interface Target {
-  name: string;
-  /** The environment of the program and a way to open its database from the test. */
-  prepare(dataDir: string): Promise<{ env: Record<string, string>; open: () => Promise<Database> }>;
-}
-
-const targets: Target[] = [
-  {
-    name: 'the embedded database',
-    prepare: async (dataDir) => ({ env: {}, open: () => openDatabase({ dataDir }) }),
-  },
-  {
-    name: 'PostgreSQL',
-    prepare: async () => {
-      const databaseUrl = await createFreshDatabase();
-      cleanups.push(() => dropDatabase(databaseUrl));
-      return { env: { DATABASE_URL: databaseUrl }, open: () => openDatabase({ databaseUrl, poolSize: 2 }) };
-    },
-  },
-];
+// The program on the embedded database and on PostgreSQL, in both passes of the suite.
+const targets = programDatabases({
+  embeddedName: 'the embedded database',
+  postgres: true,
+  cleanup: (work) => cleanups.push(work),
+});
 
 describe.each(targets)('a gateway killed between the acquirer call and its answer, on $name', (target) => {
   it(

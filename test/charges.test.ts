@@ -3,12 +3,12 @@
  * acquirer over a socket (spec sections 2.2 to 2.4, 4, 7 and 8; product decisions 1, 15 to 17 and 21).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Environment } from '../src/db/schema.js';
 import { MINUTE } from '../src/shared/clock.js';
 import { acquirerControl } from './helpers/acquirer.js';
+import { apiRequest, type ApiInit } from './helpers/client.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
 interface ChargeBody {
   id: string;
@@ -69,23 +69,10 @@ afterAll(async () => t?.close());
 
 const db = () => t.gateway.database.db;
 
-function api<T = Body>(
-  path: string,
-  init: {
-    method?: string;
-    body?: unknown;
-    rawBody?: string;
-    headers?: Record<string, string>;
-    environment?: Environment;
-    key?: string;
-  } = {},
-): Promise<HttpResult<T>> {
-  const environment = init.environment ?? 'sandbox';
-  return request<T>(`${apiUrl(t.urls, environment)}${path}`, {
-    ...(init.method ? { method: init.method } : {}),
-    ...(init.body !== undefined ? { body: init.body } : {}),
-    ...(init.rawBody !== undefined ? { rawBody: init.rawBody } : {}),
-    headers: { 'x-api-key': init.key ?? merchant.keys[environment].secret, ...init.headers },
+function api<T = Body>(path: string, init: ApiInit = {}): Promise<HttpResult<T>> {
+  return apiRequest<T>(t.urls, path, {
+    ...init,
+    key: init.key ?? merchant.keys[init.environment ?? 'sandbox'].secret,
   });
 }
 

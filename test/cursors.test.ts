@@ -4,11 +4,12 @@
  * `validation_failed` on every list endpoint, never a page of something else.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import type { Environment } from '../src/db/schema.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody } from './helpers/http.js';
-import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 import {
   approvedOrganization,
   bearerClient,
@@ -28,9 +29,7 @@ const MERCHANT_LISTS = ['/v1/charges', '/v1/api-keys', '/v1/webhook-endpoints', 
 type MerchantList = (typeof MERCHANT_LISTS)[number];
 
 const api = (m: Merchant, environment: Environment, path: string) =>
-  request<Page>(`${apiUrl(t.urls, environment)}${path}`, {
-    headers: { 'x-api-key': m.keys[environment].secret },
-  });
+  apiRequest<Page>(t.urls, path, { environment, key: m.keys[environment].secret });
 
 const withCursor = (path: string, cursor: string) =>
   `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`;

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import { luhnValid } from '../src/http/card-data.js';
 import { scrubSecrets } from '../src/logger.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -78,10 +79,7 @@ async function fullRun(): Promise<void> {
   await new WebClient(t.urls.web).get(`/activate/${mail.activationToken}`);
 
   const api = (path: string, init: { body?: unknown; headers?: Record<string, string>; key?: string } = {}) =>
-    request<Record<string, unknown> & ErrorBody>(`${t.urls.sandboxApi}${path}`, {
-      ...(init.body !== undefined ? { body: init.body } : {}),
-      headers: { 'x-api-key': init.key ?? sandboxKey, ...init.headers },
-    });
+    apiRequest<Record<string, unknown> & ErrorBody>(t.urls, path, { ...init, key: init.key ?? sandboxKey });
 
   // Keys: a new one through the API, then used in the query string, as a bearer token and in a path.
   const created = await api('/v1/api-keys', { body: { scopes: ['read', 'write'] } });

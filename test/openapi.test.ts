@@ -1,7 +1,10 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { apiRequest } from './helpers/client.js';
 import { request } from './helpers/http.js';
+import { createMerchant } from './helpers/merchants.js';
+import { assertConforms, conformanceProblems } from './helpers/openapi-conformance.js';
 
 let t: TestGateway;
 
@@ -80,5 +83,41 @@ describe('GET /v1/openapi.json', () => {
     // Pages of the web listener are not API operations.
     expect(body.paths['/login']).toBeUndefined();
     expect(body.paths['/apply']).toBeUndefined();
+  });
+});
+
+describe('the conformance check of the test client (test/helpers/openapi-conformance.ts)', () => {
+  const charge = () => ({
+    id: 'ch_x',
+    amount: 'not a number',
+  });
+
+  it('passes a documented response and fails one whose body or status the document does not allow', async () => {
+    const merchant = await createMerchant(t);
+    const url = `${t.urls.sandboxApi}/v1/charges?limit=1`;
+    const real = await request(url, { headers: { 'x-api-key': merchant.keys.sandbox.secret } });
+    expect(real.status).toBe(200);
+    expect(await conformanceProblems('GET', url, real)).toEqual([]);
+
+    const wrongBody = { ...real, body: { data: [charge()], nextCursor: 5 } };
+    expect((await conformanceProblems('GET', url, wrongBody)).length).toBeGreaterThan(0);
+    await expect(assertConforms('GET', url, wrongBody)).rejects.toThrow(/does not conform/);
+
+    const wrongStatus = { ...real, status: 418 };
+    expect(await conformanceProblems('GET', url, wrongStatus)).toEqual([
+      expect.stringMatching(/GET \/v1\/charges → 418: the status is not documented/),
+    ]);
+  });
+
+  it('the typed client fails the test on a response that does not conform', async () => {
+    // PUT is not an operation of /v1/charges: the gateway answers 404, which the check accepts ...
+    const res = await apiRequest(t.urls, '/v1/charges', { method: 'PUT', body: {} });
+    expect([404, 405]).toContain(res.status);
+    // ... and a method the document does not have, answered with anything else, is refused.
+    const problems = await conformanceProblems('DELETE', `${t.urls.sandboxApi}/v1/charges`, {
+      ...res,
+      status: 200,
+    });
+    expect(problems).toEqual([expect.stringMatching(/DELETE \/v1\/charges is not in the document/)]);
   });
 });

@@ -4,10 +4,11 @@
  * credits recover, and the operator is alerted (docs/decisions/0014-refund-debt.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge } from './helpers/http.js';
-import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
 
 interface ChargeBody {
@@ -41,10 +42,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const api = <T>(merchant: Merchant, path: string, body?: unknown) =>
-  request<T>(`${apiUrl(t.urls, 'sandbox')}${path}`, {
-    ...(body !== undefined ? { body } : {}),
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
+  apiRequest<T>(t.urls, path, { body, key: merchant.keys.sandbox.secret });
 
 /** 100.00 TRY paid by card: the default Turkish card fee is 3.50 % + 1.00 TRY = 450, net 9550. */
 async function paidCharge(merchant: Merchant): Promise<ChargeBody> {

@@ -3,12 +3,13 @@
  * running gateway, the sandbox acquirer over its socket, the ledger and the events outbox.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import { DAY, MINUTE } from '../src/shared/clock.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl } from './helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
 interface ChargeBody {
   id: string;
@@ -41,12 +42,7 @@ const db = () => t.gateway.database.db;
 const api = <T>(
   path: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string>; key?: string } = {},
-) =>
-  request<T>(`${apiUrl(t.urls, 'sandbox')}${path}`, {
-    ...(init.method ? { method: init.method } : {}),
-    ...(init.body !== undefined ? { body: init.body } : {}),
-    headers: { 'x-api-key': init.key ?? merchant.keys.sandbox.secret, ...init.headers },
-  });
+) => apiRequest<T>(t.urls, path, { ...init, key: init.key ?? merchant.keys.sandbox.secret });
 
 async function createCharge(amount = 10_000): Promise<ChargeBody> {
   const res = await api<ChargeBody>('/v1/charges', { method: 'POST', body: validCharge({ amount }) });

@@ -11,12 +11,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { apiAt } from './helpers/client.js';
 import { startSandboxAcquirer } from '../sandbox-acquirer/server.js';
-import { openDatabase, type Database } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
-import { createFreshDatabase, dropDatabase, onPostgres } from './helpers/database.js';
+import { onPostgres } from './helpers/database.js';
 import { request, validApplication, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { createMerchant, createOrganization, issueKey } from './helpers/merchants.js';
@@ -28,6 +28,7 @@ import {
   stallStdout,
   waitForProcessExit,
   type GatewayProcess,
+  programDatabases,
 } from './helpers/process.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -42,32 +43,11 @@ const SHUTDOWN_TIMEOUT_MS = 8000;
 /** What the exit may take beyond the deadline: the process's own exit and the test's observation of it. */
 const EXIT_SLACK_MS = 2000;
 
-interface Target {
-  name: 'PGlite' | 'PostgreSQL';
-  prepare(dataDir: string): Promise<{ env: Record<string, string>; open: () => Promise<Database> }>;
-}
-
-const targets: Target[] = [
-  {
-    name: 'PGlite',
-    prepare: async (dataDir) => ({ env: {}, open: () => openDatabase({ dataDir }) }),
-  },
-  ...(onPostgres
-    ? [
-        {
-          name: 'PostgreSQL' as const,
-          prepare: async () => {
-            const databaseUrl = await createFreshDatabase();
-            cleanups.push(() => dropDatabase(databaseUrl));
-            return {
-              env: { DATABASE_URL: databaseUrl },
-              open: () => openDatabase({ databaseUrl, poolSize: 2 }),
-            };
-          },
-        },
-      ]
-    : []),
-];
+const targets = programDatabases({
+  embeddedName: 'PGlite',
+  postgres: onPostgres,
+  cleanup: (work) => cleanups.push(work),
+});
 
 function tempDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-shutdown-'));
@@ -209,10 +189,7 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       ...targetEnv,
     });
     const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
-      request<T & ErrorBody>(`${base}${route}`, {
-        ...(body !== undefined ? { body } : {}),
-        headers: { 'x-api-key': key.secret },
-      });
+      apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
 
     const first = spawnGateway({ env });
     const firstApi = (await first.waitForBanner(120_000)).sandboxApi ?? '';

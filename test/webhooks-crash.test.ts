@@ -14,15 +14,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { apiAt } from './helpers/client.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
-import { openDatabase, type Database } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
-import { createFreshDatabase, dropDatabase } from './helpers/database.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
-import { baseEnv, eventually, killAllGateways, spawnGateway } from './helpers/process.js';
+import { baseEnv, eventually, killAllGateways, programDatabases, spawnGateway } from './helpers/process.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -105,26 +104,12 @@ function verifies(received: Received, secret: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-interface Target {
-  name: string;
-  /** The environment of the program and a way to open its database from the test. */
-  prepare(dataDir: string): Promise<{ env: Record<string, string>; open: () => Promise<Database> }>;
-}
-
-const targets: Target[] = [
-  {
-    name: 'the embedded database',
-    prepare: async (dataDir) => ({ env: {}, open: () => openDatabase({ dataDir }) }),
-  },
-  {
-    name: 'PostgreSQL',
-    prepare: async () => {
-      const databaseUrl = await createFreshDatabase();
-      cleanups.push(() => dropDatabase(databaseUrl));
-      return { env: { DATABASE_URL: databaseUrl }, open: () => openDatabase({ databaseUrl, poolSize: 2 }) };
-    },
-  },
-];
+// The program on the embedded database and on PostgreSQL, in both passes of the suite.
+const targets = programDatabases({
+  embeddedName: 'the embedded database',
+  postgres: true,
+  cleanup: (work) => cleanups.push(work),
+});
 
 describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
   it('after a restart, the event is still delivered with the same id', { timeout: 240_000 }, async () => {
@@ -168,10 +153,7 @@ describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
       ...targetEnv,
     };
     const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
-      request<T & ErrorBody>(`${base}${route}`, {
-        ...(body !== undefined ? { body } : {}),
-        headers: { 'x-api-key': key.secret },
-      });
+      apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
 
     const first = spawnGateway({ env });
     const firstApi = (await first.waitForBanner(90_000)).sandboxApi ?? '';

@@ -7,11 +7,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import { createReceiver, verifyDelivery, type WebhookEvent } from '../examples/webhook-receiver.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge } from './helpers/http.js';
-import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { validCharge } from './helpers/http.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
 
 interface Received {
   status: number;
@@ -59,10 +60,7 @@ afterAll(async () => {
 });
 
 const api = <T>(path: string, init: { method?: string; body?: unknown } = {}) =>
-  request<T>(`${apiUrl(t.urls, 'sandbox')}${path}`, {
-    ...init,
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
+  apiRequest<T>(t.urls, path, { ...init, key: merchant.keys.sandbox.secret });
 
 async function deliver() {
   for (let round = 0; round < 5; round++) {

@@ -7,11 +7,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiRequest } from './helpers/client.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { HOUR } from '../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
 interface Endpoint {
   id: string;
@@ -130,13 +131,10 @@ const api = <T>(
     live?: boolean;
   } = {},
 ): Promise<HttpResult<T & ErrorBody>> =>
-  request<T & ErrorBody>(`${apiUrl(t.urls, init.live ? 'live' : 'sandbox')}${path}`, {
-    ...(init.method ? { method: init.method } : {}),
-    ...(init.body !== undefined ? { body: init.body } : {}),
-    headers: {
-      'x-api-key': init.key ?? (init.live ? merchant.keys.live.secret : merchant.keys.sandbox.secret),
-      ...init.headers,
-    },
+  apiRequest<T & ErrorBody>(t.urls, path, {
+    ...init,
+    environment: init.live ? 'live' : 'sandbox',
+    key: init.key ?? (init.live ? merchant.keys.live.secret : merchant.keys.sandbox.secret),
   });
 
 async function createEndpoint(body: Record<string, unknown> = {}, key?: string): Promise<Endpoint> {

@@ -1,4 +1,9 @@
-import type { FastifyReply, FastifyRequest, preValidationHookHandler, onSendHookHandler } from 'fastify';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  onSendAsyncHookHandler,
+  preValidationAsyncHookHandler,
+} from 'fastify';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import { sha256Hex } from '../shared/crypto.js';
@@ -65,8 +70,8 @@ export function isStorableOutcome(status: number, body: string): boolean {
 
 /** Route hooks: claim the key before validation, replay or refuse conflicts, record the outcome. */
 export function idempotencyHooks(options: IdempotencyOptions): {
-  preValidation: preValidationHookHandler;
-  onSend: onSendHookHandler<unknown>;
+  preValidation: preValidationAsyncHookHandler;
+  onSend: onSendAsyncHookHandler<unknown>;
 } {
   const preValidation = async function (request: FastifyRequest, reply: FastifyReply) {
     request.idempotencyClaim = null;
@@ -171,7 +176,7 @@ const SEALED = 'sealed:';
 export function sealedSecretOnSend(options: {
   store: IdempotencyStore;
   box: SecretBox;
-}): onSendHookHandler<unknown> {
+}): onSendAsyncHookHandler<unknown> {
   const { store, box } = options;
   return async function (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const body =

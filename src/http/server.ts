@@ -101,7 +101,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
       done(tooDeepError(), undefined);
       return;
     }
-    parseJson(request, body as string, done);
+    void parseJson(request, body as string, done);
   });
 
   app.decorateRequest('idempotencyClaim', null);

@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import { openDatabase, type Database } from '../../src/db/database.js';
 import { projectRoot } from '../../src/paths.js';
+import { createFreshDatabase, dropDatabase } from './database.js';
 
 export type ListenerName = 'web' | 'sandboxApi' | 'liveApi' | 'operator';
 export type BannerUrls = Partial<Record<ListenerName, string>>;
@@ -252,4 +254,39 @@ export function stallStdout(gateway: GatewayProcess): { resume(): void } {
       stdout.resume();
     },
   };
+}
+
+/** A database a spawned program runs on, and how the test opens the same database itself. */
+export interface ProgramDatabase {
+  name: string;
+  /** The program's environment for this database (none for PGlite in DATA_DIR) and an opener for the test. */
+  prepare(dataDir: string): Promise<{ env: Record<string, string>; open: () => Promise<Database> }>;
+}
+
+/**
+ * The databases the process, crash and shutdown tests run a program on: the embedded one in DATA_DIR and,
+ * when `postgres` is true, a fresh PostgreSQL database per test (dropped by the `cleanup` registered).
+ */
+export function programDatabases(options: {
+  embeddedName: string;
+  postgres: boolean;
+  cleanup: (work: () => Promise<void>) => void;
+}): ProgramDatabase[] {
+  const embedded: ProgramDatabase = {
+    name: options.embeddedName,
+    prepare: async (dataDir) => ({ env: {}, open: () => openDatabase({ dataDir }) }),
+  };
+  if (!options.postgres) return [embedded];
+  const postgres: ProgramDatabase = {
+    name: 'PostgreSQL',
+    prepare: async () => {
+      const databaseUrl = await createFreshDatabase();
+      options.cleanup(() => dropDatabase(databaseUrl));
+      return {
+        env: { DATABASE_URL: databaseUrl },
+        open: () => openDatabase({ databaseUrl, poolSize: 2 }),
+      };
+    },
+  };
+  return [embedded, postgres];
 }

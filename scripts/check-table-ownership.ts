@@ -1,0 +1,236 @@
+/**
+ * A module reads and writes only its own tables (issue 12, ADR 0027). Scans `src/**\/*.ts` (tests excepted)
+ * for Kysely's `selectFrom`, `insertInto`, `updateTable`, `deleteFrom`, `innerJoin`, `leftJoin`,
+ * `rightJoin`, `fullJoin` and for `sql` template text naming a table (`from t`, `join t`, `update t`,
+ * `into t`), and fails on:
+ * - a query of a table by a file outside the table's owner, unless the pair is on ALLOWLIST;
+ * - an ALLOWLIST entry that no longer occurs (the list only shrinks);
+ * - a table created by a migration with no owner in OWNERS (every new table gets an owner).
+ *
+ * Usage: `tsx scripts/check-table-ownership.ts [--root DIR]` (DIR holds `src/`; default the repository).
+ * With `--root` the ALLOWLIST is not applied (the boundary tests run it on fixture trees).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The owner of each table: a module (`src/modules/<name>`, written `<name>`) or a platform folder
+ * (`src/http`). Derived from the migrations that create the tables and the code that writes them; the
+ * same table is in docs/architecture.md ("Module boundaries").
+ */
+export const OWNERS: Record<string, string> = {
+  applications: 'applications',
+  idempotency_keys: 'src/http',
+  login_throttle: 'src/http',
+  organizations: 'organizations',
+  fee_schedules: 'organizations',
+  staff_users: 'operator',
+  operator_alerts: 'operator',
+  users: 'users',
+  recovery_codes: 'users',
+  sessions: 'users',
+  account_tokens: 'users',
+  api_keys: 'api-keys',
+  api_key_auth_epoch: 'api-keys',
+  api_key_requests: 'api-keys',
+  audit_log: 'audit',
+  emails: 'email',
+  charges: 'charges',
+  provider_notifications: 'charges',
+  refunds: 'refunds',
+  events: 'events',
+  journal_entries: 'ledger',
+  ledger_postings: 'ledger',
+  webhook_endpoints: 'webhooks',
+  webhook_deliveries: 'webhooks',
+  webhook_attempts: 'webhooks',
+};
+
+/**
+ * Known violations, file and table, each with why it is there. Every entry is to be removed by issue 12
+ * (the module that needs the data calls the owner's service instead); the check fails when an entry no
+ * longer occurs, so delete the line in the same change that removes the query.
+ */
+export const ALLOWLIST: ReadonlyArray<{ file: string; table: string; why: string }> = [
+  // users / organizations: accounts, applications and tokens written by organizations. To be removed by issue 12.
+  {
+    file: 'src/modules/organizations/service.ts',
+    table: 'users',
+    why: 'approval creates the owner account directly',
+  },
+  {
+    file: 'src/modules/organizations/service.ts',
+    table: 'applications',
+    why: 'approval reads and marks the application',
+  },
+  { file: 'src/modules/organizations/demo.ts', table: 'users', why: 'the demo merchant seeds its account' },
+  {
+    file: 'src/modules/organizations/demo.ts',
+    table: 'applications',
+    why: 'the demo merchant seeds its application',
+  },
+  {
+    file: 'src/modules/organizations/demo.ts',
+    table: 'account_tokens',
+    why: 'the demo merchant seeds a token',
+  },
+  // api-keys reads organizations and writes the audit log itself. To be removed by issue 12.
+  {
+    file: 'src/modules/api-keys/repository.ts',
+    table: 'organizations',
+    why: 'key auth joins the organization state',
+  },
+  {
+    file: 'src/modules/api-keys/repository.ts',
+    table: 'audit_log',
+    why: 'key events written to the audit log directly',
+  },
+  // ledger reads the fee schedule of organizations. To be removed by issue 12.
+  {
+    file: 'src/modules/ledger/repository.ts',
+    table: 'fee_schedules',
+    why: 'fees read from the schedule table',
+  },
+  // refunds become their own module (issue 12 item 3); until then charges writes the refunds table.
+  {
+    file: 'src/modules/charges/refunds.ts',
+    table: 'refunds',
+    why: 'refunds still live in the charges module',
+  },
+  // the dashboard's webhook pages query webhook tables directly. To be removed by issue 12.
+  { file: 'src/modules/users/webhook-pages.ts', table: 'webhook_deliveries', why: 'delivery log page' },
+  { file: 'src/modules/users/webhook-pages.ts', table: 'webhook_attempts', why: 'attempt log page' },
+  { file: 'src/modules/users/webhook-pages.ts', table: 'events', why: 'event payload on the delivery page' },
+  // webhooks read the events outbox and the account e-mails. To be removed by issue 12.
+  { file: 'src/modules/webhooks/delivery.ts', table: 'events', why: 'delivery joins the event payload' },
+  { file: 'src/modules/webhooks/delivery.ts', table: 'users', why: 'auto-disable e-mails the owners' },
+  { file: 'src/modules/webhooks/repository.ts', table: 'events', why: 'delivery log joins the event' },
+  // platform code on module tables. To be removed by issue 12 (sessions via users, retention via the job kit).
+  { file: 'src/http/session.ts', table: 'sessions', why: 'the session hook reads and touches sessions' },
+  { file: 'src/worker/jobs.ts', table: 'sessions', why: 'retention purge of expired sessions' },
+  { file: 'src/worker/jobs.ts', table: 'account_tokens', why: 'retention purge of used tokens' },
+];
+
+export interface Finding {
+  file: string;
+  line: number;
+  table: string;
+  owner: string;
+  area: string;
+}
+
+const KYSELY =
+  /\.(selectFrom|insertInto|updateTable|deleteFrom|innerJoin|leftJoin|rightJoin|fullJoin)\(\s*['"`]([a-z_][a-z0-9_]*)/g;
+const SQL_TEMPLATE = /\bsql(?:<[^`]*?>)?`([^`]*)`/g;
+const SQL_TABLE = /\b(?:from|join|update|into)\s+"?([a-z_][a-z0-9_]*)"?/gi;
+
+/** `src/modules/<name>/...` -> `<name>`; any other `src/<dir>/...` -> `src/<dir>`; `src/x.ts` -> `src/x.ts`. */
+export function areaOf(file: string): string {
+  const parts = file.split('/');
+  if (parts[1] === 'modules' && parts.length > 3) return parts[2] ?? file;
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}` : file;
+}
+
+function walk(dir: string, root: string, out: string[]): void {
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, root, out);
+    else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts')) {
+      out.push(path.relative(root, full).split(path.sep).join('/'));
+    }
+  }
+}
+
+/** The tables the migrations create. */
+export function migratedTables(root: string): string[] {
+  const dir = path.join(root, 'src/db/migrations');
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.sql'));
+  } catch {
+    return [];
+  }
+  const tables = new Set<string>();
+  for (const name of names) {
+    const text = readFileSync(path.join(dir, name), 'utf8');
+    for (const m of text.matchAll(/create\s+table\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?/gi)) {
+      tables.add(m[1]!.toLowerCase());
+    }
+  }
+  return [...tables].sort();
+}
+
+/** Every query of a table owned by another area. */
+export function scan(root: string, owners: Record<string, string>): Finding[] {
+  const files: string[] = [];
+  walk(path.join(root, 'src'), root, files);
+  const findings: Finding[] = [];
+  for (const file of files.sort()) {
+    const text = readFileSync(path.join(root, file), 'utf8');
+    const area = areaOf(file);
+    const lineOf = (index: number) => text.slice(0, index).split('\n').length;
+    const hits: Array<{ table: string; index: number }> = [];
+    for (const m of text.matchAll(KYSELY)) hits.push({ table: m[2]!, index: m.index });
+    for (const m of text.matchAll(SQL_TEMPLATE)) {
+      for (const t of m[1]!.matchAll(SQL_TABLE)) hits.push({ table: t[1]!.toLowerCase(), index: m.index });
+    }
+    const seen = new Set<string>();
+    for (const { table, index } of hits) {
+      const owner = owners[table];
+      if (owner === undefined || owner === area) continue;
+      const key = `${table}:${lineOf(index)}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      findings.push({ file, line: lineOf(index), table, owner, area });
+    }
+  }
+  return findings;
+}
+
+export interface Report {
+  violations: Finding[];
+  stale: Array<{ file: string; table: string }>;
+  unowned: string[];
+}
+
+export function check(root: string, allowlist: ReadonlyArray<{ file: string; table: string }>): Report {
+  const findings = scan(root, OWNERS);
+  const allowed = (f: { file: string; table: string }) =>
+    allowlist.some((a) => a.file === f.file && a.table === f.table);
+  return {
+    violations: findings.filter((f) => !allowed(f)),
+    stale: allowlist.filter((a) => !findings.some((f) => f.file === a.file && f.table === a.table)),
+    unowned: migratedTables(root).filter((t) => OWNERS[t] === undefined),
+  };
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const rootIndex = args.indexOf('--root');
+  const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const root = rootIndex >= 0 ? path.resolve(args[rootIndex + 1] ?? '.') : repository;
+  const report = check(root, root === repository ? ALLOWLIST : []);
+  for (const v of report.violations) {
+    console.error(`${v.file}:${v.line}: queries ${v.table}, owned by ${v.owner} (this file is in ${v.area})`);
+  }
+  for (const s of report.stale) {
+    console.error(`ALLOWLIST entry no longer occurs (delete it): ${s.file} ${s.table}`);
+  }
+  for (const t of report.unowned) {
+    console.error(
+      `table ${t} (created by a migration) has no owner in OWNERS of scripts/check-table-ownership.ts`,
+    );
+  }
+  const failures = report.violations.length + report.stale.length + report.unowned.length;
+  if (failures > 0) {
+    console.error(`table ownership: ${failures} problem(s)`);
+    process.exitCode = 1;
+  } else {
+    console.log(
+      `table ownership: ok (${Object.keys(OWNERS).length} tables, ${ALLOWLIST.length} allowlisted)`,
+    );
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
