@@ -19,7 +19,10 @@ import {
 } from './modules/organizations/service.js';
 import { createStaffService, type StaffService } from './modules/operator/staff.js';
 import { createOperatorCommands, type OperatorCommands } from './modules/operator/commands.js';
-import type { Acquirer } from './modules/acquirer/types.js';
+import type { Acquirers } from './modules/acquirer/types.js';
+import type { Urls } from './shared/urls.js';
+
+export type { Acquirers, Urls };
 import { createChargeRefunds, createChargeService, type ChargeService } from './modules/charges/service.js';
 import { createLedger, type Ledger } from './modules/ledger/service.js';
 import { feeRateIn } from './modules/organizations/fee-rates.js';
@@ -48,22 +51,6 @@ import {
   parseEncryptionKeys,
   type SecretBox,
 } from './shared/secret-box.js';
-
-/** Public base URLs of the listeners, as the outside world reaches them. */
-export interface Urls {
-  web(): string;
-  sandboxApi(): string;
-  liveApi(): string;
-  operator(): string;
-  /** `{checkout_url}`: CHECKOUT_BASE_URL, or the web listener. */
-  checkout(): string;
-}
-
-/** The acquirer of each environment and the secret its notifications are signed with. */
-export interface Acquirers {
-  sandbox: { acquirer: Acquirer; notificationSecret: string };
-  live: { acquirer: Acquirer; notificationSecret: string } | undefined;
-}
 
 export interface Services {
   config: Config;

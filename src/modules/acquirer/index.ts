@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { Acquirers } from '../../services.js';
+import type { Acquirers } from './types.js';
 import { createHttpAcquirer } from './http-client.js';
 
 export type { Acquirer, AcquirerPayment } from './types.js';

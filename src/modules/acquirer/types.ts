@@ -115,3 +115,9 @@ export class AcquirerUnavailableError extends Error {
     this.name = 'AcquirerUnavailableError';
   }
 }
+
+/** The acquirer of each environment and the secret its notifications are signed with. */
+export interface Acquirers {
+  sandbox: { acquirer: Acquirer; notificationSecret: string };
+  live: { acquirer: Acquirer; notificationSecret: string } | undefined;
+}

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KycStatus } from '../../db/schema.js';
 import type { App } from '../../http/server.js';
-import type { Urls } from '../../services.js';
+import type { Urls } from '../../shared/urls.js';
 import { contextOf, type SignedIn } from '../users/http.js';
 import { EnvironmentFormSchema } from '../users/schemas.js';
 import { INVITABLE_ROLES, type UserService } from '../users/service.js';

@@ -1,6 +1,6 @@
 import type { App } from '../../http/server.js';
 import type { SessionManager } from '../../http/session.js';
-import type { Urls } from '../../services.js';
+import type { Urls } from '../../shared/urls.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Renderer } from '../../web/render.js';
 import type { ApiKeyService } from '../api-keys/service.js';

@@ -4,7 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { EVENT_TYPES } from '../events/service.js';
 import { webhookRefusal } from '../webhooks/errors.js';
-import type { Owner } from '../webhooks/repository.js';
+import type { Owner } from '../webhooks/model.js';
 import type { WebhookEndpointCreate, WebhookEndpointUpdate } from '../webhooks/schemas.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import { URL_PROBLEM_MESSAGES } from '../webhooks/url-guard.js';

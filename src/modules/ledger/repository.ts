@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { JournalEntryKind, LedgerAccount } from '../../db/schema.js';
-import type { Balance, LedgerOwner } from './service.js';
+import type { Balance, LedgerOwner } from './model.js';
 
 export interface NewEntry {
   owner: LedgerOwner;

@@ -14,11 +14,9 @@ import {
   type Posting,
   type StoredEntry,
 } from './repository.js';
+import type { Balance, LedgerOwner } from './model.js';
 
-export interface LedgerOwner {
-  organizationId: string;
-  environment: 'sandbox' | 'live';
-}
+export type { Balance, LedgerOwner };
 
 export interface ChargeForLedger {
   id: string;
@@ -36,23 +34,6 @@ export interface RefundForLedger {
   environment: 'sandbox' | 'live';
   /** Minor units, decimal string. */
   amount: string;
-}
-
-/** Product decision 23, in minor units as decimal strings. */
-export interface Balance {
-  currency: 'TRY';
-  /** Credited, awaiting the next settlement batch. */
-  pending: string;
-  /** Batched, not paid out. */
-  available: string;
-  /** In a payout not yet completed. */
-  inTransit: string;
-  /**
-   * How far `pending` is below zero (refunds beyond what was left to settle), `0` otherwise: the merchant
-   * owes it, and settlement recovers it from the next credits before batching anything
-   * (docs/decisions/0014-refund-debt.md).
-   */
-  debt: string;
 }
 
 /** An owner whose pending balance is below zero. */

@@ -9,7 +9,7 @@ import type { AuditLog } from '../audit/service.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/service.js';
 import type { Mailer } from '../email/service.js';
 import { applicationApprovedEmail, applicationRejectedEmail } from '../email/templates.js';
-import type { Urls } from '../../services.js';
+import type { Urls } from '../../shared/urls.js';
 import type { UserService } from '../users/service.js';
 import type { OrganizationError } from './errors.js';
 import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './repository.js';

@@ -5,7 +5,13 @@ import QRCode from 'qrcode';
 import type { Kdb } from '../../db/database.js';
 import type { UserRole } from '../../db/schema.js';
 import type { Realm } from '../../http/session.js';
-import type { Services } from '../../services.js';
+import type { Logger } from 'pino';
+import type { SessionManager } from '../../http/session.js';
+import type { Clock } from '../../shared/clock.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import type { Urls } from '../../shared/urls.js';
+import type { AuditLog } from '../audit/service.js';
+import type { Mailer } from '../email/service.js';
 import type { OrganizationDirectory } from '../organizations/types.js';
 import { MINUTE } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
@@ -180,10 +186,15 @@ export interface UserService {
   ): Promise<void>;
 }
 
-export type UserServiceDeps = Pick<
-  Services,
-  'db' | 'clock' | 'urls' | 'box' | 'audit' | 'mailer' | 'sessions' | 'logger'
-> & {
+export type UserServiceDeps = {
+  db: Kdb;
+  clock: Clock;
+  urls: Urls;
+  box: SecretBox;
+  audit: AuditLog;
+  mailer: Mailer;
+  sessions: SessionManager;
+  logger: Logger;
   /** The organization of an account: read through the organizations module, never its tables. */
   organizations: OrganizationDirectory;
 };

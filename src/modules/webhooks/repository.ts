@@ -9,17 +9,13 @@ import type {
 import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { DELIVERY_TRANSITIONS, type DeliveryStatus } from './model.js';
+import type { Owner } from './model.js';
+
+export type { Owner };
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
-
-export interface Owner {
-  organizationId: string;
-  environment: Environment;
-  /** The API key making the request, recorded on the endpoint it creates (issue 11); absent in the dashboard. */
-  keyId?: string;
-}
 
 export function findEndpoint(db: Kdb, owner: Owner, id: string, lock = false) {
   let query = db

@@ -1,0 +1,22 @@
+/** The types the ledger's service and repository share. */
+export interface LedgerOwner {
+  organizationId: string;
+  environment: 'sandbox' | 'live';
+}
+
+/** Product decision 23, in minor units as decimal strings. */
+export interface Balance {
+  currency: 'TRY';
+  /** Credited, awaiting the next settlement batch. */
+  pending: string;
+  /** Batched, not paid out. */
+  available: string;
+  /** In a payout not yet completed. */
+  inTransit: string;
+  /**
+   * How far `pending` is below zero (refunds beyond what was left to settle), `0` otherwise: the merchant
+   * owes it, and settlement recovers it from the next credits before batching anything
+   * (docs/decisions/0014-refund-debt.md).
+   */
+  debt: string;
+}
