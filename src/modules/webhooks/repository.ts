@@ -1,11 +1,6 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
-import type {
-  Environment,
-  WebhookAttemptsTable,
-  WebhookDeliveriesTable,
-  WebhookEndpointsTable,
-} from '../../db/schema.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { DELIVERY_TRANSITIONS, type DeliveryStatus } from './model.js';
