@@ -23,13 +23,13 @@ export const OWNERS: Record<string, string> = {
   applications: 'applications',
   idempotency_keys: 'src/http',
   login_throttle: 'src/http',
+  sessions: 'src/http',
   organizations: 'organizations',
   fee_schedules: 'organizations',
   staff_users: 'operator',
   operator_alerts: 'operator',
   users: 'users',
   recovery_codes: 'users',
-  sessions: 'users',
   account_tokens: 'users',
   api_keys: 'api-keys',
   api_key_auth_epoch: 'api-keys',
@@ -81,10 +81,6 @@ export const ALLOWLIST: ReadonlyArray<{ file: string; table: string; why: string
   { file: 'src/modules/webhooks/delivery.ts', table: 'events', why: 'delivery joins the event payload' },
   { file: 'src/modules/webhooks/delivery.ts', table: 'users', why: 'auto-disable e-mails the owners' },
   { file: 'src/modules/webhooks/repository.ts', table: 'events', why: 'delivery log joins the event' },
-  // platform code on module tables. To be removed by issue 12 (sessions via users, retention via the job kit).
-  { file: 'src/http/session.ts', table: 'sessions', why: 'the session hook reads and touches sessions' },
-  { file: 'src/worker/jobs.ts', table: 'sessions', why: 'retention purge of expired sessions' },
-  { file: 'src/worker/jobs.ts', table: 'account_tokens', why: 'retention purge of used tokens' },
 ];
 
 export interface Finding {

@@ -29,6 +29,8 @@ export interface SessionManager {
   /** Ends every session of a subject, except one (a password reset keeps none, a change keeps the current). */
   endAll(realm: Realm, subjectId: string, exceptTokenHash?: string): Promise<number>;
   setEnvironment(session: Session, environment: 'sandbox' | 'live'): Promise<void>;
+  /** Deletes sessions that ended before `before` (retention); the number deleted. */
+  purgeEnded(before: Date): Promise<number>;
   /** Refuses a state-changing request whose CSRF token (form field `_csrf` or header) does not match. */
   assertCsrf(request: FastifyRequest, session: Session): void;
 }
@@ -113,6 +115,11 @@ export function createSessionManager(deps: {
       if (exceptTokenHash !== undefined) query = query.where('token_hash', '!=', exceptTokenHash);
       const result = await query.executeTakeFirst();
       return Number(result.numUpdatedRows);
+    },
+
+    async purgeEnded(before) {
+      const result = await deps.db.deleteFrom('sessions').where('expires_at', '<', before).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     async setEnvironment(session, environment) {

@@ -63,21 +63,10 @@ export function backgroundJobs(services: Services): Job[] {
       intervalMs: 60 * MINUTE,
       run: async () => {
         const now = services.clock.now().getTime();
-        const sessions = await services.db
-          .deleteFrom('sessions')
-          .where('expires_at', '<', new Date(now - DAY))
-          .executeTakeFirst();
-        const tokens = await services.db
-          .deleteFrom('account_tokens')
-          .where((eb) =>
-            eb.or([
-              eb('expires_at', '<', new Date(now - 30 * DAY)),
-              eb('used_at', '<', new Date(now - 30 * DAY)),
-            ]),
-          )
-          .executeTakeFirst();
+        const sessions = await services.sessions.purgeEnded(new Date(now - DAY));
+        const tokens = await services.users.purgeSpentTokens(new Date(now - 30 * DAY));
         await createLoginThrottle(services).purge();
-        return { rows: Number(sessions.numDeletedRows) + Number(tokens.numDeletedRows), errors: 0 };
+        return { rows: sessions + tokens, errors: 0 };
       },
     },
     {

@@ -99,6 +99,15 @@ export async function retireAccountTokens(
     .execute();
 }
 
+/** Deletes single-use tokens used or expired before `before` (retention); the number deleted. */
+export async function purgeAccountTokens(db: Kdb, before: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('account_tokens')
+    .where((eb) => eb.or([eb('expires_at', '<', before), eb('used_at', '<', before)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Accepts a TOTP time step once: only a step later than the last accepted one updates the row. */
 export async function claimTotpStep(db: Kdb, userId: string, step: number, now: Date): Promise<boolean> {
   const result = await db

@@ -31,6 +31,7 @@ import {
   insertUser,
   listOrganizationUsers,
   replaceRecoveryCodes,
+  purgeAccountTokens,
   retireAccountTokens,
   useRecoveryCode,
   type AccountTokenKind,
@@ -151,6 +152,8 @@ export interface UserService {
   ): Promise<void>;
   /** Resolves when every accepted reset request has been worked off (tests, shutdown). */
   passwordResetsSettled(): Promise<void>;
+  /** Deletes single-use tokens used or expired before `before` (retention); the number deleted. */
+  purgeSpentTokens(before: Date): Promise<number>;
   resetPassword(
     input: { token: string; password: string },
     context: RequestContext,
@@ -509,6 +512,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async passwordResetsSettled() {
       while (pendingResets.size > 0) await Promise.all([...pendingResets]);
     },
+
+    purgeSpentTokens: (before) => purgeAccountTokens(db, before),
 
     async resetPassword({ token, password }, context) {
       const found = await liveToken('password_reset', token);
