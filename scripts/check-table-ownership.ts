@@ -79,7 +79,6 @@ export const ALLOWLIST: ReadonlyArray<{ file: string; table: string; why: string
   },
   // webhooks read the events outbox and the account e-mails. To be removed by issue 12.
   { file: 'src/modules/webhooks/delivery.ts', table: 'events', why: 'delivery joins the event payload' },
-  { file: 'src/modules/webhooks/delivery.ts', table: 'users', why: 'auto-disable e-mails the owners' },
   { file: 'src/modules/webhooks/repository.ts', table: 'events', why: 'delivery log joins the event' },
 ];
 

@@ -214,6 +214,7 @@ export function createServices(input: {
         clock,
         box,
         mailer,
+        ownerEmails: (trx, organizationId) => users.activeOwnerEmails(trx, organizationId),
         logger: logger.child({ module: 'webhooks' }),
         resolver: webhookResolver,
         allowPrivateTargets: config.webhooks.allowPrivateTargets,

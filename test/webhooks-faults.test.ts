@@ -357,6 +357,7 @@ describe('crashes, isolation and concurrency', () => {
       clock: t.clock,
       box: services.box,
       mailer: services.mailer,
+      ownerEmails: (trx, organizationId) => services.users.activeOwnerEmails(trx, organizationId),
       logger: services.logger,
       resolver: services.webhooks.resolver,
       allowPrivateTargets: true,

@@ -99,6 +99,18 @@ export async function retireAccountTokens(
     .execute();
 }
 
+/** The e-mail addresses of an organization's active owners. */
+export async function activeOwnerEmails(db: Kdb, organizationId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('email')
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'owner')
+    .where('status', '=', 'active')
+    .execute();
+  return rows.map((row) => row.email);
+}
+
 /** Deletes single-use tokens used or expired before `before` (retention); the number deleted. */
 export async function purgeAccountTokens(db: Kdb, before: Date): Promise<number> {
   const result = await db

@@ -2,7 +2,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { PasswordField, UserError, UserErrorCode } from './errors.js';
 import QRCode from 'qrcode';
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
 import type { UserRole } from '../../db/schema.js';
 import type { Realm } from '../../http/session.js';
 import type { Logger } from 'pino';
@@ -31,6 +31,7 @@ import {
   insertUser,
   listOrganizationUsers,
   replaceRecoveryCodes,
+  activeOwnerEmails,
   purgeAccountTokens,
   retireAccountTokens,
   useRecoveryCode,
@@ -154,6 +155,8 @@ export interface UserService {
   passwordResetsSettled(): Promise<void>;
   /** Deletes single-use tokens used or expired before `before` (retention); the number deleted. */
   purgeSpentTokens(before: Date): Promise<number>;
+  /** The e-mail addresses of an organization's active owners, in the caller's transaction. */
+  activeOwnerEmails(trx: Trx, organizationId: string): Promise<string[]>;
   resetPassword(
     input: { token: string; password: string },
     context: RequestContext,
@@ -514,6 +517,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     },
 
     purgeSpentTokens: (before) => purgeAccountTokens(db, before),
+    activeOwnerEmails: (trx, organizationId) => activeOwnerEmails(trx, organizationId),
 
     async resetPassword({ token, password }, context) {
       const found = await liveToken('password_reset', token);

@@ -59,6 +59,8 @@ export interface WebhookDispatcherDeps {
   clock: Clock;
   box: SecretBox;
   mailer: Mailer;
+  /** The e-mail addresses of an organization's active owners, read by the users module in `trx`. */
+  ownerEmails: (trx: Trx, organizationId: string) => Promise<string[]>;
   logger: Logger;
   resolver: HostResolver;
   allowPrivateTargets: boolean;
@@ -314,17 +316,11 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         .set({ status: 'disabled', disabled_reason: 'failing', updated_at: now })
         .where('id', '=', endpoint.id)
         .execute();
-      const owners = await trx
-        .selectFrom('users')
-        .select('email')
-        .where('organization_id', '=', endpoint.organization_id)
-        .where('role', '=', 'owner')
-        .where('status', '=', 'active')
-        .execute();
-      for (const owner of owners) {
+      const owners = await deps.ownerEmails(trx, endpoint.organization_id);
+      for (const email of owners) {
         await deps.mailer.enqueue(
           trx,
-          owner.email,
+          email,
           webhookEndpointDisabledEmail({
             url: endpoint.url,
             endpointId: endpoint.id,
