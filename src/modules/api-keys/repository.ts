@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
 import type {
   ApiKeyRequestsTable,
   ApiKeysTable,
@@ -137,12 +137,18 @@ export async function markRevoked(db: Kdb, id: string, by: string, now: Date): P
 }
 
 /**
- * Claims up to `batchSize` keys revoked before `cutoff` whose audit trail is still there, deletes their
- * trail (entries about the key and entries the key made) and marks them purged, in the caller's
- * transaction. SKIP LOCKED lets several workers share the work.
+ * Claims up to `batchSize` keys revoked before `cutoff` whose audit trail is still there, has `forget`
+ * delete their trail (entries about the key and entries the key made; the audit module owns them) and
+ * marks them purged, in the caller's transaction. SKIP LOCKED lets several workers share the work.
  */
-export async function purgeAuditTrails(db: Kdb, cutoff: Date, now: Date, batchSize: number): Promise<number> {
-  const due = await db
+export async function purgeAuditTrails(
+  trx: Trx,
+  cutoff: Date,
+  now: Date,
+  batchSize: number,
+  forget: (trx: Trx, keyIds: string[]) => Promise<void>,
+): Promise<number> {
+  const due = await trx
     .selectFrom('api_keys')
     .select('id')
     .where('revoked_at', '<=', cutoff)
@@ -154,37 +160,13 @@ export async function purgeAuditTrails(db: Kdb, cutoff: Date, now: Date, batchSi
     .execute();
   if (due.length === 0) return 0;
   const ids = due.map((row) => row.id);
-  await db
-    .deleteFrom('audit_log')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('target_type', '=', 'api_key'), eb('target_id', 'in', ids)]),
-        eb(
-          'actor',
-          'in',
-          ids.map((id) => `key:${id}`),
-        ),
-      ]),
-    )
-    .execute();
-  await db.updateTable('api_keys').set({ audit_purged_at: now }).where('id', 'in', ids).execute();
+  await forget(trx, ids);
+  await trx.updateTable('api_keys').set({ audit_purged_at: now }).where('id', 'in', ids).execute();
   return ids.length;
 }
 
 /** Counts for tests and diagnostics: how many audit entries still name the key. */
-export async function countAuditTrail(db: Kdb, id: string): Promise<number> {
-  const row = await db
-    .selectFrom('audit_log')
-    .select(sql<string>`count(*)`.as('count'))
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('target_type', '=', 'api_key'), eb('target_id', '=', id)]),
-        eb('actor', '=', `key:${id}`),
-      ]),
-    )
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
+export { countKeyTrail as countAuditTrail } from '../audit/service.js';
 
 export type KeyRequestRow = Selectable<ApiKeyRequestsTable>;
 

@@ -376,7 +376,11 @@ export function createApiKeyService(deps: {
     async purgeRevokedAuditTrails(batchSize = 100) {
       const now = clock.now();
       const cutoff = new Date(now.getTime() - REVOKED_KEY_AUDIT_RETENTION_MS);
-      return db.transaction().execute((trx) => purgeAuditTrails(trx, cutoff, now, batchSize));
+      return db
+        .transaction()
+        .execute((trx) =>
+          purgeAuditTrails(trx, cutoff, now, batchSize, (t, ids) => deps.audit.forgetKeys(t, ids)),
+        );
     },
   };
 }

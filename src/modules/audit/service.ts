@@ -1,4 +1,5 @@
-import type { Kdb } from '../../db/database.js';
+import { sql } from 'kysely';
+import type { Kdb, Trx } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { olderThan, toPage, type CursorCodec, type CursorError } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
@@ -41,10 +42,47 @@ export interface AuditLog {
     db: Kdb,
     filter: { limit: number; cursor?: string; organizationId?: string; targetId?: string },
   ): Promise<Result<{ data: AuditEntryView[]; nextCursor: string | null }, AuditError>>;
+  /**
+   * Deletes the trail of API keys: entries about them and entries they made (the retention of revoked
+   * keys' trails, spec 5.8), in the caller's transaction.
+   */
+  forgetKeys(trx: Trx, keyIds: readonly string[]): Promise<void>;
+}
+
+/** Entries about the key or made by it, counted (tests and diagnostics). */
+export async function countKeyTrail(db: Kdb, keyId: string): Promise<number> {
+  const row = await db
+    .selectFrom('audit_log')
+    .select(sql<string>`count(*)`.as('count'))
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('target_type', '=', 'api_key'), eb('target_id', '=', keyId)]),
+        eb('actor', '=', `key:${keyId}`),
+      ]),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): AuditLog {
   return {
+    async forgetKeys(trx, keyIds) {
+      if (keyIds.length === 0) return;
+      await trx
+        .deleteFrom('audit_log')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('target_type', '=', 'api_key'), eb('target_id', 'in', [...keyIds])]),
+            eb(
+              'actor',
+              'in',
+              keyIds.map((id) => `key:${id}`),
+            ),
+          ]),
+        )
+        .execute();
+    },
+
     async record(db, entry) {
       await db
         .insertInto('audit_log')
