@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type {
   ApiKeyRequestsTable,
