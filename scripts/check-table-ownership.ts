@@ -55,17 +55,6 @@ export const OWNERS: Record<string, string> = {
  * longer occurs, so delete the line in the same change that removes the query.
  */
 export const ALLOWLIST: ReadonlyArray<{ file: string; table: string; why: string }> = [
-  // organizations: underwriting decides applications on the applications table. To be removed by issue 12.
-  {
-    file: 'src/modules/organizations/service.ts',
-    table: 'applications',
-    why: 'approval reads and marks the application',
-  },
-  {
-    file: 'src/modules/organizations/demo.ts',
-    table: 'applications',
-    why: 'the demo merchant seeds its application',
-  },
   // api-keys authentication joins the organization's state (one query per uncached key). To be removed by issue 12.
   {
     file: 'src/modules/api-keys/repository.ts',

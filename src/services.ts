@@ -5,7 +5,11 @@ import type { Config } from './config.js';
 import type { Database, Kdb } from './db/database.js';
 import { createIdempotencyStore, type IdempotencyStore } from './http/idempotency-store.js';
 import { createSessionManager, type SessionManager } from './http/session.js';
-import { createApplicationService, type ApplicationService } from './modules/applications/service.js';
+import {
+  createApplicationReview,
+  createApplicationService,
+  type ApplicationService,
+} from './modules/applications/service.js';
 import { createAuditLog, type AuditLog } from './modules/audit/service.js';
 import { createMailer, type Mailer } from './modules/email/service.js';
 import { createUserService, type UserService } from './modules/users/service.js';
@@ -136,7 +140,17 @@ export function createServices(input: {
   const organizations = createOrganizationAdminService({ db, clock, audit, cursors });
   const users = createUserService({ db, clock, urls, box, audit, mailer, sessions, logger, organizations });
   const staff = createStaffService({ db, clock });
-  const underwriting = createUnderwritingService({ db, clock, audit, mailer, urls, cursors, users });
+  const applicationReview = createApplicationReview({ db });
+  const underwriting = createUnderwritingService({
+    db,
+    clock,
+    audit,
+    mailer,
+    urls,
+    cursors,
+    users,
+    applications: applicationReview,
+  });
   const completion = createPaymentCompletion({
     db,
     clock,
@@ -175,6 +189,7 @@ export function createServices(input: {
       organizations,
       alerts,
       users,
+      applications: applicationReview,
       webUrl: () => urls.web(),
     }),
     checkout: createCheckoutService({

@@ -1,6 +1,7 @@
 import { sql, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { ApplicationRow, ApplicationsTable, NewApplicationRow } from '../../db/schema.js';
+import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { TRANSITIONS, type ApplicationStatus } from './model.js';
 
@@ -61,4 +62,30 @@ export async function transition(
     .where('status', 'in', [...from])
     .returningAll()
     .executeTakeFirst();
+}
+
+/** One page of applications, newest first (`limit + 1` rows, so the caller knows whether more follow). */
+export async function pageOfApplications(
+  db: Kdb,
+  filter: { status?: ApplicationStatus | undefined; after?: Cursor | undefined; limit: number },
+): Promise<ApplicationRow[]> {
+  let query = db
+    .selectFrom('applications')
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.after) query = query.where(olderThan(filter.after));
+  return query.execute();
+}
+
+/** The application under its row lock, in the caller's transaction. */
+export async function lockApplication(trx: Trx, id: string): Promise<ApplicationRow | undefined> {
+  return trx.selectFrom('applications').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** Deletes an application that is still `NEW` (a demo application whose approval failed). */
+export async function deleteNewApplication(db: Kdb, id: string): Promise<void> {
+  await db.deleteFrom('applications').where('id', '=', id).where('status', '=', 'NEW').execute();
 }

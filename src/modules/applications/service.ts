@@ -1,9 +1,22 @@
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { ApplicationRow, ApplicationsTable, NewApplicationRow } from '../../db/schema.js';
+import type { Updateable } from 'kysely';
+import type { Cursor } from '../../shared/pagination.js';
+import type { ApplicationStatus } from './model.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { ApplicationError } from './errors.js';
-import { applicationsFromAddress, insertApplication, lockSubmitterAddress } from './repository.js';
+import {
+  applicationsFromAddress,
+  deleteNewApplication,
+  findApplication,
+  insertApplication,
+  lockApplication,
+  lockSubmitterAddress,
+  pageOfApplications,
+  transition,
+} from './repository.js';
 import type { ApplicationCreate, ApplicationCreated } from './schemas.js';
 
 /** Accepted applications per client address per window (APPLICATION_RATE_LIMIT_MAX / _WINDOW_MS). */
@@ -16,6 +29,42 @@ export type SubmitResult = Result<ApplicationCreated, ApplicationError>;
 
 export interface ApplicationService {
   submit(input: ApplicationCreate, context: { ip: string | undefined }): Promise<SubmitResult>;
+}
+
+/**
+ * What underwriting (the organizations module) needs of applications: read them, lock one, and move it
+ * through the review states in the caller's transaction. The applications module keeps its table.
+ */
+export interface ApplicationReview {
+  page(filter: {
+    status?: ApplicationStatus | undefined;
+    after?: Cursor | undefined;
+    limit: number;
+  }): Promise<ApplicationRow[]>;
+  find(id: string): Promise<ApplicationRow | undefined>;
+  lock(trx: Trx, id: string): Promise<ApplicationRow | undefined>;
+  /** `transition` of the state machine (model.ts); undefined when the application was in none of `from`. */
+  decide(
+    trx: Trx,
+    id: string,
+    from: readonly ApplicationStatus[],
+    to: ApplicationStatus,
+    patch: Omit<Updateable<ApplicationsTable>, 'id' | 'status'>,
+  ): Promise<ApplicationRow | undefined>;
+  /** Files an application on the merchant's behalf (the demo merchant), then takes it back if unused. */
+  file(row: NewApplicationRow): Promise<ApplicationRow>;
+  withdrawNew(id: string): Promise<void>;
+}
+
+export function createApplicationReview(deps: { db: Kdb }): ApplicationReview {
+  return {
+    page: (filter) => pageOfApplications(deps.db, filter),
+    find: (id) => findApplication(deps.db, id),
+    lock: (trx, id) => lockApplication(trx, id),
+    decide: (trx, id, from, to, patch) => transition(trx, id, from, to, patch),
+    file: (row) => insertApplication(deps.db, row),
+    withdrawNew: (id) => deleteNewApplication(deps.db, id),
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ApplicationReview } from '../applications/service.js';
 import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus, PaymentMethod, StaffRole } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
@@ -74,6 +75,8 @@ export interface OperatorCommandDeps {
   organizations: OrganizationAdminService;
   alerts: OperatorAlerts;
   users: Pick<UserService, 'activateWithPassword'>;
+  /** The demo merchant files its application through the applications module. */
+  applications: Pick<ApplicationReview, 'file' | 'withdrawNew'>;
   webUrl: () => string;
 }
 
@@ -166,7 +169,16 @@ export function createOperatorCommands(deps: OperatorCommandDeps): OperatorComma
 
     createDemoMerchant: (input, by) =>
       createDemoMerchant(
-        { db, clock: deps.clock, audit, underwriting, organizations, users: deps.users, webUrl: deps.webUrl },
+        {
+          db,
+          clock: deps.clock,
+          audit,
+          underwriting,
+          organizations,
+          users: deps.users,
+          applications: deps.applications,
+          webUrl: deps.webUrl,
+        },
         input,
         by,
       ),

@@ -1,3 +1,4 @@
+import type { ApplicationReview } from '../applications/service.js';
 import { randomBytes } from 'node:crypto';
 import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus } from '../../db/schema.js';
@@ -31,6 +32,7 @@ export async function createDemoMerchant(
     audit: AuditLog;
     underwriting: UnderwritingService;
     users: Pick<UserService, 'activateWithPassword'>;
+    applications: Pick<ApplicationReview, 'file' | 'withdrawNew'>;
     organizations: OrganizationAdminService;
     webUrl: () => string;
   },
@@ -42,38 +44,30 @@ export async function createDemoMerchant(
   const email = input.email ?? `demo-${suffix}@merchant.example`;
   const now = clock.now();
   const applicationId = newId('app', now);
-  await db
-    .insertInto('applications')
-    .values({
-      id: applicationId,
-      status: 'NEW',
-      company_name: input.companyName ?? `Demo Merchant ${suffix}`,
-      jurisdiction: 'TR',
-      vertical: 'other',
-      vertical_other: 'Demo merchant for local development',
-      monthly_volume_usd: 100_000n,
-      current_acquirer: null,
-      why_switching: null,
-      contact_name: 'Demo Owner',
-      contact_email: email,
-      telegram: null,
-      submitted_ip: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
+  await deps.applications.file({
+    id: applicationId,
+    status: 'NEW',
+    company_name: input.companyName ?? `Demo Merchant ${suffix}`,
+    jurisdiction: 'TR',
+    vertical: 'other',
+    vertical_other: 'Demo merchant for local development',
+    monthly_volume_usd: 100_000n,
+    current_acquirer: null,
+    why_switching: null,
+    contact_name: 'Demo Owner',
+    contact_email: email,
+    telegram: null,
+    submitted_ip: null,
+    created_at: now,
+    updated_at: now,
+  });
   let approved: Awaited<ReturnType<UnderwritingService['approve']>> | undefined;
   try {
     approved = await deps.underwriting.approve(applicationId, by);
   } finally {
     // The approval refused or failed (say, the address already has a dashboard account): take back the
     // application filed above, or it would wait in the underwriting queue as if a merchant had applied.
-    if (!approved?.ok)
-      await db
-        .deleteFrom('applications')
-        .where('id', '=', applicationId)
-        .where('status', '=', 'NEW')
-        .execute();
+    if (!approved?.ok) await deps.applications.withdrawNew(applicationId);
   }
   if (!approved.ok) return approved;
   const approval = approved.value;

@@ -1,4 +1,5 @@
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { ApplicationReview } from '../applications/service.js';
 import type { ApplicationRow } from '../../db/schema.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
@@ -90,6 +91,15 @@ interface Deps {
   urls: Urls;
   cursors: CursorCodec;
   users: Pick<UserService, 'createOwnerUser' | 'createActivation' | 'hasAccount'>;
+  /** The applications module's review interface: underwriting never queries its table. */
+  applications: ApplicationReview;
+}
+
+/** A decision taken under the application's row lock cannot find it elsewhere: that would be a bug. */
+async function decided(pending: Promise<ApplicationRow | undefined>, id: string): Promise<ApplicationRow> {
+  const row = await pending;
+  if (!row) throw new Error(`application ${id} left its state under its row lock`);
+  return row;
 }
 
 /** Application review: NEW -> IN_REVIEW -> APPROVED | REJECTED (product decision 4). */
@@ -98,16 +108,11 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
 
   /** The application, locked, while it is still to be decided; nothing is written before this. */
   const lockPending = async (
-    trx: Kdb,
+    trx: Trx,
     id: string,
     action: string,
   ): Promise<Result<ApplicationRow, OrganizationError>> => {
-    const application = await trx
-      .selectFrom('applications')
-      .selectAll()
-      .where('id', '=', id)
-      .forUpdate()
-      .executeTakeFirst();
+    const application = await deps.applications.lock(trx, id);
     if (!application) return err({ code: 'application_not_found', id });
     if (application.status !== 'NEW' && application.status !== 'IN_REVIEW')
       return err({ code: 'application_decided', id, status: application.status, action });
@@ -116,22 +121,15 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
 
   return {
     async listApplications({ status, limit, cursor }) {
-      let query = db
-        .selectFrom('applications')
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1);
-      if (status) query = query.where('status', '=', status);
       const pages = deps.cursors.for({ list: 'applications', filter: status ?? null });
       const after = cursor === undefined ? undefined : pages.decode(cursor);
       if (after?.ok === false) return after;
-      if (after) query = query.where(olderThan(after.value));
-      return ok(toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id)));
+      const rows = await deps.applications.page({ status, after: after?.value, limit });
+      return ok(toPage(rows, limit, (row) => pages.encode(row.created_at, row.id)));
     },
 
     async getApplication(id) {
-      const row = await db.selectFrom('applications').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await deps.applications.find(id);
       return row ? ok(row) : err({ code: 'application_not_found', id });
     },
 
@@ -142,12 +140,10 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
         const before = pending.value;
         if (before.status === 'IN_REVIEW') return ok(before);
         const now = clock.now();
-        const after = await trx
-          .updateTable('applications')
-          .set({ status: 'IN_REVIEW', reviewed_by: by.actor, updated_at: now })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const after = await decided(
+          deps.applications.decide(trx, id, ['NEW'], 'IN_REVIEW', { reviewed_by: by.actor, updated_at: now }),
+          id,
+        );
         await audit.record(trx, {
           ...by,
           action: 'application.review_started',
@@ -203,17 +199,15 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
             createdBy: 'system',
           });
 
-          await trx
-            .updateTable('applications')
-            .set({
-              status: 'APPROVED',
+          await decided(
+            deps.applications.decide(trx, id, ['NEW', 'IN_REVIEW'], 'APPROVED', {
               reviewed_by: by.actor,
               reviewed_at: now,
               organization_id: organization.id,
               updated_at: now,
-            })
-            .where('id', '=', id)
-            .execute();
+            }),
+            id,
+          );
           const emailId = await mailer.enqueue(
             trx,
             application.contact_email,
@@ -258,18 +252,15 @@ export function createUnderwritingService(deps: Deps): UnderwritingService {
         if (!pending.ok) return pending;
         const before = pending.value;
         const now = clock.now();
-        const after = await trx
-          .updateTable('applications')
-          .set({
-            status: 'REJECTED',
+        const after = await decided(
+          deps.applications.decide(trx, id, ['NEW', 'IN_REVIEW'], 'REJECTED', {
             reviewed_by: by.actor,
             reviewed_at: now,
             decision_reason: reason,
             updated_at: now,
-          })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+          }),
+          id,
+        );
         await mailer.enqueue(
           trx,
           before.contact_email,
