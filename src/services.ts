@@ -37,6 +37,7 @@ import { createRefundService, type RefundService } from './modules/refunds/servi
 import { createOperatorAlerts, type OperatorAlerts } from './modules/operator/alerts.js';
 import type { Environment } from './db/schema.js';
 import { createEventFeed, type EventFeed } from './modules/events/feed.js';
+import { createEventLookup, type EventLookup } from './modules/events/lookup.js';
 import {
   createHostResolver,
   createWebhookDispatcher,
@@ -96,6 +97,8 @@ export interface Services {
   jobs: JobKit;
   /** The events feed (flag `events`). */
   eventFeed: EventFeed;
+  /** What other modules may read of recorded events (webhook payloads and delivery logs). */
+  eventLookup: EventLookup;
   webhooks: {
     endpoints: WebhookEndpointService;
     dispatcher: WebhookDispatcher;
@@ -137,6 +140,7 @@ export function createServices(input: {
   const ledger = createLedger({ db, clock, feesFor: feeRateIn });
   const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });
   const webhookResolver = createHostResolver();
+  const eventLookup = createEventLookup({ db });
   const organizations = createOrganizationAdminService({ db, clock, audit, cursors });
   const users = createUserService({ db, clock, urls, box, audit, mailer, sessions, logger, organizations });
   const staff = createStaffService({ db, clock });
@@ -215,6 +219,7 @@ export function createServices(input: {
       logger: logger.child({ module: 'notifications' }),
     }),
     eventFeed: createEventFeed({ db, cursors }),
+    eventLookup,
     webhooks: {
       endpoints: createWebhookEndpointService({
         db,
@@ -223,6 +228,7 @@ export function createServices(input: {
         cursors,
         resolver: webhookResolver,
         allowPrivateTargets: config.webhooks.allowPrivateTargets,
+        events: eventLookup,
       }),
       dispatcher: createWebhookDispatcher({
         db,
@@ -230,6 +236,7 @@ export function createServices(input: {
         box,
         mailer,
         ownerEmails: (trx, organizationId) => users.activeOwnerEmails(trx, organizationId),
+        events: eventLookup,
         logger: logger.child({ module: 'webhooks' }),
         resolver: webhookResolver,
         allowPrivateTargets: config.webhooks.allowPrivateTargets,

@@ -358,6 +358,7 @@ describe('crashes, isolation and concurrency', () => {
       box: services.box,
       mailer: services.mailer,
       ownerEmails: (trx, organizationId) => services.users.activeOwnerEmails(trx, organizationId),
+      events: services.eventLookup,
       logger: services.logger,
       resolver: services.webhooks.resolver,
       allowPrivateTargets: true,

@@ -1,3 +1,4 @@
+import type { EventLookup } from '../events/lookup.js';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Kdb, Trx } from '../../db/database.js';
@@ -59,6 +60,8 @@ export interface WebhookDispatcherDeps {
   clock: Clock;
   box: SecretBox;
   mailer: Mailer;
+  /** The payloads of the events to deliver, read through the events module. */
+  events: Pick<EventLookup, 'byIds'>;
   /** The e-mail addresses of an organization's active owners, read by the users module in `trx`. */
   ownerEmails: (trx: Trx, organizationId: string) => Promise<string[]>;
   logger: Logger;
@@ -176,7 +179,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     const rows = await db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-      .innerJoin('events as e', 'e.id', 'd.event_id')
       .select([
         'd.id',
         'd.endpoint_id',
@@ -188,28 +190,34 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         'w.secret_enc',
         'w.previous_secret_enc',
         'w.previous_secret_expires_at',
-        'e.payload',
       ])
       .where('d.id', 'in', ids)
       .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      leaseToken,
-      endpointId: row.endpoint_id,
-      attempts: row.attempts,
-      eventId: row.event_id,
-      organizationId: row.organization_id,
-      environment: row.environment,
-      url: row.url,
-      payload: row.payload,
-      secret: box.open(row.secret_enc),
-      previousSecret:
-        row.previous_secret_enc !== null &&
-        row.previous_secret_expires_at !== null &&
-        row.previous_secret_expires_at.getTime() > now.getTime()
-          ? box.open(row.previous_secret_enc)
-          : null,
-    }));
+    const events = await deps.events.byIds(rows.map((row) => row.event_id));
+    // An event is never deleted while a delivery references it (foreign key), so each is found.
+    return rows
+      .flatMap((row) => {
+        const event = events.get(row.event_id);
+        return event === undefined ? [] : [{ row, payload: event.payload }];
+      })
+      .map(({ row, payload }) => ({
+        id: row.id,
+        leaseToken,
+        endpointId: row.endpoint_id,
+        attempts: row.attempts,
+        eventId: row.event_id,
+        organizationId: row.organization_id,
+        environment: row.environment,
+        url: row.url,
+        payload,
+        secret: box.open(row.secret_enc),
+        previousSecret:
+          row.previous_secret_enc !== null &&
+          row.previous_secret_expires_at !== null &&
+          row.previous_secret_expires_at.getTime() > now.getTime()
+            ? box.open(row.previous_secret_enc)
+            : null,
+      }));
   }
 
   async function attempt(delivery: Claimed): Promise<void> {

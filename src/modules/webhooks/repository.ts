@@ -1,4 +1,4 @@
-import { sql, type Selectable, type Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
@@ -40,38 +40,30 @@ export function listEndpoints(db: Kdb, owner: Owner, page: { limit: number; afte
 }
 
 export type AttemptWithDelivery = AttemptRow & {
-  event_type: string;
   delivery_status: DeliveryRow['status'];
   next_attempt_at: Date;
 };
 
-/**
- * The last attempts of events about a charge (spec section 4): the payload's `id`, `paymentId`,
- * `payment.paymentId` or `data.id` equals the charge id, or the event's resource is the charge.
- */
-export function attemptsForCharge(db: Kdb, owner: Owner, chargeId: string, limit: number) {
+/** The last attempts of the given events (those about one charge), newest first. */
+export async function attemptsOfEvents(
+  db: Kdb,
+  owner: Owner,
+  eventIds: readonly string[],
+  limit: number,
+): Promise<AttemptWithDelivery[]> {
+  if (eventIds.length === 0) return [];
   return db
     .selectFrom('webhook_attempts as a')
-    .innerJoin('events as e', 'e.id', 'a.event_id')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .selectAll('a')
-    .select(['e.type as event_type', 'd.status as delivery_status', 'd.next_attempt_at'])
+    .select(['d.status as delivery_status', 'd.next_attempt_at'])
     .where('a.organization_id', '=', owner.organizationId)
     .where('a.environment', '=', owner.environment)
-    .where('e.organization_id', '=', owner.organizationId)
-    .where((eb) =>
-      eb.or([
-        eb('e.resource_id', '=', chargeId),
-        eb(sql`e.payload->>'id'`, '=', chargeId),
-        eb(sql`e.payload->>'paymentId'`, '=', chargeId),
-        eb(sql`e.payload->'payment'->>'paymentId'`, '=', chargeId),
-        eb(sql`e.payload->'data'->>'id'`, '=', chargeId),
-      ]),
-    )
+    .where('a.event_id', 'in', [...eventIds])
     .orderBy('a.attempted_at', 'desc')
     .orderBy('a.id', 'desc')
     .limit(limit)
-    .execute() as Promise<AttemptWithDelivery[]>;
+    .execute();
 }
 
 /** A delivery of an endpoint that still exists, by its id or by the id of one of its attempts. */
@@ -148,10 +140,9 @@ export async function attemptsOfEndpoint(
   owner: Owner,
   endpointId: string,
   limit: number,
-): Promise<EndpointAttempt[]> {
+): Promise<Omit<EndpointAttempt, 'eventType'>[]> {
   const rows = await db
     .selectFrom('webhook_attempts as a')
-    .innerJoin('events as e', 'e.id', 'a.event_id')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .select([
       'a.id',
@@ -163,7 +154,6 @@ export async function attemptsOfEndpoint(
       'a.latency_ms',
       'a.error',
       'a.response_excerpt',
-      'e.type as event_type',
       'd.status as delivery_status',
     ])
     .where('a.endpoint_id', '=', endpointId)
@@ -178,7 +168,6 @@ export async function attemptsOfEndpoint(
     id: row.id,
     deliveryId: row.delivery_id,
     eventId: row.event_id,
-    eventType: row.event_type,
     attemptedAt: row.attempted_at,
     succeeded: row.succeeded,
     statusCode: row.status_code,

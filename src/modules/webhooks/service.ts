@@ -1,3 +1,4 @@
+import type { EventLookup } from '../events/lookup.js';
 import type { Kdb } from '../../db/database.js';
 import type { ValidationIssue } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
@@ -6,7 +7,7 @@ import type { CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
-  attemptsForCharge,
+  attemptsOfEvents,
   failPendingDeliveries,
   attemptsOfEndpoint,
   deliveryOfEndpoint,
@@ -76,6 +77,8 @@ export interface WebhookEndpointServiceDeps {
   cursors: CursorCodec;
   resolver: HostResolver;
   allowPrivateTargets: boolean;
+  /** Event types and the events about a charge, read through the events module. */
+  events: EventLookup;
 }
 
 export function endpointView(row: EndpointRow, now: Date): WebhookEndpointView {
@@ -107,12 +110,12 @@ export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
   };
 }
 
-function attemptView(row: AttemptWithDelivery): WebhookAttemptView {
+function attemptView(row: AttemptWithDelivery, eventType: string): WebhookAttemptView {
   return {
     id: row.id,
     deliveryId: row.delivery_id,
     eventId: row.event_id,
-    eventType: row.event_type,
+    eventType,
     endpointId: row.endpoint_id,
     url: row.url,
     attemptedAt: row.attempted_at.toISOString(),
@@ -264,8 +267,10 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     },
 
     async attemptsForCharge(owner, chargeId) {
-      const rows = await attemptsForCharge(db, owner, chargeId, CHARGE_ATTEMPTS_LIMIT);
-      return rows.map(attemptView);
+      const eventIds = await deps.events.idsAboutCharge(owner.organizationId, chargeId);
+      const rows = await attemptsOfEvents(db, owner, eventIds, CHARGE_ATTEMPTS_LIMIT);
+      const events = await deps.events.byIds(rows.map((row) => row.event_id));
+      return rows.map((row) => attemptView(row, events.get(row.event_id)?.type ?? ''));
     },
 
     async retry(owner, id) {
@@ -282,7 +287,11 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       return ok(deliveryView(row));
     },
 
-    endpointAttempts: (owner, endpointId, limit) => attemptsOfEndpoint(db, owner, endpointId, limit),
+    async endpointAttempts(owner, endpointId, limit) {
+      const rows = await attemptsOfEndpoint(db, owner, endpointId, limit);
+      const events = await deps.events.byIds(rows.map((row) => row.eventId));
+      return rows.map((row) => ({ ...row, eventType: events.get(row.eventId)?.type ?? '' }));
+    },
     isDeliveryOfEndpoint: (owner, endpointId, deliveryId) =>
       deliveryOfEndpoint(db, owner, endpointId, deliveryId),
   };
