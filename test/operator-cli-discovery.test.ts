@@ -4,20 +4,25 @@
  * when that gateway runs on PostgreSQL and cannot be reached; the development admin password is printed
  * by the start that created it only, and never written to a log line.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../src/paths.js';
 import { createFreshDatabase, dropDatabase } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
-import { baseEnv, killAllGateways, spawnGateway, type GatewayProcess } from './helpers/process.js';
+import {
+  baseEnv,
+  killAllClis,
+  killAllGateways,
+  runOperatorCli,
+  spawnGateway,
+  type CliResult,
+  type GatewayProcess,
+} from './helpers/process.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
-const children = new Set<ChildProcess>();
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  killAllClis();
   await killAllGateways();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 }, 60_000);
@@ -28,35 +33,8 @@ function tempDir(): string {
   return dir;
 }
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/operator.ts', ...args], {
-      cwd: projectRoot,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`operator ${args.join(' ')} ran over 120 s\n${stdout}\n${stderr}`));
-    }, 120_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runCli = (args: string[], env: Record<string, string>): Promise<CliResult> =>
+  runOperatorCli(args, env, 120_000);
 
 function gatewayEnv(dataDir: string, databaseUrl: string): Record<string, string> {
   return {

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,16 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createApplicationService } from '../src/modules/applications/service.js';
 import type { ApplicationCreate } from '../src/modules/applications/schemas.js';
-import { projectRoot } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { sha256Hex } from '../src/shared/crypto.js';
 import { createFreshDatabase, dropDatabase } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
 import {
   baseEnv,
-  builtProgram,
+  killAllClis,
   killAllGateways,
+  runOperatorCli,
   spawnGateway,
+  type CliResult,
   type GatewayProcess,
 } from './helpers/process.js';
 import { uniqueEmail, type ApplicationView, type OrganizationView } from './helpers/operator.js';
@@ -26,19 +26,10 @@ import { uniqueEmail, type ApplicationView, type OrganizationView } from './help
 const CLI_TIMEOUT_MS = 90_000;
 const STEP_TIMEOUT_MS = 300_000;
 
-interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-const children = new Set<ChildProcess>();
 const cleanups: Array<() => Promise<void> | void> = [];
 
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  children.clear();
+  killAllClis();
   await killAllGateways();
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 }, 60_000);
@@ -49,35 +40,8 @@ function tempDir(): string {
   return dir;
 }
 
-/** Runs the CLI to its end (bounded by a timeout that kills it) and returns what it wrote. */
-function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtProgram('src/cli/operator.ts'), ...args], {
-      cwd: projectRoot,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`operator ${args.join(' ')} ran over ${CLI_TIMEOUT_MS} ms\n${stdout}\n${stderr}`));
-    }, CLI_TIMEOUT_MS);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      children.delete(child);
-      reject(error);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
+const runCli = (args: string[], env: Record<string, string>): Promise<CliResult> =>
+  runOperatorCli(args, env, CLI_TIMEOUT_MS);
 
 /** Runs a command that must succeed and returns its JSON output. */
 async function cliJson<T = Record<string, unknown>>(args: string[], env: Record<string, string>): Promise<T> {

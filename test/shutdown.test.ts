@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { acquirerControl } from './helpers/acquirer.js';
 import { apiAt } from './helpers/client.js';
 import { startSandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
@@ -211,19 +212,8 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       );
       expect(charge.status, charge.text).toBe(201);
       chargeIds.push(charge.body.id);
-      const paid = await request(
-        `${acquirer.url}/v1/payments/${encodeURIComponent(charge.body.providerPaymentId)}/authorize`,
-        {
-          body: {
-            number: '4242424242424242',
-            expMonth: 12,
-            expYear: 2030,
-            cvc: '123',
-            holderName: 'X',
-            returnUrl: 'https://x.example/',
-          },
-          headers: { authorization: `Bearer ${ACQUIRER.apiKey}` },
-        },
+      const paid = await acquirerControl({ url: acquirer.url, apiKey: ACQUIRER.apiKey }).authorize(
+        charge.body.providerPaymentId,
       );
       expect(paid.status, paid.text).toBeLessThan(300);
     }

@@ -14,12 +14,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { acquirerControl } from './helpers/acquirer.js';
 import { apiAt } from './helpers/client.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
-import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
 import { baseEnv, eventually, killAllGateways, programDatabases, spawnGateway } from './helpers/process.js';
 
@@ -172,19 +173,8 @@ describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
     );
     expect(charge.status, charge.text).toBe(201);
     // The payment succeeds at the acquirer, which notifies the gateway (signed) at the URL it was given.
-    const authorized = await request(
-      `${acquirer.url}/v1/payments/${encodeURIComponent(charge.body.providerPaymentId)}/authorize`,
-      {
-        body: {
-          number: '4242424242424242',
-          expMonth: 12,
-          expYear: 2030,
-          cvc: '123',
-          holderName: 'X',
-          returnUrl: 'https://x.example/',
-        },
-        headers: { authorization: `Bearer ${CREDENTIALS.apiKey}` },
-      },
+    const authorized = await acquirerControl({ url: acquirer.url, apiKey: CREDENTIALS.apiKey }).authorize(
+      charge.body.providerPaymentId,
     );
     expect(authorized.status, authorized.text).toBeLessThan(300);
 

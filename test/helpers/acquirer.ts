@@ -68,5 +68,18 @@ export function acquirerControl(acquirer: { url: string; apiKey: string }) {
       ).data,
     payment: (id: string) =>
       ok<AcquirerPaymentBody>(request(`${acquirer.url}/v1/payments/${encodeURIComponent(id)}`, { headers })),
+    /** Pays with a test card as the checkout would (the acquirer then notifies); the raw answer. */
+    authorize: (paymentId: string, number = '4242424242424242') =>
+      request<AcquirerPaymentBody>(`${acquirer.url}/v1/payments/${encodeURIComponent(paymentId)}/authorize`, {
+        body: {
+          number,
+          expMonth: 12,
+          expYear: 2030,
+          cvc: '123',
+          holderName: 'Test Customer',
+          returnUrl: 'https://shop.example/back',
+        },
+        headers,
+      }),
   };
 }

@@ -290,3 +290,55 @@ export function programDatabases(options: {
   };
   return [embedded, postgres];
 }
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+const cliChildren = new Set<ChildProcess>();
+
+/**
+ * Runs the built operator CLI (`dist/`, as `npm run operator` runs it) to its end, bounded by a timeout
+ * that kills it, and returns what it wrote.
+ */
+export function runOperatorCli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [builtProgram('src/cli/operator.ts'), ...args], {
+      cwd: projectRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cliChildren.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`operator ${args.join(' ')} ran over ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      cliChildren.delete(child);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      cliChildren.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Kills every CLI process still running (a test's afterAll). */
+export function killAllClis(): void {
+  for (const child of cliChildren) child.kill('SIGKILL');
+  cliChildren.clear();
+}
