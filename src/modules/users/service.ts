@@ -32,6 +32,7 @@ import {
   listOrganizationUsers,
   replaceRecoveryCodes,
   activeOwnerEmails,
+  activeMemberEmails,
   purgeAccountTokens,
   retireAccountTokens,
   useRecoveryCode,
@@ -51,6 +52,8 @@ import {
 export const DASHBOARD_REALM: Realm = 'dashboard';
 /** A password was right but the second factor is still owed: that half-open session is short-lived. */
 export const PENDING_MFA_TTL_MS = 10 * MINUTE;
+/** How long a password reset request waits after its answer went out before it is worked off. */
+const RESET_WORK_DELAY_MS = 20;
 
 /** Who may invite, and which roles they may hand out. Nobody invites a second owner. */
 export const INVITING_ROLES: readonly UserRole[] = ['owner', 'admin'];
@@ -64,6 +67,10 @@ export const DASHBOARD_PERMISSIONS = {
   invite: INVITING_ROLES,
   manageApiKeys: ['owner', 'admin', 'developer'],
   manageWebhooks: ['owner', 'admin', 'developer'],
+  /** Add a wallet, change the default, archive, cancel a change (issue 13). */
+  requestWalletChange: ['owner', 'admin'],
+  /** Confirm a wallet change from the e-mailed link. */
+  confirmWalletChange: ['owner'],
 } as const satisfies Record<string, readonly UserRole[]>;
 export type DashboardPermission = keyof typeof DASHBOARD_PERMISSIONS;
 
@@ -157,6 +164,13 @@ export interface UserService {
   purgeSpentTokens(before: Date): Promise<number>;
   /** The e-mail addresses of an organization's active owners, in the caller's transaction. */
   activeOwnerEmails(trx: Trx, organizationId: string): Promise<string[]>;
+  /** The active members of these roles (wallet change notices), in the caller's transaction. */
+  activeMemberEmails(trx: Trx, organizationId: string, roles: readonly UserRole[]): Promise<string[]>;
+  /**
+   * Checks and consumes a second factor (a TOTP code, each time step once, or a recovery code) of an
+   * active user with 2FA on, in the caller's transaction; false otherwise.
+   */
+  verifySecondFactor(trx: Trx, userId: string, code: string, context: RequestContext): Promise<boolean>;
   resetPassword(
     input: { token: string; password: string },
     context: RequestContext,
@@ -272,7 +286,12 @@ export function createUserService(deps: UserServiceDeps): UserService {
     if (row.expires_at.getTime() <= clock.now().getTime()) return { state: 'invalid' };
     const user = await findUserById(db, row.user_id);
     const expectedStatus = kind === 'password_reset' ? 'active' : 'invited';
-    if (!user || user.status !== expectedStatus) return { state: 'invalid' };
+    if (!user || user.status !== expectedStatus) {
+      // A concurrent redemption may have committed between the two reads: the token was unused when
+      // read, the user is active now. The link was used, not invalid (410, not 404).
+      const again = await findAccountToken(db, kind, tokenHash);
+      return again?.used_at != null ? { state: 'used' } : { state: 'invalid' };
+    }
     return { state: 'valid', user };
   };
 
@@ -505,7 +524,10 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async requestPasswordReset(email, context, after) {
       // The work waits for the answer to be sent: with the embedded database a query runs on this
       // thread, and one that started before the answer went out would delay it for known addresses only.
-      const job = (after ?? new Promise<void>((resolve) => setImmediate(resolve)))
+      // It then waits a little longer, so that it does not compete for the CPU with the client still
+      // reading the answer (on a loaded machine that alone made known addresses measurably slower).
+      const job = (after ?? Promise.resolve())
+        .then(() => new Promise<void>((resolve) => setTimeout(resolve, RESET_WORK_DELAY_MS)))
         .then(() => sendPasswordReset(email, context))
         .catch((error: unknown) => logger.error({ err: error }, 'password reset request failed'))
         .finally(() => pendingResets.delete(job));
@@ -518,6 +540,12 @@ export function createUserService(deps: UserServiceDeps): UserService {
 
     purgeSpentTokens: (before) => purgeAccountTokens(db, before),
     activeOwnerEmails: (trx, organizationId) => activeOwnerEmails(trx, organizationId),
+    activeMemberEmails: (trx, organizationId, roles) => activeMemberEmails(trx, organizationId, roles),
+    async verifySecondFactor(trx, userId, code, context) {
+      const user = await findUserById(trx, userId);
+      if (!user || user.status !== 'active' || user.totp_enabled_at === null) return false;
+      return checkSecondFactor(trx, user, code, context);
+    },
 
     async resetPassword({ token, password }, context) {
       const found = await liveToken('password_reset', token);
