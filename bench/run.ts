@@ -4,13 +4,14 @@
  * - an empty Fastify route in a process of its own (the HTTP ceiling);
  * - the SQL of a charge creation (idempotency claim, phase 1 insert, phase 2 update, outcome) through
  *   node-postgres without HTTP (the database ceiling).
- * Prints one JSON document on stdout. BENCH_DURATION_S (default 10) and BENCH_CONNECTIONS (default 32)
- * tune it; DATABASE_URL names the server (default the local one).
+ * Then the payouts (bench/payouts.ts): creation through HTTP and through the service, and the engine's
+ * send-and-confirm throughput against the sandbox chain.
+ * Prints one JSON document on stdout. BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 32) and
+ * BENCH_PAYOUT_ORGANIZATIONS (default 50) tune it; DATABASE_URL names the server (default the local one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
@@ -20,37 +21,15 @@ import { newId } from '../src/shared/ids.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
 import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { load, round, type Measurement } from './measure.js';
+import { benchPayouts } from './payouts.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const PAYOUT_ORGANIZATIONS = Number(process.env.BENCH_PAYOUT_ORGANIZATIONS ?? 50);
 
-interface Measurement {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  total: number;
-  errors: number;
-  non2xx: number;
-  statusCodes?: Record<string, number>;
-}
-
-async function load(options: autocannon.Options): Promise<Measurement> {
-  const result = await autocannon({ duration: DURATION_S, connections: CONNECTIONS, ...options });
-  return {
-    requestsPerSecond: round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    total: result.requests.total,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [
-        code,
-        (stats as { count: number }).count,
-      ]),
-    ),
-  };
-}
+const loadFor = (options: Parameters<typeof load>[0]) =>
+  load({ duration: DURATION_S, connections: CONNECTIONS, ...options });
 
 /** The same SQL a charge creation runs, through node-postgres, CONNECTIONS at a time, for DURATION_S. */
 async function sqlCeiling(databaseUrl: string, organizationId: string): Promise<Measurement> {
@@ -155,7 +134,6 @@ const chargeBody = (reference: string) => ({
   merchantReference: `bench-${reference}`,
 });
 
-const round = (value: number) => Math.round(value * 100) / 100;
 const ratio = (value: number, ceiling: number) => (ceiling === 0 ? null : round(value / ceiling));
 
 async function main(): Promise<void> {
@@ -171,7 +149,7 @@ async function main(): Promise<void> {
 
     const emptyServer = await spawnEmptyServer();
     empty = emptyServer.child;
-    const emptyRoute = await load({ url: `${emptyServer.url}/empty` });
+    const emptyRoute = await loadFor({ url: `${emptyServer.url}/empty` });
     const sql = await sqlCeiling(databaseUrl, organizationId);
 
     gateway = spawnGateway({
@@ -184,6 +162,7 @@ async function main(): Promise<void> {
         LIVE_API_PORT: '0',
         OPERATOR_PORT: '0',
         SANDBOX_ACQUIRER_PORT: '0',
+        SANDBOX_CHAIN_PORT: '0',
         LOG_LEVEL: 'warn',
         ROLES: 'api,sandbox-acquirer',
         DATABASE_URL: databaseUrl,
@@ -201,7 +180,7 @@ async function main(): Promise<void> {
     });
     if (probe.status !== 201)
       throw new Error(`POST /v1/charges answered ${probe.status}: ${await probe.text()}`);
-    const create = await load({
+    const create = await loadFor({
       url: api,
       requests: [
         {
@@ -220,8 +199,27 @@ async function main(): Promise<void> {
       data: Array<{ id: string }>;
     };
     const chargeId = listed.data[0]?.id ?? 'ch_missing';
-    const get = await load({ url: `${api}/v1/charges/${chargeId}`, headers });
-    const list = await load({ url: `${api}/v1/charges?limit=20`, headers });
+    const get = await loadFor({ url: `${api}/v1/charges/${chargeId}`, headers });
+    const list = await loadFor({ url: `${api}/v1/charges?limit=20`, headers });
+
+    // Payouts on a database of their own, after the charge figures (the gateway above is stopped first).
+    gateway.child.kill('SIGTERM');
+    await gateway.waitForExit(30_000);
+    const payoutsDatabase = await createFreshDatabase();
+    let payouts: Awaited<ReturnType<typeof benchPayouts>>;
+    try {
+      const migrated = await openDatabase({ databaseUrl: payoutsDatabase, poolSize: 2 });
+      await migrate(migrated, readMigrations(migrationsDir));
+      await migrated.close();
+      payouts = await benchPayouts({
+        databaseUrl: payoutsDatabase,
+        durationS: DURATION_S,
+        connections: CONNECTIONS,
+        organizations: PAYOUT_ORGANIZATIONS,
+      });
+    } finally {
+      await dropDatabase(payoutsDatabase);
+    }
 
     const withRatios = (measurement: Measurement) => ({
       ...measurement,
@@ -243,6 +241,17 @@ async function main(): Promise<void> {
             'POST /v1/charges (idempotency key, acquirer call)': withRatios(create),
             'GET /v1/charges/{id}': withRatios(get),
             'GET /v1/charges?limit=20': withRatios(list),
+          },
+          payouts: {
+            ...payouts,
+            ratioToEmptyFastify: ratio(
+              payouts['POST /v1/payouts, spread over the organizations'].requestsPerSecond,
+              emptyRoute.requestsPerSecond,
+            ),
+            ratioToChargeSqlTransaction: ratio(
+              payouts['POST /v1/payouts, spread over the organizations'].requestsPerSecond,
+              sql.requestsPerSecond,
+            ),
           },
         },
         null,

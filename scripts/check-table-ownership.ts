@@ -47,6 +47,13 @@ export const OWNERS: Record<string, string> = {
   webhook_attempts: 'webhooks',
   job_periods: 'src/worker',
   job_runs: 'src/worker',
+  wallets: 'wallets',
+  wallet_changes: 'wallets',
+  wallet_settings: 'wallets',
+  payouts: 'payouts',
+  payout_minimums: 'payouts',
+  settlement_batches: 'settlement',
+  settlement_items: 'settlement',
 };
 
 /**

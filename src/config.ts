@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { worstCaseCallMs } from './modules/acquirer/http-client.js';
 import { parseEncryptionKeys, type VersionedKey } from './shared/secret-box.js';
 
-export const ROLES = ['api', 'operator', 'worker', 'sandbox-acquirer'] as const;
+export const ROLES = ['api', 'operator', 'worker', 'sandbox-acquirer', 'sandbox-chain'] as const;
 export type Role = (typeof ROLES)[number];
 
 export interface Config {
@@ -48,6 +48,22 @@ export interface Config {
     /** Declined card attempts a charge allows before it fails (card-testing protection). */
     cardAttempts: number;
   };
+  /** The TRY -> USDT rate of payouts (issue 13, docs/payouts.md). */
+  payouts: {
+    /** The sandbox's rate, USDT per TRY (`PAYOUT_SANDBOX_RATE`): sandbox payouts move no real money. */
+    sandboxRate: string;
+    /** The live rate's HTTP ticker; unset: live payouts answer 503 `payouts_unavailable`. */
+    ticker: { url: string; field: string; timeField: string | undefined; maxAgeMs: number } | undefined;
+    /**
+     * The sandbox chain (docs/sandbox-chain.md): the rail and explorer of sandbox payouts. Unset `url`:
+     * the in-process one (role `sandbox-chain`), with an API key made at start.
+     */
+    sandboxChain: { url?: string; apiKey?: string; port: number; blockMs: number; confirmations: number };
+    /** The block explorer that confirms live (treasury) payouts; unset, they stay in transit. */
+    explorerUrl: string | undefined;
+    /** Timeout of one call to a rail, an explorer or the rate ticker. */
+    railTimeoutMs: number;
+  };
   /** Merchant webhooks (issue 7). */
   webhooks: {
     /** Deadline of one delivery attempt: connect, send, and the first KB of the answer. */
@@ -57,6 +73,8 @@ export interface Config {
     /** Attempts one worker process sends at once (at most 2 to the same endpoint). */
     concurrency: number;
   };
+  /** Wallet change controls (issue 13): WALLET_CHANGE_COOLDOWN_HOURS, the default cool-down. */
+  wallets: { changeCooldownHours: number };
 }
 
 export class ConfigError extends Error {
@@ -204,12 +222,14 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       chargeExpiresAfterMs: integer('CHARGE_EXPIRY_MINUTES', 1440, 1, 43_200) * 60_000,
       cardAttempts: integer('CHECKOUT_CARD_ATTEMPTS', 3, 1, 10),
     },
+    payouts: readPayouts(read, url, integer, problems),
     webhooks: {
       timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
       allowPrivateTargets:
         oneOf('WEBHOOK_ALLOW_PRIVATE_TARGETS', ['true', 'false'] as const, 'false') === 'true',
       concurrency: integer('WEBHOOK_CONCURRENCY', 10, 1, 200),
     },
+    wallets: { changeCooldownHours: integer('WALLET_CHANGE_COOLDOWN_HOURS', 24, 0, 720) },
   };
   if (roles.includes('api') && !roles.includes('sandbox-acquirer') && acquirers.sandbox.url === undefined) {
     problems.push(
@@ -261,6 +281,49 @@ function readAcquirers(
         : undefined,
     timeoutMs: integer('ACQUIRER_TIMEOUT_MS', 10_000, 100, 120_000),
     maxAttempts: integer('ACQUIRER_MAX_ATTEMPTS', 3, 1, 10),
+  };
+}
+
+const RATE = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/;
+
+function readPayouts(
+  read: (name: string) => string | undefined,
+  url: (name: string, protocols: string[]) => string | undefined,
+  integer: (name: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): Config['payouts'] {
+  const sandboxRate = read('PAYOUT_SANDBOX_RATE') ?? '0.0285';
+  if (!RATE.test(sandboxRate) || !/[1-9]/.test(sandboxRate)) {
+    problems.push(`PAYOUT_SANDBOX_RATE must be a positive decimal rate, USDT per TRY (got "${sandboxRate}")`);
+  }
+  const tickerUrl = url('FX_TICKER_URL', ['http:', 'https:']);
+  const maxAgeMs = integer('FX_MAX_AGE_SECONDS', 900, 1, 86_400) * 1000;
+  const chainUrl = url('SANDBOX_CHAIN_URL', ['http:', 'https:']);
+  const chainKey = read('SANDBOX_CHAIN_API_KEY');
+  if ((chainUrl === undefined) !== (chainKey === undefined)) {
+    problems.push('SANDBOX_CHAIN_URL and SANDBOX_CHAIN_API_KEY go together: set both or neither');
+  }
+  const explorerUrl = url('CHAIN_EXPLORER_URL', ['http:', 'https:']);
+  return {
+    sandboxRate,
+    sandboxChain: {
+      ...(chainUrl !== undefined ? { url: chainUrl.replace(/\/+$/, '') } : {}),
+      ...(chainKey !== undefined ? { apiKey: chainKey } : {}),
+      port: integer('SANDBOX_CHAIN_PORT', 3005, 0, 65535),
+      blockMs: integer('SANDBOX_CHAIN_BLOCK_MS', 3000, 0, 600_000),
+      confirmations: integer('SANDBOX_CHAIN_CONFIRMATIONS', 3, 1, 100),
+    },
+    explorerUrl: explorerUrl?.replace(/\/+$/, ''),
+    railTimeoutMs: integer('PAYOUT_RAIL_TIMEOUT_MS', 10_000, 100, 120_000),
+    ticker:
+      tickerUrl === undefined
+        ? undefined
+        : {
+            url: tickerUrl,
+            field: read('FX_TICKER_FIELD') ?? 'rate',
+            timeField: read('FX_TICKER_TIME_FIELD'),
+            maxAgeMs,
+          },
   };
 }
 

@@ -37,7 +37,11 @@ import { providerNotificationRoutes } from './modules/charges/notifications.js';
 import { refuseCardNumbers } from './http/card-data.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { settlementTestHelperRoutes } from './modules/settlement/routes.js';
+import { walletRoutes } from './modules/wallets/routes.js';
+import { payoutRoutes } from './modules/payouts/routes.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
+import { startSandboxChain, type SandboxChain } from '../sandbox-chain/server.js';
 
 export type Environment = 'sandbox' | 'live';
 export const API_VERSION = '0.2.0';
@@ -51,7 +55,9 @@ export interface GatewayOptions {
 }
 
 export interface Gateway {
-  readonly urls: Partial<Record<'web' | 'sandboxApi' | 'liveApi' | 'operator' | 'sandboxAcquirer', string>>;
+  readonly urls: Partial<
+    Record<'web' | 'sandboxApi' | 'liveApi' | 'operator' | 'sandboxAcquirer' | 'sandboxChain', string>
+  >;
   readonly database: Database;
   readonly services: Services;
   /** How to log in to the operator console, when the gateway created or knows the first account. */
@@ -60,6 +66,8 @@ export interface Gateway {
   readonly operatorCliToken: string | undefined;
   /** The sandbox acquirer the sandbox environment uses: its base URL and API key (for its `/_control`). */
   readonly sandboxAcquirer: { url: string; apiKey: string };
+  /** The sandbox chain sandbox payouts go to: its base URL and API key (for its `/_control`). */
+  readonly sandboxChain: { url: string; apiKey: string };
   /**
    * Graceful stop: listeners stop taking requests and finish those in flight while the worker finishes
    * or hands back its work; then storage closes. `deadline` (epoch ms) bounds the waits for background
@@ -117,6 +125,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   let worker: Worker | undefined;
   let redis: Redis | undefined;
   let sandboxAcquirer: SandboxAcquirer | undefined;
+  let sandboxChain: SandboxChain | undefined;
   let shuttingDown = false;
   let cliTokenFile: string | undefined;
   let created: Services | undefined;
@@ -149,6 +158,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     removeCliTokenFile();
     process.removeListener('exit', removeCliTokenFile);
     await sandboxAcquirer?.close();
+    await sandboxChain?.close();
     redis?.disconnect();
     await database.close();
   };
@@ -193,6 +203,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       urls.sandboxAcquirer = sandboxAcquirer.url;
     }
     const sandboxAcquirerUrl = () => config.acquirers.sandbox.url ?? urls.sandboxAcquirer ?? '';
+    // The sandbox chain of sandbox payouts: a separate program, run in this process when its role is asked
+    // for (in memory: its key is made at each start unless configured).
+    const chainKey = config.payouts.sandboxChain.apiKey ?? `sc_${randomBytes(24).toString('hex')}`;
+    if (config.roles.includes('sandbox-chain') && config.payouts.sandboxChain.url === undefined) {
+      sandboxChain = await startSandboxChain({
+        host: config.host,
+        port: config.payouts.sandboxChain.port,
+        apiKey: chainKey,
+        confirmations: config.payouts.sandboxChain.confirmations,
+        blockIntervalMs: config.payouts.sandboxChain.blockMs,
+        rate: config.payouts.sandboxRate,
+        clock,
+        logger: logger.child({ role: 'sandbox-chain' }),
+      });
+      urls.sandboxChain = sandboxChain.url;
+    }
+    const sandboxChainUrl = () => config.payouts.sandboxChain.url ?? urls.sandboxChain ?? '';
     const services = createServices({
       database,
       clock,
@@ -205,6 +232,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         logger,
         sandbox: { ...sandboxCredentials, url: sandboxAcquirerUrl },
       }),
+      sandboxChain: { url: sandboxChainUrl, apiKey: chainKey },
     });
     created = services;
     const operatorLogin = await bootstrapOperatorAdmin(services);
@@ -271,6 +299,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       operatorLogin,
       operatorCliToken,
       sandboxAcquirer: { url: sandboxAcquirerUrl(), apiKey: sandboxCredentials.apiKey },
+      sandboxChain: { url: sandboxChainUrl(), apiKey: chainKey },
       close,
     };
   } catch (error) {
@@ -399,6 +428,17 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     box: context.services.box,
   });
   await app.register(eventRoutes, { feed: context.services.eventFeed });
+  if (environment === 'sandbox') {
+    await app.register(settlementTestHelperRoutes, { settlement: context.services.settlement });
+  }
+  await app.register(walletRoutes, {
+    service: context.services.wallets,
+    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+  });
+  await app.register(payoutRoutes, {
+    service: context.services.payouts,
+    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+  });
   return app;
 }
 
@@ -433,6 +473,7 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     urls: services.urls,
     apiKeys: services.apiKeys,
     webhooks: services.webhooks.endpoints,
+    wallets: services.wallets,
     secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });
@@ -469,6 +510,8 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     audit: services.audit,
     db: services.db,
     jobs: services.jobs,
+    wallets: { service: services.wallets, commands: services.walletOperator },
+    payouts: services.payouts,
     sessions: services.sessions,
     cursors: services.cursors,
     renderer: context.renderer,
@@ -516,6 +559,18 @@ async function registerOpenApi(
         {
           name: 'Refunds',
           description: 'Refund all or part of a succeeded charge, and list the refunds of a charge.',
+        },
+        {
+          name: 'Wallets',
+          description:
+            'USDT wallets on TRON and Ethereum that payouts go to (feature flag `wallets`); live changes take ' +
+            'effect after an owner confirms them and a cool-down.',
+        },
+        {
+          name: 'Payouts',
+          description:
+            'Pay the available balance as USDT to a wallet, list payouts and the transactions each carries ' +
+            '(feature flag `payouts`; without it 503 `payouts_unavailable`).',
         },
         {
           name: 'Provider notifications',

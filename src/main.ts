@@ -108,6 +108,10 @@ function printBanner(config: Config, gateway: Gateway): void {
     lines.push(
       `  Sandbox acquirer:              ${urls.sandboxAcquirer}   (test cards: docs/sandbox-acquirer.md)`,
     );
+  if (urls.sandboxChain)
+    lines.push(
+      `  Sandbox chain:                 ${urls.sandboxChain}   (sandbox payouts: docs/sandbox-chain.md)`,
+    );
   lines.push('');
   const login = gateway.operatorLogin;
   if (urls.operator && login) {

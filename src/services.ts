@@ -25,6 +25,11 @@ import { createStaffService, type StaffService } from './modules/operator/staff.
 import { createOperatorCommands, type OperatorCommands } from './modules/operator/commands.js';
 import type { Acquirers } from './modules/acquirer/types.js';
 import type { Urls } from './shared/urls.js';
+import { createSettlementService, type SettlementService } from './modules/settlement/service.js';
+import { createPayoutService, type PayoutService } from './modules/payouts/service.js';
+import { createConfiguredRateSource, createTickerRateSource } from './modules/payouts/rate-sources.js';
+import { createPayoutEngine, type PayoutEngine } from './modules/payouts/engine.js';
+import { createExplorerWatcher, createSandboxChainRail } from './modules/payouts/rails/sandbox-chain.js';
 
 export type { Acquirers, Urls };
 import { createChargeRefunds, createChargeService, type ChargeService } from './modules/charges/service.js';
@@ -47,7 +52,12 @@ import {
   type WebhookDispatcher,
   type WebhookEndpointService,
 } from './modules/webhooks/index.js';
-import { SECOND, type Clock } from './shared/clock.js';
+import { DAY, SECOND, type Clock } from './shared/clock.js';
+import { createWalletService, type WalletService } from './modules/wallets/service.js';
+import {
+  createWalletOperatorCommands,
+  type WalletOperatorCommands,
+} from './modules/operator/wallet-commands.js';
 import { createJobKit, type JobKit } from './worker/kit.js';
 import { createCursorCodec, type CursorCodec } from './shared/pagination.js';
 import {
@@ -91,6 +101,12 @@ export interface Services {
   completion: PaymentCompletion;
   notifications: NotificationInbox;
   refunds: RefundService;
+  /** Payouts of the available balance as USDT (issue 13). */
+  payouts: PayoutService;
+  /** The payout jobs: submission to the sandbox chain and confirmation on chain. */
+  payoutEngine: PayoutEngine;
+  /** Releases of pending funds to available (settlement batches) and what each payout carries. */
+  settlement: SettlementService;
   /** Money problems raised for the operator: refused notifications, pending balances below zero. */
   alerts: OperatorAlerts;
   /** The job kit: queues of due rows, calendar schedules, the run log and parked rows (src/worker). */
@@ -99,6 +115,10 @@ export interface Services {
   eventFeed: EventFeed;
   /** What other modules may read of recorded events (webhook payloads and delivery logs). */
   eventLookup: EventLookup;
+  /** Wallets and their change controls; also the payouts' `PayoutWallets` (destination). */
+  wallets: WalletService;
+  /** The operator's wallet commands (cancel a change, set a cool-down), audited. */
+  walletOperator: WalletOperatorCommands;
   webhooks: {
     endpoints: WebhookEndpointService;
     dispatcher: WebhookDispatcher;
@@ -119,6 +139,8 @@ export function createServices(input: {
   urls: Urls;
   box: SecretBox;
   acquirers: Acquirers;
+  /** The sandbox chain of sandbox payouts (its base URL once it listens). */
+  sandboxChain: { url: () => string; apiKey: string };
 }): Services {
   const { database, clock, config, logger, urls, box, acquirers } = input;
   const db = database.db;
@@ -155,6 +177,13 @@ export function createServices(input: {
     users,
     applications: applicationReview,
   });
+  const settlement = createSettlementService({ db, clock, ledger });
+  const sandboxRate = createConfiguredRateSource({
+    rate: config.payouts.sandboxRate,
+    clock,
+    name: 'sandbox',
+  });
+  const liveRate = config.payouts.ticker && createTickerRateSource({ ...config.payouts.ticker, clock });
   const completion = createPaymentCompletion({
     db,
     clock,
@@ -166,6 +195,42 @@ export function createServices(input: {
     cardAttempts: config.checkout.cardAttempts,
     jobs,
   });
+  const wallets = createWalletService({
+    db,
+    clock,
+    logger: logger.child({ module: 'wallets' }),
+    cursors,
+    audit,
+    mailer,
+    events,
+    team: users,
+    webUrl: () => urls.web(),
+    defaultCooldownSeconds: config.wallets.changeCooldownHours * 3600,
+    confirmTtlMs: DAY,
+  });
+  const payouts = createPayoutService({
+    db,
+    clock,
+    logger: logger.child({ module: 'payouts' }),
+    cursors,
+    ledger,
+    events,
+    wallets,
+    contents: settlement.payoutContents,
+    audit,
+    rates: (environment) => (environment === 'live' ? liveRate : sandboxRate),
+  });
+  const sandboxWatcher = createExplorerWatcher({
+    url: input.sandboxChain.url,
+    timeoutMs: config.payouts.railTimeoutMs,
+  });
+  const liveWatcher =
+    config.payouts.explorerUrl === undefined
+      ? undefined
+      : createExplorerWatcher({
+          url: () => config.payouts.explorerUrl,
+          timeoutMs: config.payouts.railTimeoutMs,
+        });
   return {
     config,
     logger,
@@ -219,6 +284,8 @@ export function createServices(input: {
       logger: logger.child({ module: 'notifications' }),
     }),
     eventFeed: createEventFeed({ db, cursors }),
+    wallets,
+    walletOperator: createWalletOperatorCommands({ wallets, organizations }),
     eventLookup,
     webhooks: {
       endpoints: createWebhookEndpointService({
@@ -246,6 +313,17 @@ export function createServices(input: {
       }),
       resolver: webhookResolver,
     },
+    settlement,
+    payouts,
+    payoutEngine: createPayoutEngine({
+      db,
+      logger: logger.child({ module: 'payout-engine' }),
+      jobs,
+      payouts,
+      rail: createSandboxChainRail({ ...input.sandboxChain, timeoutMs: config.payouts.railTimeoutMs }),
+      railTimeoutMs: config.payouts.railTimeoutMs,
+      watcher: (environment) => (environment === 'live' ? liveWatcher : sandboxWatcher),
+    }),
     refunds: createRefundService({
       db,
       clock,

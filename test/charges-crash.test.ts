@@ -2,7 +2,7 @@
  * The crash case of issue 5 (product decisions 14 and 15): the gateway process is killed (SIGKILL)
  * after the acquirer created the payment and before the gateway answered. After a restart, a retry with
  * the same idempotency key yields exactly one charge and one acquirer payment. Runs the real program
- * against the embedded database in a data directory and against PostgreSQL.
+ * on the pass's database: the embedded one in a data directory on the PGlite pass, PostgreSQL on the other.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -31,10 +31,9 @@ interface ChargeBody {
 
 const CREDENTIALS = { apiKey: 'sa_crash_test_key', notificationSecret: 'crash-test-notification-secret' };
 
-// The program on the embedded database and on PostgreSQL, in both passes of the suite.
+// The program on the pass's database: the embedded one on the PGlite pass, PostgreSQL on the other.
 const targets = programDatabases({
   embeddedName: 'the embedded database',
-  postgres: true,
   cleanup: (work) => cleanups.push(work),
 });
 

@@ -55,7 +55,7 @@ const counts: Counts = { requests: 0, fiveHundreds: 0, nonEnvelope: 0, hangs: 0,
 
 beforeAll(async () => {
   t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-  merchant = await createMerchant(t, { featureFlags: ['apiKeys', 'events'] });
+  merchant = await createMerchant(t, { featureFlags: ['apiKeys', 'events', 'payouts', 'wallets'] });
   const user = await createActiveUser(t);
   dashboard = new WebClient(t.urls.web);
   await dashboard.login(user.email, user.password);

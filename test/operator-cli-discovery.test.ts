@@ -7,8 +7,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createFreshDatabase, dropDatabase } from './helpers/database.js';
+import { afterAll, expect, it } from 'vitest';
+import { createFreshDatabase, describeOnPass, dropDatabase } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
 import {
   baseEnv,
@@ -46,6 +46,7 @@ function gatewayEnv(dataDir: string, databaseUrl: string): Record<string, string
     LIVE_API_PORT: '0',
     OPERATOR_PORT: '0',
     SANDBOX_ACQUIRER_PORT: '0',
+    SANDBOX_CHAIN_PORT: '0',
     LOG_LEVEL: 'info',
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
@@ -60,7 +61,7 @@ function logLines(gateway: GatewayProcess): string[] {
     .filter((line) => line.startsWith('{'));
 }
 
-describe('the operator CLI beside a gateway on PostgreSQL', { timeout: 600_000 }, () => {
+describeOnPass('postgres')('the operator CLI beside a gateway on PostgreSQL', { timeout: 600_000 }, () => {
   let dataDir: string;
   let databaseUrl: string;
   /** The CLI's shell: the same DATA_DIR, and no DATABASE_URL. */
@@ -142,17 +143,21 @@ describe('the operator CLI beside a gateway on PostgreSQL', { timeout: 600_000 }
   });
 });
 
-describe('the operator CLI on a DATA_DIR without any database', { timeout: 300_000 }, () => {
-  it('says that it creates the embedded database there', async () => {
-    const dataDir = tempDir();
-    const result = await runCli(['list-applications'], { ...baseEnv(), DATA_DIR: dataDir });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(
-      `No gateway database in DATA_DIR ${dataDir}: creating a new embedded database`,
-    );
-    expect(JSON.parse(result.stdout)).toEqual({ data: [], nextCursor: null });
-    const again = await runCli(['list-applications'], { ...baseEnv(), DATA_DIR: dataDir });
-    expect(again.code).toBe(0);
-    expect(again.stderr).not.toContain('creating a new embedded database');
-  });
-});
+describeOnPass('embedded')(
+  'the operator CLI on a DATA_DIR without any database',
+  { timeout: 300_000 },
+  () => {
+    it('says that it creates the embedded database there', async () => {
+      const dataDir = tempDir();
+      const result = await runCli(['list-applications'], { ...baseEnv(), DATA_DIR: dataDir });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(
+        `No gateway database in DATA_DIR ${dataDir}: creating a new embedded database`,
+      );
+      expect(JSON.parse(result.stdout)).toEqual({ data: [], nextCursor: null });
+      const again = await runCli(['list-applications'], { ...baseEnv(), DATA_DIR: dataDir });
+      expect(again.code).toBe(0);
+      expect(again.stderr).not.toContain('creating a new embedded database');
+    });
+  },
+);

@@ -7,7 +7,7 @@ import { createApplicationService } from '../src/modules/applications/service.js
 import type { ApplicationCreate } from '../src/modules/applications/schemas.js';
 import { systemClock } from '../src/shared/clock.js';
 import { sha256Hex } from '../src/shared/crypto.js';
-import { createFreshDatabase, dropDatabase } from './helpers/database.js';
+import { createFreshDatabase, describeOnPass, dropDatabase, seedDataDir } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
 import {
   baseEnv,
@@ -20,8 +20,9 @@ import {
 } from './helpers/process.js';
 import { uniqueEmail, type ApplicationView, type OrganizationView } from './helpers/operator.js';
 
-// The operator CLI (src/cli/operator.ts) as a real process: directly on the embedded database in
-// DATA_DIR, through the operator API of a gateway that holds that DATA_DIR, and on PostgreSQL.
+// The operator CLI (src/cli/operator.ts) as a real process: on the PGlite pass directly on the embedded
+// database in DATA_DIR and through the operator API of a gateway that holds that DATA_DIR; on the
+// PostgreSQL pass on the server (describeOnPass).
 
 const CLI_TIMEOUT_MS = 90_000;
 const STEP_TIMEOUT_MS = 300_000;
@@ -127,7 +128,7 @@ describe('usage errors', () => {
   });
 });
 
-describe('on the embedded database of DATA_DIR', () => {
+describeOnPass('embedded')('on the embedded database of DATA_DIR', () => {
   let dataDir: string;
   let env: Record<string, string>;
   let staff: StaffOutput;
@@ -138,6 +139,8 @@ describe('on the embedded database of DATA_DIR', () => {
 
   beforeAll(() => {
     dataDir = tempDir();
+    // The run's migrated template (creating the database is test/operator-cli-discovery.test.ts's case).
+    seedDataDir(dataDir);
     env = embeddedEnv(dataDir);
   });
 
@@ -348,6 +351,7 @@ describe('on the embedded database of DATA_DIR', () => {
           LIVE_API_PORT: '0',
           OPERATOR_PORT: '0',
           SANDBOX_ACQUIRER_PORT: '0',
+          SANDBOX_CHAIN_PORT: '0',
           LOG_LEVEL: 'warn',
         },
       });
@@ -481,7 +485,7 @@ describe('on the embedded database of DATA_DIR', () => {
   });
 });
 
-describe('on the PostgreSQL server (DATABASE_URL, or the local one)', () => {
+describeOnPass('postgres')('on the PostgreSQL server of DATABASE_URL', () => {
   let databaseUrl: string;
   let database: Database;
   let env: Record<string, string>;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
-import { createFreshDatabase, dropDatabase, onPostgres } from './helpers/database.js';
+import { createFreshDatabase, dropDatabase, onPostgres, seedDataDir } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
 import {
   baseEnv,
@@ -26,8 +26,11 @@ afterAll(async () => killAllGateways());
 
 interface Target {
   name: 'PGlite' | 'PostgreSQL';
-  /** A database of its own and the environment that points the program at it. */
-  prepare(): Promise<Prepared>;
+  /**
+   * A database of its own and the environment that points the program at it; `fresh` leaves a PGlite
+   * DATA_DIR empty (the program creates and migrates it) instead of seeding the run's migrated template.
+   */
+  prepare(options?: { fresh?: boolean }): Promise<Prepared>;
 }
 
 interface Prepared {
@@ -54,6 +57,7 @@ function gatewayEnv(dataDir: string, extra: Record<string, string> = {}): Record
     LIVE_API_PORT: '0',
     OPERATOR_PORT: '0',
     SANDBOX_ACQUIRER_PORT: '0',
+    SANDBOX_CHAIN_PORT: '0',
     LOG_LEVEL: 'info',
     APPLICATION_RATE_LIMIT_MAX: '1000',
     DATA_DIR: dataDir,
@@ -63,8 +67,9 @@ function gatewayEnv(dataDir: string, extra: Record<string, string> = {}): Record
 
 const pglite: Target = {
   name: 'PGlite',
-  async prepare() {
+  async prepare(options = {}) {
     const dataDir = tempDir();
+    if (!options.fresh) seedDataDir(dataDir);
     return {
       env: gatewayEnv(dataDir),
       dataDir,
@@ -89,7 +94,8 @@ const postgres: Target = {
   },
 };
 
-const targets = onPostgres ? [pglite, postgres] : [pglite];
+// The program on the pass's database (passDatabase): PGlite in DATA_DIR, or a PostgreSQL database.
+const targets = onPostgres ? [postgres] : [pglite];
 const ALL_LISTENERS: ListenerName[] = ['web', 'sandboxApi', 'liveApi', 'operator'];
 
 async function startGateway(env: Record<string, string>, args: string[] = []) {
@@ -186,7 +192,8 @@ async function startSlowApplication(baseUrl: string) {
 // Each child runs the built program and opens its database: seconds when idle, longer on a loaded machine.
 describe.each(targets)('the program on $name', { timeout: 300_000 }, (target) => {
   it('starts, prints every base URL, and serves health, readiness and applications on each listener', async () => {
-    const prepared = await target.prepare();
+    // On an empty DATA_DIR: the first start creates and migrates the embedded database.
+    const prepared = await target.prepare({ fresh: true });
     const { gateway, urls } = await startGateway(prepared.env);
 
     expect(Object.keys(urls).sort()).toEqual([...ALL_LISTENERS].sort());

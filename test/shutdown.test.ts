@@ -1,8 +1,8 @@
 /**
  * Issue 17: a shutdown that always finishes. The real program (src/main.ts through tsx) is stopped the way
  * a process supervisor stops it, with its stdout to a pipe nobody reads, with the reader gone, in the
- * middle of a burst of webhook deliveries, past its deadline, and by SIGKILL; on the embedded database in
- * a data directory and on PostgreSQL.
+ * middle of a burst of webhook deliveries, past its deadline, and by SIGKILL; on the pass's database (the
+ * embedded one in a data directory on the PGlite pass, PostgreSQL on the other).
  */
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import http from 'node:http';
@@ -17,7 +17,7 @@ import { startSandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
-import { onPostgres } from './helpers/database.js';
+import { describeOnPass, seedDataDir } from './helpers/database.js';
 import { request, validApplication, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { startTestGateway } from './helpers/gateway.js';
 import { createMerchant, createOrganization, issueKey } from './helpers/merchants.js';
@@ -46,7 +46,6 @@ const EXIT_SLACK_MS = 2000;
 
 const targets = programDatabases({
   embeddedName: 'PGlite',
-  postgres: onPostgres,
   cleanup: (work) => cleanups.push(work),
 });
 
@@ -66,6 +65,7 @@ function programEnv(dataDir: string, extra: Record<string, string>): Record<stri
     LIVE_API_PORT: '0',
     OPERATOR_PORT: '0',
     SANDBOX_ACQUIRER_PORT: '0',
+    SANDBOX_CHAIN_PORT: '0',
     LOG_LEVEL: 'info',
     APPLICATION_RATE_LIMIT_MAX: '1000000',
     SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
@@ -293,9 +293,10 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
   });
 });
 
-describe('the data directory lock', { timeout: 300_000 }, () => {
+describeOnPass('embedded')('the data directory lock', { timeout: 300_000 }, () => {
   it('left behind by SIGKILL is recovered on the next start, with a message naming the dead process', async () => {
     const dataDir = tempDir();
+    seedDataDir(dataDir);
     const env = programEnv(dataDir, {});
     const first = spawnGateway({ env });
     await first.waitForBanner(120_000);

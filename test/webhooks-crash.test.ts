@@ -1,8 +1,8 @@
 /**
  * The crash case of issue 7 with a real process kill: the worker is killed (SIGKILL) while a webhook
  * delivery is in flight, and after a restart the same event (same `id`) is still delivered, signed, once
- * the dead worker's lease has lapsed. Runs the real program against the embedded database in a data
- * directory and against PostgreSQL.
+ * the dead worker's lease has lapsed. Runs the real program on the pass's database: the embedded one in
+ * a data directory on the PGlite pass, PostgreSQL on the other.
  *
  * The lease is twice WEBHOOK_TIMEOUT_MS plus 10 seconds (docs/decisions/0010-merchant-webhooks.md), so
  * each case waits about 20 seconds of real time for the redelivery.
@@ -105,10 +105,9 @@ function verifies(received: Received, secret: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-// The program on the embedded database and on PostgreSQL, in both passes of the suite.
+// The program on the pass's database: the embedded one on the PGlite pass, PostgreSQL on the other.
 const targets = programDatabases({
   embeddedName: 'the embedded database',
-  postgres: true,
   cleanup: (work) => cleanups.push(work),
 });
 

@@ -253,6 +253,11 @@ async function directBackend(config: Config): Promise<Backend> {
     config,
     logger,
     box: resolveSecretBox(config),
+    // The CLI runs no jobs; payouts it reads need no rail.
+    sandboxChain: {
+      url: () => config.payouts.sandboxChain.url ?? '',
+      apiKey: config.payouts.sandboxChain.apiKey ?? '',
+    },
     urls: {
       web: fixed('web'),
       sandboxApi: fixed('sandboxApi'),

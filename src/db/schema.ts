@@ -408,12 +408,26 @@ export interface DB {
   login_throttle: LoginThrottleTable;
   job_periods: JobPeriodsTable;
   job_runs: JobRunsTable;
+  wallets: WalletsTable;
+  wallet_changes: WalletChangesTable;
+  wallet_settings: WalletSettingsTable;
+  payout_minimums: PayoutMinimumsTable;
+  payouts: PayoutsTable;
+  settlement_batches: SettlementBatchesTable;
+  settlement_items: SettlementItemsTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
 export type NewApplicationRow = Insertable<ApplicationsTable>;
 
-export type JournalEntryKind = 'charge_succeeded' | 'refund' | 'settlement_batch' | 'payout' | 'reversal';
+export type JournalEntryKind =
+  | 'charge_succeeded'
+  | 'refund'
+  | 'settlement_batch'
+  | 'payout_created'
+  | 'payout_paid'
+  | 'payout_returned'
+  | 'reversal';
 export type LedgerAccount =
   | 'acquirer_clearing'
   | 'merchant_pending'
@@ -495,4 +509,144 @@ export interface WebhookAttemptsTable {
   error: string | null;
   response_excerpt: string | null;
   attempted_at: Timestamp;
+}
+
+/** USDT networks (product decision 25). */
+export type Network = 'tron' | 'ethereum';
+export type WalletStatus = 'pending' | 'active' | 'archived' | 'canceled';
+
+export interface WalletsTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  network: Network;
+  address: string;
+  label: string | null;
+  status: WalletStatus;
+  is_default: Generated<boolean>;
+  created_by: string;
+  activated_at: NullableTimestamp;
+  archived_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type WalletChangeKind = 'add' | 'make_default';
+export type WalletChangeStatus =
+  'awaiting_confirmation' | 'cooling_down' | 'applied' | 'canceled' | 'expired';
+
+export interface WalletChangesTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  wallet_id: string;
+  kind: WalletChangeKind;
+  make_default: boolean;
+  status: WalletChangeStatus;
+  confirm_token_hash: string | null;
+  confirm_expires_at: NullableTimestamp;
+  confirmed_at: NullableTimestamp;
+  confirmed_by: string | null;
+  effective_at: NullableTimestamp;
+  applied_at: NullableTimestamp;
+  canceled_at: NullableTimestamp;
+  canceled_by: string | null;
+  cancel_reason: string | null;
+  requested_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WalletSettingsTable {
+  organization_id: string;
+  cooldown_seconds: number;
+  updated_by: string;
+  updated_at: Timestamp;
+}
+
+export interface PayoutMinimumsTable {
+  network: Network;
+  environment: Environment;
+  /** TRY minor units, decimal text. */
+  amount: ColumnType<string, string | bigint, string | bigint>;
+  updated_by: string;
+  updated_at: Timestamp;
+}
+
+export type PayoutStatus = 'pending' | 'in_transit' | 'completed' | 'failed' | 'canceled';
+export type PayoutRailName = 'sandbox_chain' | 'treasury';
+
+export interface PayoutsTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  /** TRY minor units debited, decimal text. */
+  amount: ColumnType<string, string | bigint, never>;
+  currency: 'TRY';
+  /** USDT minor units (6 decimals) sent, decimal text. */
+  payout_amount: ColumnType<string, string | bigint, never>;
+  payout_currency: 'USDT';
+  /** USDT per TRY, exact decimal text. */
+  rate: string;
+  rate_source: string;
+  rate_at: Timestamp;
+  network: Network;
+  wallet_id: string;
+  address: string;
+  rail: PayoutRailName;
+  status: PayoutStatus;
+  automatic: boolean;
+  tx_hash: string | null;
+  /** A calendar date (YYYY-MM-DD); node-postgres and PGlite return `date` columns differently, so read it as text. */
+  arrival_date: ColumnType<string | null, string | null | undefined, string | null>;
+  failure_code: string | null;
+  failure_message: string | null;
+  description: string | null;
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_by: string | null;
+  submitted_at: NullableTimestamp;
+  in_transit_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  failed_at: NullableTimestamp;
+  canceled_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  lease_token: string | null;
+  parked_at: NullableTimestamp;
+  last_error: string | null;
+}
+
+export interface SettlementBatchesTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  /** 'YYYY-MM-DD'. */
+  business_date: string;
+  cutoff: Timestamp;
+  status: 'released';
+  gross: ColumnType<string, string | bigint, never>;
+  fees: ColumnType<string, string | bigint, never>;
+  refunds: ColumnType<string, string | bigint, never>;
+  net: ColumnType<string, string | bigint, never>;
+  item_count: number;
+  created_at: Timestamp;
+}
+
+export interface SettlementItemsTable {
+  id: string;
+  batch_id: string;
+  organization_id: string;
+  environment: Environment;
+  type: 'charge' | 'refund';
+  source_id: string;
+  charge_id: string;
+  merchant_reference: string | null;
+  amount: ColumnType<string, string | bigint, never>;
+  fee: ColumnType<string, string | bigint, never>;
+  net: ColumnType<string, string | bigint, never>;
+  occurred_at: Timestamp;
+  available_at: Timestamp;
+  payout_id: string | null;
 }

@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   service_unavailable: 503,
   invalid_state_transition: 409,
   invalid_credentials: 401,
+  // Operator API: a payout transaction hash already recorded for another payout (one payout per hash).
+  tx_hash_in_use: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

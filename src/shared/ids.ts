@@ -19,6 +19,11 @@ export const ID_PREFIXES = [
   // Beyond product.md's list: operator staff accounts and outgoing e-mails.
   'stf',
   'eml',
+  // Issue 13: a requested wallet change; a settlement release (batch).
+  'wch',
+  'stl',
+  // A balance transaction released by a settlement batch (a charge or a refund).
+  'txn',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

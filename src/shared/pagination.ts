@@ -19,7 +19,11 @@ export type CursorList =
   | 'audit'
   | 'applications'
   | 'organizations'
-  | 'emails';
+  | 'emails'
+  | 'payouts'
+  | 'operator_payouts'
+  | 'payout_transactions'
+  | 'wallets';
 
 /**
  * What a cursor is bound to: its list, and the organization and environment (or, for the operator's

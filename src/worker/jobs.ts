@@ -36,6 +36,18 @@ export function backgroundJobs(services: Services): Job[] {
       run: (signal) => drain(() => services.completion.expireDueBatch(), signal),
     },
     {
+      // Issue 13: sandbox payouts sent to the sandbox chain, exactly once.
+      name: 'payout-submit',
+      intervalMs: 2 * SECOND,
+      run: (signal) => drain(() => services.payoutEngine.submitBatch(), signal),
+    },
+    {
+      // Issue 13: payouts in transit completed or failed from what the chain says.
+      name: 'payout-confirm',
+      intervalMs: 5 * SECOND,
+      run: (signal) => drain(() => services.payoutEngine.confirmBatch(), signal),
+    },
+    {
       name: 'refund-retry',
       intervalMs: 30 * SECOND,
       run: (signal) => drain(() => services.refunds.retryPendingBatch(), signal),
@@ -97,6 +109,21 @@ export function backgroundJobs(services: Services): Job[] {
         rows: await purgeInBatches(() => services.webhooks.dispatcher.purgeExpired(), signal),
         errors: 0,
       }),
+    },
+    {
+      // Issue 13: wallet changes whose cool-down has passed take effect; unconfirmed ones expire.
+      name: 'wallet-changes',
+      intervalMs: 30 * SECOND,
+      run: async (signal) => {
+        let rows = 0;
+        for (;;) {
+          if (signal?.aborted) break;
+          const round = await services.wallets.applyDue();
+          rows += round.applied + round.expired;
+          if (round.applied + round.expired === 0) break;
+        }
+        return { rows, errors: 0 };
+      },
     },
     {
       // The job kit's own run log and period records.

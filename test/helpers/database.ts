@@ -1,10 +1,28 @@
 import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
+import { describe } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 
 /** The PostgreSQL server of this run, or undefined when the suite runs on PGlite. */
 export const serverUrl = process.env.DATABASE_URL?.trim() || undefined;
 export const onPostgres = serverUrl !== undefined;
+/**
+ * The database of this pass, for the tests that spawn the real program (process, crash, shutdown, CLI):
+ * each runs it on the pass's own database, so the PGlite pass covers the embedded database in DATA_DIR
+ * and the PostgreSQL pass the server, and CI, which runs both passes, runs every case on both without
+ * running either twice.
+ */
+export const passDatabase: 'embedded' | 'postgres' = onPostgres ? 'postgres' : 'embedded';
+
+/**
+ * `describe` for a suite about one database's program (the CLI on DATA_DIR, the CLI beside a gateway on
+ * PostgreSQL): defined on that database's pass only, run by the other pass of CI rather than twice.
+ */
+export function describeOnPass(database: 'embedded' | 'postgres'): typeof describe {
+  return database === passDatabase ? describe : ((() => undefined) as unknown as typeof describe);
+}
 /**
  * The PostgreSQL server for tests that are about the server itself (advisory locks, several instances
  * on one database): DATABASE_URL's, or the local one that CI and every development machine run.
@@ -19,12 +37,44 @@ export interface TestDatabase {
 }
 
 /**
- * A database of its own for one test file: a fresh PostgreSQL database on the server of DATABASE_URL,
- * or an in-memory PGlite.
+ * Where test/global-setup.ts left the PGlite pass's migrated template: `snapshot.tar` (an in-memory
+ * database's starting point) and `data/pglite` (a data directory to copy). Unset on the PostgreSQL pass.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export const PGLITE_TEMPLATE_ENV = 'GW_TEST_PGLITE_TEMPLATE';
+const templateDir = () => process.env[PGLITE_TEMPLATE_ENV] || undefined;
+let snapshot: Blob | undefined;
+
+/** The migrated template as a snapshot, read once per test worker; undefined without a template. */
+function templateSnapshot(): Blob | undefined {
+  const dir = templateDir();
+  if (dir === undefined) return undefined;
+  snapshot ??= new Blob([readFileSync(path.join(dir, 'snapshot.tar'))]);
+  return snapshot;
+}
+
+/**
+ * Puts a copy of the migrated template into DATA_DIR `dataDir` (PGlite pass), so that a spawned program
+ * opens an existing, migrated database instead of creating one: an initdb costs seconds of CPU per
+ * program. Tests about creating the database leave their DATA_DIR empty.
+ */
+export function seedDataDir(dataDir: string): void {
+  const dir = templateDir();
+  if (dir === undefined) return;
+  const source = path.join(dir, 'data', 'pglite');
+  if (!existsSync(source)) return;
+  cpSync(source, path.join(dataDir, 'pglite'), { recursive: true });
+}
+
+/**
+ * A database of its own for one test file: a fresh PostgreSQL database on the server of DATABASE_URL,
+ * or an in-memory PGlite; `migrated` starts the PGlite as a copy of the run's migrated template (the
+ * migrations then find nothing to apply), which opens several times faster than an empty one.
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   if (serverUrl === undefined) {
-    const database = await openDatabase({});
+    const database = await openDatabase({
+      snapshot: options.migrated ? templateSnapshot() : undefined,
+    });
     return { database, url: undefined, drop: () => database.close() };
   }
   const url = await createFreshDatabase();

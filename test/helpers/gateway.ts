@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.js';
 import { createManualClock, type ManualClock } from '../../src/shared/clock.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../../src/shared/secret-box.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../../sandbox-acquirer/server.js';
+import { startSandboxChain, type SandboxChain } from '../../sandbox-chain/server.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -21,6 +22,13 @@ export interface TestGateway {
   sandboxAcquirer: { url: string; apiKey: string };
   /** A second sandbox acquirer program standing in for the live acquirer of live keys. */
   liveAcquirer: { url: string; apiKey: string };
+  /** The sandbox chain of sandbox payouts (in the gateway's process; blocks are mined on demand). */
+  sandboxChain: { url: string; apiKey: string };
+  /**
+   * A second sandbox chain standing in for the live network: its explorer confirms treasury payouts and
+   * its rate feed is the live ticker (`CHAIN_EXPLORER_URL`, `FX_TICKER_URL`).
+   */
+  liveChain: { url: string; apiKey: string };
   close(): Promise<void>;
 }
 
@@ -50,6 +58,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   if (!options.withoutLiveAcquirer) {
     liveAcquirer = await startSandboxAcquirer({ port: 0, ...liveCredentials, clock });
   }
+  const liveChainKey = `sc_live_${randomBytes(12).toString('hex')}`;
+  const liveChain: SandboxChain = await startSandboxChain({ port: 0, apiKey: liveChainKey, clock });
   const base = loadConfig({
     NODE_ENV: 'test',
     HOST: '127.0.0.1',
@@ -62,6 +72,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     // Suites send many wrong keys from loopback; the throttle's own test sets a low limit.
     API_KEY_FAILURE_LIMIT_MAX: '1000000',
     SANDBOX_ACQUIRER_PORT: '0',
+    SANDBOX_CHAIN_PORT: '0',
+    SANDBOX_CHAIN_BLOCK_MS: '0',
+    CHAIN_EXPLORER_URL: liveChain.url,
+    FX_TICKER_URL: `${liveChain.url}/v1/rates/TRY-USDT`,
+    FX_TICKER_TIME_FIELD: 'at',
     ACQUIRER_TIMEOUT_MS: '2000',
     // Webhook receivers in tests listen on loopback; a test of the URL rules sets it back to false.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -85,7 +100,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
   const testDb: TestDatabase =
     options.sharedDatabaseUrl === undefined
-      ? await createTestDatabase()
+      ? await createTestDatabase({ migrated: true })
       : {
           database: await openDatabase({ databaseUrl: options.sharedDatabaseUrl, poolSize: 10 }),
           url: undefined, // not this gateway's to drop; closing the gateway closes its pool
@@ -99,6 +114,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   }).catch(async (error: unknown) => {
     await testDb.drop();
     await liveAcquirer?.close();
+    await liveChain.close();
     throw error;
   });
   return {
@@ -109,9 +125,12 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     logs,
     sandboxAcquirer: gateway.sandboxAcquirer,
     liveAcquirer: { url: liveAcquirer?.url ?? '', apiKey: liveCredentials.apiKey },
+    sandboxChain: gateway.sandboxChain,
+    liveChain: { url: liveChain.url, apiKey: liveChainKey },
     close: async () => {
       await gateway.close();
       await liveAcquirer?.close();
+      await liveChain.close();
       if (testDb.url !== undefined) await testDb.drop();
     },
   };

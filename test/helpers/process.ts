@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { projectRoot } from '../../src/paths.js';
-import { createFreshDatabase, dropDatabase } from './database.js';
+import { createFreshDatabase, dropDatabase, passDatabase, seedDataDir } from './database.js';
 
 export type ListenerName = 'web' | 'sandboxApi' | 'liveApi' | 'operator';
 export type BannerUrls = Partial<Record<ListenerName, string>>;
@@ -264,31 +264,39 @@ export interface ProgramDatabase {
 }
 
 /**
- * The databases the process, crash and shutdown tests run a program on: the embedded one in DATA_DIR and,
- * when `postgres` is true, a fresh PostgreSQL database per test (dropped by the `cleanup` registered).
+ * The database the process, crash and shutdown tests run a program on: the pass's own (`passDatabase`),
+ * the embedded one in DATA_DIR (seeded with the run's migrated template) on the PGlite pass, a fresh PostgreSQL database per test (dropped by the
+ * `cleanup` registered) on the PostgreSQL pass.
  */
 export function programDatabases(options: {
   embeddedName: string;
-  postgres: boolean;
   cleanup: (work: () => Promise<void>) => void;
 }): ProgramDatabase[] {
-  const embedded: ProgramDatabase = {
-    name: options.embeddedName,
-    prepare: async (dataDir) => ({ env: {}, open: () => openDatabase({ dataDir }) }),
-  };
-  if (!options.postgres) return [embedded];
-  const postgres: ProgramDatabase = {
-    name: 'PostgreSQL',
-    prepare: async () => {
-      const databaseUrl = await createFreshDatabase();
-      options.cleanup(() => dropDatabase(databaseUrl));
-      return {
-        env: { DATABASE_URL: databaseUrl },
-        open: () => openDatabase({ databaseUrl, poolSize: 2 }),
-      };
+  if (passDatabase === 'embedded') {
+    return [
+      {
+        name: options.embeddedName,
+        prepare: async (dataDir) => {
+          // A migrated copy of the run's template: the program opens it instead of creating one.
+          seedDataDir(dataDir);
+          return { env: {}, open: () => openDatabase({ dataDir }) };
+        },
+      },
+    ];
+  }
+  return [
+    {
+      name: 'PostgreSQL',
+      prepare: async () => {
+        const databaseUrl = await createFreshDatabase();
+        options.cleanup(() => dropDatabase(databaseUrl));
+        return {
+          env: { DATABASE_URL: databaseUrl },
+          open: () => openDatabase({ databaseUrl, poolSize: 2 }),
+        };
+      },
     },
-  };
-  return [embedded, postgres];
+  ];
 }
 
 export interface CliResult {

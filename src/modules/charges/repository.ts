@@ -255,3 +255,14 @@ export async function takeCardAttempt(db: Kdb, id: string, maxAttempts: number):
     .executeTakeFirst();
   return taken !== undefined;
 }
+
+/** The merchant references of charges, by id (settlement's items). */
+export async function referencesOf(trx: Trx, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('charges')
+    .select(['id', 'merchant_reference'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.merchant_reference]));
+}

@@ -442,6 +442,11 @@ export interface ChargeRefunds {
   recordRefund(trx: Trx, charge: ChargeRow, amount: string, now: Date): Promise<ChargeRow>;
 }
 
+/** The merchant references of charges, by id, read in the caller's transaction (settlement items). */
+export function chargeReferences(trx: Trx, chargeIds: readonly string[]): Promise<Map<string, string>> {
+  return charges.referencesOf(trx, chargeIds);
+}
+
 export function createChargeRefunds(deps: { db: Kdb }): ChargeRefunds {
   return {
     findVisible: (owner, id) => charges.findVisible(deps.db, owner, id),

@@ -15,6 +15,8 @@ import { securityPages } from './security.js';
 import { signInPages } from './sign-in.js';
 import { teamPages } from './team.js';
 import { webhookPages } from './webhooks.js';
+import { walletPages } from './wallets.js';
+import type { WalletService } from '../wallets/service.js';
 
 export interface DashboardModuleOptions {
   users: UserService;
@@ -23,6 +25,7 @@ export interface DashboardModuleOptions {
   urls: Pick<Urls, 'liveApi' | 'sandboxApi'>;
   apiKeys: ApiKeyService;
   webhooks: WebhookEndpointService;
+  wallets: WalletService;
   secureCookies: boolean;
   renderer: Renderer;
 }
@@ -47,4 +50,5 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(securityPages, { kit, users });
   await app.register(apiKeyPages, { kit, apiKeys: options.apiKeys });
   await app.register(webhookPages, { kit, users, webhooks: options.webhooks });
+  await app.register(walletPages, { kit, wallets: options.wallets });
 }

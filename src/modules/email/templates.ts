@@ -151,3 +151,78 @@ export function webhookEndpointDisabledEmail(input: {
     [{ url: input.dashboardUrl, tr: 'Panele git', en: 'Open the dashboard' }],
   );
 }
+
+/** The steps of a wallet change that every owner and admin hears of (issue 13 item 2). */
+export type WalletChangeStep = 'requested' | 'confirmed' | 'applied';
+
+export function walletChangeEmail(input: {
+  step: WalletChangeStep;
+  kind: 'add' | 'make_default';
+  makeDefault: boolean;
+  network: 'tron' | 'ethereum';
+  address: string;
+  changeId: string;
+  /** Owners only, at the request: the single-use confirmation link. */
+  confirmUrl?: string;
+  confirmExpiresAt?: Date;
+  effectiveAt?: Date;
+  dashboardUrl: string;
+}): RenderedEmail {
+  const net = input.network === 'tron' ? 'TRON (TRC-20)' : 'Ethereum (ERC-20)';
+  const what = {
+    tr:
+      input.kind === 'add'
+        ? `canlı ödeme cüzdanı ekleme${input.makeDefault ? ' (varsayılan olarak)' : ''}`
+        : 'varsayılan canlı ödeme cüzdanını değiştirme',
+    en:
+      input.kind === 'add'
+        ? `adding a live payout wallet${input.makeDefault ? ' (as the default)' : ''}`
+        : 'changing the default live payout wallet',
+  };
+  const subject = {
+    requested: { tr: 'Cüzdan değişikliği onay bekliyor', en: 'A wallet change awaits confirmation' },
+    confirmed: { tr: 'Cüzdan değişikliği onaylandı', en: 'A wallet change was confirmed' },
+    applied: { tr: 'Cüzdan değişikliği yürürlüğe girdi', en: 'A wallet change took effect' },
+  }[input.step];
+  const target = { tr: `${net} adresi ${input.address}`, en: `${net} address ${input.address}` };
+  const effective = input.effectiveAt?.toISOString() ?? '';
+  const expires = input.confirmExpiresAt?.toISOString() ?? '';
+  const lines = {
+    requested: {
+      tr: [
+        `Hesabınızda ${what.tr} istendi: ${target.tr} (${input.changeId}).`,
+        input.confirmUrl
+          ? `Bir hesap sahibi panelde oturum açıp aşağıdaki tek kullanımlık bağlantıyla ${expires} tarihine kadar onaylamazsa değişiklik geçersiz olur; 2FA açıksa kod da istenir.`
+          : 'Hesap sahipleri onay bağlantısını ayrıca aldı.',
+        'Bu isteği siz yapmadıysanız hemen panelden iptal edin ve destek ekibine yazın.',
+      ],
+      en: [
+        `Someone asked for ${what.en}: ${target.en} (${input.changeId}).`,
+        input.confirmUrl
+          ? `Unless an owner, signed in to the dashboard, confirms it through the single-use link below by ${expires}, it lapses; with 2FA on, a code is asked too.`
+          : 'The owners received the confirmation link.',
+        'If you did not ask for this, cancel it in the dashboard now and contact support.',
+      ],
+    },
+    confirmed: {
+      tr: [
+        `${what.tr} onaylandı: ${target.tr} (${input.changeId}).`,
+        `Bekleme süresinin ardından ${effective} tarihinde yürürlüğe girer; o zamana kadar ödemeler önceki varsayılan cüzdana gider.`,
+        'Bu değişikliği tanımıyorsanız bu süre içinde panelden iptal edin.',
+      ],
+      en: [
+        `The change (${what.en}) was confirmed: ${target.en} (${input.changeId}).`,
+        `It takes effect after the cool-down, at ${effective}; until then payouts go to the previous default wallet.`,
+        'If you do not recognise it, cancel it in the dashboard before then.',
+      ],
+    },
+    applied: {
+      tr: [`${what.tr} yürürlüğe girdi: ${target.tr} (${input.changeId}).`],
+      en: [`The change (${what.en}) took effect: ${target.en} (${input.changeId}).`],
+    },
+  }[input.step];
+  const links = input.confirmUrl
+    ? [{ url: input.confirmUrl, tr: 'Değişikliği onayla', en: 'Confirm the change' }]
+    : [{ url: input.dashboardUrl, tr: 'Panele git', en: 'Open the dashboard' }];
+  return bilingual(`wallet_change_${input.step}`, subject, lines, links);
+}

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
@@ -9,7 +10,12 @@ export const EVENT_TYPES = [
   'charge.failed',
   'charge.expired',
   'charge.refunded',
+  'payout.created',
   'payout.completed',
+  'payout.failed',
+  'payout.canceled',
+  'wallet.created',
+  'wallet.default_changed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -41,7 +47,7 @@ export interface EventPayload {
 export interface EventRecorder {
   /**
    * Writes the event in the caller's transaction (the transactional outbox): it exists exactly when the
-   * change it announces does. A kind other than `charge.refunded` is recorded once per resource; a
+   * change it announces does. A kind other than `charge.refunded` and `wallet.default_changed` is recorded once per resource; a
    * second call returns undefined.
    */
   record(trx: Trx, input: EventInput): Promise<EventPayload | undefined>;
@@ -76,8 +82,12 @@ export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSub
           payload: JSON.stringify(payload),
           created_at: now,
         })
+        // The predicate of the partial unique index `events_once_idx` (migration 0014), spelled the same.
         .onConflict((conflict) =>
-          conflict.columns(['resource_id', 'type']).where('type', '<>', 'charge.refunded').doNothing(),
+          conflict
+            .columns(['resource_id', 'type'])
+            .where(sql<boolean>`type not in ('charge.refunded', 'wallet.default_changed')`)
+            .doNothing(),
         )
         .returning('id')
         .executeTakeFirst();

@@ -104,6 +104,28 @@ export async function lockPendingBalance(trx: Trx, owner: LedgerOwner, currency:
   await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
 }
 
+/**
+ * Serialises, until the end of the caller's transaction, the writers that lower one owner's available
+ * balance (payouts), so that concurrent payouts can never together spend more than is available.
+ */
+export async function lockAvailableBalance(trx: Trx, owner: LedgerOwner, currency: 'TRY'): Promise<void> {
+  const key = `ledger-available:${owner.organizationId}:${owner.environment}:${currency}`;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
+
+/** The owner's available balance in one currency (the negated sum of `merchant_available`), as decimal text. */
+export async function sumAvailable(db: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<string> {
+  const row = await db
+    .selectFrom('ledger_postings')
+    .select(sql<string>`(coalesce(-sum(amount), 0))::text`.as('available'))
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('account', '=', 'merchant_available')
+    .where('currency', '=', currency)
+    .executeTakeFirstOrThrow();
+  return row.available;
+}
+
 /** The owner's pending balance in one currency (what the merchant is owed: the negated sum), as decimal text. */
 export async function sumPending(db: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<string> {
   const row = await db
@@ -160,4 +182,59 @@ export async function sumMerchantBalances(
     .groupBy('currency')
     .orderBy('currency')
     .execute();
+}
+
+/** A charge or refund entry as settlement releases it (TRY minor units, decimal text). */
+export interface PendingCredit {
+  kind: 'charge_succeeded' | 'refund';
+  sourceId: string;
+  createdAt: Date;
+  /** Gross: the charge amount, or minus the refund. */
+  gross: string;
+  fee: string;
+  /** What the entry credited to pending (negative for a refund). */
+  net: string;
+}
+
+/** The owner's charge and refund entries created in (after, upTo], oldest first. */
+export async function findPendingCredits(
+  trx: Trx,
+  owner: LedgerOwner,
+  after: Date,
+  upTo: Date,
+): Promise<PendingCredit[]> {
+  const rows = await trx
+    .selectFrom('journal_entries as e')
+    .innerJoin('ledger_postings as p', 'p.entry_id', 'e.id')
+    .select(['e.kind', 'e.source_id', 'e.created_at'])
+    .select(
+      sql<string>`(coalesce(sum(p.amount) filter (where p.account = 'acquirer_clearing'), 0))::text`.as(
+        'gross',
+      ),
+    )
+    .select(
+      sql<string>`(coalesce(-sum(p.amount) filter (where p.account = 'fee_revenue'), 0))::text`.as('fee'),
+    )
+    .select(
+      sql<string>`(coalesce(-sum(p.amount) filter (where p.account = 'merchant_pending'), 0))::text`.as(
+        'net',
+      ),
+    )
+    .where('e.organization_id', '=', owner.organizationId)
+    .where('e.environment', '=', owner.environment)
+    .where('e.kind', 'in', ['charge_succeeded', 'refund'])
+    .where('e.created_at', '>', after)
+    .where('e.created_at', '<=', upTo)
+    .groupBy(['e.id', 'e.kind', 'e.source_id', 'e.created_at'])
+    .orderBy('e.created_at')
+    .orderBy('e.id')
+    .execute();
+  return rows.map((row) => ({
+    kind: row.kind as PendingCredit['kind'],
+    sourceId: row.source_id,
+    createdAt: new Date(row.created_at),
+    gross: row.gross,
+    fee: row.fee,
+    net: row.net,
+  }));
 }

@@ -24,7 +24,7 @@ export async function balanceRoutes(app: App, options: BalanceRoutesOptions): Pr
           '`available` (batched, not paid out) and `inTransit` (in a payout not yet completed). A refund ' +
           'beyond what is left to settle (its fee is not returned) takes `pending` below zero: `debt` says ' +
           'how far, and the next settlement recovers it from new credits before paying anything. Sandbox ' +
-          'balances never settle. Needs scope `read` (any key holding `read` or `all`).',
+          'balances never settle to a real wallet (`POST /v1/test-helpers/settle` releases them for sandbox payouts). Needs scope `read` (any key holding `read` or `all`).',
         tags: ['Balance'],
         response: { 200: BalanceViewSchema, ...errorResponses(401, 403, 429, 500) },
       },

@@ -5,18 +5,22 @@ import { computeFee, type FeeRate } from './fees.js';
 import {
   findEntry,
   findNegativePending,
+  findPendingCredits,
   insertEntryOnce,
   insertPostings,
+  lockAvailableBalance,
   lockPendingBalance,
+  sumAvailable,
   sumMerchantBalances,
   sumPending,
   type NewEntry,
+  type PendingCredit,
   type Posting,
   type StoredEntry,
 } from './repository.js';
 import type { Balance, LedgerOwner } from './model.js';
 
-export type { Balance, LedgerOwner };
+export type { Balance, LedgerOwner, PendingCredit };
 
 export interface ChargeForLedger {
   id: string;
@@ -53,6 +57,24 @@ export interface ChargeSplit {
   created: boolean;
 }
 
+/** A payout as the ledger records it: TRY minor units debited from the available balance. */
+export interface PayoutForLedger extends LedgerOwner {
+  id: string;
+  /** Minor units, decimal string. */
+  amount: string;
+}
+
+/** A release of pending funds into the available balance (a settlement batch). */
+export interface ReleaseForLedger extends LedgerOwner {
+  /** The batch's id: the entry is written once per batch. */
+  id: string;
+  /** Minor units, decimal string, positive. */
+  amount: string;
+}
+
+export type PayoutDebit =
+  { ok: true; created: boolean; availableAfter: string } | { ok: false; available: string };
+
 export interface Ledger {
   /**
    * In the caller's transaction: the journal entry of a succeeded charge (acquirer_clearing debited
@@ -70,6 +92,27 @@ export interface Ledger {
    * be negative; the caller decides whom to tell (docs/decisions/0014-refund-debt.md).
    */
   postRefund(trx: Trx, refund: RefundForLedger): Promise<{ created: boolean; pendingAfter: string }>;
+  /**
+   * In the caller's transaction: a settlement release (merchant_pending debited, merchant_available
+   * credited the amount). Exactly once per release id. Serialised with the owner's other pending writers.
+   */
+  postRelease(trx: Trx, release: ReleaseForLedger): Promise<{ created: boolean }>;
+  /**
+   * In the caller's transaction: a new payout moves its amount from available to in transit, only if
+   * the available balance covers it. Payouts of one owner are serialised until commit, so concurrent
+   * payouts never together overdraw it. Exactly once per payout id (a repeat is `created: false`).
+   */
+  postPayoutCreated(trx: Trx, payout: PayoutForLedger): Promise<PayoutDebit>;
+  /** In the caller's transaction: a completed payout leaves in transit for payout clearing (paid out). */
+  postPayoutPaid(trx: Trx, payout: PayoutForLedger): Promise<{ created: boolean }>;
+  /** In the caller's transaction: a failed or canceled payout returns its amount from in transit to available. */
+  postPayoutReturned(trx: Trx, payout: PayoutForLedger): Promise<{ created: boolean }>;
+  /**
+   * In the caller's transaction: the owner's charge and refund entries created in (after, upTo], oldest
+   * first, with gross, fee and net: what a settlement release picks from (it keeps its own record of
+   * what it released).
+   */
+  pendingCredits(trx: Trx, owner: LedgerOwner, after: Date, upTo: Date): Promise<PendingCredit[]>;
   /** Balances derived from postings, per currency (a TRY row always), for one organization and environment. */
   balance(owner: LedgerOwner): Promise<Balance[]>;
   /** Owners whose pending balance is below zero, deepest first (the operator's view of refund debt). */
@@ -163,6 +206,72 @@ export function createLedger(deps: LedgerDeps): Ledger {
       return { created: outcome.created, pendingAfter: await sumPending(trx, refund, CURRENCY) };
     },
 
+    async postRelease(trx, release) {
+      const amount = parseAmount(release.amount, `release ${release.id}`);
+      if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+      await lockPendingBalance(trx, release, CURRENCY);
+      const outcome = await postOnce(trx, newEntry(release, 'settlement_batch', release.id), async () => [
+        { account: 'merchant_pending', amount },
+        { account: 'merchant_available', amount: -amount },
+      ]);
+      if (!outcome.created)
+        assertAmount(outcome.existing, 'merchant_pending', amount, `release ${release.id}`);
+      return { created: outcome.created };
+    },
+
+    async postPayoutCreated(trx, payout) {
+      const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+      if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+      await lockAvailableBalance(trx, payout, CURRENCY);
+      const existing = await findEntry(trx, 'payout_created', payout.id);
+      if (existing) {
+        assertSameOwner(existing, newEntry(payout, 'payout_created', payout.id));
+        assertAmount(existing, 'merchant_available', amount, `payout ${payout.id}`);
+        return { ok: true, created: false, availableAfter: await sumAvailable(trx, payout, CURRENCY) };
+      }
+      const available = BigInt(await sumAvailable(trx, payout, CURRENCY));
+      if (available < amount) return { ok: false, available: available.toString() };
+      await postOnce(trx, newEntry(payout, 'payout_created', payout.id), async () => [
+        { account: 'merchant_available', amount },
+        { account: 'merchant_in_transit', amount: -amount },
+      ]);
+      return { ok: true, created: true, availableAfter: (available - amount).toString() };
+    },
+
+    async postPayoutPaid(trx, payout) {
+      const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+      const outcome = await postOnce(trx, newEntry(payout, 'payout_paid', payout.id), async () => [
+        { account: 'merchant_in_transit', amount },
+        { account: 'payout_clearing', amount: -amount },
+      ]);
+      if (!outcome.created)
+        assertAmount(outcome.existing, 'merchant_in_transit', amount, `payout ${payout.id}`);
+      return { created: outcome.created };
+    },
+
+    async postPayoutReturned(trx, payout) {
+      const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+      if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+      if (await findEntry(trx, 'payout_paid', payout.id))
+        throw new Error(`payout ${payout.id} was paid out; it cannot be returned`);
+      const outcome = await postOnce(trx, newEntry(payout, 'payout_returned', payout.id), async () => [
+        { account: 'merchant_in_transit', amount },
+        { account: 'merchant_available', amount: -amount },
+      ]);
+      if (!outcome.created)
+        assertAmount(outcome.existing, 'merchant_in_transit', amount, `payout ${payout.id}`);
+      return { created: outcome.created };
+    },
+
+    pendingCredits(trx, owner, after, upTo) {
+      return findPendingCredits(
+        trx,
+        { organizationId: owner.organizationId, environment: owner.environment },
+        after,
+        upTo,
+      );
+    },
+
     async balance(owner) {
       const rows = (await sumMerchantBalances(db, owner)).map((row) => ({
         ...row,
@@ -205,6 +314,17 @@ function sumOf(postings: Posting[], account: Posting['account']): bigint {
     (total, posting) => (posting.account === account ? total + posting.amount : total),
     0n,
   );
+}
+
+/** A repeated entry must carry the amount it was first recorded with on `account` (a debit there). */
+function assertAmount(
+  existing: StoredEntry,
+  account: Posting['account'],
+  amount: bigint,
+  what: string,
+): void {
+  if (sumOf(existing.postings, account) !== amount)
+    throw new Error(`${what} was recorded with another amount than ${amount}`);
 }
 
 function assertSameOwner(existing: StoredEntry, entry: NewEntry): void {

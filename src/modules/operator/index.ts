@@ -18,6 +18,11 @@ import { operatorJobRoutes } from './job-routes.js';
 import { registerOperatorOpenApi } from './openapi.js';
 import type { StaffService } from './staff.js';
 import type { JobKit } from '../../worker/kit.js';
+import type { WalletService } from '../wallets/service.js';
+import type { WalletOperatorCommands } from './wallet-commands.js';
+import { operatorWalletRoutes } from './wallet-routes.js';
+import { operatorPayoutRoutes } from './payout-routes.js';
+import type { PayoutService } from '../payouts/service.js';
 
 export interface OperatorModuleOptions {
   commands: OperatorCommands;
@@ -34,6 +39,10 @@ export interface OperatorModuleOptions {
   cursors: CursorCodec;
   /** The job kit's run log and parked rows (the console's jobs page). */
   jobs: JobKit;
+  /** Wallet change controls (issue 13): the pending changes and the operator's wallet commands. */
+  wallets?: { service: Pick<WalletService, 'listChanges'>; commands: WalletOperatorCommands };
+  /** Payouts (issue 13): the queue, the treasury rail's export and recording, cancelation, minimums. */
+  payouts?: PayoutService;
   renderer: Renderer;
   /** The operator listener's public base URL (the OpenAPI document's server). */
   baseUrl: () => string;
@@ -67,4 +76,12 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
     renderer,
   });
   await app.register(operatorJobRoutes, { jobs: options.jobs, renderer });
+  if (options.wallets) {
+    await app.register(operatorWalletRoutes, {
+      wallets: options.wallets.service,
+      commands: options.wallets.commands,
+      renderer,
+    });
+  }
+  if (options.payouts) await app.register(operatorPayoutRoutes, { payouts: options.payouts, renderer });
 }

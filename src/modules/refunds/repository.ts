@@ -74,3 +74,14 @@ export async function transition(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** The charge of each refund, by refund id. */
+export async function chargeIdsOf(trx: Trx, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom('refunds')
+    .select(['id', 'charge_id'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.charge_id]));
+}

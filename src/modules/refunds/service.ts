@@ -49,6 +49,11 @@ export interface RefundService {
   retryPendingBatch(limit?: number): Promise<BatchReport>;
 }
 
+/** The charge of each refund, by refund id, read in the caller's transaction (settlement items). */
+export function refundChargeIds(trx: Trx, refundIds: readonly string[]): Promise<Map<string, string>> {
+  return refunds.chargeIdsOf(trx, refundIds);
+}
+
 /** Refund retry's backoff: a refund the acquirer cannot take for about 8 hours is parked. */
 export const REFUND_RETRY: RetryPolicy = { baseMs: MINUTE, capMs: HOUR, maxAttempts: 12, jitter: 0.2 };
 

@@ -111,6 +111,23 @@ export async function activeOwnerEmails(db: Kdb, organizationId: string): Promis
   return rows.map((row) => row.email);
 }
 
+export async function activeMemberEmails(
+  db: Kdb,
+  organizationId: string,
+  roles: readonly UserRole[],
+): Promise<string[]> {
+  if (roles.length === 0) return [];
+  const rows = await db
+    .selectFrom('users')
+    .select('email')
+    .where('organization_id', '=', organizationId)
+    .where('role', 'in', [...roles])
+    .where('status', '=', 'active')
+    .orderBy('email')
+    .execute();
+  return rows.map((row) => row.email);
+}
+
 /** Deletes single-use tokens used or expired before `before` (retention); the number deleted. */
 export async function purgeAccountTokens(db: Kdb, before: Date): Promise<number> {
   const result = await db

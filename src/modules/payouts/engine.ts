@@ -1,0 +1,194 @@
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Kdb } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import { MINUTE, SECOND } from '../../shared/clock.js';
+import type { JobKit } from '../../worker/kit.js';
+import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
+import * as payouts from './repository.js';
+import type { PayoutService } from './service.js';
+import { RailRejectedError, type ChainWatcher, type SendingRail } from './rails/types.js';
+
+/** Submission: a rail that cannot be reached is asked again with backoff for about a day, then parked. */
+export const PAYOUT_SUBMIT_RETRY: RetryPolicy = {
+  baseMs: 10 * SECOND,
+  capMs: 30 * MINUTE,
+  maxAttempts: 60,
+  jitter: 0.2,
+};
+/**
+ * Confirmation: a transaction is looked at again every few seconds, then minutes, for days (slow
+ * confirmations are normal); only a transaction that never confirms in that time is parked for the operator.
+ */
+export const PAYOUT_CONFIRM_RETRY: RetryPolicy = {
+  baseMs: 5 * SECOND,
+  capMs: 5 * MINUTE,
+  maxAttempts: 1000,
+  jitter: 0.2,
+};
+
+/** Payouts in transit looked at per round of the confirmation job (the lease covers the round). */
+const CONFIRM_ROUND = 10;
+
+export interface PayoutEngine {
+  /**
+   * One round of the submission job: claims one due sandbox payout and sends it exactly once (one at a
+   * time, so that the claim's lease covers the work it guards: a lookup and a send).
+   */
+  submitBatch(): Promise<BatchReport>;
+  /** One round of the confirmation job: completes or fails payouts in transit from what the chain says. */
+  confirmBatch(): Promise<BatchReport>;
+}
+
+export interface PayoutEngineDeps {
+  db: Kdb;
+  logger: Logger;
+  jobs: JobKit;
+  payouts: PayoutService;
+  /** The rail the gateway asks to send: the sandbox chain (live money goes through the treasury). */
+  rail: SendingRail;
+  /** The bound of one call to the rail (PAYOUT_RAIL_TIMEOUT_MS); the submission lease derives from it. */
+  railTimeoutMs: number;
+  /** The chain watcher of an environment; undefined: its payouts wait in transit. */
+  watcher: (environment: Environment) => ChainWatcher | undefined;
+}
+
+/**
+ * The payout engine (docs/decisions/0028-payouts.md, docs/payouts.md). Submission sets `submitted_at`
+ * before the rail is first asked; a payout that has it is recovered by asking the rail what it did with the
+ * payout id (the rail's idempotency key), never by sending blind, so a crash between sending and recording
+ * cannot pay twice. Both jobs claim rows with SKIP LOCKED and a lease (the job kit), so two workers never
+ * work on one payout at once.
+ */
+export function createPayoutEngine(deps: PayoutEngineDeps): PayoutEngine {
+  const { db, logger } = deps;
+  const submitQueue = deps.jobs.queue({
+    job: 'payout-submit',
+    table: 'payouts',
+    eligible: sql`status = 'pending' and rail = 'sandbox_chain'`,
+    // One payout's work: at most a lookup and a send, each bounded by the rail timeout, and the database
+    // around them. A worker killed mid-send holds its payout this long; the next one then asks the rail.
+    leaseMs: 2 * deps.railTimeoutMs + 5 * SECOND,
+    retry: PAYOUT_SUBMIT_RETRY,
+  });
+  const confirmQueue = deps.jobs.queue({
+    job: 'payout-confirm',
+    table: 'payouts',
+    eligible: sql`status = 'in_transit'`,
+    // A round's explorer calls, each bounded by the rail timeout.
+    leaseMs: CONFIRM_ROUND * deps.railTimeoutMs + 5 * SECOND,
+    retry: PAYOUT_CONFIRM_RETRY,
+  });
+
+  const release = (queue: typeof submitQueue, claimed: Claimed) =>
+    db.transaction().execute((trx) => queue.succeed(trx, claimed));
+  const retryLater = (queue: typeof submitQueue, claimed: Claimed, error: unknown) =>
+    db.transaction().execute((trx) => queue.fail(trx, claimed, error));
+
+  async function submitOne(claimed: Claimed): Promise<boolean> {
+    const row = await payouts.findById(db, claimed.id);
+    if (!row || row.status !== 'pending') {
+      await release(submitQueue, claimed);
+      return true;
+    }
+    try {
+      let txHash: string | undefined;
+      if (row.submitted_at !== null) {
+        // A previous attempt may have reached the rail: ask it, never send blind.
+        const known = await deps.rail.lookup(row.id);
+        if (known.state === 'failed' || known.state === 'dropped') {
+          await deps.payouts.fail(row.id, {
+            code: known.state === 'dropped' ? 'transaction_dropped' : known.code,
+            message:
+              known.state === 'dropped' ? 'The transaction was dropped and never mined.' : known.message,
+          });
+          return true;
+        }
+        if (known.state !== 'unknown') txHash = known.txHash;
+      } else {
+        await deps.payouts.markSubmitting(row.id);
+      }
+      txHash ??= (
+        await deps.rail.submit({
+          payoutId: row.id,
+          network: row.network,
+          address: row.address,
+          amount: row.payout_amount,
+        })
+      ).txHash;
+      const outcome = await deps.payouts.recordSent(row.id, txHash);
+      if (outcome === 'hash_in_use') {
+        // The rail told this payout a hash another payout holds: nothing is recorded or completed, and
+        // the payout is retried (the rail is asked again) until it parks for the operator.
+        throw new Error(`the rail reported ${txHash}, which another payout holds`);
+      }
+      return true;
+    } catch (error) {
+      if (error instanceof RailRejectedError) {
+        await deps.payouts.fail(row.id, { code: error.code, message: error.message });
+        return true;
+      }
+      logger.warn({ err: error, payoutId: row.id }, 'payout submission deferred');
+      await retryLater(submitQueue, claimed, error);
+      return false;
+    }
+  }
+
+  async function confirmOne(claimed: Claimed): Promise<boolean> {
+    const row = await payouts.findById(db, claimed.id);
+    if (!row || row.status !== 'in_transit' || row.tx_hash === null) {
+      await release(confirmQueue, claimed);
+      return true;
+    }
+    try {
+      const watcher = deps.watcher(row.environment);
+      if (!watcher) throw new Error(`no chain watcher is configured for ${row.environment} payouts`);
+      const transaction = await watcher.transaction(row.network, row.tx_hash);
+      if (transaction.state === 'confirmed') {
+        if (transaction.to !== row.address || transaction.amount !== row.payout_amount) {
+          throw new Error(
+            `transaction ${row.tx_hash} pays ${transaction.amount} to ${transaction.to}, not ${row.payout_amount} to ${row.address}`,
+          );
+        }
+        await deps.payouts.complete(row.id, {
+          confirmedAt: transaction.confirmedAt ? new Date(transaction.confirmedAt) : new Date(),
+        });
+        return true;
+      }
+      if (transaction.state === 'failed') {
+        await deps.payouts.fail(row.id, {
+          code: 'transaction_failed',
+          message: 'The transaction failed or was dropped on chain; the funds are available again.',
+        });
+        return true;
+      }
+      throw new Error(
+        transaction.state === 'not_found'
+          ? `transaction ${row.tx_hash} is not on chain yet`
+          : `awaiting confirmations (${transaction.confirmations})`,
+      );
+    } catch (error) {
+      await retryLater(confirmQueue, claimed, error);
+      return false;
+    }
+  }
+
+  async function batch(
+    queue: typeof submitQueue,
+    work: (claimed: Claimed) => Promise<boolean>,
+    limit: number,
+  ): Promise<BatchReport> {
+    const claimed = await queue.claim(limit);
+    const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
+    for (const row of claimed) {
+      if (await work(row)) report.done++;
+      else report.failed++;
+    }
+    return report;
+  }
+
+  return {
+    submitBatch: () => batch(submitQueue, submitOne, 1),
+    confirmBatch: () => batch(confirmQueue, confirmOne, CONFIRM_ROUND),
+  };
+}

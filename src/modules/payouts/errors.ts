@@ -1,0 +1,68 @@
+import { ApiError, type ErrorTable } from '../../http/errors.js';
+import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
+import type { DestinationRefusal } from './ports.js';
+import type { RateUnavailableError } from './rates.js';
+
+/** What creating or reading payouts can refuse (docs/decisions/0020-domain-errors.md, spec section 7). */
+export type PayoutError =
+  | { code: 'not_found' }
+  | { code: 'wallet_not_configured'; reason: DestinationRefusal; walletId?: string }
+  | { code: 'amount_below_minimum'; minimum: string; network: string }
+  | { code: 'insufficient_balance'; available: string }
+  | { code: 'rate_unavailable'; reason: RateUnavailableError['reason'] | 'not_configured' }
+  /** Operator commands: a transaction hash not of the payout network's form. */
+  | { code: 'invalid_tx_hash'; network: string; expected: string }
+  /** The hash is already another payout's (one payout per hash). */
+  | { code: 'tx_hash_in_use'; payoutId: string }
+  /** The command does not apply to the payout as it is (its rail or status). */
+  | { code: 'invalid_state'; message: string }
+  | { code: 'reason_required' }
+  | CursorError;
+
+const WALLET_REASONS: Record<DestinationRefusal, string> = {
+  no_default_wallet: 'The organization has no active default wallet in this environment.',
+  wallet_not_found: 'No such wallet.',
+  wallet_not_active: 'The wallet is not active (a pending change, archived or canceled).',
+};
+
+export const PAYOUT_ERRORS: ErrorTable<PayoutError> = {
+  not_found: () => new ApiError('not_found', 'No such payout.'),
+  wallet_not_configured: (error) =>
+    new ApiError('wallet_not_configured', WALLET_REASONS[error.reason], {
+      reason: error.reason,
+      ...(error.walletId !== undefined ? { walletId: error.walletId } : {}),
+    }),
+  amount_below_minimum: (error) =>
+    new ApiError(
+      'amount_below_minimum',
+      `The smallest payout on ${error.network} is ${error.minimum} TRY minor units.`,
+      { minimum: error.minimum, currency: 'TRY', network: error.network },
+    ),
+  insufficient_balance: (error) =>
+    new ApiError('insufficient_balance', `The available balance is ${error.available} TRY minor units.`, {
+      available: error.available,
+      currency: 'TRY',
+    }),
+  rate_unavailable: (error) =>
+    new ApiError(
+      'payouts_unavailable',
+      'No current TRY to USDT rate: payouts are held rather than converted at a guessed rate. Retry later.',
+      { reason: `rate_${error.reason}` },
+    ),
+  invalid_tx_hash: (error) =>
+    ApiError.validation(
+      [{ path: 'txHash', in: 'body', code: 'invalid_format', message: `must be ${error.expected}` }],
+      `A ${error.network} transaction hash is ${error.expected}.`,
+    ),
+  tx_hash_in_use: (error) =>
+    new ApiError('tx_hash_in_use', 'This transaction hash is recorded for another payout.', {
+      payoutId: error.payoutId,
+    }),
+  invalid_state: (error) => new ApiError('invalid_state_transition', error.message),
+  reason_required: () =>
+    ApiError.validation(
+      [{ path: 'reason', in: 'body', code: 'required', message: 'must not be empty' }],
+      'A reason is required.',
+    ),
+  ...INVALID_CURSOR,
+};

@@ -1,0 +1,81 @@
+import type { Trx } from '../../db/database.js';
+import type { Environment, Network } from '../../db/schema.js';
+
+/**
+ * What the payouts module needs of other modules, given to it in src/services.ts (docs/decisions/0028).
+ * Each is implemented by the module that owns the tables: wallets (`wallets/service.ts`) and settlement
+ * (`settlement/`).
+ */
+export interface PayoutOwner {
+  organizationId: string;
+  environment: Environment;
+}
+
+/** Who did an operator's payout command, for its audit entry. */
+export interface PayoutActor {
+  /** `staff:stf_…`, `cli` or `system`. */
+  actor: string;
+  requestId?: string | null;
+  ip?: string | null;
+}
+
+export interface PayoutDestination {
+  walletId: string;
+  network: Network;
+  address: string;
+}
+
+export type DestinationRefusal =
+  /** No wallet given and no active default wallet. */
+  | 'no_default_wallet'
+  /** The given wallet does not exist or is another organization's or environment's. */
+  | 'wallet_not_found'
+  /** The given wallet is pending (change controls), archived or canceled. */
+  | 'wallet_not_active';
+
+/** The wallets module's answer to "where does this payout go?". */
+export interface PayoutWallets {
+  /**
+   * In the caller's transaction: the given wallet when it is the owner's and active, or else the owner's
+   * default wallet as it stands now: a change whose cool-down has not passed has not taken effect, so a
+   * payout during the cool-down goes to the previous default.
+   */
+  destination(
+    trx: Trx,
+    owner: PayoutOwner,
+    walletId: string | undefined,
+  ): Promise<{ ok: true; wallet: PayoutDestination } | { ok: false; reason: DestinationRefusal }>;
+}
+
+/** One line of `GET /v1/payouts/{id}/transactions`: a charge (with its fee) or a refund the payout carries. */
+export interface PayoutTransaction {
+  /** The settlement item's id. */
+  id: string;
+  type: 'charge' | 'refund';
+  /** `ch_…` or `re_…`. */
+  sourceId: string;
+  chargeId: string;
+  merchantReference: string | null;
+  /** TRY minor units, decimal strings: gross (negative for a refund), fee, and net = amount - fee. */
+  amount: string;
+  fee: string;
+  net: string;
+  currency: 'TRY';
+  /** When the charge succeeded or the refund was made. */
+  createdAt: string;
+  /** When the settlement batch made it available. */
+  availableAt: string;
+}
+
+/** The settlement module's record of which balance transactions each payout carries. */
+export interface PayoutContents {
+  /**
+   * In the payout's creating transaction: the owner's released balance transactions not yet carried by a
+   * payout now belong to this one (the transactions made available since the previous payout).
+   */
+  attach(trx: Trx, owner: PayoutOwner, payoutId: string): Promise<number>;
+  /** A failed or canceled payout gives its transactions back to the next payout. */
+  detach(trx: Trx, payoutId: string): Promise<void>;
+  /** The payout's transactions in keyset order (availableAt, id), `limit` at most, after `after` (an item id). */
+  list(payoutId: string, page: { limit: number; after?: string }): Promise<PayoutTransaction[]>;
+}

@@ -1,0 +1,87 @@
+import type { Clock } from '../../shared/clock.js';
+import { MoneyError, parseRate } from '../../shared/money.js';
+import { RateUnavailableError, type RateQuote, type RateSource } from './rates.js';
+
+/**
+ * The sandbox's rate: a configured value (`PAYOUT_SANDBOX_RATE`), quoted at the time of asking. Sandbox
+ * payouts move no real money, so a fixed rate is what a merchant's integration test wants.
+ */
+export function createConfiguredRateSource(options: {
+  rate: string;
+  clock: Clock;
+  name: string;
+}): RateSource {
+  parseRate('TRY', 'USDT', options.rate);
+  return {
+    quote: () => Promise.resolve({ rate: options.rate, source: options.name, at: options.clock.now() }),
+  };
+}
+
+/**
+ * The live rate from an HTTP ticker: GET `url`, the rate at the dot path `field` (a decimal string or
+ * number, USDT per TRY), its time at `timeField` (ISO text or Unix seconds; absent: the time of the
+ * answer). Missing, unparsable, unreachable or older than `maxAgeMs`: refused, never guessed.
+ */
+export function createTickerRateSource(options: {
+  url: string;
+  field: string;
+  timeField: string | undefined;
+  maxAgeMs: number;
+  clock: Clock;
+  timeoutMs?: number;
+}): RateSource {
+  const name = `ticker:${new URL(options.url).host}`;
+  return {
+    async quote(): Promise<RateQuote> {
+      let body: unknown;
+      try {
+        const response = await fetch(options.url, {
+          headers: { accept: 'application/json' },
+          signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
+        });
+        if (!response.ok) throw new Error(`HTTP ${response.status}`);
+        body = await response.json();
+      } catch (error) {
+        throw new RateUnavailableError(
+          'unreachable',
+          `the rate ticker did not answer: ${(error as Error).message}`,
+        );
+      }
+      const raw = pick(body, options.field);
+      const rate = typeof raw === 'number' ? String(raw) : raw;
+      if (typeof rate !== 'string')
+        throw new RateUnavailableError('missing', `the ticker has no ${options.field}`);
+      try {
+        parseRate('TRY', 'USDT', rate);
+      } catch (error) {
+        if (error instanceof MoneyError)
+          throw new RateUnavailableError('invalid', `not a rate: ${rate.slice(0, 40)}`);
+        throw error;
+      }
+      const now = options.clock.now();
+      let at = now;
+      if (options.timeField !== undefined) {
+        const stamp = pick(body, options.timeField);
+        at =
+          typeof stamp === 'number'
+            ? new Date(stamp * 1000)
+            : new Date(typeof stamp === 'string' ? stamp : NaN);
+        if (Number.isNaN(at.getTime()))
+          throw new RateUnavailableError('invalid', `the ticker has no ${options.timeField}`);
+      }
+      if (now.getTime() - at.getTime() > options.maxAgeMs) {
+        throw new RateUnavailableError('stale', `the ticker's rate is from ${at.toISOString()}`);
+      }
+      return { rate, source: name, at };
+    },
+  };
+}
+
+function pick(body: unknown, path: string): unknown {
+  let value = body;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}

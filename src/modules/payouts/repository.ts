@@ -1,0 +1,203 @@
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { Environment, Network, PayoutsTable } from '../../db/schema.js';
+import { olderThan, type Cursor } from '../../shared/pagination.js';
+import { assertAllowed } from '../../shared/state-machine.js';
+import { TRANSITIONS, type PayoutRow, type PayoutStatus } from './model.js';
+import type { PayoutOwner } from './ports.js';
+
+/** The only writer of the `payouts` table; `status` moves only through `transition`. */
+
+export type PayoutPatch = Omit<Updateable<PayoutsTable>, 'id' | 'status'>;
+
+export async function insert(trx: Trx, values: Insertable<PayoutsTable>): Promise<PayoutRow> {
+  return trx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findVisible(db: Kdb, owner: PayoutOwner, id: string): Promise<PayoutRow | undefined> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .executeTakeFirst();
+}
+
+export async function findById(db: Kdb, id: string): Promise<PayoutRow | undefined> {
+  return db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function lockById(trx: Trx, id: string): Promise<PayoutRow | undefined> {
+  return trx.selectFrom('payouts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The payout that holds a transaction hash, if any. */
+export async function findByTxHash(db: Kdb, txHash: string): Promise<PayoutRow | undefined> {
+  return db.selectFrom('payouts').selectAll().where('tx_hash', '=', txHash).executeTakeFirst();
+}
+
+export interface PayoutFilter {
+  status?: PayoutStatus | undefined;
+  createdFrom?: Date | undefined;
+  createdTo?: Date | undefined;
+}
+
+export async function listVisible(
+  db: Kdb,
+  owner: PayoutOwner,
+  filter: PayoutFilter,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<PayoutRow[]> {
+  let query = db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdTo !== undefined) query = query.where('created_at', '<', filter.createdTo);
+  if (after) query = query.where(olderThan(after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** The smallest payout of a network in an environment, TRY minor units as decimal text. */
+export async function minimumFor(trx: Trx, network: Network, environment: Environment): Promise<string> {
+  const row = await trx
+    .selectFrom('payout_minimums')
+    .select('amount')
+    .where('network', '=', network)
+    .where('environment', '=', environment)
+    .executeTakeFirstOrThrow();
+  return row.amount;
+}
+
+/**
+ * Moves `status` from one of `from` to `to` with `patch`; undefined when the payout was in none of
+ * `from`. The `payouts_guard` trigger refuses the same moves below the code.
+ */
+export async function transition(
+  trx: Trx,
+  id: string,
+  from: readonly PayoutStatus[],
+  to: PayoutStatus,
+  patch: PayoutPatch = {},
+): Promise<PayoutRow | undefined> {
+  assertAllowed(TRANSITIONS, from, to, `payout ${id}`);
+  return trx
+    .updateTable('payouts')
+    .set({ ...patch, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Records, once, that the rail is about to be asked to send this payout. */
+export async function markSubmitting(trx: Trx, id: string, now: Date): Promise<PayoutRow | undefined> {
+  return trx
+    .updateTable('payouts')
+    .set({ submitted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('submitted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export interface OperatorPayoutFilter {
+  status?: PayoutStatus | undefined;
+  rail?: PayoutRow['rail'] | undefined;
+  network?: Network | undefined;
+  environment?: Environment | undefined;
+  organizationId?: string | undefined;
+}
+
+/** Every organization's payouts, newest first (the operator's queue). */
+export async function listAll(
+  db: Kdb,
+  filter: OperatorPayoutFilter,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<PayoutRow[]> {
+  let query = db.selectFrom('payouts').selectAll();
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.rail !== undefined) query = query.where('rail', '=', filter.rail);
+  if (filter.network !== undefined) query = query.where('network', '=', filter.network);
+  if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment);
+  if (filter.organizationId !== undefined) query = query.where('organization_id', '=', filter.organizationId);
+  if (after) query = query.where(olderThan(after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/**
+ * The treasury's due payouts: live, pending, on the treasury rail, oldest first, locked for the export's
+ * transaction (a cancel waits for it, and then sees them handed over).
+ */
+export async function lockTreasuryDue(
+  trx: Trx,
+  filter: { network?: Network | undefined },
+  limit: number,
+): Promise<PayoutRow[]> {
+  let query = trx
+    .selectFrom('payouts')
+    .selectAll()
+    .where('rail', '=', 'treasury')
+    .where('status', '=', 'pending');
+  if (filter.network !== undefined) query = query.where('network', '=', filter.network);
+  return query.orderBy('created_at').orderBy('id').limit(limit).forUpdate().execute();
+}
+
+/** Marks payouts handed to a rail (the treasury's export) the first time; the others keep their time. */
+export async function markHandedOver(trx: Trx, ids: readonly string[], now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('payouts')
+    .set({ submitted_at: now, updated_at: now })
+    .where('id', 'in', [...ids])
+    .where('status', '=', 'pending')
+    .where('submitted_at', 'is', null)
+    .execute();
+}
+
+export interface PayoutMinimumRow {
+  network: Network;
+  environment: Environment;
+  amount: string;
+  updated_by: string;
+  updated_at: Date;
+}
+
+export async function listMinimums(db: Kdb): Promise<PayoutMinimumRow[]> {
+  return db
+    .selectFrom('payout_minimums')
+    .select(['network', 'environment', sql<string>`amount::text`.as('amount'), 'updated_by', 'updated_at'])
+    .orderBy('environment')
+    .orderBy('network')
+    .execute();
+}
+
+/** Sets one minimum and returns the row as it was before (the audit entry's `before`). */
+export async function setMinimum(
+  trx: Trx,
+  key: { network: Network; environment: Environment },
+  amount: bigint,
+  by: string,
+  now: Date,
+): Promise<{ before: string }> {
+  const before = await trx
+    .selectFrom('payout_minimums')
+    .select(sql<string>`amount::text`.as('amount'))
+    .where('network', '=', key.network)
+    .where('environment', '=', key.environment)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable('payout_minimums')
+    .set({ amount: amount.toString(), updated_by: by, updated_at: now })
+    .where('network', '=', key.network)
+    .where('environment', '=', key.environment)
+    .execute();
+  return { before: before.amount };
+}

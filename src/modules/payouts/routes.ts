@@ -1,0 +1,125 @@
+import { errorResponses, toApiError } from '../../http/errors.js';
+import {
+  IdempotencyHeaderSchema,
+  idempotencyHooks,
+  type IdempotencyOptions,
+} from '../../http/idempotency.js';
+import type { App } from '../../http/server.js';
+import type { Result } from '../../shared/result.js';
+import { ListQuerySchema } from '../../http/list-query.js';
+import { callerScope, ownerOf } from '../api-keys/context.js';
+import { PAYOUT_ERRORS, type PayoutError } from './errors.js';
+import {
+  PayoutCreateSchema,
+  PayoutIdParamsSchema,
+  PayoutListQuerySchema,
+  PayoutListSchema,
+  PayoutTransactionListSchema,
+  PayoutViewSchema,
+} from './schemas.js';
+import type { PayoutService } from './service.js';
+
+const TAGS = ['Payouts'];
+const FLAG =
+  'Needs the `payouts` feature of the organization: without it every payout route answers 503 ' +
+  '`payouts_unavailable`.';
+
+function unwrap<T>(result: Result<T, PayoutError>): T {
+  if (!result.ok) throw toApiError(PAYOUT_ERRORS, result.error);
+  return result.value;
+}
+
+/** `/v1/payouts` (issue 13, docs/payouts.md). */
+export async function payoutRoutes(
+  app: App,
+  options: { service: PayoutService; idempotency: Omit<IdempotencyOptions, 'scopeOf'> },
+): Promise<void> {
+  const { service } = options;
+  const idempotency = idempotencyHooks({ ...options.idempotency, scopeOf: callerScope });
+
+  app.post(
+    '/v1/payouts',
+    {
+      schema: {
+        operationId: 'createPayout',
+        summary: 'Create a payout',
+        description:
+          'Pays `amount` TRY minor units of the available balance as USDT to the default wallet, or to ' +
+          '`walletId` (an active wallet of this environment), at a rate locked now. Checked in this order: ' +
+          'a destination wallet (400 `wallet_not_configured`, `details.reason`), the network minimum (400 ' +
+          '`amount_below_minimum`, `details.minimum`), the available balance (400 `insufficient_balance`, ' +
+          '`details.available`); concurrent payouts never together exceed it. No current rate is 503 ' +
+          '`payouts_unavailable` (`details.reason`). USDT is rounded down to 6 decimals. Needs scope ' +
+          `\`payouts\`. ${FLAG} Honours \`X-Idempotency-Key\`. Test keys pay only on the sandbox chain.`,
+        tags: TAGS,
+        headers: IdempotencyHeaderSchema,
+        body: PayoutCreateSchema,
+        response: {
+          201: PayoutViewSchema,
+          ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503),
+        },
+      },
+      config: { auth: 'payouts', feature: 'payouts' },
+      preValidation: idempotency.preValidation,
+      onSend: idempotency.onSend,
+    },
+    async (request, reply) => {
+      const payout = await service.create(ownerOf(request), request.body);
+      return reply.code(201).send(unwrap(payout));
+    },
+  );
+
+  app.get(
+    '/v1/payouts',
+    {
+      schema: {
+        operationId: 'listPayouts',
+        summary: 'List payouts',
+        description:
+          'Payouts of this environment, newest first, filtered by `status` and creation time ' +
+          `(\`createdFrom\` inclusive, \`createdTo\` exclusive). Needs scope \`read\`. ${FLAG}`,
+        tags: TAGS,
+        querystring: PayoutListQuerySchema,
+        response: { 200: PayoutListSchema, ...errorResponses(400, 401, 403, 429, 500, 503) },
+      },
+      config: { auth: 'read', feature: 'payouts' },
+    },
+    async (request) => unwrap(await service.list(ownerOf(request), request.query)),
+  );
+
+  app.get(
+    '/v1/payouts/:id',
+    {
+      schema: {
+        operationId: 'getPayout',
+        summary: 'Retrieve a payout',
+        description: `Another organization's or environment's payout is 404 \`not_found\`. Needs scope \`read\`. ${FLAG}`,
+        tags: TAGS,
+        params: PayoutIdParamsSchema,
+        response: { 200: PayoutViewSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) },
+      },
+      config: { auth: 'read', feature: 'payouts' },
+    },
+    async (request) => unwrap(await service.retrieve(ownerOf(request), request.params.id)),
+  );
+
+  app.get(
+    '/v1/payouts/:id/transactions',
+    {
+      schema: {
+        operationId: 'listPayoutTransactions',
+        summary: 'List the transactions a payout carries',
+        description:
+          'The charges (with their fees) and refunds released to the available balance since the ' +
+          "organization's previous payout, which this payout carries: reconcile a payout to your orders by " +
+          `\`merchantReference\`. Needs scope \`read\`. ${FLAG}`,
+        tags: TAGS,
+        params: PayoutIdParamsSchema,
+        querystring: ListQuerySchema,
+        response: { 200: PayoutTransactionListSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) },
+      },
+      config: { auth: 'read', feature: 'payouts' },
+    },
+    async (request) => unwrap(await service.transactions(ownerOf(request), request.params.id, request.query)),
+  );
+}

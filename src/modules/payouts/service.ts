@@ -1,0 +1,620 @@
+import type { Logger } from 'pino';
+import type { Kdb, Trx } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Environment } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { convert, formatMinor, minor, parseRate } from '../../shared/money.js';
+import { toPage, type CursorCodec } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { AuditLog } from '../audit/service.js';
+import type { EventRecorder, EventType } from '../events/service.js';
+import type { PayoutDebit } from '../ledger/service.js';
+import { createBusinessCalendar, utcDateOf } from '../settlement/calendar.js';
+import type { PayoutError } from './errors.js';
+import type { PayoutRow } from './model.js';
+import type { PayoutActor, PayoutContents, PayoutOwner, PayoutWallets } from './ports.js';
+import { RateUnavailableError, type RateQuote, type RateSource } from './rates.js';
+import * as payouts from './repository.js';
+import { exportLine, normalizeTxHash, type TreasuryExportLine } from './treasury.js';
+import {
+  payoutView,
+  type PayoutCreate,
+  type PayoutListQuery,
+  type PayoutTransactionList,
+  type PayoutView,
+} from './schemas.js';
+
+/** What payouts need of the ledger (src/modules/ledger): the three entries of a payout's life. */
+export interface PayoutLedger {
+  postPayoutCreated(trx: Trx, payout: { id: string; amount: string } & PayoutOwner): Promise<PayoutDebit>;
+  postPayoutPaid(
+    trx: Trx,
+    payout: { id: string; amount: string } & PayoutOwner,
+  ): Promise<{ created: boolean }>;
+  postPayoutReturned(
+    trx: Trx,
+    payout: { id: string; amount: string } & PayoutOwner,
+  ): Promise<{ created: boolean }>;
+}
+
+export type RecordSentOutcome = 'recorded' | 'already_recorded' | 'hash_in_use' | 'not_pending';
+
+/** The operator's view of a payout: the merchant's view plus whose it is and where the queue stands. */
+export type OperatorPayoutView = PayoutView & {
+  organizationId: string;
+  /** When it was first handed to a rail (sent to the sandbox chain, or exported to the treasury). */
+  handedOverAt: string | null;
+  attempts: number;
+  lastError: string | null;
+  /** Set when the job gave up asking and the payout waits for the operator. */
+  parkedAt: string | null;
+};
+
+export interface PayoutMinimumView {
+  network: 'tron' | 'ethereum';
+  environment: Environment;
+  /** TRY minor units, decimal string. */
+  amount: string;
+  updatedBy: string;
+  updatedAt: string;
+}
+
+/** The most payouts one treasury export carries; the rest wait for the next export. */
+export const TREASURY_EXPORT_LIMIT = 1000;
+
+export interface PayoutService {
+  create(
+    owner: PayoutOwner & { keyId?: string },
+    input: PayoutCreate,
+  ): Promise<Result<PayoutView, PayoutError>>;
+  retrieve(owner: PayoutOwner, id: string): Promise<Result<PayoutView, PayoutError>>;
+  list(
+    owner: PayoutOwner,
+    query: PayoutListQuery,
+  ): Promise<Result<{ data: PayoutView[]; nextCursor: string | null }, PayoutError>>;
+  transactions(
+    owner: PayoutOwner,
+    id: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<Result<PayoutTransactionList, PayoutError>>;
+
+  /** Sets `submitted_at` once, before a rail is first asked to send; undefined when not pending or already set. */
+  markSubmitting(payoutId: string): Promise<PayoutRow | undefined>;
+  /**
+   * pending -> in_transit with the transaction hash. The same hash again changes nothing; a hash another
+   * payout holds changes nothing and is `hash_in_use` (one payout per hash).
+   */
+  recordSent(payoutId: string, txHash: string): Promise<RecordSentOutcome>;
+  /** in_transit -> completed: the ledger's `payout_paid` and `payout.completed`. */
+  complete(
+    payoutId: string,
+    options: { confirmedAt: Date },
+  ): Promise<'completed' | 'already' | 'not_in_transit'>;
+  /** pending | in_transit -> failed: the funds return to available, and `payout.failed`. */
+  fail(payoutId: string, failure: { code: string; message: string }): Promise<'failed' | 'already' | 'final'>;
+  /**
+   * A pending payout never handed to a rail -> canceled: the funds return, and `payout.canceled`; audited
+   * with `by` and the reason.
+   */
+  cancel(
+    payoutId: string,
+    options: { by: string; reason: string; requestId?: string | null; ip?: string | null },
+  ): Promise<'canceled' | 'already' | 'not_cancelable'>;
+
+  // The operator's commands (the console, the operator API and the CLI); each audited in its transaction.
+  operatorList(
+    filter: payouts.OperatorPayoutFilter,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<Result<{ data: OperatorPayoutView[]; nextCursor: string | null }, PayoutError>>;
+  operatorGet(id: string): Promise<Result<OperatorPayoutView, PayoutError>>;
+  /**
+   * The treasury's due payouts (live, pending, oldest first, at most TREASURY_EXPORT_LIMIT), each marked
+   * handed over the first time it is exported: from then on it cannot be canceled, only recorded with
+   * its transaction or marked not sent.
+   */
+  exportTreasury(
+    filter: { network?: 'tron' | 'ethereum' | undefined },
+    by: PayoutActor,
+  ): Promise<TreasuryExportLine[]>;
+  /** The treasury sent a payout: its hash is recorded (pending -> in_transit) and the chain confirms it. */
+  recordTreasuryTransaction(
+    id: string,
+    txHash: string,
+    by: PayoutActor,
+  ): Promise<Result<OperatorPayoutView, PayoutError>>;
+  operatorCancel(
+    id: string,
+    reason: string,
+    by: PayoutActor,
+  ): Promise<Result<OperatorPayoutView, PayoutError>>;
+  /**
+   * The treasury did not send an exported payout and will not: pending -> failed (`treasury_not_sent`),
+   * the funds return to available.
+   */
+  markNotSent(id: string, reason: string, by: PayoutActor): Promise<Result<OperatorPayoutView, PayoutError>>;
+  minimums(): Promise<PayoutMinimumView[]>;
+  setMinimum(
+    key: { network: 'tron' | 'ethereum'; environment: Environment },
+    amount: bigint,
+    by: PayoutActor,
+  ): Promise<PayoutMinimumView>;
+}
+
+export interface PayoutServiceDeps {
+  db: Kdb;
+  clock: Clock;
+  logger: Logger;
+  cursors: CursorCodec;
+  ledger: PayoutLedger;
+  events: EventRecorder;
+  wallets: PayoutWallets;
+  contents: PayoutContents;
+  audit: AuditLog;
+  /** The rate source of an environment; undefined: payouts there answer 503 `payouts_unavailable`. */
+  rates: (environment: Environment) => RateSource | undefined;
+}
+
+/**
+ * Payouts (issue 13, docs/decisions/0028-payouts.md): the available balance paid as USDT to a wallet.
+ * Creation checks, in the spec's order, a destination wallet, the network minimum and the available
+ * balance, in one transaction whose ledger entry serialises the owner's payouts; the rate is quoted
+ * before it (no transaction spans a call to another system).
+ */
+export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
+  const { db, clock } = deps;
+  const calendar = createBusinessCalendar();
+  const ownerOfRow = (row: PayoutRow): PayoutOwner => ({
+    organizationId: row.organization_id,
+    environment: row.environment,
+  });
+  const ledgerPayout = (row: PayoutRow) => ({ id: row.id, amount: row.amount, ...ownerOfRow(row) });
+
+  async function announce(trx: Trx, row: PayoutRow, type: EventType): Promise<void> {
+    await deps.events.record(trx, {
+      organizationId: row.organization_id,
+      environment: row.environment,
+      type,
+      resourceId: row.id,
+      data: payoutView(row),
+    });
+  }
+
+  async function quote(environment: Environment): Promise<Result<RateQuote, PayoutError>> {
+    const source = deps.rates(environment);
+    if (!source) return err({ code: 'rate_unavailable', reason: 'not_configured' });
+    try {
+      return ok(await source.quote());
+    } catch (error) {
+      if (error instanceof RateUnavailableError) {
+        deps.logger.warn({ environment, reason: error.reason, err: error }, 'payout refused: no usable rate');
+        return err({ code: 'rate_unavailable', reason: error.reason });
+      }
+      throw error;
+    }
+  }
+
+  async function audit(
+    trx: Trx,
+    by: PayoutActor,
+    row: PayoutRow,
+    action: string,
+    after: Record<string, unknown>,
+  ): Promise<void> {
+    await deps.audit.record(trx, {
+      actor: by.actor,
+      action,
+      targetType: 'payout',
+      targetId: row.id,
+      organizationId: row.organization_id,
+      after: { status: row.status, ...after },
+      requestId: by.requestId ?? null,
+      ip: by.ip ?? null,
+    });
+  }
+
+  /** pending -> in_transit with the hash, under the caller's row lock; one payout per hash. */
+  async function recordSentIn(
+    trx: Trx,
+    row: PayoutRow,
+    txHash: string,
+  ): Promise<{ outcome: 'recorded'; row: PayoutRow } | { outcome: 'hash_in_use'; heldBy: string }> {
+    const holder = await payouts.findByTxHash(trx, txHash);
+    if (holder) {
+      deps.logger.error(
+        { payoutId: row.id, txHash, heldBy: holder.id },
+        'a transaction hash reported for a payout already belongs to another payout; nothing recorded',
+      );
+      return { outcome: 'hash_in_use', heldBy: holder.id };
+    }
+    const now = clock.now();
+    const moved = await payouts.transition(trx, row.id, ['pending'], 'in_transit', {
+      tx_hash: txHash,
+      in_transit_at: now,
+      updated_at: now,
+      submitted_at: row.submitted_at ?? now,
+      // Due at once for the confirmation job; a fresh count of its attempts.
+      next_attempt_at: now,
+      attempts: 0,
+      lease_token: null,
+      last_error: null,
+      parked_at: null,
+    });
+    if (!moved) throw new Error(`payout ${row.id} left pending under its row lock`);
+    return { outcome: 'recorded', row: moved };
+  }
+
+  async function failIn(
+    trx: Trx,
+    payoutId: string,
+    failure: { code: string; message: string },
+  ): Promise<'failed' | 'already' | 'final'> {
+    const row = await payouts.lockById(trx, payoutId);
+    if (!row) throw new Error(`payout ${payoutId} does not exist`);
+    if (row.status === 'failed') return 'already';
+    if (row.status !== 'pending' && row.status !== 'in_transit') return 'final';
+    const now = clock.now();
+    const failed = await payouts.transition(trx, payoutId, ['pending', 'in_transit'], 'failed', {
+      failure_code: failure.code.slice(0, 100),
+      failure_message: failure.message.slice(0, 500),
+      failed_at: now,
+      updated_at: now,
+    });
+    if (!failed) throw new Error(`payout ${payoutId} changed under its row lock`);
+    await deps.ledger.postPayoutReturned(trx, ledgerPayout(failed));
+    await deps.contents.detach(trx, failed.id);
+    await announce(trx, failed, 'payout.failed');
+    return 'failed';
+  }
+
+  /** A pending payout never handed to a rail -> canceled, under the caller's row lock; audited. */
+  async function cancelIn(
+    trx: Trx,
+    row: PayoutRow,
+    reason: string,
+    by: PayoutActor,
+  ): Promise<'canceled' | 'already' | 'not_cancelable'> {
+    if (row.status === 'canceled') return 'already';
+    if (row.status !== 'pending' || row.submitted_at !== null) return 'not_cancelable';
+    const now = clock.now();
+    const canceled = await payouts.transition(trx, row.id, ['pending'], 'canceled', {
+      canceled_at: now,
+      updated_at: now,
+    });
+    if (!canceled) throw new Error(`payout ${row.id} left pending under its row lock`);
+    await deps.ledger.postPayoutReturned(trx, ledgerPayout(canceled));
+    await deps.contents.detach(trx, canceled.id);
+    await announce(trx, canceled, 'payout.canceled');
+    await audit(trx, by, canceled, 'payout.canceled', { reason });
+    deps.logger.info({ payoutId: row.id, by: by.actor }, 'payout canceled');
+    return 'canceled';
+  }
+
+  return {
+    async create(owner, input) {
+      const quoted = await quote(owner.environment);
+      if (!quoted.ok) return quoted;
+      const rate = parseRate('TRY', 'USDT', quoted.value.rate);
+      return db.transaction().execute(async (trx): Promise<Result<PayoutView, PayoutError>> => {
+        const destination = await deps.wallets.destination(trx, owner, input.walletId);
+        if (!destination.ok) {
+          return err({
+            code: 'wallet_not_configured',
+            reason: destination.reason,
+            ...(input.walletId !== undefined ? { walletId: input.walletId } : {}),
+          });
+        }
+        const { wallet } = destination;
+        const minimum = await payouts.minimumFor(trx, wallet.network, owner.environment);
+        const { converted, covered } = convert(minor('TRY', BigInt(input.amount)), rate, 'down');
+        if (BigInt(input.amount) < BigInt(minimum) || converted === 0n) {
+          return err({ code: 'amount_below_minimum', minimum, network: wallet.network });
+        }
+        const now = clock.now();
+        const id = newId('po', now);
+        const debit = await deps.ledger.postPayoutCreated(trx, {
+          id,
+          amount: formatMinor(covered),
+          ...owner,
+        });
+        if (!debit.ok) return err({ code: 'insufficient_balance', available: debit.available });
+        const row = await payouts.insert(trx, {
+          id,
+          organization_id: owner.organizationId,
+          environment: owner.environment,
+          amount: formatMinor(covered),
+          currency: 'TRY',
+          payout_amount: formatMinor(converted),
+          payout_currency: 'USDT',
+          rate: quoted.value.rate,
+          rate_source: quoted.value.source,
+          rate_at: quoted.value.at,
+          network: wallet.network,
+          wallet_id: wallet.walletId,
+          address: wallet.address,
+          rail: owner.environment === 'live' ? 'treasury' : 'sandbox_chain',
+          status: 'pending',
+          automatic: false,
+          tx_hash: null,
+          arrival_date: calendar.nextBusinessDay(utcDateOf(now)),
+          failure_code: null,
+          failure_message: null,
+          description: input.description ?? null,
+          metadata: JSON.stringify(input.metadata ?? {}),
+          created_by: owner.keyId ?? null,
+          created_at: now,
+          updated_at: now,
+          // The sandbox chain's submission queue takes it at once; the treasury waits for an operator.
+          next_attempt_at: owner.environment === 'live' ? null : now,
+        });
+        await deps.contents.attach(trx, owner, row.id);
+        await announce(trx, row, 'payout.created');
+        return ok(payoutView(row));
+      });
+    },
+
+    async retrieve(owner, id) {
+      const row = await payouts.findVisible(db, owner, id);
+      return row ? ok(payoutView(row)) : err({ code: 'not_found' });
+    },
+
+    async list(owner, query) {
+      const filter = { status: query.status, createdFrom: query.createdFrom, createdTo: query.createdTo };
+      const pages = deps.cursors.for({
+        list: 'payouts',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+        filter: JSON.stringify(filter),
+      });
+      const after = query.cursor === undefined ? undefined : pages.decode(query.cursor);
+      if (after && !after.ok) return after;
+      const rows = await payouts.listVisible(
+        db,
+        owner,
+        {
+          status: query.status,
+          createdFrom: query.createdFrom === undefined ? undefined : new Date(query.createdFrom),
+          createdTo: query.createdTo === undefined ? undefined : new Date(query.createdTo),
+        },
+        after?.value,
+        query.limit + 1,
+      );
+      const page = toPage(rows, query.limit, (row) => pages.encode(row.created_at, row.id));
+      return ok({ data: page.data.map(payoutView), nextCursor: page.nextCursor });
+    },
+
+    async transactions(owner, id, page) {
+      const row = await payouts.findVisible(db, owner, id);
+      if (!row) return err({ code: 'not_found' });
+      const pages = deps.cursors.for({
+        list: 'payout_transactions',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+        filter: id,
+      });
+      const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
+      if (after && !after.ok) return after;
+      const items = await deps.contents.list(id, {
+        limit: page.limit + 1,
+        ...(after ? { after: after.value.id } : {}),
+      });
+      const result = toPage(items, page.limit, (item) => pages.encode(new Date(item.availableAt), item.id));
+      return ok(result);
+    },
+
+    async markSubmitting(payoutId) {
+      return db.transaction().execute((trx) => payouts.markSubmitting(trx, payoutId, clock.now()));
+    },
+
+    async recordSent(payoutId, txHash) {
+      return db.transaction().execute(async (trx): Promise<RecordSentOutcome> => {
+        const row = await payouts.lockById(trx, payoutId);
+        if (!row) throw new Error(`payout ${payoutId} does not exist`);
+        if (row.tx_hash === txHash) return 'already_recorded';
+        if (row.status !== 'pending') return 'not_pending';
+        return (await recordSentIn(trx, row, txHash)).outcome;
+      });
+    },
+
+    async complete(payoutId, { confirmedAt }) {
+      return db.transaction().execute(async (trx) => {
+        const row = await payouts.lockById(trx, payoutId);
+        if (!row) throw new Error(`payout ${payoutId} does not exist`);
+        if (row.status === 'completed') return 'already' as const;
+        if (row.status !== 'in_transit') return 'not_in_transit' as const;
+        const done = await payouts.transition(trx, payoutId, ['in_transit'], 'completed', {
+          completed_at: confirmedAt,
+          updated_at: clock.now(),
+        });
+        if (!done) throw new Error(`payout ${payoutId} left in_transit under its row lock`);
+        await deps.ledger.postPayoutPaid(trx, ledgerPayout(done));
+        await announce(trx, done, 'payout.completed');
+        return 'completed' as const;
+      });
+    },
+
+    async fail(payoutId, failure) {
+      return db.transaction().execute((trx) => failIn(trx, payoutId, failure));
+    },
+
+    async cancel(payoutId, options) {
+      return db.transaction().execute(async (trx) => {
+        const row = await payouts.lockById(trx, payoutId);
+        if (!row) throw new Error(`payout ${payoutId} does not exist`);
+        return cancelIn(trx, row, options.reason, {
+          actor: options.by,
+          requestId: options.requestId ?? null,
+          ip: options.ip ?? null,
+        });
+      });
+    },
+
+    async operatorList(filter, page) {
+      const pages = deps.cursors.for({ list: 'operator_payouts', filter: JSON.stringify(filter) });
+      const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
+      if (after && !after.ok) return after;
+      const rows = await payouts.listAll(db, filter, after?.value, page.limit + 1);
+      const result = toPage(rows, page.limit, (row) => pages.encode(row.created_at, row.id));
+      return ok({ data: result.data.map(operatorView), nextCursor: result.nextCursor });
+    },
+
+    async operatorGet(id) {
+      const row = await payouts.findById(db, id);
+      return row ? ok(operatorView(row)) : err({ code: 'not_found' });
+    },
+
+    async exportTreasury(filter, by) {
+      return db.transaction().execute(async (trx) => {
+        const due = await payouts.lockTreasuryDue(trx, filter, TREASURY_EXPORT_LIMIT);
+        const now = clock.now();
+        const fresh = due.filter((row) => row.submitted_at === null).map((row) => row.id);
+        await payouts.markHandedOver(trx, fresh, now);
+        const firstExport = new Set(fresh);
+        for (const row of due) {
+          await audit(trx, by, row, 'payout.exported', {
+            firstExport: firstExport.has(row.id),
+            network: row.network,
+            address: row.address,
+            payoutAmount: row.payout_amount,
+          });
+        }
+        return due.map((row) => exportLine(firstExport.has(row.id) ? { ...row, submitted_at: now } : row));
+      });
+    },
+
+    async recordTreasuryTransaction(id, input, by) {
+      const found = await payouts.findById(db, id);
+      if (!found) return err({ code: 'not_found' });
+      const hash = normalizeTxHash(found.network, input);
+      if (!hash.ok) return err({ code: 'invalid_tx_hash', network: found.network, expected: hash.expected });
+      // Two payouts recorded with one hash at the same moment: the unique constraint refuses the second.
+      const heldElsewhere = async (): Promise<Result<OperatorPayoutView, PayoutError>> => {
+        const holder = await payouts.findByTxHash(db, hash.txHash);
+        return err({ code: 'tx_hash_in_use', payoutId: holder?.id ?? 'unknown' });
+      };
+      return db
+        .transaction()
+        .execute(async (trx): Promise<Result<OperatorPayoutView, PayoutError>> => {
+          const row = await payouts.lockById(trx, id);
+          if (!row) return err({ code: 'not_found' });
+          if (row.rail !== 'treasury') {
+            return err({
+              code: 'invalid_state',
+              message:
+                'Only treasury (live) payouts are recorded by hand; the sandbox chain reports its own.',
+            });
+          }
+          if (row.tx_hash === hash.txHash) return ok(operatorView(row));
+          if (row.status !== 'pending') {
+            return err({
+              code: 'invalid_state',
+              message: `The payout is ${row.status}${row.tx_hash ? ` with transaction ${row.tx_hash}` : ''}; its hash cannot change.`,
+            });
+          }
+          const outcome = await recordSentIn(trx, row, hash.txHash);
+          if (outcome.outcome === 'hash_in_use')
+            return err({ code: 'tx_hash_in_use', payoutId: outcome.heldBy });
+          const recorded = outcome.row;
+          await audit(trx, by, recorded, 'payout.transaction_recorded', { txHash: hash.txHash });
+          return ok(operatorView(recorded));
+        })
+        .catch((error: unknown) => {
+          if (isUniqueViolation(error, 'payouts_tx_hash_key')) return heldElsewhere();
+          throw error;
+        });
+    },
+
+    async operatorCancel(id, reason, by) {
+      const trimmed = reason.trim();
+      if (trimmed === '') return err({ code: 'reason_required' });
+      return db.transaction().execute(async (trx): Promise<Result<OperatorPayoutView, PayoutError>> => {
+        const row = await payouts.lockById(trx, id);
+        if (!row) return err({ code: 'not_found' });
+        const outcome = await cancelIn(trx, row, trimmed, by);
+        if (outcome === 'not_cancelable') {
+          return err({
+            code: 'invalid_state',
+            message:
+              row.status !== 'pending'
+                ? `The payout is ${row.status}.`
+                : row.rail === 'treasury'
+                  ? 'The payout was exported to the treasury: record its transaction, or mark it not sent.'
+                  : 'The payout was handed to the sandbox chain.',
+          });
+        }
+        const after = await payouts.findById(trx, id);
+        return ok(operatorView(after ?? row));
+      });
+    },
+
+    async markNotSent(id, reason, by) {
+      const trimmed = reason.trim();
+      if (trimmed === '') return err({ code: 'reason_required' });
+      return db.transaction().execute(async (trx): Promise<Result<OperatorPayoutView, PayoutError>> => {
+        const row = await payouts.lockById(trx, id);
+        if (!row) return err({ code: 'not_found' });
+        if (row.rail !== 'treasury' || row.status !== 'pending') {
+          return err({
+            code: 'invalid_state',
+            message:
+              row.rail !== 'treasury'
+                ? 'Only treasury payouts are marked not sent; the sandbox chain reports its own failures.'
+                : `The payout is ${row.status}: only a pending payout without a transaction can be marked not sent.`,
+          });
+        }
+        await failIn(trx, id, {
+          code: 'treasury_not_sent',
+          message: 'The treasury did not send this payout; the funds are available again.',
+        });
+        const failed = await payouts.findById(trx, id);
+        if (!failed) throw new Error(`payout ${id} vanished`);
+        await audit(trx, by, failed, 'payout.marked_not_sent', { reason: trimmed });
+        return ok(operatorView(failed));
+      });
+    },
+
+    async minimums() {
+      return (await payouts.listMinimums(db)).map(minimumView);
+    },
+
+    async setMinimum(key, amount, by) {
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const { before } = await payouts.setMinimum(trx, key, amount, by.actor, now);
+        await deps.audit.record(trx, {
+          actor: by.actor,
+          action: 'payout_minimum.updated',
+          targetType: 'payout_minimum',
+          targetId: `${key.environment}:${key.network}`,
+          organizationId: null,
+          before: { amount: before },
+          after: { amount: amount.toString() },
+          requestId: by.requestId ?? null,
+          ip: by.ip ?? null,
+        });
+        return minimumView({ ...key, amount: amount.toString(), updated_by: by.actor, updated_at: now });
+      });
+    },
+  };
+}
+
+function operatorView(row: PayoutRow): OperatorPayoutView {
+  return {
+    ...payoutView(row),
+    organizationId: row.organization_id,
+    handedOverAt: row.submitted_at?.toISOString() ?? null,
+    attempts: row.attempts,
+    lastError: row.last_error,
+    parkedAt: row.parked_at?.toISOString() ?? null,
+  };
+}
+
+function minimumView(row: payouts.PayoutMinimumRow): PayoutMinimumView {
+  return {
+    network: row.network,
+    environment: row.environment,
+    amount: String(row.amount),
+    updatedBy: row.updated_by,
+    updatedAt: row.updated_at.toISOString(),
+  };
+}

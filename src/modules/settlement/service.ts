@@ -1,0 +1,194 @@
+import type { Kdb, Trx } from '../../db/database.js';
+import { HOUR, type Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { chargeReferences } from '../charges/service.js';
+import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
+import type { PayoutContents, PayoutOwner, PayoutTransaction } from '../payouts/ports.js';
+import { refundChargeIds } from '../refunds/service.js';
+import { addDays, utcDateOf, type BusinessDate } from './calendar.js';
+import * as settlement from './repository.js';
+
+/** What a release needs of the ledger (src/modules/ledger). */
+export interface SettlementLedger {
+  pendingCredits(trx: Trx, owner: LedgerOwner, after: Date, upTo: Date): Promise<PendingCredit[]>;
+  postRelease(trx: Trx, release: { id: string; amount: string } & LedgerOwner): Promise<{ created: boolean }>;
+}
+
+/** A released batch as the API shows it. */
+export interface BatchView {
+  id: string;
+  businessDate: string;
+  cutoff: string;
+  gross: string;
+  fees: string;
+  refunds: string;
+  net: string;
+  itemCount: number;
+  livemode: boolean;
+  createdAt: string;
+}
+
+export type ReleaseOutcome =
+  | { released: true; created: boolean; batch: BatchView }
+  /** Nothing new, or refunds exceed the new credits (a debt the next credits repay first). */
+  | { released: false; reason: 'nothing_to_release' | 'net_not_positive'; net: string };
+
+export interface SettlementService {
+  /**
+   * Releases, in one transaction, the owner's charge and refund entries credited to pending up to `cutoff`
+   * and never released, into the available balance as the batch of `businessDate`. Exactly once per
+   * owner and business date: a second call returns the batch it made. A non-positive net releases
+   * nothing: those entries wait for a later batch.
+   */
+  release(owner: PayoutOwner, options: { cutoff: Date; businessDate: BusinessDate }): Promise<ReleaseOutcome>;
+  /** The sandbox test helper: releases now, as today's batch or, when today has one, the next free date. */
+  releaseNow(owner: PayoutOwner): Promise<ReleaseOutcome>;
+  /** What each payout carries (for the payouts module). */
+  payoutContents: PayoutContents;
+}
+
+/**
+ * How far before the previous batch's cutoff a release looks again: an entry written (its `created_at`)
+ * before that cutoff by a transaction that committed after that release read the ledger is still caught,
+ * and the unique source id keeps anything from being released twice.
+ */
+const LATE_COMMIT_WINDOW_MS = HOUR;
+
+export function createSettlementService(deps: {
+  db: Kdb;
+  clock: Clock;
+  ledger: SettlementLedger;
+}): SettlementService {
+  const { db, clock } = deps;
+
+  async function release(
+    owner: PayoutOwner,
+    options: { cutoff: Date; businessDate: BusinessDate },
+  ): Promise<ReleaseOutcome> {
+    return db.transaction().execute(async (trx): Promise<ReleaseOutcome> => {
+      await settlement.lockOwner(trx, owner);
+      const existing = await settlement.findBatch(trx, owner, options.businessDate);
+      if (existing) return { released: true, created: false, batch: batchView(existing) };
+      const previous = await settlement.latestBatch(trx, owner);
+      const after = previous ? new Date(previous.cutoff.getTime() - LATE_COMMIT_WINDOW_MS) : new Date(0);
+      const credits = await deps.ledger.pendingCredits(trx, owner, after, options.cutoff);
+      const released = await settlement.releasedSources(
+        trx,
+        credits.map((credit) => credit.sourceId),
+      );
+      const fresh = credits.filter((credit) => !released.has(credit.sourceId));
+      if (fresh.length === 0) return { released: false, reason: 'nothing_to_release', net: '0' };
+      const net = fresh.reduce((total, credit) => total + BigInt(credit.net), 0n);
+      if (net <= 0n) return { released: false, reason: 'net_not_positive', net: net.toString() };
+
+      const refundIds = fresh.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);
+      const chargeOfRefund = await refundChargeIds(trx, refundIds);
+      const chargeIdOf = (credit: PendingCredit) =>
+        credit.kind === 'refund' ? (chargeOfRefund.get(credit.sourceId) ?? credit.sourceId) : credit.sourceId;
+      const references = await chargeReferences(trx, [...new Set(fresh.map(chargeIdOf))]);
+
+      const now = clock.now();
+      const sum = (pick: (credit: PendingCredit) => bigint) =>
+        fresh.reduce((total, credit) => total + pick(credit), 0n);
+      const batch = await settlement.insertBatch(trx, {
+        id: newId('stl', now),
+        organization_id: owner.organizationId,
+        environment: owner.environment,
+        business_date: options.businessDate,
+        cutoff: options.cutoff,
+        status: 'released',
+        gross: sum((credit) => (credit.kind === 'charge_succeeded' ? BigInt(credit.gross) : 0n)),
+        fees: sum((credit) => BigInt(credit.fee)),
+        refunds: sum((credit) => (credit.kind === 'refund' ? -BigInt(credit.gross) : 0n)),
+        net,
+        item_count: fresh.length,
+        created_at: now,
+      });
+      await settlement.insertItems(
+        trx,
+        fresh.map((credit) => ({
+          id: newId('txn', now),
+          batch_id: batch.id,
+          organization_id: owner.organizationId,
+          environment: owner.environment,
+          type: credit.kind === 'refund' ? ('refund' as const) : ('charge' as const),
+          source_id: credit.sourceId,
+          charge_id: chargeIdOf(credit),
+          merchant_reference: references.get(chargeIdOf(credit)) ?? null,
+          amount: credit.gross,
+          fee: credit.fee,
+          net: credit.net,
+          occurred_at: credit.createdAt,
+          available_at: now,
+          payout_id: null,
+        })),
+      );
+      await deps.ledger.postRelease(trx, {
+        id: batch.id,
+        amount: net.toString(),
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+      });
+      return { released: true, created: true, batch: batchView(batch) };
+    });
+  }
+
+  const payoutContents: PayoutContents = {
+    attach: (trx, owner, payoutId) => settlement.attachUnpaid(trx, owner, payoutId),
+    detach: (trx, payoutId) => settlement.detach(trx, payoutId),
+    async list(payoutId, page) {
+      const after = page.after === undefined ? undefined : await settlement.findItem(db, page.after);
+      if (page.after !== undefined && (after === undefined || after.payout_id !== payoutId)) return [];
+      const rows = await settlement.listByPayout(db, payoutId, {
+        limit: page.limit,
+        ...(after ? { after: { availableAt: after.available_at, id: after.id } } : {}),
+      });
+      return rows.map(transactionView);
+    },
+  };
+
+  return {
+    release,
+
+    async releaseNow(owner) {
+      const now = clock.now();
+      let businessDate = utcDateOf(now);
+      const latest = await settlement.latestBatch(db, owner);
+      if (latest && latest.business_date >= businessDate) businessDate = addDays(latest.business_date, 1);
+      return release(owner, { cutoff: now, businessDate });
+    },
+
+    payoutContents,
+  };
+}
+
+function batchView(row: settlement.BatchRow): BatchView {
+  return {
+    id: row.id,
+    businessDate: row.business_date,
+    cutoff: row.cutoff.toISOString(),
+    gross: row.gross,
+    fees: row.fees,
+    refunds: row.refunds,
+    net: row.net,
+    itemCount: row.item_count,
+    livemode: row.environment === 'live',
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function transactionView(row: settlement.ItemRow): PayoutTransaction {
+  return {
+    id: row.id,
+    type: row.type,
+    sourceId: row.source_id,
+    chargeId: row.charge_id,
+    merchantReference: row.merchant_reference,
+    amount: row.amount,
+    fee: row.fee,
+    net: row.net,
+    currency: 'TRY',
+    createdAt: row.occurred_at.toISOString(),
+    availableAt: row.available_at.toISOString(),
+  };
+}

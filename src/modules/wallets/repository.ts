@@ -1,0 +1,303 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { WalletChangesTable, WalletsTable } from '../../db/schema.js';
+import { olderThan, type Cursor } from '../../shared/pagination.js';
+import { assertAllowed } from '../../shared/state-machine.js';
+import {
+  CHANGE_TRANSITIONS,
+  OPEN_CHANGE_STATUSES,
+  WALLET_TRANSITIONS,
+  type WalletChangeRow,
+  type WalletChangeStatus,
+  type WalletOwner,
+  type WalletRow,
+  type WalletStatus,
+} from './model.js';
+
+/**
+ * The only writer of `wallets`, `wallet_changes` and `wallet_settings`; a wallet's and a change's
+ * `status` move only through `transitionWallet` and `transitionChange`.
+ */
+
+export type WalletPatch = Omit<Updateable<WalletsTable>, 'id' | 'status' | 'is_default'>;
+export type ChangePatch = Omit<Updateable<WalletChangesTable>, 'id' | 'status'>;
+
+export async function insertWallet(trx: Trx, values: Insertable<WalletsTable>): Promise<WalletRow> {
+  return trx.insertInto('wallets').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findWallet(db: Kdb, owner: WalletOwner, id: string): Promise<WalletRow | undefined> {
+  return db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .executeTakeFirst();
+}
+
+export async function lockWallet(trx: Trx, owner: WalletOwner, id: string): Promise<WalletRow | undefined> {
+  return trx
+    .selectFrom('wallets')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function findWalletById(db: Kdb, id: string): Promise<WalletRow | undefined> {
+  return db.selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The active wallet with this address, or the one waiting for its addition (the unique index's set). */
+export async function findLiveAddress(
+  trx: Trx,
+  owner: WalletOwner,
+  network: string,
+  address: string,
+): Promise<WalletRow | undefined> {
+  return trx
+    .selectFrom('wallets')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('network', '=', network as WalletRow['network'])
+    .where('address', '=', address)
+    .where('status', 'in', ['pending', 'active'])
+    .executeTakeFirst();
+}
+
+export async function defaultWallet(db: Kdb, owner: WalletOwner): Promise<WalletRow | undefined> {
+  return db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('is_default', '=', true)
+    .executeTakeFirst();
+}
+
+export async function listWallets(
+  db: Kdb,
+  owner: WalletOwner,
+  page: { limit: number; after?: Cursor; status?: WalletStatus },
+): Promise<WalletRow[]> {
+  let query = db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment);
+  if (page.status) query = query.where('status', '=', page.status);
+  if (page.after) query = query.where(olderThan(page.after));
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+}
+
+/**
+ * Moves the default to `walletId` (null: no default): the old default is cleared first, so the partial
+ * unique index (one default per organization and environment) holds at every statement.
+ */
+export async function moveDefault(
+  trx: Trx,
+  owner: WalletOwner,
+  walletId: string,
+  now: Date,
+): Promise<WalletRow> {
+  await trx
+    .updateTable('wallets')
+    .set({ is_default: false, updated_at: now })
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('is_default', '=', true)
+    .where('id', '<>', walletId)
+    .execute();
+  return trx
+    .updateTable('wallets')
+    .set({ is_default: true, updated_at: now })
+    .where('id', '=', walletId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function transitionWallet(
+  db: Kdb,
+  id: string,
+  from: readonly WalletStatus[],
+  to: WalletStatus,
+  patch: WalletPatch = {},
+): Promise<WalletRow | undefined> {
+  assertAllowed(WALLET_TRANSITIONS, from, to, `wallet ${id}`);
+  return db
+    .updateTable('wallets')
+    .set({ ...patch, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------- changes
+
+export async function insertChange(
+  trx: Trx,
+  values: Insertable<WalletChangesTable>,
+): Promise<WalletChangeRow> {
+  return trx.insertInto('wallet_changes').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findChange(db: Kdb, id: string): Promise<WalletChangeRow | undefined> {
+  return db.selectFrom('wallet_changes').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function lockChange(trx: Trx, id: string): Promise<WalletChangeRow | undefined> {
+  return trx.selectFrom('wallet_changes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export async function findChangeByTokenHash(
+  db: Kdb,
+  tokenHash: string,
+): Promise<WalletChangeRow | undefined> {
+  return db
+    .selectFrom('wallet_changes')
+    .selectAll()
+    .where('confirm_token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function openChangeOf(db: Kdb, walletId: string): Promise<WalletChangeRow | undefined> {
+  return db
+    .selectFrom('wallet_changes')
+    .selectAll()
+    .where('wallet_id', '=', walletId)
+    .where('status', 'in', [...OPEN_CHANGE_STATUSES])
+    .executeTakeFirst();
+}
+
+export async function openChangesOf(db: Kdb, walletIds: readonly string[]): Promise<WalletChangeRow[]> {
+  if (walletIds.length === 0) return [];
+  return db
+    .selectFrom('wallet_changes')
+    .selectAll()
+    .where('wallet_id', 'in', [...walletIds])
+    .where('status', 'in', [...OPEN_CHANGE_STATUSES])
+    .execute();
+}
+
+/** The owner's open changes, oldest first. */
+export async function openChangesFor(db: Kdb, owner: WalletOwner): Promise<WalletChangeRow[]> {
+  return db
+    .selectFrom('wallet_changes')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('status', 'in', [...OPEN_CHANGE_STATUSES])
+    .orderBy('created_at', 'asc')
+    .execute();
+}
+
+/** Every organization's changes in a status, newest first (the operator's queue). */
+export async function listChanges(
+  db: Kdb,
+  filter: { statuses: readonly WalletChangeStatus[]; limit: number },
+): Promise<WalletChangeRow[]> {
+  return db
+    .selectFrom('wallet_changes')
+    .selectAll()
+    .where('status', 'in', [...filter.statuses])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit)
+    .execute();
+}
+
+/**
+ * Cooling-down changes whose time has come, locked (`SKIP LOCKED`: a change another worker or a payout
+ * is applying is left to it). With an owner: that owner's only (the lazy apply of `destination`).
+ */
+export async function lockDueChanges(
+  trx: Trx,
+  now: Date,
+  limit: number,
+  owner?: WalletOwner,
+): Promise<WalletChangeRow[]> {
+  let query = trx
+    .selectFrom('wallet_changes')
+    .selectAll()
+    .where('status', '=', 'cooling_down')
+    .where('effective_at', '<=', now);
+  if (owner) {
+    query = query
+      .where('organization_id', '=', owner.organizationId)
+      .where('environment', '=', owner.environment);
+  }
+  return query.orderBy('effective_at', 'asc').limit(limit).forUpdate().skipLocked().execute();
+}
+
+/** Changes nobody confirmed in time, locked. */
+export async function lockExpiredChanges(trx: Trx, now: Date, limit: number): Promise<WalletChangeRow[]> {
+  return trx
+    .selectFrom('wallet_changes')
+    .selectAll()
+    .where('status', '=', 'awaiting_confirmation')
+    .where('confirm_expires_at', '<=', now)
+    .orderBy('confirm_expires_at', 'asc')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+export async function transitionChange(
+  db: Kdb,
+  id: string,
+  from: readonly WalletChangeStatus[],
+  to: WalletChangeStatus,
+  patch: ChangePatch = {},
+): Promise<WalletChangeRow | undefined> {
+  assertAllowed(CHANGE_TRANSITIONS, from, to, `wallet change ${id}`);
+  return db
+    .updateTable('wallet_changes')
+    .set({ ...patch, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// ---------------------------------------------------------------- settings
+
+export async function cooldownSeconds(db: Kdb, organizationId: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('wallet_settings')
+    .select('cooldown_seconds')
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+  return row?.cooldown_seconds;
+}
+
+export async function upsertCooldown(
+  trx: Trx,
+  input: { organizationId: string; cooldownSeconds: number; by: string; now: Date },
+): Promise<void> {
+  await trx
+    .insertInto('wallet_settings')
+    .values({
+      organization_id: input.organizationId,
+      cooldown_seconds: input.cooldownSeconds,
+      updated_by: input.by,
+      updated_at: input.now,
+    })
+    .onConflict((conflict) =>
+      conflict.column('organization_id').doUpdateSet({
+        cooldown_seconds: input.cooldownSeconds,
+        updated_by: input.by,
+        updated_at: input.now,
+      }),
+    )
+    .execute();
+}
