@@ -77,6 +77,8 @@ export async function benchPayouts(options: PayoutBenchOptions) {
       const organizationId = await createOrganization(database.db, systemClock, {
         name: `Payout bench ${index}`,
         featureFlags: ['apiKeys', 'payouts', 'wallets'],
+        // The bench creates payouts by hand from the released funds.
+        payoutSchedule: 'manual',
       });
       const key = await issueKey(database.db, systemClock, organizationId, { scopes: ['all'] });
       keys.push({ organizationId, secret: key.secret });

@@ -54,6 +54,8 @@ export const OWNERS: Record<string, string> = {
   payout_minimums: 'payouts',
   settlement_batches: 'settlement',
   settlement_items: 'settlement',
+  settlement_settings: 'settlement',
+  business_closures: 'settlement',
 };
 
 /**

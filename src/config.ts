@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { worstCaseCallMs } from './modules/acquirer/http-client.js';
@@ -75,6 +76,11 @@ export interface Config {
   };
   /** Wallet change controls (issue 13): WALLET_CHANGE_COOLDOWN_HOURS, the default cool-down. */
   wallets: { changeCooldownHours: number };
+  /** The daily settlement batch (issue 14, docs/settlement.md). */
+  settlement: {
+    /** `SETTLEMENT_CRON` in UTC (default `0 3 * * *`, spec section 8); undefined (`off`): no daily batch. */
+    cron: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -230,6 +236,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       concurrency: integer('WEBHOOK_CONCURRENCY', 10, 1, 200),
     },
     wallets: { changeCooldownHours: integer('WALLET_CHANGE_COOLDOWN_HOURS', 24, 0, 720) },
+    settlement: { cron: readCron(read('SETTLEMENT_CRON'), problems) },
   };
   if (roles.includes('api') && !roles.includes('sandbox-acquirer') && acquirers.sandbox.url === undefined) {
     problems.push(
@@ -365,5 +372,18 @@ function isCidrOrAddress(entry: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** `SETTLEMENT_CRON`: a five-field cron expression in UTC, or `off`. */
+function readCron(value: string | undefined, problems: string[]): string | undefined {
+  if (value === undefined) return '0 3 * * *';
+  if (value === 'off') return undefined;
+  try {
+    new Cron(value, { timezone: 'UTC', paused: true });
+    return value;
+  } catch {
+    problems.push(`SETTLEMENT_CRON must be a cron expression in UTC or "off" (got "${value}")`);
+    return undefined;
   }
 }

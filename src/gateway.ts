@@ -429,7 +429,7 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   });
   await app.register(eventRoutes, { feed: context.services.eventFeed });
   if (environment === 'sandbox') {
-    await app.register(settlementTestHelperRoutes, { settlement: context.services.settlement });
+    await app.register(settlementTestHelperRoutes, { settlement: context.services.settlementBatches });
   }
   await app.register(walletRoutes, {
     service: context.services.wallets,
@@ -512,6 +512,7 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     jobs: services.jobs,
     wallets: { service: services.wallets, commands: services.walletOperator },
     payouts: services.payouts,
+    settlement: services.settlementBatches,
     sessions: services.sessions,
     cursors: services.cursors,
     renderer: context.renderer,

@@ -25,6 +25,7 @@ import { createStaffService, type StaffService } from './modules/operator/staff.
 import { createOperatorCommands, type OperatorCommands } from './modules/operator/commands.js';
 import type { Acquirers } from './modules/acquirer/types.js';
 import type { Urls } from './shared/urls.js';
+import { createSettlementBatches, type SettlementBatches } from './modules/settlement/batch.js';
 import { createSettlementService, type SettlementService } from './modules/settlement/service.js';
 import { createPayoutService, type PayoutService } from './modules/payouts/service.js';
 import { createConfiguredRateSource, createTickerRateSource } from './modules/payouts/rate-sources.js';
@@ -107,6 +108,11 @@ export interface Services {
   payoutEngine: PayoutEngine;
   /** Releases of pending funds to available (settlement batches) and what each payout carries. */
   settlement: SettlementService;
+  /**
+   * The daily settlement batch (issue 14): the 03:00 UTC run of business days, the sandbox's settle-now,
+   * payout schedules and declared closures.
+   */
+  settlementBatches: SettlementBatches;
   /** Money problems raised for the operator: refused notifications, pending balances below zero. */
   alerts: OperatorAlerts;
   /** The job kit: queues of due rows, calendar schedules, the run log and parked rows (src/worker). */
@@ -220,6 +226,21 @@ export function createServices(input: {
     audit,
     rates: (environment) => (environment === 'live' ? liveRate : sandboxRate),
   });
+  const settlementBatches = createSettlementBatches({
+    db,
+    clock,
+    logger: logger.child({ module: 'settlement' }),
+    settlement,
+    payouts,
+    ledger,
+    events,
+    audit,
+    alerts,
+    mailer,
+    team: users,
+    webUrl: () => urls.web(),
+    cursors,
+  });
   const sandboxWatcher = createExplorerWatcher({
     url: input.sandboxChain.url,
     timeoutMs: config.payouts.railTimeoutMs,
@@ -314,6 +335,7 @@ export function createServices(input: {
       resolver: webhookResolver,
     },
     settlement,
+    settlementBatches,
     payouts,
     payoutEngine: createPayoutEngine({
       db,

@@ -386,7 +386,10 @@ describe('the queue and cancelation', () => {
       .execute();
     expect(events.map((e) => e.type)).toEqual(['payout.created', 'payout.canceled']);
     // A sandbox payout already sent to the chain is not cancelable.
-    const sandbox = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+    const sandbox = await createMerchant(t, {
+      featureFlags: ['payouts', 'wallets'],
+      payoutSchedule: 'manual',
+    });
     expect(
       (await api(sandbox, 'sandbox', '/v1/wallets', { network: 'tron', address: TRON_ADDRESS })).status,
     ).toBe(201);

@@ -104,6 +104,7 @@ describe.each(targets)('the payout engine killed at every step, on $name', (targ
       await migrate(seeded, readMigrations(migrationsDir));
       const organizationId = await createOrganization(seeded.db, systemClock, {
         featureFlags: ['apiKeys', 'payouts', 'wallets'],
+        payoutSchedule: 'manual',
       });
       const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
       await seeded.close();

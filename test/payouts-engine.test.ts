@@ -42,7 +42,10 @@ const api = <T>(merchant: Merchant, path: string, body?: unknown) =>
   apiRequest<T>(t.urls, path, { key: merchant.keys.sandbox.secret, ...(body ? { body } : {}) });
 
 async function fundedMerchant(): Promise<Merchant> {
-  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+  const merchant = await createMerchant(t, {
+    featureFlags: ['payouts', 'wallets'],
+    payoutSchedule: 'manual',
+  });
   expect((await api(merchant, '/v1/wallets', { network: 'tron', address: TRON_ADDRESS })).status).toBe(201);
   const charge = await api<{ id: string; providerPaymentId: string }>(
     merchant,

@@ -95,7 +95,10 @@ const parse = (request: Received) => JSON.parse(request.raw.toString('utf8')) as
 
 describe('payout webhooks', () => {
   it('delivers wallet.created and every payout event, signed, with the payout as data', async () => {
-    const merchant = await createMerchant(t, { featureFlags: ['apiKeys', 'events', 'payouts', 'wallets'] });
+    const merchant = await createMerchant(t, {
+      featureFlags: ['apiKeys', 'events', 'payouts', 'wallets'],
+      payoutSchedule: 'manual',
+    });
     const endpoint = await api<{ id: string; secret: string }>(merchant, '/v1/webhook-endpoints', {
       url: receiver.url,
       enabledEvents: ['wallet.created', ...PAYOUT_EVENTS],

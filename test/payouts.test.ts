@@ -70,7 +70,10 @@ async function paidCharge(merchant: Merchant, amount: number): Promise<void> {
 
 /** A sandbox merchant with both flags, a default TRON wallet and `available` funds (one paid charge, released). */
 async function fundedMerchant(chargeAmount = 1_000_000): Promise<Merchant & { walletId: string }> {
-  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+  const merchant = await createMerchant(t, {
+    featureFlags: ['payouts', 'wallets'],
+    payoutSchedule: 'manual',
+  });
   const wallet = await api<{ id: string }>(merchant, '/v1/wallets', {
     body: { network: 'tron', address: TRON_ADDRESS },
   });
@@ -143,7 +146,10 @@ describe('POST /v1/payouts', () => {
   });
 
   it('checks a wallet first, then the network minimum, then the available balance', async () => {
-    const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+    const merchant = await createMerchant(t, {
+      featureFlags: ['payouts', 'wallets'],
+      payoutSchedule: 'manual',
+    });
     // No wallet: whatever the amount and balance.
     const noWallet = await api(merchant, '/v1/payouts', { body: { amount: 1 } });
     expect([noWallet.status, noWallet.body.error.code, noWallet.body.error.details]).toEqual([

@@ -9,17 +9,20 @@ import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { migrate, readMigrations } from '../db/migrator.js';
 import type { FeatureFlag, KycStatus, StaffRole } from '../db/schema.js';
 import { CLI_TOKEN_FILE, DATABASE_KIND_FILE } from '../gateway.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, toApiError } from '../http/errors.js';
 import { createLogDestination, createLogger } from '../logger.js';
 import type { Actor } from '../modules/organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES } from '../modules/organizations/types.js';
 import { valueOf } from '../modules/operator/errors.js';
 import { applicationView } from '../modules/operator/schemas.js';
 import { STAFF_ROLES } from '../modules/operator/staff.js';
+import type { SettlementCommandError } from '../modules/settlement/batch.js';
+import { SETTLEMENT_ERRORS } from '../modules/settlement/errors.js';
 import { migrationsDir } from '../paths.js';
 import { createServices, resolveSecretBox } from '../services.js';
 import { systemClock } from '../shared/clock.js';
 import { passwordProblem } from '../shared/passwords.js';
+import type { Result } from '../shared/result.js';
 import { generateEncryptionKeys } from '../shared/secret-box.js';
 
 const USAGE = `Usage: npm run operator -- <command> [options]
@@ -34,6 +37,8 @@ Commands:
   set-flag <organizationId> <payouts|wallets|customers|events|apiKeys> on|off
   demo-merchant [--kyc APPROVED] [--flags apiKeys,events] [--email E] [--company NAME]
                                         a ready merchant for local development; prints JSON with its keys
+  settle [--date YYYY-MM-DD]            run the settlement batch of a due or missed business date (default:
+                                        today, UTC), as the 03:00 job does; exactly once still holds
   generate-encryption-key               a value for ENCRYPTION_KEYS
 
 It uses DATABASE_URL when set. Otherwise it goes through the operator API of the gateway running with
@@ -86,6 +91,7 @@ function parseCommandLine(argv: string[]) {
         kyc: { type: 'string' },
         flags: { type: 'string' },
         company: { type: 'string' },
+        date: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -166,6 +172,12 @@ function buildInput(command: string, args: string[], values: Values): Record<str
         email: typeof values.email === 'string' ? values.email : undefined,
         companyName: typeof values.company === 'string' ? values.company : undefined,
       };
+    case 'settle': {
+      const date =
+        typeof values.date === 'string' ? values.date.trim() : new Date().toISOString().slice(0, 10);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new UsageError('--date must be YYYY-MM-DD');
+      return { businessDate: date };
+    }
     default:
       throw new UsageError(`unknown command ${command}`);
   }
@@ -334,6 +346,8 @@ async function directBackend(config: Config): Promise<Backend> {
               by,
             ),
           );
+        case 'settle':
+          return settlementValueOf(await services.settlementBatches.runDate(String(input.businessDate), by));
         default:
           throw new UsageError(`unknown command ${command}`);
       }
@@ -398,6 +412,8 @@ function httpBackend(baseUrl: string, token: string): Backend {
           const body = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
           return send('POST', '/operator/v1/demo-merchants', body);
         }
+        case 'settle':
+          return send('POST', '/operator/v1/settlement/runs', { businessDate: input.businessDate });
         default:
           throw new UsageError(`unknown command ${command}`);
       }
@@ -407,6 +423,11 @@ function httpBackend(baseUrl: string, token: string): Backend {
 }
 
 class UsageError extends Error {}
+
+function settlementValueOf<T>(result: Result<T, SettlementCommandError>): T {
+  if (result.ok) return result.value;
+  throw toApiError(SETTLEMENT_ERRORS, result.error);
+}
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);

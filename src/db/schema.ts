@@ -306,7 +306,8 @@ export interface AuditLogTable {
   created_at: Timestamp;
 }
 
-export type OperatorAlertKind = 'notification_mismatch' | 'negative_pending_balance' | 'job_parked';
+export type OperatorAlertKind =
+  'notification_mismatch' | 'negative_pending_balance' | 'job_parked' | 'settlement_held';
 
 export interface OperatorAlertsTable {
   id: Generated<string>;
@@ -415,6 +416,8 @@ export interface DB {
   payouts: PayoutsTable;
   settlement_batches: SettlementBatchesTable;
   settlement_items: SettlementItemsTable;
+  settlement_settings: SettlementSettingsTable;
+  business_closures: BusinessClosuresTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
@@ -625,12 +628,42 @@ export interface SettlementBatchesTable {
   /** 'YYYY-MM-DD'. */
   business_date: string;
   cutoff: Timestamp;
-  status: 'released';
+  status: SettlementBatchStatus;
   gross: ColumnType<string, string | bigint, never>;
   fees: ColumnType<string, string | bigint, never>;
   refunds: ColumnType<string, string | bigint, never>;
   net: ColumnType<string, string | bigint, never>;
   item_count: number;
+  payout_id: string | null;
+  carry_reason: CarryReason | null;
+  hold_reason: string | null;
+  rate: string | null;
+  rate_source: string | null;
+  rate_at: NullableTimestamp;
+  payout_attempts: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type SettlementBatchStatus = 'released' | 'held' | 'paid_out' | 'carried';
+/** Why a batch made no payout: its funds stay available for a later batch or a manual payout. */
+export type CarryReason = 'no_default_wallet' | 'below_minimum' | 'manual_schedule' | 'nothing_available';
+export type PayoutSchedule = 'daily' | 'manual';
+
+export interface SettlementSettingsTable {
+  organization_id: string;
+  payout_schedule: PayoutSchedule;
+  carry_notice_live: CarryReason | null;
+  carry_notice_sandbox: CarryReason | null;
+  updated_by: string;
+  updated_at: Timestamp;
+}
+
+export interface BusinessClosuresTable {
+  /** 'YYYY-MM-DD'. */
+  business_date: string;
+  reason: string;
+  declared_by: string;
   created_at: Timestamp;
 }
 

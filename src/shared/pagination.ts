@@ -23,6 +23,7 @@ export type CursorList =
   | 'payouts'
   | 'operator_payouts'
   | 'payout_transactions'
+  | 'settlement_batches'
   | 'wallets';
 
 /**

@@ -125,6 +125,30 @@ export function backgroundJobs(services: Services): Job[] {
         return { rows, errors: 0 };
       },
     },
+    ...(services.config.settlement.cron === undefined
+      ? []
+      : [
+          services.jobs.calendar({
+            // Issue 14 (spec section 8): each business day at 03:00 UTC, every owner's pending balance is
+            // batched and paid out; the run of a period that is not a business day does nothing.
+            name: 'settlement-daily',
+            cron: services.config.settlement.cron,
+            leaseMs: 30 * MINUTE,
+            // A held batch (no usable rate) or a failed owner runs the period again, about every 5 to 30
+            // minutes for a day, then parks it and raises it (the held batches are raised at once).
+            retry: { maxAttempts: 60, baseMs: 5 * MINUTE, capMs: 30 * MINUTE, jitter: 0.2 },
+            run: async (period, signal) => {
+              const report = await services.settlementBatches.runDay(period.start, signal);
+              if (report.held > 0 || report.failed > 0) {
+                throw new Error(
+                  `settlement of ${report.businessDate}: ${report.held} batches held, ${report.failed} owners ` +
+                    'failed; the period runs again',
+                );
+              }
+              return { rows: report.paidOut + report.carried, errors: 0 };
+            },
+          }),
+        ]),
     {
       // The job kit's own run log and period records.
       name: 'job-runs-purge',

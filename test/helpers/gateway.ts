@@ -45,6 +45,11 @@ export interface TestGatewayOptions {
    * the test creates and drops it. Without it each gateway gets a fresh database of its own.
    */
   sharedDatabaseUrl?: string;
+  /**
+   * A migrated database the test opened (a spawned program's, to seed it through the API before the
+   * program runs on it); closing the gateway closes it, and the test drops it.
+   */
+  database?: Database;
 }
 
 /** The whole gateway, every listener on an ephemeral loopback port, against a database of its own. */
@@ -80,6 +85,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     ACQUIRER_TIMEOUT_MS: '2000',
     // Webhook receivers in tests listen on loopback; a test of the URL rules sets it back to false.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // Tests move the manual clock across days: the daily settlement batch would release every suite's
+    // pending balances. The settlement suites turn it on.
+    SETTLEMENT_CRON: 'off',
     ...(liveAcquirer
       ? {
           LIVE_ACQUIRER_URL: liveAcquirer.url,
@@ -99,13 +107,15 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   });
   config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
   const testDb: TestDatabase =
-    options.sharedDatabaseUrl === undefined
-      ? await createTestDatabase({ migrated: true })
-      : {
-          database: await openDatabase({ databaseUrl: options.sharedDatabaseUrl, poolSize: 10 }),
-          url: undefined, // not this gateway's to drop; closing the gateway closes its pool
-          drop: async () => undefined,
-        };
+    options.database !== undefined
+      ? { database: options.database, url: undefined, drop: async () => undefined }
+      : options.sharedDatabaseUrl === undefined
+        ? await createTestDatabase({ migrated: true })
+        : {
+            database: await openDatabase({ databaseUrl: options.sharedDatabaseUrl, poolSize: 10 }),
+            url: undefined, // not this gateway's to drop; closing the gateway closes its pool
+            drop: async () => undefined,
+          };
   const gateway = await startGateway({
     config,
     logger: createLogger({ level: config.logLevel, destination }),

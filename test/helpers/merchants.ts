@@ -20,6 +20,11 @@ export interface OrganizationOptions {
   frozen?: boolean;
   /** Requests per second per key; null means the environment's default. Defaults to UNTHROTTLED. */
   rateLimits?: { live?: number | null; sandbox?: number | null };
+  /**
+   * `manual`: the settlement batch releases the funds and makes no automatic payout, as an operator sets
+   * it for a merchant paying out by hand (tests of manual payouts). Defaults to the gateway's `daily`.
+   */
+  payoutSchedule?: 'daily' | 'manual';
 }
 
 /** An `organizations` row written directly, as underwriting approval would leave it. */
@@ -48,6 +53,17 @@ export async function createOrganization(
       updated_at: now,
     })
     .execute();
+  if (options.payoutSchedule !== undefined) {
+    await db
+      .insertInto('settlement_settings')
+      .values({
+        organization_id: id,
+        payout_schedule: options.payoutSchedule,
+        updated_by: 'staff:test',
+        updated_at: now,
+      })
+      .execute();
+  }
   return id;
 }
 

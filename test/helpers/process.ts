@@ -316,6 +316,8 @@ export function runOperatorCli(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 90_000,
+  /** SIGKILLs it at this moment if it still runs (crash tests): it then resolves with the signal. */
+  killAfterMs?: number,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [builtProgram('src/cli/operator.ts'), ...args], {
@@ -332,6 +334,8 @@ export function runOperatorCli(
       child.kill('SIGKILL');
       reject(new Error(`operator ${args.join(' ')} ran over ${timeoutMs} ms\n${stdout}\n${stderr}`));
     }, timeoutMs);
+    const killer =
+      killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     child.on('error', (error) => {
       clearTimeout(timer);
       cliChildren.delete(child);
@@ -339,6 +343,7 @@ export function runOperatorCli(
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(killer);
       cliChildren.delete(child);
       resolve({ code, signal, stdout, stderr });
     });

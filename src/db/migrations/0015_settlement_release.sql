@@ -1,6 +1,7 @@
--- Issue 13 (and the first half of issue 14's batch): pending funds released to the available balance,
--- once per organization, environment and business date, with the balance transactions each release
--- carries; a payout then carries the released transactions not yet carried by an earlier payout.
+-- Issues 13 and 14: the settlement batch. Pending funds are released to the available balance once per
+-- organization, environment and business date, with the balance transactions each release carries; the
+-- batch then pays the available balance out automatically (or carries it, with the reason); a payout
+-- carries the released transactions not yet carried by an earlier payout.
 
 CREATE TABLE settlement_batches (
   id               text PRIMARY KEY,
@@ -9,15 +10,78 @@ CREATE TABLE settlement_batches (
   business_date    date NOT NULL,
   -- Everything credited to pending up to this instant (and not released before) is in the batch.
   cutoff           timestamptz(3) NOT NULL,
-  status           text NOT NULL CHECK (status IN ('released')),
+  -- released -> paid_out | carried | held; held -> paid_out | carried | held (settlement_batches_guard).
+  status           text NOT NULL CHECK (status IN ('released', 'held', 'paid_out', 'carried')),
   -- TRY minor units: charges' gross, their fees, refunds (positive), and net = gross - fees - refunds.
   gross            bigint NOT NULL,
   fees             bigint NOT NULL,
   refunds          bigint NOT NULL,
   net              bigint NOT NULL CHECK (net > 0),
   item_count       integer NOT NULL,
+  -- The payout phase: the automatic payout it made, or why it made none (the funds stay available).
+  payout_id        text UNIQUE,
+  carry_reason     text CHECK (carry_reason IN ('no_default_wallet', 'below_minimum', 'manual_schedule', 'nothing_available')),
+  hold_reason      text,
+  -- The rate the payout was converted at (USDT per TRY), its source and time.
+  rate             text,
+  rate_source      text,
+  rate_at          timestamptz(3),
+  payout_attempts  integer NOT NULL DEFAULT 0,
   created_at       timestamptz(3) NOT NULL,
-  CONSTRAINT settlement_batches_once UNIQUE (organization_id, environment, business_date)
+  updated_at       timestamptz(3) NOT NULL,
+  CONSTRAINT settlement_batches_once UNIQUE (organization_id, environment, business_date),
+  CONSTRAINT settlement_batches_paid CHECK ((status = 'paid_out') = (payout_id IS NOT NULL AND rate IS NOT NULL)),
+  CONSTRAINT settlement_batches_carried CHECK ((status = 'carried') = (carry_reason IS NOT NULL)),
+  CONSTRAINT settlement_batches_held CHECK ((status = 'held') = (hold_reason IS NOT NULL))
+);
+CREATE INDEX settlement_batches_open_idx ON settlement_batches (business_date) WHERE status IN ('released', 'held');
+CREATE INDEX settlement_batches_date_idx ON settlement_batches (business_date DESC, id DESC);
+
+-- The payout phase never moves backwards, and a batch's release is fixed.
+CREATE FUNCTION settlement_batches_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.status IS DISTINCT FROM OLD.status AND NOT (
+       (OLD.status = 'released' AND NEW.status IN ('held', 'paid_out', 'carried'))
+    OR (OLD.status = 'held' AND NEW.status IN ('paid_out', 'carried'))) THEN
+    RAISE EXCEPTION 'settlement batch %: % -> % is not a transition', OLD.id, OLD.status, NEW.status
+      USING ERRCODE = 'check_violation';
+  END IF;
+  IF OLD.status IN ('paid_out', 'carried') AND ROW(NEW.*) IS DISTINCT FROM ROW(OLD.*) THEN
+    RAISE EXCEPTION 'settlement batch %: a % batch is final', OLD.id, OLD.status
+      USING ERRCODE = 'check_violation';
+  END IF;
+  IF (NEW.organization_id, NEW.environment, NEW.business_date, NEW.cutoff, NEW.gross, NEW.fees,
+      NEW.refunds, NEW.net, NEW.item_count)
+     IS DISTINCT FROM
+     (OLD.organization_id, OLD.environment, OLD.business_date, OLD.cutoff, OLD.gross, OLD.fees,
+      OLD.refunds, OLD.net, OLD.item_count) THEN
+    RAISE EXCEPTION 'settlement batch %: the release is fixed', OLD.id
+      USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END
+$$;
+CREATE TRIGGER settlement_batches_guard BEFORE UPDATE ON settlement_batches
+  FOR EACH ROW EXECUTE FUNCTION settlement_batches_guard();
+
+-- Per organization: whether the batch pays out automatically (the default, spec section 1) or the
+-- merchant pays out by hand; and the carry reason the owners were last e-mailed about, so that a
+-- merchant whose funds wait (no wallet, below the minimum) is told once, not every business day.
+CREATE TABLE settlement_settings (
+  organization_id  text PRIMARY KEY REFERENCES organizations (id),
+  payout_schedule  text NOT NULL CHECK (payout_schedule IN ('daily', 'manual')),
+  carry_notice_live    text,
+  carry_notice_sandbox text,
+  updated_by       text NOT NULL,
+  updated_at       timestamptz(3) NOT NULL
+);
+
+-- Days the operators close besides weekends and Turkish public holidays: no batch runs on them.
+CREATE TABLE business_closures (
+  business_date  date PRIMARY KEY,
+  reason         text NOT NULL,
+  declared_by    text NOT NULL,
+  created_at     timestamptz(3) NOT NULL
 );
 CREATE INDEX settlement_batches_owner_idx ON settlement_batches (organization_id, environment, cutoff DESC);
 
@@ -43,3 +107,12 @@ CREATE TABLE settlement_items (
 CREATE INDEX settlement_items_payout_idx ON settlement_items (payout_id, available_at, id) WHERE payout_id IS NOT NULL;
 CREATE INDEX settlement_items_unpaid_idx ON settlement_items (organization_id, environment) WHERE payout_id IS NULL;
 CREATE INDEX settlement_items_batch_idx ON settlement_items (batch_id);
+
+-- The settlement run finds the owners with new credits since the last run without reading every owner.
+CREATE INDEX journal_entries_credit_time_idx ON journal_entries (created_at)
+  WHERE kind IN ('charge_succeeded', 'refund');
+
+-- A batch held for want of a usable rate is raised to the operator once (subject: the batch id).
+ALTER TABLE operator_alerts DROP CONSTRAINT operator_alerts_kind_check;
+ALTER TABLE operator_alerts ADD CONSTRAINT operator_alerts_kind_check
+  CHECK (kind IN ('notification_mismatch', 'negative_pending_balance', 'job_parked', 'settlement_held'));

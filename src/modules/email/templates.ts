@@ -226,3 +226,55 @@ export function walletChangeEmail(input: {
     : [{ url: input.dashboardUrl, tr: 'Panele git', en: 'Open the dashboard' }];
   return bilingual(`wallet_change_${input.step}`, subject, lines, links);
 }
+
+/**
+ * Issue 14 item 4: a settlement batch could not pay out automatically, so the funds stay in the available
+ * balance and go with a later batch. Sent once per reason, not every business day.
+ */
+export function settlementFundsWaitingEmail(input: {
+  reason: 'no_default_wallet' | 'below_minimum';
+  environment: 'sandbox' | 'live';
+  businessDate: string;
+  /** TRY minor units now available. */
+  available: string;
+  /** The network minimum in TRY minor units (below_minimum). */
+  minimum?: string;
+  dashboardUrl: string;
+}): RenderedEmail {
+  const lira = (minorUnits: string) => {
+    const value = BigInt(minorUnits);
+    const sign = value < 0n ? '-' : '';
+    const abs = value < 0n ? -value : value;
+    return `${sign}${(abs / 100n).toString()}.${(abs % 100n).toString().padStart(2, '0')} TRY`;
+  };
+  const mode = { tr: input.environment === 'live' ? 'canlı' : 'sandbox', en: input.environment };
+  const why =
+    input.reason === 'no_default_wallet'
+      ? {
+          tr: `${mode.tr} ortamında etkin bir varsayılan ödeme cüzdanınız yok.`,
+          en: `You have no active default payout wallet in ${mode.en}.`,
+        }
+      : {
+          tr: `Bakiyeniz ağın en küçük ödeme tutarının (${lira(input.minimum ?? '0')}) altında.`,
+          en: `Your balance is below the network's smallest payout (${lira(input.minimum ?? '0')}).`,
+        };
+  return bilingual(
+    'settlement_funds_waiting',
+    { tr: 'Ödemeniz bekliyor', en: 'Your payout is waiting' },
+    {
+      tr: [
+        `${input.businessDate} tarihli mutabakat ${lira(input.available)} tutarını kullanılabilir bakiyenize ` +
+          `aktardı, ancak otomatik ödeme yapılamadı: ${why.tr}`,
+        'Tutar bakiyenizde kalır ve sorun giderildikten sonraki ilk mutabakatla ödenir; dilerseniz API ' +
+          'üzerinden elle ödeme de oluşturabilirsiniz.',
+      ],
+      en: [
+        `The settlement of ${input.businessDate} made ${lira(input.available)} available, but no automatic ` +
+          `payout could be made: ${why.en}`,
+        'The funds stay in your available balance and go with the first settlement after this is resolved; ' +
+          'you can also create a payout through the API.',
+      ],
+    },
+    [{ url: input.dashboardUrl, tr: 'Panele git', en: 'Open the dashboard' }],
+  );
+}

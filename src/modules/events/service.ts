@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'payout.canceled',
   'wallet.created',
   'wallet.default_changed',
+  'balance.settled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -238,3 +238,18 @@ export async function findPendingCredits(
     net: row.net,
   }));
 }
+
+/** The owners with charge or refund entries created in (after, upTo]: whom a settlement batch run visits. */
+export async function findOwnersWithCredits(db: Kdb, after: Date, upTo: Date): Promise<LedgerOwner[]> {
+  const rows = await db
+    .selectFrom('journal_entries')
+    .select(['organization_id', 'environment'])
+    .distinct()
+    .where('kind', 'in', ['charge_succeeded', 'refund'])
+    .where('created_at', '>', after)
+    .where('created_at', '<=', upTo)
+    .orderBy('organization_id')
+    .orderBy('environment')
+    .execute();
+  return rows.map((row) => ({ organizationId: row.organization_id, environment: row.environment }));
+}

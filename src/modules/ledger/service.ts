@@ -5,6 +5,7 @@ import { computeFee, type FeeRate } from './fees.js';
 import {
   findEntry,
   findNegativePending,
+  findOwnersWithCredits,
   findPendingCredits,
   insertEntryOnce,
   insertPostings,
@@ -113,6 +114,13 @@ export interface Ledger {
    * what it released).
    */
   pendingCredits(trx: Trx, owner: LedgerOwner, after: Date, upTo: Date): Promise<PendingCredit[]>;
+  /** The owners with charge or refund entries created in (after, upTo]: whom a settlement run visits. */
+  ownersWithCredits(after: Date, upTo: Date): Promise<LedgerOwner[]>;
+  /**
+   * Takes the owner's available-balance lock (the one `postPayoutCreated` takes) until the end of the
+   * caller's transaction, and answers the available balance under it, as decimal text.
+   */
+  lockedAvailable(trx: Trx, owner: LedgerOwner): Promise<string>;
   /** Balances derived from postings, per currency (a TRY row always), for one organization and environment. */
   balance(owner: LedgerOwner): Promise<Balance[]>;
   /** Owners whose pending balance is below zero, deepest first (the operator's view of refund debt). */
@@ -270,6 +278,15 @@ export function createLedger(deps: LedgerDeps): Ledger {
         after,
         upTo,
       );
+    },
+
+    ownersWithCredits: (after, upTo) => findOwnersWithCredits(db, after, upTo),
+
+    async lockedAvailable(trx, owner) {
+      if (!trx.isTransaction)
+        throw new Error('the available balance is locked inside the caller transaction');
+      await lockAvailableBalance(trx, owner, CURRENCY);
+      return sumAvailable(trx, owner, CURRENCY);
     },
 
     async balance(owner) {

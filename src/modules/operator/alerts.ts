@@ -21,7 +21,7 @@ export interface NewOperatorAlert {
 
 export const OperatorAlertViewSchema = Type.Object({
   id: Type.String(),
-  kind: Type.Enum(['notification_mismatch', 'negative_pending_balance', 'job_parked']),
+  kind: Type.Enum(['notification_mismatch', 'negative_pending_balance', 'job_parked', 'settlement_held']),
   organizationId: Type.Union([Type.String(), Type.Null()]),
   environment: Type.Union([Type.Enum(['sandbox', 'live']), Type.Null()]),
   subjectId: Type.String(),

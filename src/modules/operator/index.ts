@@ -1,3 +1,4 @@
+import type { SettlementBatches } from '../settlement/batch.js';
 import type { Kdb } from '../../db/database.js';
 import type { App } from '../../http/server.js';
 import type { SessionManager } from '../../http/session.js';
@@ -22,6 +23,7 @@ import type { WalletService } from '../wallets/service.js';
 import type { WalletOperatorCommands } from './wallet-commands.js';
 import { operatorWalletRoutes } from './wallet-routes.js';
 import { operatorPayoutRoutes } from './payout-routes.js';
+import { operatorSettlementRoutes } from './settlement-routes.js';
 import type { PayoutService } from '../payouts/service.js';
 
 export interface OperatorModuleOptions {
@@ -43,6 +45,8 @@ export interface OperatorModuleOptions {
   wallets?: { service: Pick<WalletService, 'listChanges'>; commands: WalletOperatorCommands };
   /** Payouts (issue 13): the queue, the treasury rail's export and recording, cancelation, minimums. */
   payouts?: PayoutService;
+  /** The daily settlement (issue 14): batches, runs of a date, closures, payout schedules. */
+  settlement?: SettlementBatches;
   renderer: Renderer;
   /** The operator listener's public base URL (the OpenAPI document's server). */
   baseUrl: () => string;
@@ -84,4 +88,5 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
     });
   }
   if (options.payouts) await app.register(operatorPayoutRoutes, { payouts: options.payouts, renderer });
+  if (options.settlement) await app.register(operatorSettlementRoutes, { batches: options.settlement });
 }

@@ -13,7 +13,7 @@ import type { PayoutDebit } from '../ledger/service.js';
 import { createBusinessCalendar, utcDateOf } from '../settlement/calendar.js';
 import type { PayoutError } from './errors.js';
 import type { PayoutRow } from './model.js';
-import type { PayoutActor, PayoutContents, PayoutOwner, PayoutWallets } from './ports.js';
+import type { PayoutActor, PayoutContents, PayoutDestination, PayoutOwner, PayoutWallets } from './ports.js';
 import { RateUnavailableError, type RateQuote, type RateSource } from './rates.js';
 import * as payouts from './repository.js';
 import { exportLine, normalizeTxHash, type TreasuryExportLine } from './treasury.js';
@@ -27,6 +27,11 @@ import {
 
 /** What payouts need of the ledger (src/modules/ledger): the three entries of a payout's life. */
 export interface PayoutLedger {
+  /**
+   * Takes the owner's available-balance lock (the one `postPayoutCreated` takes) for the rest of the
+   * caller's transaction and answers the available balance under it.
+   */
+  lockedAvailable(trx: Trx, owner: PayoutOwner): Promise<string>;
   postPayoutCreated(trx: Trx, payout: { id: string; amount: string } & PayoutOwner): Promise<PayoutDebit>;
   postPayoutPaid(
     trx: Trx,
@@ -37,6 +42,9 @@ export interface PayoutLedger {
     payout: { id: string; amount: string } & PayoutOwner,
   ): Promise<{ created: boolean }>;
 }
+
+/** Why the settlement batch made no automatic payout. */
+export type AutomaticPayoutRefusal = 'no_default_wallet' | 'below_minimum' | 'nothing_available';
 
 export type RecordSentOutcome = 'recorded' | 'already_recorded' | 'hash_in_use' | 'not_pending';
 
@@ -78,6 +86,24 @@ export interface PayoutService {
     id: string,
     page: { limit: number; cursor?: string | undefined },
   ): Promise<Result<PayoutTransactionList, PayoutError>>;
+
+  /**
+   * The current TRY -> USDT quote of an environment, asked outside any transaction (the settlement batch
+   * asks it before its payout transaction); `rate_unavailable` when there is none or it is stale.
+   */
+  quote(environment: Environment): Promise<Result<RateQuote, PayoutError>>;
+  /**
+   * In the caller's transaction (the settlement batch's payout phase): an automatic payout of the owner's
+   * whole available balance to its default wallet at `quote`, or why none was made (the funds stay
+   * available).
+   */
+  createAutomatic(
+    trx: Trx,
+    owner: PayoutOwner,
+    options: { quote: RateQuote; description: string },
+  ): Promise<
+    { ok: true; payout: PayoutView } | { ok: false; reason: AutomaticPayoutRefusal; minimum?: string }
+  >;
 
   /** Sets `submitted_at` once, before a rail is first asked to send; undefined when not pending or already set. */
   markSubmitting(payoutId: string): Promise<PayoutRow | undefined>;
@@ -290,6 +316,57 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     return 'canceled';
   }
 
+  /** Inserts a pending payout of `covered` TRY (`converted` USDT) and attaches what it carries; announced. */
+  async function insertPayout(
+    trx: Trx,
+    owner: PayoutOwner & { keyId?: string },
+    payout: {
+      id: string;
+      now: Date;
+      wallet: PayoutDestination;
+      quote: RateQuote;
+      covered: bigint;
+      converted: bigint;
+      automatic: boolean;
+      description: string | null;
+      metadata: Record<string, string>;
+    },
+  ): Promise<PayoutRow> {
+    const { now, wallet, quote } = payout;
+    const row = await payouts.insert(trx, {
+      id: payout.id,
+      organization_id: owner.organizationId,
+      environment: owner.environment,
+      amount: payout.covered.toString(),
+      currency: 'TRY',
+      payout_amount: payout.converted.toString(),
+      payout_currency: 'USDT',
+      rate: quote.rate,
+      rate_source: quote.source,
+      rate_at: quote.at,
+      network: wallet.network,
+      wallet_id: wallet.walletId,
+      address: wallet.address,
+      rail: owner.environment === 'live' ? 'treasury' : 'sandbox_chain',
+      status: 'pending',
+      automatic: payout.automatic,
+      tx_hash: null,
+      arrival_date: calendar.nextBusinessDay(utcDateOf(now)),
+      failure_code: null,
+      failure_message: null,
+      description: payout.description,
+      metadata: JSON.stringify(payout.metadata),
+      created_by: owner.keyId ?? null,
+      created_at: now,
+      updated_at: now,
+      // The sandbox chain's submission queue takes it at once; the treasury waits for an operator.
+      next_attempt_at: owner.environment === 'live' ? null : now,
+    });
+    await deps.contents.attach(trx, owner, row.id);
+    await announce(trx, row, 'payout.created');
+    return row;
+  }
+
   return {
     async create(owner, input) {
       const quoted = await quote(owner.environment);
@@ -318,39 +395,52 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
           ...owner,
         });
         if (!debit.ok) return err({ code: 'insufficient_balance', available: debit.available });
-        const row = await payouts.insert(trx, {
+        const row = await insertPayout(trx, owner, {
           id,
-          organization_id: owner.organizationId,
-          environment: owner.environment,
-          amount: formatMinor(covered),
-          currency: 'TRY',
-          payout_amount: formatMinor(converted),
-          payout_currency: 'USDT',
-          rate: quoted.value.rate,
-          rate_source: quoted.value.source,
-          rate_at: quoted.value.at,
-          network: wallet.network,
-          wallet_id: wallet.walletId,
-          address: wallet.address,
-          rail: owner.environment === 'live' ? 'treasury' : 'sandbox_chain',
-          status: 'pending',
+          now,
+          wallet,
+          quote: quoted.value,
+          covered,
+          converted,
           automatic: false,
-          tx_hash: null,
-          arrival_date: calendar.nextBusinessDay(utcDateOf(now)),
-          failure_code: null,
-          failure_message: null,
           description: input.description ?? null,
-          metadata: JSON.stringify(input.metadata ?? {}),
-          created_by: owner.keyId ?? null,
-          created_at: now,
-          updated_at: now,
-          // The sandbox chain's submission queue takes it at once; the treasury waits for an operator.
-          next_attempt_at: owner.environment === 'live' ? null : now,
+          metadata: input.metadata ?? {},
         });
-        await deps.contents.attach(trx, owner, row.id);
-        await announce(trx, row, 'payout.created');
         return ok(payoutView(row));
       });
+    },
+
+    quote,
+
+    async createAutomatic(trx, owner, options) {
+      const destination = await deps.wallets.destination(trx, owner, undefined);
+      if (!destination.ok) return { ok: false, reason: 'no_default_wallet' };
+      const { wallet } = destination;
+      const available = BigInt(await deps.ledger.lockedAvailable(trx, owner));
+      if (available <= 0n) return { ok: false, reason: 'nothing_available' };
+      const minimum = BigInt(await payouts.minimumFor(trx, wallet.network, owner.environment));
+      const rate = parseRate('TRY', 'USDT', options.quote.rate);
+      // USDT rounded down to 6 decimals: only the TRY it accounts for leaves; the remainder stays available.
+      const { converted, covered } = convert(minor('TRY', available), rate, 'down');
+      if (available < minimum || converted === 0n) {
+        return { ok: false, reason: 'below_minimum', minimum: minimum.toString() };
+      }
+      const now = clock.now();
+      const id = newId('po', now);
+      const debit = await deps.ledger.postPayoutCreated(trx, { id, amount: formatMinor(covered), ...owner });
+      if (!debit.ok) throw new Error(`payout ${id}: the available balance moved under its lock`);
+      const row = await insertPayout(trx, owner, {
+        id,
+        now,
+        wallet,
+        quote: options.quote,
+        covered,
+        converted,
+        automatic: true,
+        description: options.description,
+        metadata: {},
+      });
+      return { ok: true, payout: payoutView(row) };
     },
 
     async retrieve(owner, id) {

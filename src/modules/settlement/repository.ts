@@ -1,9 +1,14 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
-import type { SettlementBatchesTable, SettlementItemsTable } from '../../db/schema.js';
+import type {
+  BusinessClosuresTable,
+  SettlementBatchesTable,
+  SettlementItemsTable,
+  SettlementSettingsTable,
+} from '../../db/schema.js';
 import type { PayoutOwner } from '../payouts/ports.js';
 
-/** The only writer of `settlement_batches` and `settlement_items`. */
+/** The only writer of `settlement_batches`, `settlement_items`, `settlement_settings` and `business_closures`. */
 
 export type BatchRow = Selectable<SettlementBatchesTable>;
 export type ItemRow = Selectable<SettlementItemsTable>;
@@ -103,4 +108,147 @@ export async function listByPayout(
 
 export async function findItem(db: Kdb, id: string): Promise<ItemRow | undefined> {
   return db.selectFrom('settlement_items').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The batch, locked until the end of the caller's transaction. */
+export async function lockBatch(trx: Trx, id: string): Promise<BatchRow | undefined> {
+  return trx.selectFrom('settlement_batches').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/**
+ * The batch's payout phase moves it on from one of `from` (the state machine of migration 0015, enforced
+ * by `settlement_batches_guard`); undefined when it is no longer in one of them.
+ */
+export async function transitionBatch(
+  trx: Trx,
+  id: string,
+  from: readonly BatchRow['status'][],
+  to: BatchRow['status'],
+  changes: Omit<Updateable<SettlementBatchesTable>, 'status' | 'id'>,
+): Promise<BatchRow | undefined> {
+  return trx
+    .updateTable('settlement_batches')
+    .set({ ...changes, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The latest cutoff of any batch of a business date before `businessDate`: where a run looks from. */
+export async function latestCutoffBefore(db: Kdb, businessDate: string): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('settlement_batches')
+    .select((eb) => eb.fn.max('cutoff').as('cutoff'))
+    .where('business_date', '<', businessDate)
+    .executeTakeFirst();
+  return row?.cutoff == null ? undefined : new Date(row.cutoff);
+}
+
+/** Batches of a business date whose payout phase has not ended (released, or held for a rate). */
+export async function openBatches(db: Kdb, businessDate: string): Promise<BatchRow[]> {
+  return db
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .where('business_date', '=', businessDate)
+    .where('status', 'in', ['released', 'held'])
+    .orderBy('id')
+    .execute();
+}
+
+export interface BatchFilter {
+  organizationId?: string | undefined;
+  environment?: BatchRow['environment'] | undefined;
+  status?: BatchRow['status'] | undefined;
+  businessDate?: string | undefined;
+}
+
+/** Batches newest business date first, then by id, after a keyset position. */
+export async function listBatches(
+  db: Kdb,
+  filter: BatchFilter,
+  after: { businessDate: string; id: string } | undefined,
+  limit: number,
+): Promise<BatchRow[]> {
+  let query = db.selectFrom('settlement_batches').selectAll();
+  if (filter.organizationId !== undefined) query = query.where('organization_id', '=', filter.organizationId);
+  if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.businessDate !== undefined) query = query.where('business_date', '=', filter.businessDate);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('business_date', '<', after.businessDate),
+        eb.and([eb('business_date', '=', after.businessDate), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('business_date', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export async function findBatchById(db: Kdb, id: string): Promise<BatchRow | undefined> {
+  return db.selectFrom('settlement_batches').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export type SettingsRow = Selectable<SettlementSettingsTable>;
+
+export async function findSettings(db: Kdb, organizationId: string): Promise<SettingsRow | undefined> {
+  return db
+    .selectFrom('settlement_settings')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+}
+
+export async function lockSettings(trx: Trx, organizationId: string): Promise<SettingsRow | undefined> {
+  return trx
+    .selectFrom('settlement_settings')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+export async function upsertSettings(
+  db: Kdb,
+  row: Insertable<SettlementSettingsTable>,
+  update: Omit<Updateable<SettlementSettingsTable>, 'organization_id'>,
+): Promise<SettingsRow> {
+  return db
+    .insertInto('settlement_settings')
+    .values(row)
+    .onConflict((conflict) => conflict.column('organization_id').doUpdateSet(update))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export type ClosureRow = Selectable<BusinessClosuresTable>;
+
+export async function listClosures(db: Kdb, from: string, to: string): Promise<ClosureRow[]> {
+  return db
+    .selectFrom('business_closures')
+    .selectAll()
+    .where('business_date', '>=', from)
+    .where('business_date', '<=', to)
+    .orderBy('business_date')
+    .execute();
+}
+
+/** True when this call declared it; false when the date was closed already. */
+export async function insertClosure(db: Kdb, row: Insertable<BusinessClosuresTable>): Promise<boolean> {
+  const inserted = await db
+    .insertInto('business_closures')
+    .values(row)
+    .onConflict((conflict) => conflict.column('business_date').doNothing())
+    .returning('business_date')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export async function deleteClosure(db: Kdb, businessDate: string): Promise<ClosureRow | undefined> {
+  return db
+    .deleteFrom('business_closures')
+    .where('business_date', '=', businessDate)
+    .returningAll()
+    .executeTakeFirst();
 }

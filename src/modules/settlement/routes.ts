@@ -2,7 +2,7 @@ import { errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { ownerOf } from '../api-keys/context.js';
 import { SettleResultSchema, type SettleResult } from './schemas.js';
-import type { SettlementService } from './service.js';
+import type { SettlementBatches } from './batch.js';
 
 /**
  * `POST /v1/test-helpers/settle`: registered on the sandbox listener only, so the live listener answers
@@ -10,20 +10,23 @@ import type { SettlementService } from './service.js';
  */
 export async function settlementTestHelperRoutes(
   app: App,
-  options: { settlement: Pick<SettlementService, 'releaseNow'> },
+  options: { settlement: Pick<SettlementBatches, 'settleNow'> },
 ): Promise<void> {
   app.post(
     '/v1/test-helpers/settle',
     {
       schema: {
         operationId: 'testHelperSettle',
-        summary: 'Release the sandbox pending balance now (test helper)',
+        summary: "Run this organization's sandbox settlement batch now (test helper)",
         description:
-          "Sandbox only (404 on the live API). Releases everything credited to this organization's sandbox " +
-          '`pending` balance and not released before into `available`, as the settlement batch of today ' +
-          '(UTC) or, when today already has one, of the next date without one, so that payouts can be tried ' +
-          'in the sandbox. Refunds beyond the new credits hold the release (`released: false`). Needs scope ' +
-          '`write`. The daily batch (issue 14) will run through the same release.',
+          "Sandbox only (404 on the live API). Runs the sandbox balance's settlement batch now, through the " +
+          'same code as the daily 03:00 UTC batch: everything credited to `pending` and not released before ' +
+          'moves to `available` as the batch of today (UTC) or, when today already has one, of the next date ' +
+          'without one; then the batch pays the available balance out automatically to the default sandbox ' +
+          'wallet on the sandbox chain (`status: paid_out`, `payoutId`), or says why not (`carried` with ' +
+          '`carryReason`: no default wallet, below the network minimum, manual payout schedule). Refunds ' +
+          'beyond the new credits hold the release (`released: false`). Needs scope `write`. Sandbox funds ' +
+          'never reach a real wallet.',
         tags: ['Balance'],
         response: { 200: SettleResultSchema, ...errorResponses(401, 403, 429, 500) },
       },
@@ -31,8 +34,8 @@ export async function settlementTestHelperRoutes(
     },
     async (request): Promise<SettleResult> => {
       const { organizationId, environment } = ownerOf(request);
-      const outcome = await options.settlement.releaseNow({ organizationId, environment });
-      return outcome.released
+      const outcome = await options.settlement.settleNow({ organizationId, environment });
+      return outcome.batch !== null
         ? { released: true, batch: outcome.batch }
         : { released: false, reason: outcome.reason, batch: null };
     },

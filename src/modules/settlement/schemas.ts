@@ -5,6 +5,7 @@ const Minor = (description: string) => Type.String({ pattern: '^-?[0-9]+$', desc
 export const SettlementBatchSchema = Type.Object(
   {
     id: Type.String({ pattern: '^stl_', description: 'Prefix `stl_`.' }),
+    object: Type.Literal('settlement_batch'),
     businessDate: Type.String({ format: 'date', description: 'The business date the batch belongs to.' }),
     cutoff: Type.String({
       format: 'date-time',
@@ -15,10 +16,50 @@ export const SettlementBatchSchema = Type.Object(
     refunds: Minor('Refunds in the batch, TRY minor units (positive).'),
     net: Minor('gross - fees - refunds: what moved from `pending` to `available`.'),
     itemCount: Type.Integer({ description: 'Charges and refunds in the batch.' }),
+    status: Type.Enum(['released', 'held', 'paid_out', 'carried'], {
+      description:
+        '`released`: the funds are available and the payout phase comes next; `paid_out`: the automatic ' +
+        'payout `payoutId` was made; `carried`: no payout (`carryReason`), the funds stay available for a ' +
+        'later batch or a manual payout; `held`: no usable rate yet (`holdReason`), retried, never paid at ' +
+        'a guessed rate.',
+    }),
+    payoutId: Type.Union([Type.String({ pattern: '^po_' }), Type.Null()], {
+      description: 'The automatic payout the batch made.',
+    }),
+    carryReason: Type.Union(
+      [
+        Type.Enum(['no_default_wallet', 'below_minimum', 'manual_schedule', 'nothing_available']),
+        Type.Null(),
+      ],
+      {
+        description:
+          'Why a carried batch made no payout: no active default wallet, the available balance is below ' +
+          "the network's minimum, the organization pays out by hand, or nothing was available.",
+      },
+    ),
+    holdReason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why a held batch waits (`rate_unavailable:<reason>`).',
+    }),
+    rate: Type.Union(
+      [
+        Type.Object({
+          value: Type.String({ description: 'USDT per TRY, exact decimal.' }),
+          source: Type.String(),
+          at: Type.String({ format: 'date-time' }),
+        }),
+        Type.Null(),
+      ],
+      { description: 'The rate the automatic payout was converted at; null without one.' },
+    ),
     livemode: Type.Boolean(),
     createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time' }),
   },
-  { description: 'A settlement batch: pending funds released to the available balance.' },
+  {
+    description:
+      'A settlement batch: pending funds released to the available balance, then paid out automatically ' +
+      '(docs/settlement.md).',
+  },
 );
 
 export const SettleResultSchema = Type.Object({

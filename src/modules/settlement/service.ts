@@ -17,6 +17,7 @@ export interface SettlementLedger {
 /** A released batch as the API shows it. */
 export interface BatchView {
   id: string;
+  object: 'settlement_batch';
   businessDate: string;
   cutoff: string;
   gross: string;
@@ -24,8 +25,20 @@ export interface BatchView {
   refunds: string;
   net: string;
   itemCount: number;
+  /**
+   * `released` (funds available; the payout phase runs next), `paid_out` (the automatic payout
+   * `payoutId` was made), `carried` (no payout: `carryReason`; the funds stay available) or `held` (no
+   * usable rate yet: `holdReason`; retried).
+   */
+  status: 'released' | 'held' | 'paid_out' | 'carried';
+  payoutId: string | null;
+  carryReason: 'no_default_wallet' | 'below_minimum' | 'manual_schedule' | 'nothing_available' | null;
+  holdReason: string | null;
+  /** The rate the payout was converted at (USDT per TRY), with its source and time; null without a payout. */
+  rate: { value: string; source: string; at: string } | null;
   livemode: boolean;
   createdAt: string;
+  updatedAt: string;
 }
 
 export type ReleaseOutcome =
@@ -103,6 +116,7 @@ export function createSettlementService(deps: {
         net,
         item_count: fresh.length,
         created_at: now,
+        updated_at: now,
       });
       await settlement.insertItems(
         trx,
@@ -162,9 +176,10 @@ export function createSettlementService(deps: {
   };
 }
 
-function batchView(row: settlement.BatchRow): BatchView {
+export function batchView(row: settlement.BatchRow): BatchView {
   return {
     id: row.id,
+    object: 'settlement_batch',
     businessDate: row.business_date,
     cutoff: row.cutoff.toISOString(),
     gross: row.gross,
@@ -172,8 +187,17 @@ function batchView(row: settlement.BatchRow): BatchView {
     refunds: row.refunds,
     net: row.net,
     itemCount: row.item_count,
+    status: row.status,
+    payoutId: row.payout_id,
+    carryReason: row.carry_reason,
+    holdReason: row.hold_reason,
+    rate:
+      row.rate !== null && row.rate_source !== null && row.rate_at !== null
+        ? { value: row.rate, source: row.rate_source, at: row.rate_at.toISOString() }
+        : null,
     livemode: row.environment === 'live',
     createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
   };
 }
 

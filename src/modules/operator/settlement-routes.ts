@@ -1,0 +1,189 @@
+import { Type } from 'typebox';
+import { errorResponses, toApiError } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import type { Result } from '../../shared/result.js';
+import type { SettlementBatches, SettlementCommandError } from '../settlement/batch.js';
+import { SETTLEMENT_ERRORS } from '../settlement/errors.js';
+import { SettlementBatchSchema } from '../settlement/schemas.js';
+import type { CursorError } from '../../http/cursor-errors.js';
+import { actorOf } from './auth.js';
+import { REASON_MAX_LENGTH } from './commands.js';
+
+const errors = errorResponses(400, 401, 403, 404, 409, 429);
+const DATE = Type.String({ format: 'date', description: 'A calendar date, `YYYY-MM-DD`.' });
+
+const OperatorBatchSchema = Type.Intersect(
+  [SettlementBatchSchema, Type.Object({ organizationId: Type.String() })],
+  {
+    description: 'A settlement batch as the operator sees it.',
+  },
+);
+
+const DayReportSchema = Type.Object(
+  {
+    businessDate: DATE,
+    skipped: Type.Boolean({ description: 'Not a business day: nothing ran.' }),
+    owners: Type.Integer({ description: 'Organizations and environments visited.' }),
+    paidOut: Type.Integer({ description: 'Batches this run paid out.' }),
+    carried: Type.Integer({ description: 'Batches this run carried (no payout; the funds stay available).' }),
+    held: Type.Integer({ description: 'Batches waiting for a usable rate; the daily job retries them.' }),
+    unchanged: Type.Integer({ description: 'Batches of the date an earlier run had already ended.' }),
+    failed: Type.Integer({ description: 'Owners whose batch failed (logged); run the date again.' }),
+  },
+  { description: 'What one run of a business date did.' },
+);
+
+const ClosureSchema = Type.Object({
+  businessDate: DATE,
+  reason: Type.String(),
+  declaredBy: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+function valueOf<T>(result: Result<T, SettlementCommandError | CursorError>): T {
+  if (result.ok) return result.value;
+  throw toApiError(SETTLEMENT_ERRORS, result.error);
+}
+
+/**
+ * The operator's settlement (issue 14 items 1, 6 and 8; docs/settlement.md "Operator runbook"): batches by
+ * date with their state, running a due, missed or held date again (exactly once still holds), declared
+ * closures and payout schedules. Every write is audited.
+ */
+export async function operatorSettlementRoutes(
+  app: App,
+  deps: { batches: SettlementBatches },
+): Promise<void> {
+  const { batches } = deps;
+
+  app.get(
+    '/operator/v1/settlement/batches',
+    {
+      schema: {
+        description:
+          'Every organization’s settlement batches, newest business date first, filtered by organization, ' +
+          'environment, status or business date; cursor paged.',
+        querystring: Type.Object(
+          {
+            organizationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            environment: Type.Optional(Type.Enum(['sandbox', 'live'])),
+            status: Type.Optional(Type.Enum(['released', 'held', 'paid_out', 'carried'])),
+            businessDate: Type.Optional(DATE),
+            limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+            cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(OperatorBatchSchema),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => {
+      const { limit, cursor, ...filter } = request.query;
+      return valueOf(await batches.operatorList(filter, { limit, cursor }));
+    },
+  );
+
+  app.post(
+    '/operator/v1/settlement/runs',
+    {
+      schema: {
+        description:
+          'Runs the settlement batch of a business date now, as the 03:00 UTC job does: for a date the job ' +
+          'missed, or to pay out batches held for want of a rate once one is back. Exactly once still holds: ' +
+          'a batch that exists is resumed, never repeated. 409 `invalid_state_transition` for a date that ' +
+          'is not a business day (`details.reason: not_a_business_day`) or whose cutoff has not passed ' +
+          '(`not_due`). Audited.',
+        body: Type.Object(
+          { businessDate: Type.Optional(DATE) },
+          { additionalProperties: false, description: 'Without `businessDate`: today (UTC).' },
+        ),
+        response: { 200: DayReportSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) => {
+      const businessDate = request.body.businessDate ?? new Date().toISOString().slice(0, 10);
+      return valueOf(await batches.runDate(businessDate, actorOf(request)));
+    },
+  );
+
+  app.get(
+    '/operator/v1/settlement/closures',
+    {
+      schema: {
+        description: 'Declared closures (days without a batch besides weekends and Turkish public holidays).',
+        querystring: Type.Object({ from: DATE, to: DATE }, { additionalProperties: false }),
+        response: { 200: Type.Object({ data: Type.Array(ClosureSchema) }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => ({ data: await batches.closures({ from: request.query.from, to: request.query.to }) }),
+  );
+
+  app.post(
+    '/operator/v1/settlement/closures',
+    {
+      schema: {
+        description:
+          'Declares a closure: no batch runs on that date; the next business day takes its funds. 409 ' +
+          '`invalid_state_transition` when the date is closed already. Audited.',
+        body: Type.Object(
+          { businessDate: DATE, reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH }) },
+          { additionalProperties: false },
+        ),
+        response: { 201: ClosureSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const closure = valueOf(
+        await batches.declareClosure(request.body.businessDate, request.body.reason, actorOf(request)),
+      );
+      return reply.code(201).send(closure);
+    },
+  );
+
+  app.delete(
+    '/operator/v1/settlement/closures/:businessDate',
+    {
+      schema: {
+        description: 'Removes a declared closure. Audited.',
+        params: Type.Object({ businessDate: DATE }, { additionalProperties: false }),
+        response: { 200: ClosureSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) => valueOf(await batches.removeClosure(request.params.businessDate, actorOf(request))),
+  );
+
+  app.put(
+    '/operator/v1/organizations/:id/payout-schedule',
+    {
+      schema: {
+        description:
+          'Whether the daily batch pays the organization out automatically (`daily`, the default) or it pays ' +
+          'out by hand (`manual`: batches release the funds to `available` and are carried). Audited.',
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        body: Type.Object({ schedule: Type.Enum(['daily', 'manual']) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ organizationId: Type.String(), schedule: Type.Enum(['daily', 'manual']) }),
+          ...errors,
+        },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) => {
+      const schedule = valueOf(
+        await batches.setSchedule(request.params.id, request.body.schedule, actorOf(request)),
+      );
+      return { organizationId: request.params.id, schedule };
+    },
+  );
+}

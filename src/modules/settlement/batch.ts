@@ -1,0 +1,549 @@
+import type { Logger } from 'pino';
+import type { Kdb, Trx } from '../../db/database.js';
+import { isForeignKeyViolation } from '../../db/errors.js';
+import type { CarryReason, Environment, PayoutSchedule, UserRole } from '../../db/schema.js';
+import { HOUR, type Clock } from '../../shared/clock.js';
+import type { CursorCodec } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { AuditLog } from '../audit/service.js';
+import { settlementFundsWaitingEmail, type RenderedEmail } from '../email/templates.js';
+import type { EventRecorder } from '../events/service.js';
+import type { NewOperatorAlert } from '../operator/alerts.js';
+import type { PayoutOwner } from '../payouts/ports.js';
+import type { RateQuote } from '../payouts/rates.js';
+import {
+  addDays,
+  createBusinessCalendar,
+  parseBusinessDate,
+  utcDateOf,
+  type BusinessCalendar,
+  type BusinessDate,
+} from './calendar.js';
+import * as settlement from './repository.js';
+import { batchView, type BatchView, type ReleaseOutcome, type SettlementService } from './service.js';
+
+/**
+ * The daily settlement batch (issue 14, docs/decisions/0030-settlement-batch.md): at 03:00 UTC on each
+ * business day, each owner's pending credits are released to `available` (the release of
+ * `service.ts`), then the batch's payout phase pays the available balance out to the default wallet at a
+ * rate quoted for it, or carries it (the reason on the batch), or holds it while there is no usable rate.
+ * Every step is idempotent: the batch is unique per owner and business date, the payout phase moves the
+ * batch row under its lock in the transaction that creates the payout, so a run repeated after a crash at
+ * any point resumes where it stopped and never pays twice.
+ */
+
+/** What the payout phase needs of the payouts module (given in src/services.ts). */
+export interface BatchPayouts {
+  quote(environment: Environment): Promise<Result<RateQuote, { code: string; reason?: string }>>;
+  createAutomatic(
+    trx: Trx,
+    owner: PayoutOwner,
+    options: { quote: RateQuote; description: string },
+  ): Promise<
+    | { ok: true; payout: { id: string } }
+    | { ok: false; reason: 'no_default_wallet' | 'below_minimum' | 'nothing_available'; minimum?: string }
+  >;
+}
+
+/** What the batch needs of the ledger. */
+export interface BatchLedger {
+  ownersWithCredits(after: Date, upTo: Date): Promise<PayoutOwner[]>;
+  lockedAvailable(trx: Trx, owner: PayoutOwner): Promise<string>;
+}
+
+export interface BatchDeps {
+  db: Kdb;
+  clock: Clock;
+  logger: Logger;
+  settlement: Pick<SettlementService, 'release'>;
+  payouts: BatchPayouts;
+  ledger: BatchLedger;
+  events: EventRecorder;
+  audit: AuditLog;
+  alerts: { raise(trx: Kdb, alert: NewOperatorAlert): Promise<boolean> };
+  mailer: { enqueue(db: Kdb, to: string, email: RenderedEmail): Promise<string>; nudge(): void };
+  team: {
+    activeMemberEmails(trx: Trx, organizationId: string, roles: readonly UserRole[]): Promise<string[]>;
+  };
+  webUrl: () => string;
+  cursors: CursorCodec;
+  /** The time of day (UTC, `HH:MM:SS`) of a business date's cutoff: the daily schedule's time. */
+  cutoffTime?: string;
+  calendar?: BusinessCalendar;
+}
+
+export type OwnerOutcome =
+  /** `settled`: this call ended the batch's payout phase (false: it had ended before). */
+  | { batch: BatchView; settled: boolean }
+  /** Nothing new was credited, or refunds exceed the new credits: no batch. */
+  | { batch: null; reason: 'nothing_to_release' | 'net_not_positive' };
+
+export interface DayReport {
+  businessDate: BusinessDate;
+  /** Not a business day (weekend, Turkish public holiday or a declared closure): nothing ran. */
+  skipped: boolean;
+  owners: number;
+  /** Batches this run paid out or carried. */
+  paidOut: number;
+  carried: number;
+  /** Batches of the date waiting for a usable rate after this run. */
+  held: number;
+  /** Batches of the date that an earlier run had already ended. */
+  unchanged: number;
+  failed: number;
+}
+
+export interface Actor {
+  actor: string;
+  requestId?: string | null;
+  ip?: string | null;
+}
+
+export interface ClosureView {
+  businessDate: string;
+  reason: string;
+  declaredBy: string;
+  createdAt: string;
+}
+
+export type SettlementCommandError =
+  | { code: 'not_a_business_day'; businessDate: string; why: string }
+  | { code: 'not_due'; businessDate: string; cutoff: string }
+  | { code: 'invalid_date'; message: string }
+  | { code: 'closure_not_found' }
+  | { code: 'organization_not_found' }
+  | { code: 'closure_exists' }
+  | { code: 'reason_required' };
+
+export interface SettlementBatches {
+  /** Whether a batch runs on this date: Monday to Friday, not a Turkish public holiday, not closed. */
+  businessDay(date: BusinessDate): Promise<{ open: true } | { open: false; why: string }>;
+  /**
+   * The run of one business date with its cutoff (the 03:00 UTC period start): every owner with credits
+   * since the previous run, and every batch of the date whose payout phase is open. A held batch or a
+   * failed owner is counted in the report (`held`, `failed`); the daily job then runs the period again.
+   */
+  runDay(cutoff: Date, signal?: AbortSignal): Promise<DayReport>;
+  /**
+   * The operator's run of a due or missed business date (`npm run operator -- settle`, the console, the
+   * operator API): the same run as the 03:00 job, audited; exactly once still holds.
+   */
+  runDate(businessDate: string, by: Actor): Promise<Result<DayReport, SettlementCommandError>>;
+  /** Every organization's batches, newest business date first, filtered; cursor paged. */
+  operatorList(
+    filter: settlement.BatchFilter,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<
+    Result<
+      { data: Array<BatchView & { organizationId: string }>; nextCursor: string | null },
+      { code: 'invalid_cursor' }
+    >
+  >;
+  /** One owner's batch of a business date: the release, then the payout phase. Safe to repeat. */
+  settleOwner(
+    owner: PayoutOwner,
+    options: { cutoff: Date; businessDate: BusinessDate },
+  ): Promise<OwnerOutcome>;
+  /**
+   * The sandbox test helper: the owner's batch now, through the same steps as the daily run, as the batch
+   * of today's UTC date or, when today has one, of the next date without one.
+   */
+  settleNow(owner: PayoutOwner): Promise<OwnerOutcome>;
+
+  schedule(organizationId: string): Promise<PayoutSchedule>;
+  setSchedule(
+    organizationId: string,
+    schedule: PayoutSchedule,
+    by: Actor,
+  ): Promise<Result<PayoutSchedule, SettlementCommandError>>;
+
+  closures(range: { from: BusinessDate; to: BusinessDate }): Promise<ClosureView[]>;
+  declareClosure(
+    businessDate: string,
+    reason: string,
+    by: Actor,
+  ): Promise<Result<ClosureView, SettlementCommandError>>;
+  removeClosure(businessDate: string, by: Actor): Promise<Result<ClosureView, SettlementCommandError>>;
+}
+
+/** How far before the previous run's cutoff a run looks again for owners (see `service.ts`). */
+const LATE_COMMIT_WINDOW_MS = HOUR;
+const REASON_MAX_LENGTH = 500;
+
+export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
+  const { db, clock, logger } = deps;
+  const calendar = deps.calendar ?? createBusinessCalendar();
+  const cutoffTime = deps.cutoffTime ?? '03:00:00';
+
+  async function businessDay(date: BusinessDate): Promise<{ open: true } | { open: false; why: string }> {
+    const weekday = parseBusinessDate(date).getUTCDay();
+    if (weekday === 0 || weekday === 6) return { open: false, why: 'weekend' };
+    const holiday = calendar.holidayOn(date);
+    if (holiday !== undefined) return { open: false, why: `public holiday: ${holiday}` };
+    const closure = (await settlement.listClosures(db, date, date))[0];
+    if (closure) return { open: false, why: `closure: ${closure.reason}` };
+    return { open: true };
+  }
+
+  async function scheduleOf(organizationId: string): Promise<PayoutSchedule> {
+    return (await settlement.findSettings(db, organizationId))?.payout_schedule ?? 'daily';
+  }
+
+  /** Owners and admins hear once that the batch's funds wait, per environment and reason. */
+  async function noticeCarried(
+    trx: Trx,
+    batch: settlement.BatchRow,
+    reason: 'no_default_wallet' | 'below_minimum',
+    minimum: string | undefined,
+  ): Promise<void> {
+    const owner = { organizationId: batch.organization_id, environment: batch.environment };
+    const settings = await settlement.lockSettings(trx, batch.organization_id);
+    const noticed =
+      batch.environment === 'live' ? settings?.carry_notice_live : settings?.carry_notice_sandbox;
+    if (noticed === reason) return;
+    const now = clock.now();
+    const column = batch.environment === 'live' ? 'carry_notice_live' : 'carry_notice_sandbox';
+    await settlement.upsertSettings(
+      trx,
+      {
+        organization_id: batch.organization_id,
+        payout_schedule: settings?.payout_schedule ?? 'daily',
+        [column]: reason,
+        updated_by: 'system',
+        updated_at: now,
+      },
+      { [column]: reason },
+    );
+    const email = settlementFundsWaitingEmail({
+      reason,
+      environment: batch.environment,
+      businessDate: batch.business_date,
+      available: await deps.ledger.lockedAvailable(trx, owner),
+      ...(minimum !== undefined ? { minimum } : {}),
+      dashboardUrl: `${deps.webUrl()}/dashboard`,
+    });
+    const recipients = await deps.team.activeMemberEmails(trx, batch.organization_id, ['owner', 'admin']);
+    for (const to of recipients) await deps.mailer.enqueue(trx, to, email);
+  }
+
+  async function clearNotice(trx: Trx, batch: settlement.BatchRow): Promise<void> {
+    const settings = await settlement.findSettings(trx, batch.organization_id);
+    if (!settings) return;
+    const column = batch.environment === 'live' ? 'carry_notice_live' : 'carry_notice_sandbox';
+    if (settings[column] === null) return;
+    await settlement.upsertSettings(trx, { ...settings, [column]: null }, { [column]: null });
+  }
+
+  async function carry(
+    trx: Trx,
+    batch: settlement.BatchRow,
+    reason: CarryReason,
+  ): Promise<settlement.BatchRow> {
+    const carried = await settlement.transitionBatch(trx, batch.id, ['released', 'held'], 'carried', {
+      carry_reason: reason,
+      hold_reason: null,
+      updated_at: clock.now(),
+    });
+    if (!carried) throw new Error(`settlement batch ${batch.id} left its open states under its lock`);
+    await announce(trx, carried);
+    logger.info({ batchId: batch.id, reason }, 'settlement batch carried: no automatic payout');
+    return carried;
+  }
+
+  async function announce(trx: Trx, batch: settlement.BatchRow): Promise<void> {
+    await deps.events.record(trx, {
+      organizationId: batch.organization_id,
+      environment: batch.environment,
+      type: 'balance.settled',
+      resourceId: batch.id,
+      data: batchView(batch) as unknown as Record<string, unknown>,
+    });
+  }
+
+  /** The payout phase of a released or held batch; a batch already paid out or carried is left as it is. */
+  async function payOut(
+    batchId: string,
+    owner: PayoutOwner,
+  ): Promise<{ batch: settlement.BatchRow; settled: boolean }> {
+    const schedule = await scheduleOf(owner.organizationId);
+    // The rate is asked before the transaction: no transaction spans a call to another system.
+    const quoted = schedule === 'manual' ? undefined : await deps.payouts.quote(owner.environment);
+    return db.transaction().execute(async (trx) => {
+      const batch = await settlement.lockBatch(trx, batchId);
+      if (!batch) throw new Error(`settlement batch ${batchId} does not exist`);
+      if (batch.status !== 'released' && batch.status !== 'held') return { batch, settled: false };
+      return { batch: await payOutLocked(trx, batch, owner, quoted), settled: true };
+    });
+  }
+
+  async function payOutLocked(
+    trx: Trx,
+    batch: settlement.BatchRow,
+    owner: PayoutOwner,
+    quoted: Awaited<ReturnType<BatchPayouts['quote']>> | undefined,
+  ): Promise<settlement.BatchRow> {
+    if (quoted === undefined) return carry(trx, batch, 'manual_schedule');
+    const now = clock.now();
+    if (!quoted.ok) {
+      const reason = `rate_unavailable:${quoted.error.reason ?? quoted.error.code}`;
+      const held = await settlement.transitionBatch(trx, batch.id, ['released', 'held'], 'held', {
+        hold_reason: reason,
+        payout_attempts: batch.payout_attempts + 1,
+        updated_at: now,
+      });
+      if (!held) throw new Error(`settlement batch ${batch.id} left its open states under its lock`);
+      await deps.alerts.raise(trx, {
+        kind: 'settlement_held',
+        organizationId: batch.organization_id,
+        environment: batch.environment,
+        subjectId: batch.id,
+        message:
+          `The settlement batch ${batch.id} of ${batch.business_date} is held: no usable TRY to USDT rate ` +
+          `(${reason}). It is paid out when a rate is available again; nothing is paid at a guessed rate.`,
+        details: { batchId: batch.id, businessDate: batch.business_date, reason },
+      });
+      logger.warn({ batchId: batch.id, reason }, 'settlement batch held: no usable rate');
+      return held;
+    }
+    const made = await deps.payouts.createAutomatic(trx, owner, {
+      quote: quoted.value,
+      description: `Settlement of ${batch.business_date}`,
+    });
+    if (!made.ok) {
+      const carried = await carry(trx, batch, made.reason);
+      if (made.reason !== 'nothing_available') await noticeCarried(trx, carried, made.reason, made.minimum);
+      return carried;
+    }
+    const paid = await settlement.transitionBatch(trx, batch.id, ['released', 'held'], 'paid_out', {
+      payout_id: made.payout.id,
+      rate: quoted.value.rate,
+      rate_source: quoted.value.source,
+      rate_at: quoted.value.at,
+      hold_reason: null,
+      payout_attempts: batch.payout_attempts + 1,
+      updated_at: now,
+    });
+    if (!paid) throw new Error(`settlement batch ${batch.id} left its open states under its lock`);
+    await clearNotice(trx, paid);
+    await announce(trx, paid);
+    return paid;
+  }
+
+  async function settleOwner(
+    owner: PayoutOwner,
+    options: { cutoff: Date; businessDate: BusinessDate },
+  ): Promise<OwnerOutcome> {
+    const released: ReleaseOutcome = await deps.settlement.release(owner, options);
+    if (!released.released) return { batch: null, reason: released.reason };
+    const { batch, settled } = await payOut(released.batch.id, owner);
+    if (settled && batch.status !== 'held') deps.mailer.nudge();
+    return { batch: batchView(batch), settled };
+  }
+
+  const batches: SettlementBatches = {
+    businessDay,
+
+    async runDay(cutoff, signal) {
+      const businessDate = utcDateOf(cutoff);
+      const report: DayReport = {
+        businessDate,
+        skipped: false,
+        owners: 0,
+        paidOut: 0,
+        carried: 0,
+        held: 0,
+        unchanged: 0,
+        failed: 0,
+      };
+      const day = await businessDay(businessDate);
+      if (!day.open) {
+        logger.info({ businessDate, why: day.why }, 'no settlement: not a business day');
+        return { ...report, skipped: true };
+      }
+      const previous = await settlement.latestCutoffBefore(db, businessDate);
+      const after = previous ? new Date(previous.getTime() - LATE_COMMIT_WINDOW_MS) : new Date(0);
+      const owners = new Map<string, PayoutOwner>();
+      for (const owner of await deps.ledger.ownersWithCredits(after, cutoff))
+        owners.set(`${owner.organizationId}:${owner.environment}`, owner);
+      for (const open of await settlement.openBatches(db, businessDate))
+        owners.set(`${open.organization_id}:${open.environment}`, {
+          organizationId: open.organization_id,
+          environment: open.environment,
+        });
+      for (const owner of owners.values()) {
+        if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
+        report.owners += 1;
+        try {
+          const outcome = await settleOwner(owner, { cutoff, businessDate });
+          if (outcome.batch === null) continue;
+          if (outcome.batch.status === 'held') report.held += 1;
+          else if (!outcome.settled) report.unchanged += 1;
+          else if (outcome.batch.status === 'paid_out') report.paidOut += 1;
+          else if (outcome.batch.status === 'carried') report.carried += 1;
+          else report.held += 1;
+        } catch (error) {
+          report.failed += 1;
+          logger.error(
+            { err: error, ...owner, businessDate },
+            'settlement of an owner failed; retried with the period',
+          );
+        }
+      }
+      logger.info(report, 'settlement run finished');
+      return report;
+    },
+
+    async runDate(businessDate, by) {
+      const date = checkedDate(businessDate);
+      if (!date.ok) return date;
+      const day = await businessDay(date.value);
+      if (!day.open) return err({ code: 'not_a_business_day', businessDate: date.value, why: day.why });
+      const cutoff = new Date(`${date.value}T${cutoffTime}Z`);
+      if (cutoff.getTime() > clock.now().getTime())
+        return err({ code: 'not_due', businessDate: date.value, cutoff: cutoff.toISOString() });
+      await deps.audit.record(db, {
+        actor: by.actor,
+        action: 'settlement.run_requested',
+        targetType: 'business_date',
+        targetId: date.value,
+        organizationId: null,
+        requestId: by.requestId ?? null,
+        ip: by.ip ?? null,
+      });
+      return ok(await batches.runDay(cutoff));
+    },
+
+    async operatorList(filter, page) {
+      // The cursor's time is the business date's midnight (UTC): the list's order is business date, id.
+      const pages = deps.cursors.for({ list: 'settlement_batches', filter: JSON.stringify(filter) });
+      const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
+      if (after && !after.ok) return err({ code: 'invalid_cursor' as const });
+      const position = after
+        ? { businessDate: utcDateOf(after.value.createdAt), id: after.value.id }
+        : undefined;
+      const rows = await settlement.listBatches(db, filter, position, page.limit + 1);
+      const data = rows
+        .slice(0, page.limit)
+        .map((row) => ({ ...batchView(row), organizationId: row.organization_id }));
+      const last = rows.length > page.limit ? rows[page.limit - 1] : undefined;
+      return ok({
+        data,
+        nextCursor: last ? pages.encode(parseBusinessDate(last.business_date), last.id) : null,
+      });
+    },
+
+    settleOwner,
+
+    async settleNow(owner) {
+      const now = clock.now();
+      let businessDate = utcDateOf(now);
+      const latest = await settlement.latestBatch(db, owner);
+      if (latest && latest.business_date >= businessDate) businessDate = addDays(latest.business_date, 1);
+      return settleOwner(owner, { cutoff: now, businessDate });
+    },
+
+    schedule: scheduleOf,
+
+    async setSchedule(organizationId, schedule, by) {
+      return db
+        .transaction()
+        .execute(async (trx) => {
+          const before = await settlement.lockSettings(trx, organizationId);
+          const now = clock.now();
+          const row = await settlement.upsertSettings(
+            trx,
+            {
+              organization_id: organizationId,
+              payout_schedule: schedule,
+              updated_by: by.actor,
+              updated_at: now,
+            },
+            { payout_schedule: schedule, updated_by: by.actor, updated_at: now },
+          );
+          await deps.audit.record(trx, {
+            actor: by.actor,
+            action: 'settlement.payout_schedule_set',
+            targetType: 'organization',
+            targetId: organizationId,
+            organizationId,
+            before: { payoutSchedule: before?.payout_schedule ?? 'daily' },
+            after: { payoutSchedule: row.payout_schedule },
+            requestId: by.requestId ?? null,
+            ip: by.ip ?? null,
+          });
+          return ok(row.payout_schedule);
+        })
+        .catch((error: unknown) => {
+          // The settings row references the organization: an unknown one is refused by the database.
+          if (isForeignKeyViolation(error)) return err({ code: 'organization_not_found' as const });
+          throw error;
+        });
+    },
+
+    async closures(range) {
+      return (await settlement.listClosures(db, range.from, range.to)).map(closureView);
+    },
+
+    async declareClosure(businessDate, reason, by) {
+      const date = checkedDate(businessDate);
+      if (!date.ok) return date;
+      const trimmed = reason.trim();
+      if (trimmed === '' || trimmed.length > REASON_MAX_LENGTH) return err({ code: 'reason_required' });
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const row = { business_date: date.value, reason: trimmed, declared_by: by.actor, created_at: now };
+        if (!(await settlement.insertClosure(trx, row))) return err({ code: 'closure_exists' as const });
+        await deps.audit.record(trx, {
+          actor: by.actor,
+          action: 'settlement.closure_declared',
+          targetType: 'business_date',
+          targetId: date.value,
+          organizationId: null,
+          after: { reason: trimmed },
+          requestId: by.requestId ?? null,
+          ip: by.ip ?? null,
+        });
+        return ok(closureView(row));
+      });
+    },
+
+    async removeClosure(businessDate, by) {
+      const date = checkedDate(businessDate);
+      if (!date.ok) return date;
+      return db.transaction().execute(async (trx) => {
+        const removed = await settlement.deleteClosure(trx, date.value);
+        if (!removed) return err({ code: 'closure_not_found' as const });
+        await deps.audit.record(trx, {
+          actor: by.actor,
+          action: 'settlement.closure_removed',
+          targetType: 'business_date',
+          targetId: date.value,
+          organizationId: null,
+          before: { reason: removed.reason },
+          requestId: by.requestId ?? null,
+          ip: by.ip ?? null,
+        });
+        return ok(closureView(removed));
+      });
+    },
+  };
+  return batches;
+}
+
+function checkedDate(text: string): Result<BusinessDate, SettlementCommandError> {
+  try {
+    parseBusinessDate(text);
+    return ok(text);
+  } catch (error) {
+    return err({ code: 'invalid_date', message: (error as Error).message });
+  }
+}
+
+function closureView(row: settlement.ClosureRow): ClosureView {
+  return {
+    businessDate: row.business_date,
+    reason: row.reason,
+    declaredBy: row.declared_by,
+    createdAt: row.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * Issue 14 item 8: the operator's settlement over the operator API (the console's and the CLI's backend):
+ * batches by date and state, running a due or held date again, declared closures and payout schedules;
+ * who may do what; every write audited.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createManualClock } from '../src/shared/clock.js';
+import { ACCOUNT_TEST_ENV } from './helpers/accounts.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
+import {
+  anonymousClient,
+  bearerClient,
+  createStaffUser,
+  loginStaff,
+  type OperatorClient,
+  type StaffSession,
+} from './helpers/operator.js';
+import { merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
+
+interface Batch {
+  id: string;
+  organizationId: string;
+  businessDate: string;
+  status: string;
+  payoutId: string | null;
+  carryReason: string | null;
+  net: string;
+}
+
+let t: TestGateway;
+let admin: StaffSession;
+let support: StaffSession;
+let cli: OperatorClient;
+let anonymous: OperatorClient;
+
+beforeAll(async () => {
+  t = await startTestGateway({
+    env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
+    clock: createManualClock(new Date('2027-02-01T10:00:00.000Z')), // a Monday
+  });
+  admin = await loginStaff(t, await createStaffUser(t, 'admin'));
+  support = await loginStaff(t, await createStaffUser(t, 'support'));
+  const token = t.gateway.operatorCliToken;
+  if (token === undefined) throw new Error('the test gateway has no operator CLI token');
+  cli = bearerClient(t, token);
+  anonymous = anonymousClient(t);
+});
+afterAll(async () => t?.close());
+
+/** Moves the clock; the staff sessions, idle for that long, are signed in again. */
+async function at(iso: string): Promise<void> {
+  t.clock.set(new Date(iso));
+  admin = await loginStaff(t, admin.account);
+  support = await loginStaff(t, support.account);
+}
+
+async function walletMerchant(): Promise<Merchant> {
+  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+  const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
+    network: 'tron',
+    address: TRON_ADDRESS,
+  });
+  expect(wallet.status, wallet.text).toBe(201);
+  return merchant;
+}
+
+const auditOf = (action: string) =>
+  t.gateway.database.db
+    .selectFrom('audit_log')
+    .select(['actor', 'action', 'target_id', 'before', 'after'])
+    .where('action', '=', action)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+
+describe('who may see and run settlement', () => {
+  it('refuses anyone without a session, lets support read only, and lets admins and the CLI act', async () => {
+    expect((await anonymous.get('/operator/v1/settlement/batches')).status).toBe(401);
+    expect((await anonymous.post('/operator/v1/settlement/runs', {})).status).toBe(401);
+    expect((await support.get('/operator/v1/settlement/batches')).status).toBe(200);
+    expect((await support.get('/operator/v1/settlement/closures?from=2027-01-01&to=2027-12-31')).status).toBe(
+      200,
+    );
+    for (const [method, path, body] of [
+      ['POST', '/operator/v1/settlement/runs', { businessDate: '2027-02-01' }],
+      ['POST', '/operator/v1/settlement/closures', { businessDate: '2027-02-05', reason: 'x' }],
+      ['DELETE', '/operator/v1/settlement/closures/2027-02-05', undefined],
+      ['PUT', '/operator/v1/organizations/org_x/payout-schedule', { schedule: 'manual' }],
+    ] as const) {
+      const refused = await support.send(method, path, body === undefined ? {} : { body });
+      expect([method, path, refused.status, refused.body.error.code]).toEqual([
+        method,
+        path,
+        403,
+        'forbidden',
+      ]);
+    }
+    expect((await cli.get('/operator/v1/settlement/batches')).status).toBe(200);
+  });
+});
+
+describe('running a business date', () => {
+  it("runs a due date once, refuses a weekend and a date not yet due, and lists the day's batches", async () => {
+    const paid = await walletMerchant();
+    const manual = await walletMerchant();
+    expect(
+      (
+        await admin.put(`/operator/v1/organizations/${manual.organizationId}/payout-schedule`, {
+          schedule: 'manual',
+        })
+      ).body,
+    ).toEqual({ organizationId: manual.organizationId, schedule: 'manual' });
+    await paidCharge(t, paid, 'sandbox', 1_000_000);
+    await paidCharge(t, manual, 'sandbox', 1_000_000);
+
+    // Tuesday's cutoff (03:00 UTC) has not come yet.
+    const early = await admin.post('/operator/v1/settlement/runs', { businessDate: '2027-02-02' });
+    expect([early.status, early.body.error.code, early.body.error.details]).toEqual([
+      409,
+      'invalid_state_transition',
+      { reason: 'not_due', businessDate: '2027-02-02', cutoff: '2027-02-02T03:00:00.000Z' },
+    ]);
+    const weekend = await admin.post('/operator/v1/settlement/runs', { businessDate: '2027-02-06' });
+    expect([weekend.status, weekend.body.error.details]).toEqual([
+      409,
+      { reason: 'not_a_business_day', businessDate: '2027-02-06', why: 'weekend' },
+    ]);
+    const invalid = await admin.post('/operator/v1/settlement/runs', { businessDate: '2027-02-30' });
+    expect([invalid.status, invalid.body.error.code]).toEqual([400, 'validation_failed']);
+
+    await at('2027-02-02T03:05:00.000Z');
+    const run = await admin.post('/operator/v1/settlement/runs', { businessDate: '2027-02-02' });
+    expect(run.status, run.text).toBe(200);
+    expect(run.body).toMatchObject({ businessDate: '2027-02-02', skipped: false, held: 0, failed: 0 });
+    expect((run.body as unknown as { paidOut: number }).paidOut).toBeGreaterThanOrEqual(1);
+    const again = await cli.post('/operator/v1/settlement/runs', { businessDate: '2027-02-02' });
+    expect(again.body).toMatchObject({ paidOut: 0, carried: 0, unchanged: 2 });
+
+    const listed = await support.get<{ data: Batch[] }>(
+      '/operator/v1/settlement/batches?businessDate=2027-02-02',
+    );
+    const ours = listed.body.data.filter((batch) =>
+      [paid.organizationId, manual.organizationId].includes(batch.organizationId),
+    );
+    expect(ours.map((batch) => [batch.organizationId, batch.status, batch.carryReason])).toEqual(
+      expect.arrayContaining([
+        [paid.organizationId, 'paid_out', null],
+        [manual.organizationId, 'carried', 'manual_schedule'],
+      ]),
+    );
+    const carried = await admin.get<{ data: Batch[] }>(
+      `/operator/v1/settlement/batches?status=carried&organizationId=${manual.organizationId}`,
+    );
+    expect(carried.body.data).toHaveLength(1);
+
+    // One page at a time, with a cursor bound to its filter.
+    const first = await admin.get<{ data: Batch[]; nextCursor: string | null }>(
+      '/operator/v1/settlement/batches?limit=1',
+    );
+    expect(first.body.data).toHaveLength(1);
+    const cursor = first.body.nextCursor ?? '';
+    const second = await admin.get<{ data: Batch[] }>(
+      `/operator/v1/settlement/batches?limit=1&cursor=${cursor}`,
+    );
+    expect(second.body.data[0]?.id).not.toBe(first.body.data[0]?.id);
+    const foreign = await admin.get(
+      `/operator/v1/settlement/batches?limit=1&status=paid_out&cursor=${cursor}`,
+    );
+    expect([foreign.status, foreign.body.error.code]).toEqual([400, 'validation_failed']);
+
+    expect(await auditOf('settlement.run_requested')).toHaveLength(2);
+    expect((await auditOf('settlement.payout_schedule_set'))[0]).toMatchObject({
+      actor: `staff:${admin.account.id}`,
+      target_id: manual.organizationId,
+      after: { payoutSchedule: 'manual' },
+    });
+    const unknown = await admin.put('/operator/v1/organizations/org_nope/payout-schedule', {
+      schedule: 'daily',
+    });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+  });
+});
+
+describe('closures', () => {
+  it('declares, lists and removes a closure, audited; the closed date is refused', async () => {
+    const declared = await admin.post('/operator/v1/settlement/closures', {
+      businessDate: '2027-02-03',
+      reason: 'Banking holiday declared by the regulator',
+    });
+    expect(declared.status, declared.text).toBe(201);
+    expect(declared.body).toMatchObject({
+      businessDate: '2027-02-03',
+      declaredBy: `staff:${admin.account.id}`,
+    });
+    const twice = await admin.post('/operator/v1/settlement/closures', {
+      businessDate: '2027-02-03',
+      reason: 'x',
+    });
+    expect([twice.status, twice.body.error.details]).toEqual([409, { reason: 'closure_exists' }]);
+    const blank = await admin.post('/operator/v1/settlement/closures', {
+      businessDate: '2027-02-04',
+      reason: '  ',
+    });
+    expect([blank.status, blank.body.error.code]).toEqual([400, 'validation_failed']);
+
+    await at('2027-02-03T04:00:00.000Z');
+    const closed = await admin.post('/operator/v1/settlement/runs', { businessDate: '2027-02-03' });
+    expect([closed.status, closed.body.error.details]).toMatchObject([
+      409,
+      { reason: 'not_a_business_day', why: 'closure: Banking holiday declared by the regulator' },
+    ]);
+    const listed = await support.get<{ data: Array<{ businessDate: string }> }>(
+      '/operator/v1/settlement/closures?from=2027-02-01&to=2027-02-28',
+    );
+    expect(listed.body.data.map((closure) => closure.businessDate)).toEqual(['2027-02-03']);
+
+    const removed = await admin.send('DELETE', '/operator/v1/settlement/closures/2027-02-03');
+    expect(removed.status, removed.text).toBe(200);
+    const gone = await admin.send('DELETE', '/operator/v1/settlement/closures/2027-02-03');
+    expect([gone.status, gone.body.error.code]).toEqual([404, 'not_found']);
+    expect((await auditOf('settlement.closure_declared')).map((row) => row.target_id)).toEqual([
+      '2027-02-03',
+    ]);
+    expect((await auditOf('settlement.closure_removed')).map((row) => row.target_id)).toEqual(['2027-02-03']);
+  });
+});

@@ -1,0 +1,493 @@
+/**
+ * Issue 14: the daily settlement batch, driven by the injected clock through the job kit's calendar job
+ * (`settlement-daily`, 03:00 UTC): business days only (weekends, Turkish public holidays, declared
+ * closures), one batch per owner and business date however many runs, the automatic payout to the
+ * default wallet at a locked rate, carried funds (no wallet, manual schedule) and held batches (no usable
+ * rate). Charges are paid through the sandbox (or live) acquirer over HTTP; balances are read through the
+ * API.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createManualClock } from '../src/shared/clock.js';
+import { backgroundJobs } from '../src/worker/jobs.js';
+import type { Job } from '../src/worker/worker.js';
+import { createActiveUser, mailsTo } from './helpers/accounts.js';
+import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
+import { chainControl } from './helpers/chain.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { validCharge } from './helpers/http.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { liveFundedMerchant, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
+
+interface Balance {
+  pending: string;
+  available: string;
+  inTransit: string;
+}
+interface Payout {
+  id: string;
+  amount: string;
+  payoutAmount: string;
+  automatic: boolean;
+  status: string;
+  rail: string;
+  arrivalDate: string;
+  livemode: boolean;
+  rate: { value: string; source: string; at: string };
+}
+
+let t: TestGateway;
+let daily: Job;
+
+beforeAll(async () => {
+  t = await startTestGateway({
+    // No worker: the test runs the daily job itself, at the clock's times.
+    env: { ROLES: 'api,sandbox-acquirer,sandbox-chain', SETTLEMENT_CRON: '0 3 * * *' },
+    clock: createManualClock(new Date('2027-01-08T10:00:00.000Z')), // a Friday
+  });
+  const job = backgroundJobs(t.gateway.services).find((candidate) => candidate.name === 'settlement-daily');
+  if (!job) throw new Error('no settlement-daily job');
+  daily = job;
+});
+afterAll(async () => t?.close());
+
+const at = (iso: string) => t.clock.set(new Date(iso));
+const db = () => t.gateway.database.db;
+
+async function balance(merchant: Merchant, environment: 'sandbox' | 'live' = 'sandbox'): Promise<Balance> {
+  const res = await merchantApi<{ balances: Balance[] }>(t, merchant, environment, '/v1/balance');
+  expect(res.status, res.text).toBe(200);
+  return res.body.balances[0] as Balance;
+}
+
+async function payoutsOf(merchant: Merchant, environment: 'sandbox' | 'live' = 'sandbox'): Promise<Payout[]> {
+  const res = await merchantApi<{ data: Payout[] }>(t, merchant, environment, '/v1/payouts');
+  expect(res.status, res.text).toBe(200);
+  return res.body.data;
+}
+
+async function batchesOf(merchant: Merchant) {
+  return db()
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .where('organization_id', '=', merchant.organizationId)
+    .orderBy('business_date')
+    .execute();
+}
+
+async function sandboxMerchant(options: { wallet: boolean }): Promise<Merchant> {
+  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+  if (options.wallet) {
+    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
+      network: 'tron',
+      address: TRON_ADDRESS,
+    });
+    expect(wallet.status, wallet.text).toBe(201);
+  }
+  return merchant;
+}
+
+/** 10 000.00 TRY by card: the default fee is 3.50 % + 1.00 TRY, so 9 649.00 TRY reach pending. */
+const CHARGE = 1_000_000;
+const NET = 964_900n;
+
+describe('the daily batch across the calendar', () => {
+  it("waits out the weekend: Friday's charges go in Monday's batch, paid out to the default wallet once", async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    expect(await balance(merchant)).toMatchObject({ pending: NET.toString(), available: '0' });
+
+    for (const weekend of ['2027-01-09T03:00:30.000Z', '2027-01-10T03:00:30.000Z']) {
+      at(weekend);
+      await daily.run();
+      expect(await batchesOf(merchant), weekend).toEqual([]);
+    }
+    at('2027-01-11T03:00:30.000Z');
+    await daily.run();
+    const [batch, ...more] = await batchesOf(merchant);
+    expect(more).toEqual([]);
+    expect(batch).toMatchObject({
+      business_date: '2027-01-11',
+      status: 'paid_out',
+      net: NET.toString(),
+      item_count: 1,
+      rate: '0.0285',
+      rate_source: 'sandbox',
+    });
+    expect(batch?.cutoff.toISOString()).toBe('2027-01-11T03:00:00.000Z');
+    const payouts = await payoutsOf(merchant);
+    expect(payouts).toHaveLength(1);
+    expect(payouts[0]).toMatchObject({
+      id: batch?.payout_id,
+      amount: NET.toString(),
+      // 9 649.00 TRY x 0.0285 = 274.9965 USDT
+      payoutAmount: '274996500',
+      automatic: true,
+      status: 'pending',
+      rail: 'sandbox_chain',
+      arrivalDate: '2027-01-12',
+      livemode: false,
+      rate: { value: '0.0285', source: 'sandbox' },
+    });
+    expect(await balance(merchant)).toMatchObject({
+      pending: '0',
+      available: '0',
+      inTransit: NET.toString(),
+    });
+
+    // The same period again, and three more runs of the same day at once: nothing new.
+    await daily.run();
+    const services = t.gateway.services.settlementBatches;
+    const cutoff = new Date('2027-01-11T03:00:00.000Z');
+    await Promise.all([0, 1, 2].map(() => services.runDay(cutoff)));
+    expect(await batchesOf(merchant)).toHaveLength(1);
+    expect(await payoutsOf(merchant)).toHaveLength(1);
+
+    // The batch is announced once, with its payout.
+    const events = await db()
+      .selectFrom('events')
+      .select(['type', 'payload'])
+      .where('organization_id', '=', merchant.organizationId)
+      .where('type', '=', 'balance.settled')
+      .execute();
+    expect(events).toHaveLength(1);
+    expect(events[0]?.payload).toMatchObject({
+      eventType: 'balance.settled',
+      livemode: false,
+      data: { id: batch?.id, object: 'settlement_batch', status: 'paid_out', payoutId: batch?.payout_id },
+    });
+  });
+
+  it('skips the days of Ramazan Bayramı; the eve is a business day; the next business day takes everything', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    at('2027-03-08T10:00:00.000Z'); // Monday, the eve (arife): open, after its 03:00 cutoff
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    for (const holiday of ['2027-03-09', '2027-03-10', '2027-03-11']) {
+      at(`${holiday}T03:00:30.000Z`);
+      await daily.run();
+      expect(await batchesOf(merchant), holiday).toEqual([]);
+    }
+    at('2027-03-11T12:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-03-12T03:00:30.000Z');
+    await daily.run();
+    expect(await batchesOf(merchant)).toEqual([
+      expect.objectContaining({ business_date: '2027-03-12', status: 'paid_out', item_count: 2 }),
+    ]);
+    const [payout] = await payoutsOf(merchant);
+    // Friday's payout arrives on the next business day, Monday.
+    expect(payout).toMatchObject({
+      amount: (2n * NET).toString(),
+      arrivalDate: '2027-03-15',
+      automatic: true,
+    });
+    expect(await t.gateway.services.settlementBatches.businessDay('2027-03-10')).toEqual({
+      open: false,
+      why: 'public holiday: Ramazan Bayramı',
+    });
+  });
+
+  it('skips a closure the operator declared, audited; the next business day takes it', async () => {
+    const services = t.gateway.services.settlementBatches;
+    const by = { actor: 'staff:stf_test' };
+    expect(await services.declareClosure('2027-04-02', '  Banking system maintenance ', by)).toEqual({
+      ok: true,
+      value: expect.objectContaining({ businessDate: '2027-04-02', reason: 'Banking system maintenance' }),
+    });
+    expect(await services.declareClosure('2027-04-02', 'again', by)).toEqual({
+      ok: false,
+      error: { code: 'closure_exists' },
+    });
+    expect((await services.declareClosure('2027-02-30', 'no such day', by)).ok).toBe(false);
+    expect(await services.declareClosure('2027-04-05', '   ', by)).toEqual({
+      ok: false,
+      error: { code: 'reason_required' },
+    });
+
+    const merchant = await sandboxMerchant({ wallet: true });
+    at('2027-04-01T10:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-04-02T03:00:30.000Z');
+    await daily.run();
+    expect(await batchesOf(merchant)).toEqual([]);
+    at('2027-04-05T03:00:30.000Z');
+    await daily.run();
+    expect(await batchesOf(merchant)).toEqual([
+      expect.objectContaining({ business_date: '2027-04-05', status: 'paid_out' }),
+    ]);
+    const audit = await db()
+      .selectFrom('audit_log')
+      .select(['actor', 'action', 'target_id'])
+      .where('action', '=', 'settlement.closure_declared')
+      .execute();
+    expect(audit).toEqual([
+      { actor: 'staff:stf_test', action: 'settlement.closure_declared', target_id: '2027-04-02' },
+    ]);
+    expect(await services.closures({ from: '2027-04-01', to: '2027-04-30' })).toHaveLength(1);
+  });
+});
+
+describe('the payout phase', () => {
+  it('holds a live batch while the rate is stale, raises it once, and pays it at a fresh rate, the remainder kept', async () => {
+    at('2027-04-05T10:00:00.000Z');
+    const chain = chainControl(t.liveChain);
+    await chain.setRate('0.0290', t.clock.now().toISOString());
+    const merchant = await liveFundedMerchant(t); // 50 000 TRY released today, a confirmed default wallet
+    const released = await balance(merchant, 'live');
+    await paidCharge(t, merchant, 'live', CHARGE);
+
+    at('2027-04-06T03:00:30.000Z');
+    // The ticker's rate is an hour old: stale.
+    await chain.setRate('0.0290', new Date(t.clock.now().getTime() - 3_600_000).toISOString());
+    await expect(daily.run()).rejects.toThrow(/1 batches held/);
+    const [, held] = await batchesOf(merchant);
+    expect(held).toMatchObject({ business_date: '2027-04-06', status: 'held', payout_id: null });
+    expect(held?.hold_reason).toMatch(/^rate_unavailable:/);
+    expect(await payoutsOf(merchant, 'live')).toEqual([]);
+    expect(await balance(merchant, 'live')).toMatchObject({
+      pending: '0',
+      available: (BigInt(released.available) + NET).toString(),
+    });
+    const services = t.gateway.services.settlementBatches;
+    const cutoff = new Date('2027-04-06T03:00:00.000Z');
+    expect(await services.runDay(cutoff)).toMatchObject({ held: 1, paidOut: 0 });
+    const alerts = await db()
+      .selectFrom('operator_alerts')
+      .select(['kind', 'subject_id'])
+      .where('organization_id', '=', merchant.organizationId)
+      .execute();
+    expect(alerts).toEqual([{ kind: 'settlement_held', subject_id: held?.id }]);
+
+    // A fresh rate that does not divide evenly: USDT rounded down, the TRY it does not cover stays.
+    at('2027-04-06T03:20:00.000Z');
+    await chain.setRate('0.029123457', t.clock.now().toISOString());
+    const report = await services.runDay(cutoff);
+    expect(report).toMatchObject({ businessDate: '2027-04-06', paidOut: 1, held: 0, failed: 0 });
+    const [, paid] = await batchesOf(merchant);
+    expect(paid).toMatchObject({ status: 'paid_out', rate: '0.029123457', hold_reason: null });
+    const [payout] = await payoutsOf(merchant, 'live');
+    expect(payout).toMatchObject({ automatic: true, rail: 'treasury', livemode: true, status: 'pending' });
+    const total = BigInt(released.available) + NET;
+    const after = await balance(merchant, 'live');
+    expect(BigInt(payout?.amount ?? 0) + BigInt(after.available)).toBe(total);
+    // What stays is less than the TRY of one micro-USDT, rounded up to kuruş.
+    expect(BigInt(after.available)).toBeLessThan(100n);
+    // payoutAmount is the USDT of everything available at the rate, rounded down to 6 decimals.
+    expect(BigInt(payout?.payoutAmount ?? 0)).toBe((total * 29_123_457n) / 100_000n);
+  });
+
+  it('carries the funds without a wallet, e-mails the owner once, and pays everything once a wallet exists', async () => {
+    const merchant = await sandboxMerchant({ wallet: false });
+    const owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
+    at('2027-04-07T10:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-04-08T03:00:30.000Z');
+    await daily.run();
+    at('2027-04-08T10:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-04-09T03:00:30.000Z');
+    await daily.run();
+    expect((await batchesOf(merchant)).map((batch) => [batch.status, batch.carry_reason])).toEqual([
+      ['carried', 'no_default_wallet'],
+      ['carried', 'no_default_wallet'],
+    ]);
+    expect(await balance(merchant)).toMatchObject({ pending: '0', available: (2n * NET).toString() });
+    const notices = (await mailsTo(t, owner.email)).filter(
+      (mail) => mail.template === 'settlement_funds_waiting',
+    );
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.text).toContain('2027-04-08');
+
+    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
+      network: 'tron',
+      address: TRON_ADDRESS,
+    });
+    expect(wallet.status, wallet.text).toBe(201);
+    at('2027-04-09T10:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-04-12T03:00:30.000Z');
+    await daily.run();
+    const [payout] = await payoutsOf(merchant);
+    expect(payout).toMatchObject({ amount: (3n * NET).toString(), automatic: true });
+    expect(await balance(merchant)).toMatchObject({ available: '0', inTransit: (3n * NET).toString() });
+    // Its transactions are every charge the three batches released.
+    const lines = await merchantApi<{ data: unknown[] }>(
+      t,
+      merchant,
+      'sandbox',
+      `/v1/payouts/${payout?.id}/transactions`,
+    );
+    expect(lines.body.data).toHaveLength(3);
+  });
+
+  it('carries the funds of a merchant paying out by hand, and the schedule change is audited', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    const services = t.gateway.services.settlementBatches;
+    expect(await services.schedule(merchant.organizationId)).toBe('daily');
+    expect(await services.setSchedule(merchant.organizationId, 'manual', { actor: 'staff:stf_ops' })).toEqual(
+      {
+        ok: true,
+        value: 'manual',
+      },
+    );
+    expect(await services.setSchedule('org_nope', 'manual', { actor: 'staff:stf_ops' })).toEqual({
+      ok: false,
+      error: { code: 'organization_not_found' },
+    });
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-04-13T03:00:30.000Z');
+    await daily.run();
+    expect(await batchesOf(merchant)).toEqual([
+      expect.objectContaining({ status: 'carried', carry_reason: 'manual_schedule' }),
+    ]);
+    expect(await payoutsOf(merchant)).toEqual([]);
+    expect(await balance(merchant)).toMatchObject({ available: NET.toString() });
+    const audit = await db()
+      .selectFrom('audit_log')
+      .select(['actor', 'before', 'after'])
+      .where('target_id', '=', merchant.organizationId)
+      .where('action', '=', 'settlement.payout_schedule_set')
+      .execute();
+    expect(audit).toEqual([
+      { actor: 'staff:stf_ops', before: { payoutSchedule: 'daily' }, after: { payoutSchedule: 'manual' } },
+    ]);
+  });
+
+  it('resumes a batch released before a crash: the next run pays it out once', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    at('2027-04-13T10:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    // The release committed, then the process died before the payout phase.
+    const owner = { organizationId: merchant.organizationId, environment: 'sandbox' as const };
+    const cutoff = new Date('2027-04-14T03:00:00.000Z');
+    at('2027-04-14T03:00:10.000Z');
+    const released = await t.gateway.services.settlement.release(owner, {
+      cutoff,
+      businessDate: '2027-04-14',
+    });
+    expect(released).toMatchObject({ released: true, batch: { status: 'released' } });
+    expect(await payoutsOf(merchant)).toEqual([]);
+    await Promise.all([daily.run(), t.gateway.services.settlementBatches.runDay(cutoff)]);
+    expect(await batchesOf(merchant)).toEqual([expect.objectContaining({ status: 'paid_out' })]);
+    expect(await payoutsOf(merchant)).toHaveLength(1);
+  });
+
+  it('POST /v1/test-helpers/settle runs the same batch now: released and paid out on the sandbox chain', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    const res = await merchantApi<{ released: boolean; batch: { status: string; payoutId: string } }>(
+      t,
+      merchant,
+      'sandbox',
+      '/v1/test-helpers/settle',
+      {},
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      released: true,
+      batch: { object: 'settlement_batch', status: 'paid_out', livemode: false, rate: { value: '0.0285' } },
+    });
+    const [payout] = await payoutsOf(merchant);
+    expect(payout).toMatchObject({ id: res.body.batch.payoutId, rail: 'sandbox_chain', automatic: true });
+    // The engine sends one payout per claim, oldest first: the file's earlier payouts go first.
+    for (let round = 0; round < 30; round++) await t.gateway.services.payoutEngine.submitBatch();
+    const transfers = await chainControl(t.sandboxChain).transfers();
+    expect(transfers.filter((transfer) => transfer.idempotencyKey === payout?.id)).toHaveLength(1);
+  });
+});
+
+describe('money in equals money out', () => {
+  /** A charge paid at the sandbox acquirer; its id. */
+  async function paid(merchant: Merchant, amount: number): Promise<string> {
+    const res = await merchantApi<{ id: string; providerPaymentId: string }>(
+      t,
+      merchant,
+      'sandbox',
+      '/v1/charges',
+      validCharge({ amount }),
+    );
+    expect(res.status, res.text).toBe(201);
+    const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
+    if (!acquirer) throw new Error('no sandbox acquirer');
+    const payment = await acquirer.authorize(
+      res.body.providerPaymentId,
+      { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Property' },
+      'https://shop.example/back',
+    );
+    await t.gateway.services.completion.apply(res.body.id, payment);
+    return res.body.id;
+  }
+
+  it('charges = fees + refunds + payouts + what stays available, to the minor unit, whatever the sequence', async () => {
+    // Business days from a Monday on; each batch runs at 03:00:30 of the next business day.
+    let day = Date.parse('2027-06-07T00:00:00.000Z');
+    const nextBusinessDay = async () => {
+      do day += 86_400_000;
+      while (
+        !(await t.gateway.services.settlementBatches.businessDay(new Date(day).toISOString().slice(0, 10)))
+          .open
+      );
+      at(new Date(day + 3 * 3_600_000 + 30_000).toISOString());
+      await daily.run();
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            amount: fc.integer({ min: 1_000, max: 2_000_000 }),
+            refundPercent: fc.option(fc.integer({ min: 1, max: 100 }), { nil: undefined }),
+            batchAfter: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
+        async (steps) => {
+          const merchant = await sandboxMerchant({ wallet: true });
+          at(new Date(day + 10 * 3_600_000).toISOString());
+          let gross = 0n;
+          for (const step of steps) {
+            const id = await paid(merchant, step.amount);
+            gross += BigInt(step.amount);
+            if (step.refundPercent !== undefined) {
+              const amount = Math.max(1, Math.floor((step.amount * step.refundPercent) / 100));
+              const refund = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${id}/refunds`, {
+                amount,
+              });
+              expect(refund.status, refund.text).toBe(201);
+            }
+            if (step.batchAfter) {
+              await nextBusinessDay();
+              at(new Date(day + 10 * 3_600_000).toISOString());
+            }
+          }
+          // A last charge larger than any refund, so that the last batch releases everything left.
+          await paid(merchant, 3_000_000);
+          gross += 3_000_000n;
+          await nextBusinessDay();
+
+          const batches = await batchesOf(merchant);
+          const fees = batches.reduce((sum, batch) => sum + BigInt(batch.fees), 0n);
+          const refunds = batches.reduce((sum, batch) => sum + BigInt(batch.refunds), 0n);
+          expect(batches.reduce((sum, batch) => sum + BigInt(batch.gross), 0n)).toBe(gross);
+          const payouts = await payoutsOf(merchant);
+          const paidOut = payouts.reduce((sum, payout) => sum + BigInt(payout.amount), 0n);
+          const left = await balance(merchant);
+          expect(left.pending).toBe('0');
+          expect(BigInt(left.inTransit)).toBe(paidOut);
+          expect(fees + refunds + paidOut + BigInt(left.available)).toBe(gross);
+          // A batch pays out, or carries what is below the network minimum (or nothing) to a later one;
+          // the last batch pays everything (the sandbox rate divides evenly: nothing stays).
+          for (const batch of batches) {
+            expect(
+              batch.status === 'paid_out' ||
+                ['below_minimum', 'nothing_available'].includes(batch.carry_reason ?? ''),
+              `${batch.status} ${batch.carry_reason}`,
+            ).toBe(true);
+          }
+          expect(batches.at(-1)?.status).toBe('paid_out');
+          expect(left.available).toBe('0');
+        },
+      ),
+      { numRuns: 6 },
+    );
+  }, 120_000);
+});
