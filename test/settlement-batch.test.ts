@@ -396,6 +396,31 @@ describe('the payout phase', () => {
   });
 });
 
+describe('where the daily run looks for owners', () => {
+  it("is not moved by a sandbox settle-now cut later than another owner's credits", async () => {
+    const quiet = await sandboxMerchant({ wallet: true });
+    const tester = await sandboxMerchant({ wallet: true });
+    at('2027-07-05T10:00:00.000Z');
+    await paidCharge(t, quiet, 'sandbox', CHARGE);
+    at('2027-07-05T20:00:00.000Z');
+    await paidCharge(t, tester, 'sandbox', CHARGE);
+    const settled = await merchantApi<{ batch: { businessDate: string } }>(
+      t,
+      tester,
+      'sandbox',
+      '/v1/test-helpers/settle',
+      {},
+    );
+    expect(settled.body.batch.businessDate).toBe('2027-07-05');
+    at('2027-07-06T03:00:30.000Z');
+    await daily.run();
+    expect(await batchesOf(quiet)).toEqual([
+      expect.objectContaining({ business_date: '2027-07-06', origin: 'schedule', status: 'paid_out' }),
+    ]);
+    expect((await batchesOf(tester)).map((batch) => batch.origin)).toEqual(['test_helper']);
+  });
+});
+
 describe('money in equals money out', () => {
   /** A charge paid at the sandbox acquirer; its id. */
   async function paid(merchant: Merchant, amount: number): Promise<string> {

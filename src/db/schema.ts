@@ -627,6 +627,7 @@ export interface SettlementBatchesTable {
   environment: Environment;
   /** 'YYYY-MM-DD'. */
   business_date: string;
+  origin: 'schedule' | 'test_helper';
   cutoff: Timestamp;
   status: SettlementBatchStatus;
   gross: ColumnType<string, string | bigint, never>;

@@ -8,6 +8,9 @@ CREATE TABLE settlement_batches (
   organization_id  text NOT NULL REFERENCES organizations (id),
   environment      text NOT NULL CHECK (environment IN ('sandbox', 'live')),
   business_date    date NOT NULL,
+  -- 'schedule': the daily run (or an operator's run of a date); 'test_helper': the sandbox's settle-now,
+  -- whose cutoff is any moment and which the daily run's search for owners does not start from.
+  origin           text NOT NULL CHECK (origin IN ('schedule', 'test_helper')),
   -- Everything credited to pending up to this instant (and not released before) is in the batch.
   cutoff           timestamptz(3) NOT NULL,
   -- released -> paid_out | carried | held; held -> paid_out | carried | held (settlement_batches_guard).
@@ -36,6 +39,7 @@ CREATE TABLE settlement_batches (
 );
 CREATE INDEX settlement_batches_open_idx ON settlement_batches (business_date) WHERE status IN ('released', 'held');
 CREATE INDEX settlement_batches_date_idx ON settlement_batches (business_date DESC, id DESC);
+CREATE INDEX settlement_batches_schedule_idx ON settlement_batches (business_date, cutoff) WHERE origin = 'schedule';
 
 -- The payout phase never moves backwards, and a batch's release is fixed.
 CREATE FUNCTION settlement_batches_guard() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -50,11 +54,11 @@ BEGIN
     RAISE EXCEPTION 'settlement batch %: a % batch is final', OLD.id, OLD.status
       USING ERRCODE = 'check_violation';
   END IF;
-  IF (NEW.organization_id, NEW.environment, NEW.business_date, NEW.cutoff, NEW.gross, NEW.fees,
-      NEW.refunds, NEW.net, NEW.item_count)
+  IF (NEW.organization_id, NEW.environment, NEW.business_date, NEW.origin, NEW.cutoff, NEW.gross,
+      NEW.fees, NEW.refunds, NEW.net, NEW.item_count)
      IS DISTINCT FROM
-     (OLD.organization_id, OLD.environment, OLD.business_date, OLD.cutoff, OLD.gross, OLD.fees,
-      OLD.refunds, OLD.net, OLD.item_count) THEN
+     (OLD.organization_id, OLD.environment, OLD.business_date, OLD.origin, OLD.cutoff, OLD.gross,
+      OLD.fees, OLD.refunds, OLD.net, OLD.item_count) THEN
     RAISE EXCEPTION 'settlement batch %: the release is fixed', OLD.id
       USING ERRCODE = 'check_violation';
   END IF;

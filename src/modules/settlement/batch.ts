@@ -20,7 +20,13 @@ import {
   type BusinessDate,
 } from './calendar.js';
 import * as settlement from './repository.js';
-import { batchView, type BatchView, type ReleaseOutcome, type SettlementService } from './service.js';
+import {
+  batchView,
+  type BatchView,
+  type ReleaseOptions,
+  type ReleaseOutcome,
+  type SettlementService,
+} from './service.js';
 
 /**
  * The daily settlement batch (issue 14, docs/decisions/0030-settlement-batch.md): at 03:00 UTC on each
@@ -140,10 +146,7 @@ export interface SettlementBatches {
     >
   >;
   /** One owner's batch of a business date: the release, then the payout phase. Safe to repeat. */
-  settleOwner(
-    owner: PayoutOwner,
-    options: { cutoff: Date; businessDate: BusinessDate },
-  ): Promise<OwnerOutcome>;
+  settleOwner(owner: PayoutOwner, options: ReleaseOptions): Promise<OwnerOutcome>;
   /**
    * The sandbox test helper: the owner's batch now, through the same steps as the daily run, as the batch
    * of today's UTC date or, when today has one, of the next date without one.
@@ -329,10 +332,7 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     return paid;
   }
 
-  async function settleOwner(
-    owner: PayoutOwner,
-    options: { cutoff: Date; businessDate: BusinessDate },
-  ): Promise<OwnerOutcome> {
+  async function settleOwner(owner: PayoutOwner, options: ReleaseOptions): Promise<OwnerOutcome> {
     const released: ReleaseOutcome = await deps.settlement.release(owner, options);
     if (!released.released) return { batch: null, reason: released.reason };
     const { batch, settled } = await payOut(released.batch.id, owner);
@@ -439,7 +439,7 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
       let businessDate = utcDateOf(now);
       const latest = await settlement.latestBatch(db, owner);
       if (latest && latest.business_date >= businessDate) businessDate = addDays(latest.business_date, 1);
-      return settleOwner(owner, { cutoff: now, businessDate });
+      return settleOwner(owner, { cutoff: now, businessDate, origin: 'test_helper' });
     },
 
     schedule: scheduleOf,

@@ -135,11 +135,15 @@ export async function transitionBatch(
     .executeTakeFirst();
 }
 
-/** The latest cutoff of any batch of a business date before `businessDate`: where a run looks from. */
+/**
+ * The latest cutoff of a scheduled batch of a business date before `businessDate`: where a run looks for
+ * owners from (the sandbox's settle-now batches, cut at any moment, are left out).
+ */
 export async function latestCutoffBefore(db: Kdb, businessDate: string): Promise<Date | undefined> {
   const row = await db
     .selectFrom('settlement_batches')
     .select((eb) => eb.fn.max('cutoff').as('cutoff'))
+    .where('origin', '=', 'schedule')
     .where('business_date', '<', businessDate)
     .executeTakeFirst();
   return row?.cutoff == null ? undefined : new Date(row.cutoff);

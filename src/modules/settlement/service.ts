@@ -46,6 +46,13 @@ export type ReleaseOutcome =
   /** Nothing new, or refunds exceed the new credits (a debt the next credits repay first). */
   | { released: false; reason: 'nothing_to_release' | 'net_not_positive'; net: string };
 
+export interface ReleaseOptions {
+  cutoff: Date;
+  businessDate: BusinessDate;
+  /** `test_helper`: the sandbox's settle-now (default `schedule`: the daily run or an operator's run). */
+  origin?: 'schedule' | 'test_helper';
+}
+
 export interface SettlementService {
   /**
    * Releases, in one transaction, the owner's charge and refund entries credited to pending up to `cutoff`
@@ -53,7 +60,7 @@ export interface SettlementService {
    * owner and business date: a second call returns the batch it made. A non-positive net releases
    * nothing: those entries wait for a later batch.
    */
-  release(owner: PayoutOwner, options: { cutoff: Date; businessDate: BusinessDate }): Promise<ReleaseOutcome>;
+  release(owner: PayoutOwner, options: ReleaseOptions): Promise<ReleaseOutcome>;
   /** The sandbox test helper: releases now, as today's batch or, when today has one, the next free date. */
   releaseNow(owner: PayoutOwner): Promise<ReleaseOutcome>;
   /** What each payout carries (for the payouts module). */
@@ -74,10 +81,7 @@ export function createSettlementService(deps: {
 }): SettlementService {
   const { db, clock } = deps;
 
-  async function release(
-    owner: PayoutOwner,
-    options: { cutoff: Date; businessDate: BusinessDate },
-  ): Promise<ReleaseOutcome> {
+  async function release(owner: PayoutOwner, options: ReleaseOptions): Promise<ReleaseOutcome> {
     return db.transaction().execute(async (trx): Promise<ReleaseOutcome> => {
       await settlement.lockOwner(trx, owner);
       const existing = await settlement.findBatch(trx, owner, options.businessDate);
@@ -108,6 +112,7 @@ export function createSettlementService(deps: {
         organization_id: owner.organizationId,
         environment: owner.environment,
         business_date: options.businessDate,
+        origin: options.origin ?? 'schedule',
         cutoff: options.cutoff,
         status: 'released',
         gross: sum((credit) => (credit.kind === 'charge_succeeded' ? BigInt(credit.gross) : 0n)),
@@ -169,7 +174,7 @@ export function createSettlementService(deps: {
       let businessDate = utcDateOf(now);
       const latest = await settlement.latestBatch(db, owner);
       if (latest && latest.business_date >= businessDate) businessDate = addDays(latest.business_date, 1);
-      return release(owner, { cutoff: now, businessDate });
+      return release(owner, { cutoff: now, businessDate, origin: 'test_helper' });
     },
 
     payoutContents,
