@@ -37,7 +37,7 @@ import { providerNotificationRoutes } from './modules/charges/notifications.js';
 import { refuseCardNumbers } from './http/card-data.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
-import { settlementTestHelperRoutes } from './modules/settlement/routes.js';
+import { settlementRoutes, settlementTestHelperRoutes } from './modules/settlement/routes.js';
 import { walletRoutes } from './modules/wallets/routes.js';
 import { payoutRoutes } from './modules/payouts/routes.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
@@ -431,6 +431,7 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   if (environment === 'sandbox') {
     await app.register(settlementTestHelperRoutes, { settlement: context.services.settlementBatches });
   }
+  await app.register(settlementRoutes, { settlement: context.services.settlementBatches });
   await app.register(walletRoutes, {
     service: context.services.wallets,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },

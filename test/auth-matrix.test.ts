@@ -96,6 +96,12 @@ const ROUTES: Record<string, RouteCase> = {
     auth: 'write',
     success: 201,
   },
+  'GET /v1/settlements': {
+    method: 'GET',
+    path: () => '/v1/settlements',
+    auth: 'read',
+    success: 200,
+  },
   'GET /v1/charges': {
     method: 'GET',
     path: () => '/v1/charges',

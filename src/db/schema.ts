@@ -641,7 +641,12 @@ export interface SettlementBatchesTable {
   rate: string | null;
   rate_source: string | null;
   rate_at: NullableTimestamp;
+  payout_amount: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  payout_usdt: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   payout_attempts: Generated<number>;
+  statement_seq: number | null;
+  statement_hash: string | null;
+  previous_hash: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -29,13 +29,25 @@ CREATE TABLE settlement_batches (
   rate             text,
   rate_source      text,
   rate_at          timestamptz(3),
+  -- The payout's TRY debited and USDT sent (6-decimal minor units), as its statement shows them.
+  payout_amount    bigint,
+  payout_usdt      bigint,
   payout_attempts  integer NOT NULL DEFAULT 0,
+  -- The statement (issue 14 item 7): each owner's ended batches are chained in the order they ended;
+  -- the hash covers the statement's content and the previous hash (src/modules/settlement/statement.ts).
+  statement_seq    integer,
+  statement_hash   text,
+  previous_hash    text,
   created_at       timestamptz(3) NOT NULL,
   updated_at       timestamptz(3) NOT NULL,
   CONSTRAINT settlement_batches_once UNIQUE (organization_id, environment, business_date),
-  CONSTRAINT settlement_batches_paid CHECK ((status = 'paid_out') = (payout_id IS NOT NULL AND rate IS NOT NULL)),
+  CONSTRAINT settlement_batches_paid CHECK (
+    (status = 'paid_out') = (payout_id IS NOT NULL AND rate IS NOT NULL AND payout_amount IS NOT NULL)),
   CONSTRAINT settlement_batches_carried CHECK ((status = 'carried') = (carry_reason IS NOT NULL)),
-  CONSTRAINT settlement_batches_held CHECK ((status = 'held') = (hold_reason IS NOT NULL))
+  CONSTRAINT settlement_batches_held CHECK ((status = 'held') = (hold_reason IS NOT NULL)),
+  CONSTRAINT settlement_batches_statement CHECK (
+    (status IN ('paid_out', 'carried')) = (statement_seq IS NOT NULL AND statement_hash IS NOT NULL)),
+  CONSTRAINT settlement_batches_statement_seq UNIQUE (organization_id, environment, statement_seq)
 );
 CREATE INDEX settlement_batches_open_idx ON settlement_batches (business_date) WHERE status IN ('released', 'held');
 CREATE INDEX settlement_batches_date_idx ON settlement_batches (business_date DESC, id DESC);

@@ -90,6 +90,47 @@ export async function operatorSettlementRoutes(
     },
   );
 
+  app.get(
+    '/operator/v1/settlement/statements/verify',
+    {
+      schema: {
+        description:
+          'Recomputes every statement of an organization’s environment from the stored batches and lines and ' +
+          'checks each against the hash recorded when its batch ended and against the previous link: ' +
+          '`valid: false` lists each statement whose content changed and each broken link.',
+        querystring: Type.Object(
+          {
+            organizationId: Type.String({ minLength: 1, maxLength: 64 }),
+            environment: Type.Enum(['sandbox', 'live']),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            organizationId: Type.String(),
+            environment: Type.Enum(['sandbox', 'live']),
+            valid: Type.Boolean(),
+            checked: Type.Integer(),
+            problems: Type.Array(
+              Type.Object({
+                batchId: Type.String(),
+                sequence: Type.Integer(),
+                problem: Type.Enum(['content_changed', 'chain_broken', 'sequence_gap']),
+              }),
+            ),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) =>
+      batches.verifyStatements({
+        organizationId: request.query.organizationId,
+        environment: request.query.environment,
+      }),
+  );
+
   app.post(
     '/operator/v1/settlement/runs',
     {

@@ -3,7 +3,7 @@ import type { Kdb, Trx } from '../../db/database.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import type { CarryReason, Environment, PayoutSchedule, UserRole } from '../../db/schema.js';
 import { HOUR, type Clock } from '../../shared/clock.js';
-import type { CursorCodec } from '../../shared/pagination.js';
+import type { CursorCodec, CursorError } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import { settlementFundsWaitingEmail, type RenderedEmail } from '../email/templates.js';
@@ -20,6 +20,7 @@ import {
   type BusinessDate,
 } from './calendar.js';
 import * as settlement from './repository.js';
+import { statementContent, statementHash, type Statement } from './statement.js';
 import {
   batchView,
   type BatchView,
@@ -46,7 +47,7 @@ export interface BatchPayouts {
     owner: PayoutOwner,
     options: { quote: RateQuote; description: string },
   ): Promise<
-    | { ok: true; payout: { id: string } }
+    | { ok: true; payout: { id: string; amount: string; payoutAmount: string } }
     | { ok: false; reason: 'no_default_wallet' | 'below_minimum' | 'nothing_available'; minimum?: string }
   >;
 }
@@ -99,6 +100,20 @@ export interface DayReport {
   failed: number;
 }
 
+export interface StatementVerification {
+  organizationId: string;
+  environment: Environment;
+  valid: boolean;
+  /** Statements checked. */
+  checked: number;
+  /** Each statement that no longer matches, or a broken link; empty when valid. */
+  problems: Array<{
+    batchId: string;
+    sequence: number;
+    problem: 'content_changed' | 'chain_broken' | 'sequence_gap';
+  }>;
+}
+
 export interface Actor {
   actor: string;
   requestId?: string | null;
@@ -145,6 +160,22 @@ export interface SettlementBatches {
       { code: 'invalid_cursor' }
     >
   >;
+  /** The owner's batches, newest business date first; cursor paged (`GET /v1/settlements`). */
+  list(
+    owner: PayoutOwner,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<Result<{ data: BatchView[]; nextCursor: string | null }, CursorError>>;
+  retrieve(owner: PayoutOwner, id: string): Promise<BatchView | undefined>;
+  /**
+   * The statement of an ended batch, rebuilt from its stored release and items with the hash recorded
+   * when it ended; `not_ready` while its payout phase is open.
+   */
+  statement(owner: PayoutOwner, id: string): Promise<Result<Statement, { code: 'not_found' | 'not_ready' }>>;
+  /**
+   * Recomputes every statement of the owner's chain from the stored rows and checks each against the hash
+   * recorded when its batch ended and against the previous link.
+   */
+  verifyStatements(owner: PayoutOwner): Promise<StatementVerification>;
   /** One owner's batch of a business date: the release, then the payout phase. Safe to repeat. */
   settleOwner(owner: PayoutOwner, options: ReleaseOptions): Promise<OwnerOutcome>;
   /**
@@ -237,14 +268,36 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     await settlement.upsertSettings(trx, { ...settings, [column]: null }, { [column]: null });
   }
 
+  /** The statement of a batch that ends now: the next link of its owner's chain (statement.ts). */
+  async function statementOf(
+    trx: Trx,
+    batch: settlement.BatchRow,
+    ending: Omit<Parameters<typeof statementContent>[1], 'sequence'>,
+  ) {
+    const owner = { organizationId: batch.organization_id, environment: batch.environment };
+    const head = await settlement.latestStatement(trx, owner);
+    const sequence = (head?.statement_seq ?? 0) + 1;
+    const previous = head?.statement_hash ?? null;
+    const items = await settlement.itemsOfBatch(trx, batch.id);
+    const hash = statementHash(previous, statementContent(batch, { ...ending, sequence }, items));
+    return { statement_seq: sequence, statement_hash: hash, previous_hash: previous };
+  }
+
   async function carry(
     trx: Trx,
     batch: settlement.BatchRow,
     reason: CarryReason,
   ): Promise<settlement.BatchRow> {
+    const statement = await statementOf(trx, batch, {
+      status: 'carried',
+      carryReason: reason,
+      rate: null,
+      payout: null,
+    });
     const carried = await settlement.transitionBatch(trx, batch.id, ['released', 'held'], 'carried', {
       carry_reason: reason,
       hold_reason: null,
+      ...statement,
       updated_at: clock.now(),
     });
     if (!carried) throw new Error(`settlement batch ${batch.id} left its open states under its lock`);
@@ -272,6 +325,8 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     // The rate is asked before the transaction: no transaction spans a call to another system.
     const quoted = schedule === 'manual' ? undefined : await deps.payouts.quote(owner.environment);
     return db.transaction().execute(async (trx) => {
+      // The owner's lock (the release's) orders the statements of its batches: one chain, no fork.
+      await settlement.lockOwner(trx, owner);
       const batch = await settlement.lockBatch(trx, batchId);
       if (!batch) throw new Error(`settlement batch ${batchId} does not exist`);
       if (batch.status !== 'released' && batch.status !== 'held') return { batch, settled: false };
@@ -317,8 +372,18 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
       if (made.reason !== 'nothing_available') await noticeCarried(trx, carried, made.reason, made.minimum);
       return carried;
     }
+    const rate = { value: quoted.value.rate, source: quoted.value.source, at: quoted.value.at };
+    const payout = {
+      id: made.payout.id,
+      amount: made.payout.amount,
+      payoutAmount: made.payout.payoutAmount,
+    };
+    const statement = await statementOf(trx, batch, { status: 'paid_out', carryReason: null, rate, payout });
     const paid = await settlement.transitionBatch(trx, batch.id, ['released', 'held'], 'paid_out', {
       payout_id: made.payout.id,
+      payout_amount: made.payout.amount,
+      payout_usdt: made.payout.payoutAmount,
+      ...statement,
       rate: quoted.value.rate,
       rate_source: quoted.value.source,
       rate_at: quoted.value.at,
@@ -411,6 +476,72 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
         ip: by.ip ?? null,
       });
       return ok(await batches.runDay(cutoff));
+    },
+
+    async list(owner, page) {
+      const pages = deps.cursors.for({
+        list: 'settlement_batches',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+      });
+      const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
+      if (after && !after.ok) return after;
+      const position = after
+        ? { businessDate: utcDateOf(after.value.createdAt), id: after.value.id }
+        : undefined;
+      const rows = await settlement.listBatches(
+        db,
+        { organizationId: owner.organizationId, environment: owner.environment },
+        position,
+        page.limit + 1,
+      );
+      const last = rows.length > page.limit ? rows[page.limit - 1] : undefined;
+      return ok({
+        data: rows.slice(0, page.limit).map(batchView),
+        nextCursor: last ? pages.encode(parseBusinessDate(last.business_date), last.id) : null,
+      });
+    },
+
+    async retrieve(owner, id) {
+      const row = await settlement.findOwnBatch(db, owner, id);
+      return row && batchView(row);
+    },
+
+    async statement(owner, id) {
+      const row = await settlement.findOwnBatch(db, owner, id);
+      if (!row) return err({ code: 'not_found' as const });
+      if (row.statement_seq === null || row.statement_hash === null)
+        return err({ code: 'not_ready' as const });
+      const content = storedContent(row, await settlement.itemsOfBatch(db, row.id));
+      return ok({
+        object: 'settlement_statement' as const,
+        ...content,
+        previousHash: row.previous_hash,
+        hash: row.statement_hash,
+      });
+    },
+
+    async verifyStatements(owner) {
+      const problems: StatementVerification['problems'] = [];
+      let checked = 0;
+      let previous: { seq: number; hash: string } | undefined;
+      for (;;) {
+        const rows = await settlement.endedBatches(db, owner, previous?.seq ?? 0, 200);
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const sequence = row.statement_seq ?? 0;
+          checked += 1;
+          if (sequence !== (previous?.seq ?? 0) + 1)
+            problems.push({ batchId: row.id, sequence, problem: 'sequence_gap' });
+          if ((row.previous_hash ?? null) !== (previous?.hash ?? null))
+            problems.push({ batchId: row.id, sequence, problem: 'chain_broken' });
+          const content = storedContent(row, await settlement.itemsOfBatch(db, row.id));
+          if (statementHash(row.previous_hash, content) !== row.statement_hash)
+            problems.push({ batchId: row.id, sequence, problem: 'content_changed' });
+          previous = { seq: sequence, hash: row.statement_hash ?? '' };
+        }
+      }
+      return { ...owner, valid: problems.length === 0, checked, problems };
     },
 
     async operatorList(filter, page) {
@@ -528,6 +659,27 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     },
   };
   return batches;
+}
+
+/** The content of an ended batch's statement, rebuilt from what its row and items hold now. */
+function storedContent(row: settlement.BatchRow, items: readonly settlement.ItemRow[]) {
+  return statementContent(
+    row,
+    {
+      status: row.status === 'paid_out' ? 'paid_out' : 'carried',
+      carryReason: row.carry_reason,
+      rate:
+        row.rate !== null && row.rate_source !== null && row.rate_at !== null
+          ? { value: row.rate, source: row.rate_source, at: row.rate_at }
+          : null,
+      payout:
+        row.payout_id !== null
+          ? { id: row.payout_id, amount: row.payout_amount ?? '', payoutAmount: row.payout_usdt ?? '' }
+          : null,
+      sequence: row.statement_seq ?? 0,
+    },
+    items,
+  );
 }
 
 function checkedDate(text: string): Result<BusinessDate, SettlementCommandError> {

@@ -256,3 +256,58 @@ export async function deleteClosure(db: Kdb, businessDate: string): Promise<Clos
     .returningAll()
     .executeTakeFirst();
 }
+
+/** The owner's latest ended batch in statement order (the chain's head), if any. */
+export async function latestStatement(
+  trx: Kdb,
+  owner: PayoutOwner,
+): Promise<Pick<BatchRow, 'statement_seq' | 'statement_hash'> | undefined> {
+  return trx
+    .selectFrom('settlement_batches')
+    .select(['statement_seq', 'statement_hash'])
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('statement_seq', 'is not', null)
+    .orderBy('statement_seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Every item a batch released. */
+export async function itemsOfBatch(db: Kdb, batchId: string): Promise<ItemRow[]> {
+  return db
+    .selectFrom('settlement_items')
+    .selectAll()
+    .where('batch_id', '=', batchId)
+    .orderBy('id')
+    .execute();
+}
+
+/** The owner's ended batches in statement order, `limit` at most after `afterSeq`. */
+export async function endedBatches(
+  db: Kdb,
+  owner: PayoutOwner,
+  afterSeq: number,
+  limit: number,
+): Promise<BatchRow[]> {
+  return db
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('statement_seq', '>', afterSeq)
+    .orderBy('statement_seq')
+    .limit(limit)
+    .execute();
+}
+
+/** One owner's batch (another owner's is undefined). */
+export async function findOwnBatch(db: Kdb, owner: PayoutOwner, id: string): Promise<BatchRow | undefined> {
+  return db
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .executeTakeFirst();
+}

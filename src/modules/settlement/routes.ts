@@ -1,7 +1,18 @@
-import { errorResponses } from '../../http/errors.js';
+import { Type } from 'typebox';
+import { INVALID_CURSOR } from '../../http/cursor-errors.js';
+import { ApiError, errorResponses } from '../../http/errors.js';
+import { ListQuerySchema } from '../../http/list-query.js';
 import type { App } from '../../http/server.js';
 import { ownerOf } from '../api-keys/context.js';
-import { SettleResultSchema, type SettleResult } from './schemas.js';
+import {
+  SettleResultSchema,
+  SettlementBatchSchema,
+  SettlementIdParamsSchema,
+  SettlementListSchema,
+  StatementSchema,
+  type SettleResult,
+} from './schemas.js';
+import { STATEMENT_COLUMNS, statementCsv } from './statement.js';
 import type { SettlementBatches } from './batch.js';
 
 /**
@@ -38,6 +49,115 @@ export async function settlementTestHelperRoutes(
       return outcome.batch !== null
         ? { released: true, batch: outcome.batch }
         : { released: false, reason: outcome.reason, batch: null };
+    },
+  );
+}
+
+/** `/v1/settlements` (issue 14 item 7): the organization's batches and their statements. */
+export async function settlementRoutes(
+  app: App,
+  options: { settlement: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'> },
+): Promise<void> {
+  const { settlement } = options;
+  const TAGS = ['Balance'];
+  const statementOf = async (request: { params: { id: string } } & Parameters<typeof ownerOf>[0]) => {
+    const found = await settlement.statement(ownerOf(request), request.params.id);
+    if (found.ok) return found.value;
+    if (found.error.code === 'not_ready') {
+      throw new ApiError(
+        'not_found',
+        "The batch's statement exists once its payout phase has ended (`status` `paid_out` or `carried`).",
+      );
+    }
+    throw new ApiError('not_found', 'No such settlement batch.');
+  };
+
+  app.get(
+    '/v1/settlements',
+    {
+      schema: {
+        operationId: 'listSettlements',
+        summary: 'List settlement batches',
+        description:
+          'The settlement batches of this environment, newest business date first: what each business ' +
+          "day's batch released and whether it paid out (docs/settlement.md). Needs scope `read`.",
+        tags: TAGS,
+        querystring: ListQuerySchema,
+        response: { 200: SettlementListSchema, ...errorResponses(400, 401, 403, 429, 500) },
+      },
+      config: { auth: 'read' },
+    },
+    async (request) => {
+      const listed = await settlement.list(ownerOf(request), request.query);
+      if (!listed.ok) throw INVALID_CURSOR.invalid_cursor(listed.error);
+      return listed.value;
+    },
+  );
+
+  app.get(
+    '/v1/settlements/:id',
+    {
+      schema: {
+        operationId: 'getSettlement',
+        summary: 'Retrieve a settlement batch',
+        description: "Another organization's or environment's batch is 404 `not_found`. Needs scope `read`.",
+        tags: TAGS,
+        params: SettlementIdParamsSchema,
+        response: { 200: SettlementBatchSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'read' },
+    },
+    async (request) => {
+      const batch = await settlement.retrieve(ownerOf(request), request.params.id);
+      if (!batch) throw new ApiError('not_found', 'No such settlement batch.');
+      return batch;
+    },
+  );
+
+  app.get(
+    '/v1/settlements/:id/statement',
+    {
+      schema: {
+        operationId: 'getSettlementStatement',
+        summary: "A settlement batch's statement (JSON)",
+        description:
+          'Every charge and refund the batch released with its fee, its totals, the rate and the payout, with ' +
+          'the hash that chains it to the previous statement: keep the hashes to detect any later change. ' +
+          '404 `not_found` until the batch has ended. Needs scope `read`.',
+        tags: TAGS,
+        params: SettlementIdParamsSchema,
+        response: { 200: StatementSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'read' },
+    },
+    async (request) => statementOf(request),
+  );
+
+  app.get(
+    '/v1/settlements/:id/statement.csv',
+    {
+      schema: {
+        operationId: 'getSettlementStatementCsv',
+        summary: "A settlement batch's statement (CSV)",
+        description:
+          `The same statement as CSV, columns ${STATEMENT_COLUMNS.join(', ')}: a \`line\` row per charge and ` +
+          'refund, then `batch` (totals), `rate`, `payout` (TRY) and `payout_sent` (USDT), `hash` and ' +
+          '`previous_hash`. Needs scope `read`.',
+        tags: TAGS,
+        params: SettlementIdParamsSchema,
+        response: {
+          200: { description: 'The statement as CSV.', content: { 'text/csv': { schema: Type.String() } } },
+          ...errorResponses(400, 401, 403, 404, 429, 500),
+        },
+      },
+      config: { auth: 'read' },
+    },
+    async (request, reply) => {
+      const statement = await statementOf(request);
+      return reply
+        .header('content-disposition', `attachment; filename="statement-${statement.batch.id}.csv"`)
+        .type('text/csv; charset=utf-8')
+        .send(statementCsv(statement));
     },
   );
 }

@@ -74,3 +74,83 @@ export const SettleResultSchema = Type.Object({
   batch: Type.Union([SettlementBatchSchema, Type.Null()]),
 });
 export type SettleResult = Static<typeof SettleResultSchema>;
+
+export const SettlementIdParamsSchema = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Settlement batch identifier, prefix `stl_`.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const SettlementListSchema = Type.Object({
+  data: Type.Array(SettlementBatchSchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Null on the last page.' }),
+});
+
+const LineSchema = Type.Object({
+  id: Type.String({ description: 'The balance transaction (`txn_`).' }),
+  type: Type.Enum(['charge', 'refund']),
+  sourceId: Type.String({ description: 'The charge (`ch_`) or refund (`re_`).' }),
+  chargeId: Type.String(),
+  merchantReference: Type.Union([Type.String(), Type.Null()]),
+  amount: Minor('Gross, TRY minor units (negative for a refund).'),
+  fee: Minor('Fee, TRY minor units.'),
+  net: Minor('amount - fee, TRY minor units.'),
+  occurredAt: Type.String({ format: 'date-time' }),
+});
+
+export const StatementSchema = Type.Object(
+  {
+    object: Type.Literal('settlement_statement'),
+    batch: Type.Object({
+      id: Type.String(),
+      organizationId: Type.String(),
+      livemode: Type.Boolean(),
+      businessDate: Type.String({ format: 'date' }),
+      cutoff: Type.String({ format: 'date-time' }),
+      gross: Minor('TRY minor units.'),
+      fees: Minor('TRY minor units.'),
+      refunds: Minor('TRY minor units.'),
+      net: Minor('TRY minor units.'),
+      currency: Type.Literal('TRY'),
+      itemCount: Type.Integer(),
+      status: Type.Enum(['paid_out', 'carried']),
+      carryReason: Type.Union([Type.String(), Type.Null()]),
+      rate: Type.Union([
+        Type.Object({
+          value: Type.String(),
+          source: Type.String(),
+          at: Type.String({ format: 'date-time' }),
+        }),
+        Type.Null(),
+      ]),
+      payout: Type.Union([
+        Type.Object({
+          id: Type.String(),
+          amount: Minor('TRY minor units debited.'),
+          payoutAmount: Type.String({ description: 'USDT sent, 6-decimal minor units.' }),
+        }),
+        Type.Null(),
+      ]),
+    }),
+    lines: Type.Array(LineSchema),
+    sequence: Type.Integer({ description: "The statement's place in the organization's chain, from 1." }),
+    previousHash: Type.Union([Type.String(), Type.Null()], {
+      description: 'The previous statement’s `hash`; null for the first.',
+    }),
+    hash: Type.String({
+      description:
+        'sha256 (hex) of `previousHash` (empty for the first), a newline, and the canonical JSON (members ' +
+        'sorted, no whitespace) of `{batch, lines, sequence}`: recorded when the batch ended.',
+    }),
+  },
+  {
+    description:
+      'A settlement batch’s statement: every charge and refund it released with its fee, its totals, the ' +
+      'rate and the payout; chained by hash (docs/settlement.md "Statements").',
+  },
+);
