@@ -55,6 +55,7 @@ export const OWNERS: Record<string, string> = {
   settlement_batches: 'settlement',
   settlement_items: 'settlement',
   settlement_settings: 'settlement',
+  settlement_reserve_releases: 'settlement',
   business_closures: 'settlement',
 };
 

@@ -41,7 +41,7 @@ async function balanceOf(merchant: Merchant, environment: Environment): Promise<
   return res.body;
 }
 
-const zero = { currency: 'TRY', pending: '0', available: '0', inTransit: '0', debt: '0' };
+const zero = { currency: 'TRY', pending: '0', available: '0', inTransit: '0', reserve: '0', debt: '0' };
 const pending = (amount: string) => ({
   ...zero,
   pending: amount,

@@ -90,6 +90,7 @@ describe('who may see and run settlement', () => {
       ['POST', '/operator/v1/settlement/closures', { businessDate: '2027-02-05', reason: 'x' }],
       ['DELETE', '/operator/v1/settlement/closures/2027-02-05', undefined],
       ['PUT', '/operator/v1/organizations/org_x/payout-schedule', { schedule: 'manual' }],
+      ['PUT', '/operator/v1/organizations/org_x/reserve', { reserveBps: 500, days: 30 }],
     ] as const) {
       const refused = await support.send(method, path, body === undefined ? {} : { body });
       expect([method, path, refused.status, refused.body.error.code]).toEqual([
@@ -182,6 +183,41 @@ describe('running a business date', () => {
       schedule: 'daily',
     });
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+  });
+});
+
+describe('the rolling reserve', () => {
+  it('sets an organization’s reserve, audited, and refuses what is out of range or unknown', async () => {
+    const merchant = await walletMerchant();
+    const path = `/operator/v1/organizations/${merchant.organizationId}/reserve`;
+    const set = await admin.put(path, { reserveBps: 1500, days: 90 });
+    expect([set.status, set.body]).toEqual([
+      200,
+      { organizationId: merchant.organizationId, reserveBps: 1500, days: 90 },
+    ]);
+    expect(await t.gateway.services.settlementBatches.reserve(merchant.organizationId)).toEqual({
+      reserveBps: 1500,
+      days: 90,
+    });
+    for (const body of [
+      { reserveBps: 10_001, days: 1 },
+      { reserveBps: 100, days: 366 },
+      { reserveBps: 100 },
+    ]) {
+      const refused = await admin.put(path, body);
+      expect([refused.status, refused.body.error.code]).toEqual([400, 'validation_failed']);
+    }
+    const unknown = await admin.put('/operator/v1/organizations/org_nope/reserve', {
+      reserveBps: 100,
+      days: 1,
+    });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+    expect((await auditOf('settlement.reserve_set')).at(-1)).toMatchObject({
+      actor: `staff:${admin.account.id}`,
+      target_id: merchant.organizationId,
+      before: { reserveBps: 0, days: 0 },
+      after: { reserveBps: 1500, days: 90 },
+    });
   });
 });
 

@@ -103,6 +103,7 @@ describe('a refund beyond the pending balance', () => {
       pending: '-450',
       available: '0',
       inTransit: '0',
+      reserve: '0',
       debt: '450',
     });
     expect(await negativeBalances()).toContainEqual({

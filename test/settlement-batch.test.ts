@@ -516,3 +516,102 @@ describe('money in equals money out', () => {
     );
   }, 120_000);
 });
+
+describe('the rolling reserve', () => {
+  it('holds a share of each batch for its days and releases it with the first batch on or after its date', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    const services = t.gateway.services.settlementBatches;
+    // 10 % held for 3 days.
+    expect(
+      await services.setReserve(
+        merchant.organizationId,
+        { reserveBps: 1000, days: 3 },
+        { actor: 'staff:stf_risk' },
+      ),
+    ).toEqual({ ok: true, value: { reserveBps: 1000, days: 3 } });
+    const reserved = NET / 10n; // 96 490 of 964 900
+
+    at('2027-08-02T10:00:00.000Z'); // Monday
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-08-03T03:00:30.000Z');
+    await daily.run();
+    expect(await balance(merchant)).toMatchObject({
+      pending: '0',
+      available: '0',
+      inTransit: (NET - reserved).toString(),
+      reserve: reserved.toString(),
+    });
+    at('2027-08-03T10:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    for (const day of ['2027-08-04', '2027-08-05']) {
+      at(`${day}T03:00:30.000Z`);
+      await daily.run();
+    }
+    expect(await balance(merchant)).toMatchObject({ reserve: (2n * reserved).toString() });
+    // Friday 6 August: the first reserve's date; no new credits, the batch releases it alone.
+    at('2027-08-06T03:00:30.000Z');
+    await daily.run();
+    // Monday 9 August: the second reserve (due Saturday the 7th).
+    at('2027-08-09T03:00:30.000Z');
+    await daily.run();
+
+    const batches = await batchesOf(merchant);
+    expect(
+      batches.map((batch) => [
+        batch.business_date,
+        batch.net,
+        batch.reserve_held,
+        batch.reserve_released,
+        batch.status,
+      ]),
+    ).toEqual([
+      ['2027-08-03', NET.toString(), reserved.toString(), '0', 'paid_out'],
+      ['2027-08-04', NET.toString(), reserved.toString(), '0', 'paid_out'],
+      ['2027-08-06', '0', '0', reserved.toString(), 'paid_out'],
+      ['2027-08-09', '0', '0', reserved.toString(), 'paid_out'],
+    ]);
+    expect(batches.map((batch) => batch.reserve_release_date)).toEqual([
+      '2027-08-06',
+      '2027-08-07',
+      null,
+      null,
+    ]);
+    const payouts = await payoutsOf(merchant);
+    expect(payouts.map((payout) => payout.amount).sort()).toEqual(
+      [NET - reserved, NET - reserved, reserved, reserved].map(String).sort(),
+    );
+    expect(await balance(merchant)).toMatchObject({
+      pending: '0',
+      available: '0',
+      reserve: '0',
+      inTransit: (2n * NET).toString(),
+    });
+
+    // The statement of Friday's batch says whose reserve it released.
+    const friday = batches[2];
+    const statement = await merchantApi<{ batch: { reserve: unknown }; lines: unknown[] }>(
+      t,
+      merchant,
+      'sandbox',
+      `/v1/settlements/${friday?.id}/statement`,
+    );
+    expect(statement.body.batch.reserve).toEqual({
+      held: '0',
+      releaseDate: null,
+      released: reserved.toString(),
+      releasedFrom: [{ batchId: batches[0]?.id, amount: reserved.toString() }],
+    });
+    expect(statement.body.lines).toEqual([]);
+    const retrieved = await merchantApi<{ reserve: unknown }>(
+      t,
+      merchant,
+      'sandbox',
+      `/v1/settlements/${batches[0]?.id}`,
+    );
+    expect(retrieved.body.reserve).toEqual({
+      held: reserved.toString(),
+      releaseDate: '2027-08-06',
+      released: '0',
+    });
+  });
+});

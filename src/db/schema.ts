@@ -417,6 +417,7 @@ export interface DB {
   settlement_batches: SettlementBatchesTable;
   settlement_items: SettlementItemsTable;
   settlement_settings: SettlementSettingsTable;
+  settlement_reserve_releases: SettlementReserveReleasesTable;
   business_closures: BusinessClosuresTable;
 }
 
@@ -430,6 +431,8 @@ export type JournalEntryKind =
   | 'payout_created'
   | 'payout_paid'
   | 'payout_returned'
+  | 'reserve_held'
+  | 'reserve_released'
   | 'reversal';
 export type LedgerAccount =
   | 'acquirer_clearing'
@@ -437,7 +440,8 @@ export type LedgerAccount =
   | 'merchant_available'
   | 'merchant_in_transit'
   | 'fee_revenue'
-  | 'payout_clearing';
+  | 'payout_clearing'
+  | 'merchant_reserve';
 /** Ledger rows are append-only (triggers refuse UPDATE and DELETE): no column is updatable. */
 type AppendOnly<T> = ColumnType<T, T, never>;
 
@@ -635,6 +639,10 @@ export interface SettlementBatchesTable {
   refunds: ColumnType<string, string | bigint, never>;
   net: ColumnType<string, string | bigint, never>;
   item_count: number;
+  reserve_held: ColumnType<string, string | bigint | undefined, never>;
+  /** 'YYYY-MM-DD'. */
+  reserve_release_date: string | null;
+  reserve_released: ColumnType<string, string | bigint | undefined, never>;
   payout_id: string | null;
   carry_reason: CarryReason | null;
   hold_reason: string | null;
@@ -658,11 +666,20 @@ export type PayoutSchedule = 'daily' | 'manual';
 
 export interface SettlementSettingsTable {
   organization_id: string;
-  payout_schedule: PayoutSchedule;
+  payout_schedule: ColumnType<PayoutSchedule, PayoutSchedule | undefined, PayoutSchedule>;
+  reserve_bps: Generated<number>;
+  reserve_days: Generated<number>;
   carry_notice_live: CarryReason | null;
   carry_notice_sandbox: CarryReason | null;
   updated_by: string;
   updated_at: Timestamp;
+}
+
+export interface SettlementReserveReleasesTable {
+  batch_id: string;
+  released_in: string;
+  amount: ColumnType<string, string | bigint, never>;
+  created_at: Timestamp;
 }
 
 export interface BusinessClosuresTable {

@@ -19,8 +19,14 @@ CREATE TABLE settlement_batches (
   gross            bigint NOT NULL,
   fees             bigint NOT NULL,
   refunds          bigint NOT NULL,
-  net              bigint NOT NULL CHECK (net > 0),
+  -- What the credits released; 0 when only reserves were released (the credits then wait).
+  net              bigint NOT NULL CHECK (net >= 0),
   item_count       integer NOT NULL,
+  -- The rolling reserve (issue 14 item 5): what this batch held back from `net` until a date, and what it
+  -- released of earlier batches' reserves (settlement_reserve_releases).
+  reserve_held          bigint NOT NULL DEFAULT 0 CHECK (reserve_held >= 0),
+  reserve_release_date  date,
+  reserve_released      bigint NOT NULL DEFAULT 0 CHECK (reserve_released >= 0),
   -- The payout phase: the automatic payout it made, or why it made none (the funds stay available).
   payout_id        text UNIQUE,
   carry_reason     text CHECK (carry_reason IN ('no_default_wallet', 'below_minimum', 'manual_schedule', 'nothing_available')),
@@ -41,6 +47,9 @@ CREATE TABLE settlement_batches (
   created_at       timestamptz(3) NOT NULL,
   updated_at       timestamptz(3) NOT NULL,
   CONSTRAINT settlement_batches_once UNIQUE (organization_id, environment, business_date),
+  CONSTRAINT settlement_batches_moves CHECK (net > 0 OR reserve_released > 0),
+  CONSTRAINT settlement_batches_reserve CHECK (
+    reserve_held <= net AND (reserve_held = 0) = (reserve_release_date IS NULL)),
   CONSTRAINT settlement_batches_paid CHECK (
     (status = 'paid_out') = (payout_id IS NOT NULL AND rate IS NOT NULL AND payout_amount IS NOT NULL)),
   CONSTRAINT settlement_batches_carried CHECK ((status = 'carried') = (carry_reason IS NOT NULL)),
@@ -67,10 +76,12 @@ BEGIN
       USING ERRCODE = 'check_violation';
   END IF;
   IF (NEW.organization_id, NEW.environment, NEW.business_date, NEW.origin, NEW.cutoff, NEW.gross,
-      NEW.fees, NEW.refunds, NEW.net, NEW.item_count)
+      NEW.fees, NEW.refunds, NEW.net, NEW.item_count, NEW.reserve_held, NEW.reserve_release_date,
+      NEW.reserve_released)
      IS DISTINCT FROM
      (OLD.organization_id, OLD.environment, OLD.business_date, OLD.origin, OLD.cutoff, OLD.gross,
-      OLD.fees, OLD.refunds, OLD.net, OLD.item_count) THEN
+      OLD.fees, OLD.refunds, OLD.net, OLD.item_count, OLD.reserve_held, OLD.reserve_release_date,
+      OLD.reserve_released) THEN
     RAISE EXCEPTION 'settlement batch %: the release is fixed', OLD.id
       USING ERRCODE = 'check_violation';
   END IF;
@@ -85,7 +96,10 @@ CREATE TRIGGER settlement_batches_guard BEFORE UPDATE ON settlement_batches
 -- merchant whose funds wait (no wallet, below the minimum) is told once, not every business day.
 CREATE TABLE settlement_settings (
   organization_id  text PRIMARY KEY REFERENCES organizations (id),
-  payout_schedule  text NOT NULL CHECK (payout_schedule IN ('daily', 'manual')),
+  payout_schedule  text NOT NULL DEFAULT 'daily' CHECK (payout_schedule IN ('daily', 'manual')),
+  -- The rolling reserve: this share of each batch's net (basis points) is held for this many days.
+  reserve_bps      integer NOT NULL DEFAULT 0 CHECK (reserve_bps BETWEEN 0 AND 10000),
+  reserve_days     integer NOT NULL DEFAULT 0 CHECK (reserve_days BETWEEN 0 AND 365),
   carry_notice_live    text,
   carry_notice_sandbox text,
   updated_by       text NOT NULL,
@@ -132,3 +146,23 @@ CREATE INDEX journal_entries_credit_time_idx ON journal_entries (created_at)
 ALTER TABLE operator_alerts DROP CONSTRAINT operator_alerts_kind_check;
 ALTER TABLE operator_alerts ADD CONSTRAINT operator_alerts_kind_check
   CHECK (kind IN ('notification_mismatch', 'negative_pending_balance', 'job_parked', 'settlement_held'));
+
+-- Which batch released each batch's reserve: once (the primary key), in the releasing batch's transaction.
+CREATE TABLE settlement_reserve_releases (
+  batch_id      text PRIMARY KEY REFERENCES settlement_batches (id),
+  released_in   text NOT NULL REFERENCES settlement_batches (id),
+  amount        bigint NOT NULL CHECK (amount > 0),
+  created_at    timestamptz(3) NOT NULL
+);
+CREATE INDEX settlement_batches_reserve_due_idx ON settlement_batches (reserve_release_date)
+  WHERE reserve_held > 0;
+
+-- The rolling reserve's ledger entries and account.
+ALTER TABLE journal_entries DROP CONSTRAINT journal_entries_kind_check;
+ALTER TABLE journal_entries ADD CONSTRAINT journal_entries_kind_check
+  CHECK (kind IN ('charge_succeeded', 'refund', 'settlement_batch', 'payout_created', 'payout_paid',
+                  'payout_returned', 'reserve_held', 'reserve_released', 'reversal'));
+ALTER TABLE ledger_postings DROP CONSTRAINT ledger_postings_account_check;
+ALTER TABLE ledger_postings ADD CONSTRAINT ledger_postings_account_check
+  CHECK (account IN ('acquirer_clearing', 'merchant_pending', 'merchant_available', 'merchant_in_transit',
+                     'fee_revenue', 'payout_clearing', 'merchant_reserve'));

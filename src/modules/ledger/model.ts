@@ -13,6 +13,8 @@ export interface Balance {
   available: string;
   /** In a payout not yet completed. */
   inTransit: string;
+  /** Held back by the rolling reserve, released to `available` by a later batch. */
+  reserve: string;
   /**
    * How far `pending` is below zero (refunds beyond what was left to settle), `0` otherwise: the merchant
    * owes it, and settlement recovers it from the next credits before batching anything

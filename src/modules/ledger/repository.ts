@@ -176,9 +176,15 @@ export async function sumMerchantBalances(
     .selectFrom('ledger_postings')
     .select(['currency', owed('merchant_pending').as('pending'), owed('merchant_available').as('available')])
     .select(owed('merchant_in_transit').as('inTransit'))
+    .select(owed('merchant_reserve').as('reserve'))
     .where('organization_id', '=', owner.organizationId)
     .where('environment', '=', owner.environment)
-    .where('account', 'in', ['merchant_pending', 'merchant_available', 'merchant_in_transit'])
+    .where('account', 'in', [
+      'merchant_pending',
+      'merchant_available',
+      'merchant_in_transit',
+      'merchant_reserve',
+    ])
     .groupBy('currency')
     .orderBy('currency')
     .execute();

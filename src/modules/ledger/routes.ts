@@ -21,10 +21,12 @@ export async function balanceRoutes(app: App, options: BalanceRoutesOptions): Pr
         description:
           'What this environment owes your organization, per currency, as decimal strings of minor units: ' +
           '`pending` (succeeded charges net of fees, less refunds, awaiting the next daily batch), ' +
-          '`available` (batched, not paid out) and `inTransit` (in a payout not yet completed). A refund ' +
+          '`available` (batched, not paid out), `inTransit` (in a payout not yet completed) and `reserve` (held ' +
+          'back by a rolling reserve until a later batch releases it). A refund ' +
           'beyond what is left to settle (its fee is not returned) takes `pending` below zero: `debt` says ' +
           'how far, and the next settlement recovers it from new credits before paying anything. Sandbox ' +
-          'balances never settle to a real wallet (`POST /v1/test-helpers/settle` releases them for sandbox payouts). Needs scope `read` (any key holding `read` or `all`).',
+          'balances never settle to a real wallet (`POST /v1/test-helpers/settle` runs their batch now, paid ' +
+          'out on the sandbox chain). Needs scope `read` (any key holding `read` or `all`).',
         tags: ['Balance'],
         response: { 200: BalanceViewSchema, ...errorResponses(401, 403, 429, 500) },
       },

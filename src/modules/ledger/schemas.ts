@@ -19,6 +19,10 @@ export const BalanceSchema = Type.Object(
       'Batched but not paid out: no default wallet, below the payout minimum, or payouts made manually.',
     ),
     inTransit: MinorUnits('In a payout that has not completed yet.'),
+    reserve: MinorUnits(
+      'Held back by the rolling reserve an operator set (a share of each batch, for a number of days); a ' +
+        'later batch releases it to `available` automatically.',
+    ),
     debt: Type.String({
       pattern: '^(0|[1-9][0-9]*)$',
       description:
@@ -45,7 +49,9 @@ export const BalanceViewSchema = Type.Object(
     examples: [
       {
         livemode: false,
-        balances: [{ currency: 'TRY', pending: '10950', available: '0', inTransit: '0', debt: '0' }],
+        balances: [
+          { currency: 'TRY', pending: '10950', available: '0', inTransit: '0', reserve: '0', debt: '0' },
+        ],
       },
     ],
   },

@@ -117,7 +117,7 @@ describe('postChargeSucceeded', () => {
       { account: 'fee_revenue', amount: '-539' },
     ]);
     expect(await ledger.balance(owner)).toEqual([
-      { currency: 'TRY', pending: '12011', available: '0', inTransit: '0', debt: '0' },
+      { currency: 'TRY', pending: '12011', available: '0', inTransit: '0', reserve: '0', debt: '0' },
     ]);
   });
 
@@ -254,7 +254,7 @@ describe('postRefund', () => {
 describe('balance', () => {
   it('is a zero TRY row before anything is posted', async () => {
     expect(await ledger.balance(await newOwner())).toEqual([
-      { currency: 'TRY', pending: '0', available: '0', inTransit: '0', debt: '0' },
+      { currency: 'TRY', pending: '0', available: '0', inTransit: '0', reserve: '0', debt: '0' },
     ]);
   });
 
@@ -306,7 +306,7 @@ describe('balance', () => {
         .execute();
     });
     expect(await ledger.balance(owner)).toEqual([
-      { currency: 'TRY', pending: '0', available: '700', inTransit: '300', debt: '0' },
+      { currency: 'TRY', pending: '0', available: '700', inTransit: '300', reserve: '0', debt: '0' },
     ]);
   });
 });
@@ -523,6 +523,7 @@ describe('properties over random sequences of charges and refunds', () => {
               pending: (-sum('merchant_pending')).toString(),
               available: (-sum('merchant_available')).toString(),
               inTransit: (-sum('merchant_in_transit')).toString(),
+              reserve: (-sum('merchant_reserve')).toString(),
               debt: sum('merchant_pending') > 0n ? sum('merchant_pending').toString() : '0',
             },
           ]);

@@ -99,6 +99,16 @@ export interface Ledger {
    */
   postRelease(trx: Trx, release: ReleaseForLedger): Promise<{ created: boolean }>;
   /**
+   * In the caller's transaction: the rolling reserve of a batch (`id`) moves from available to the
+   * reserve. Exactly once per batch.
+   */
+  postReserveHeld(trx: Trx, reserve: ReleaseForLedger): Promise<{ created: boolean }>;
+  /**
+   * In the caller's transaction: the reserve a batch (`id`, the batch that held it) held returns to
+   * available. Exactly once per holding batch.
+   */
+  postReserveReleased(trx: Trx, reserve: ReleaseForLedger): Promise<{ created: boolean }>;
+  /**
    * In the caller's transaction: a new payout moves its amount from available to in transit, only if
    * the available balance covers it. Payouts of one owner are serialised until commit, so concurrent
    * payouts never together overdraw it. Exactly once per payout id (a repeat is `created: false`).
@@ -227,6 +237,28 @@ export function createLedger(deps: LedgerDeps): Ledger {
       return { created: outcome.created };
     },
 
+    async postReserveHeld(trx, reserve) {
+      const amount = parseAmount(reserve.amount, `reserve of ${reserve.id}`);
+      const outcome = await postOnce(trx, newEntry(reserve, 'reserve_held', reserve.id), async () => [
+        { account: 'merchant_available', amount },
+        { account: 'merchant_reserve', amount: -amount },
+      ]);
+      if (!outcome.created)
+        assertAmount(outcome.existing, 'merchant_available', amount, `reserve of ${reserve.id}`);
+      return { created: outcome.created };
+    },
+
+    async postReserveReleased(trx, reserve) {
+      const amount = parseAmount(reserve.amount, `reserve release of ${reserve.id}`);
+      const outcome = await postOnce(trx, newEntry(reserve, 'reserve_released', reserve.id), async () => [
+        { account: 'merchant_reserve', amount },
+        { account: 'merchant_available', amount: -amount },
+      ]);
+      if (!outcome.created)
+        assertAmount(outcome.existing, 'merchant_reserve', amount, `reserve release of ${reserve.id}`);
+      return { created: outcome.created };
+    },
+
     async postPayoutCreated(trx, payout) {
       const amount = parseAmount(payout.amount, `payout ${payout.id}`);
       if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
@@ -295,7 +327,10 @@ export function createLedger(deps: LedgerDeps): Ledger {
         debt: debtOf(row.pending),
       }));
       if (rows.some((row) => row.currency === CURRENCY)) return rows;
-      return [{ currency: CURRENCY, pending: '0', available: '0', inTransit: '0', debt: '0' }, ...rows];
+      return [
+        { currency: CURRENCY, pending: '0', available: '0', inTransit: '0', reserve: '0', debt: '0' },
+        ...rows,
+      ];
     },
 
     async negativePendingBalances(limit = 100) {

@@ -205,6 +205,39 @@ export async function operatorSettlementRoutes(
   );
 
   app.put(
+    '/operator/v1/organizations/:id/reserve',
+    {
+      schema: {
+        description:
+          'The organization’s rolling reserve: `reserveBps` basis points (0 to 10000) of each batch’s net are ' +
+          'held for `days` days (0 to 365), then released to `available` by the first batch on or after that ' +
+          'date. Applies to batches from now on; 0 turns it off. Audited.',
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        body: Type.Object(
+          {
+            reserveBps: Type.Integer({ minimum: 0, maximum: 10_000 }),
+            days: Type.Integer({ minimum: 0, maximum: 365 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            organizationId: Type.String(),
+            reserveBps: Type.Integer(),
+            days: Type.Integer(),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) => ({
+      organizationId: request.params.id,
+      ...valueOf(await batches.setReserve(request.params.id, request.body, actorOf(request))),
+    }),
+  );
+
+  app.put(
     '/operator/v1/organizations/:id/payout-schedule',
     {
       schema: {

@@ -191,6 +191,14 @@ export interface SettlementBatches {
     by: Actor,
   ): Promise<Result<PayoutSchedule, SettlementCommandError>>;
 
+  /** The organization's rolling reserve: basis points of each batch's net, held for `days` days. */
+  reserve(organizationId: string): Promise<{ reserveBps: number; days: number }>;
+  setReserve(
+    organizationId: string,
+    reserve: { reserveBps: number; days: number },
+    by: Actor,
+  ): Promise<Result<{ reserveBps: number; days: number }, SettlementCommandError>>;
+
   closures(range: { from: BusinessDate; to: BusinessDate }): Promise<ClosureView[]>;
   declareClosure(
     businessDate: string,
@@ -279,7 +287,8 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     const sequence = (head?.statement_seq ?? 0) + 1;
     const previous = head?.statement_hash ?? null;
     const items = await settlement.itemsOfBatch(trx, batch.id);
-    const hash = statementHash(previous, statementContent(batch, { ...ending, sequence }, items));
+    const releases = await settlement.reserveReleasesIn(trx, batch.id);
+    const hash = statementHash(previous, statementContent(batch, { ...ending, sequence }, items, releases));
     return { statement_seq: sequence, statement_hash: hash, previous_hash: previous };
   }
 
@@ -430,6 +439,8 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
       const owners = new Map<string, PayoutOwner>();
       for (const owner of await deps.ledger.ownersWithCredits(after, cutoff))
         owners.set(`${owner.organizationId}:${owner.environment}`, owner);
+      for (const owner of await settlement.ownersWithDueReserves(db, businessDate))
+        owners.set(`${owner.organizationId}:${owner.environment}`, owner);
       for (const open of await settlement.openBatches(db, businessDate))
         owners.set(`${open.organization_id}:${open.environment}`, {
           organizationId: open.organization_id,
@@ -512,7 +523,11 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
       if (!row) return err({ code: 'not_found' as const });
       if (row.statement_seq === null || row.statement_hash === null)
         return err({ code: 'not_ready' as const });
-      const content = storedContent(row, await settlement.itemsOfBatch(db, row.id));
+      const content = storedContent(
+        row,
+        await settlement.itemsOfBatch(db, row.id),
+        await settlement.reserveReleasesIn(db, row.id),
+      );
       return ok({
         object: 'settlement_statement' as const,
         ...content,
@@ -535,7 +550,11 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
             problems.push({ batchId: row.id, sequence, problem: 'sequence_gap' });
           if ((row.previous_hash ?? null) !== (previous?.hash ?? null))
             problems.push({ batchId: row.id, sequence, problem: 'chain_broken' });
-          const content = storedContent(row, await settlement.itemsOfBatch(db, row.id));
+          const content = storedContent(
+            row,
+            await settlement.itemsOfBatch(db, row.id),
+            await settlement.reserveReleasesIn(db, row.id),
+          );
           if (statementHash(row.previous_hash, content) !== row.statement_hash)
             problems.push({ batchId: row.id, sequence, problem: 'content_changed' });
           previous = { seq: sequence, hash: row.statement_hash ?? '' };
@@ -611,6 +630,47 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
         });
     },
 
+    async reserve(organizationId) {
+      const settings = await settlement.findSettings(db, organizationId);
+      return { reserveBps: settings?.reserve_bps ?? 0, days: settings?.reserve_days ?? 0 };
+    },
+
+    async setReserve(organizationId, reserve, by) {
+      return db
+        .transaction()
+        .execute(async (trx) => {
+          const before = await settlement.lockSettings(trx, organizationId);
+          const now = clock.now();
+          const changes = {
+            reserve_bps: reserve.reserveBps,
+            reserve_days: reserve.days,
+            updated_by: by.actor,
+            updated_at: now,
+          };
+          const row = await settlement.upsertSettings(
+            trx,
+            { organization_id: organizationId, ...changes },
+            changes,
+          );
+          await deps.audit.record(trx, {
+            actor: by.actor,
+            action: 'settlement.reserve_set',
+            targetType: 'organization',
+            targetId: organizationId,
+            organizationId,
+            before: { reserveBps: before?.reserve_bps ?? 0, days: before?.reserve_days ?? 0 },
+            after: { reserveBps: row.reserve_bps, days: row.reserve_days },
+            requestId: by.requestId ?? null,
+            ip: by.ip ?? null,
+          });
+          return ok({ reserveBps: row.reserve_bps, days: row.reserve_days });
+        })
+        .catch((error: unknown) => {
+          if (isForeignKeyViolation(error)) return err({ code: 'organization_not_found' as const });
+          throw error;
+        });
+    },
+
     async closures(range) {
       return (await settlement.listClosures(db, range.from, range.to)).map(closureView);
     },
@@ -662,7 +722,11 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
 }
 
 /** The content of an ended batch's statement, rebuilt from what its row and items hold now. */
-function storedContent(row: settlement.BatchRow, items: readonly settlement.ItemRow[]) {
+function storedContent(
+  row: settlement.BatchRow,
+  items: readonly settlement.ItemRow[],
+  releases: ReadonlyArray<{ batch_id: string; amount: string }>,
+) {
   return statementContent(
     row,
     {
@@ -679,6 +743,7 @@ function storedContent(row: settlement.BatchRow, items: readonly settlement.Item
       sequence: row.statement_seq ?? 0,
     },
     items,
+    releases,
   );
 }
 

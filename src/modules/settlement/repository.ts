@@ -4,6 +4,7 @@ import type {
   BusinessClosuresTable,
   SettlementBatchesTable,
   SettlementItemsTable,
+  SettlementReserveReleasesTable,
   SettlementSettingsTable,
 } from '../../db/schema.js';
 import type { PayoutOwner } from '../payouts/ports.js';
@@ -310,4 +311,66 @@ export async function findOwnBatch(db: Kdb, owner: PayoutOwner, id: string): Pro
     .where('organization_id', '=', owner.organizationId)
     .where('environment', '=', owner.environment)
     .executeTakeFirst();
+}
+
+/** The owner's batches whose reserve is due by `businessDate` and not yet released, locked. */
+export async function dueReserves(trx: Trx, owner: PayoutOwner, businessDate: string): Promise<BatchRow[]> {
+  return trx
+    .selectFrom('settlement_batches as b')
+    .selectAll('b')
+    .where('b.organization_id', '=', owner.organizationId)
+    .where('b.environment', '=', owner.environment)
+    .where('b.reserve_held', '>', '0')
+    .where('b.reserve_release_date', '<=', businessDate)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('settlement_reserve_releases as r')
+            .select('r.batch_id')
+            .whereRef('r.batch_id', '=', 'b.id'),
+        ),
+      ),
+    )
+    .orderBy('b.business_date')
+    .execute();
+}
+
+export async function insertReserveRelease(
+  trx: Trx,
+  row: Insertable<SettlementReserveReleasesTable>,
+): Promise<void> {
+  await trx.insertInto('settlement_reserve_releases').values(row).execute();
+}
+
+/** The owners with a reserve due by `businessDate` and not yet released: a run visits them too. */
+export async function ownersWithDueReserves(db: Kdb, businessDate: string): Promise<PayoutOwner[]> {
+  const rows = await db
+    .selectFrom('settlement_batches as b')
+    .select(['b.organization_id', 'b.environment'])
+    .distinct()
+    .where('b.reserve_held', '>', '0')
+    .where('b.reserve_release_date', '<=', businessDate)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('settlement_reserve_releases as r')
+            .select('r.batch_id')
+            .whereRef('r.batch_id', '=', 'b.id'),
+        ),
+      ),
+    )
+    .execute();
+  return rows.map((row) => ({ organizationId: row.organization_id, environment: row.environment }));
+}
+
+/** The reserves a batch released (statement lines). */
+export async function reserveReleasesIn(db: Kdb, batchId: string) {
+  return db
+    .selectFrom('settlement_reserve_releases')
+    .selectAll()
+    .where('released_in', '=', batchId)
+    .orderBy('batch_id')
+    .execute();
 }

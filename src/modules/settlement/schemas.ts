@@ -16,6 +16,16 @@ export const SettlementBatchSchema = Type.Object(
     refunds: Minor('Refunds in the batch, TRY minor units (positive).'),
     net: Minor('gross - fees - refunds: what moved from `pending` to `available`.'),
     itemCount: Type.Integer({ description: 'Charges and refunds in the batch.' }),
+    reserve: Type.Object(
+      {
+        held: Minor('Held back of `net` by the rolling reserve, TRY minor units.'),
+        releaseDate: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+          description: 'The first batch on or after this date releases it; null when nothing was held.',
+        }),
+        released: Minor('Earlier batches’ reserves this batch released to `available`, TRY minor units.'),
+      },
+      { description: 'The rolling reserve an operator set for the organization (docs/settlement.md).' },
+    ),
     status: Type.Enum(['released', 'held', 'paid_out', 'carried'], {
       description:
         '`released`: the funds are available and the payout phase comes next; `paid_out`: the automatic ' +
@@ -118,6 +128,14 @@ export const StatementSchema = Type.Object(
       net: Minor('TRY minor units.'),
       currency: Type.Literal('TRY'),
       itemCount: Type.Integer(),
+      reserve: Type.Object({
+        held: Minor('TRY minor units held back of `net`.'),
+        releaseDate: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+        released: Minor('TRY minor units of earlier reserves released here.'),
+        releasedFrom: Type.Array(Type.Object({ batchId: Type.String(), amount: Minor('TRY minor units.') }), {
+          description: 'The batches whose reserve this batch released.',
+        }),
+      }),
       status: Type.Enum(['paid_out', 'carried']),
       carryReason: Type.Union([Type.String(), Type.Null()]),
       rate: Type.Union([

@@ -12,6 +12,14 @@ import * as settlement from './repository.js';
 export interface SettlementLedger {
   pendingCredits(trx: Trx, owner: LedgerOwner, after: Date, upTo: Date): Promise<PendingCredit[]>;
   postRelease(trx: Trx, release: { id: string; amount: string } & LedgerOwner): Promise<{ created: boolean }>;
+  postReserveHeld(
+    trx: Trx,
+    reserve: { id: string; amount: string } & LedgerOwner,
+  ): Promise<{ created: boolean }>;
+  postReserveReleased(
+    trx: Trx,
+    reserve: { id: string; amount: string } & LedgerOwner,
+  ): Promise<{ created: boolean }>;
 }
 
 /** A released batch as the API shows it. */
@@ -25,6 +33,11 @@ export interface BatchView {
   refunds: string;
   net: string;
   itemCount: number;
+  /**
+   * The rolling reserve: what this batch held back of `net` until `releaseDate` (the first batch on or
+   * after it releases it), and what it released of earlier batches' reserves. TRY minor units.
+   */
+  reserve: { held: string; releaseDate: string | null; released: string };
   /**
    * `released` (funds available; the payout phase runs next), `paid_out` (the automatic payout
    * `payoutId` was made), `carried` (no payout: `carryReason`; the funds stay available) or `held` (no
@@ -93,10 +106,21 @@ export function createSettlementService(deps: {
         trx,
         credits.map((credit) => credit.sourceId),
       );
-      const fresh = credits.filter((credit) => !released.has(credit.sourceId));
-      if (fresh.length === 0) return { released: false, reason: 'nothing_to_release', net: '0' };
-      const net = fresh.reduce((total, credit) => total + BigInt(credit.net), 0n);
-      if (net <= 0n) return { released: false, reason: 'net_not_positive', net: net.toString() };
+      const unreleased = credits.filter((credit) => !released.has(credit.sourceId));
+      // Earlier batches' rolling reserves whose date has come go back to available with this batch.
+      const due = await settlement.dueReserves(trx, owner, options.businessDate);
+      const reserveReleased = due.reduce((total, row) => total + BigInt(row.reserve_held), 0n);
+      if (unreleased.length === 0 && due.length === 0)
+        return { released: false, reason: 'nothing_to_release', net: '0' };
+      const creditsNet = unreleased.reduce((total, credit) => total + BigInt(credit.net), 0n);
+      if (creditsNet <= 0n && due.length === 0)
+        return { released: false, reason: 'net_not_positive', net: creditsNet.toString() };
+      // Credits whose net is not positive (a refund debt) wait for a later batch; due reserves go now.
+      const fresh = creditsNet > 0n ? unreleased : [];
+      const net = creditsNet > 0n ? creditsNet : 0n;
+      const settings = await settlement.findSettings(trx, owner.organizationId);
+      const reserveBps = BigInt(settings?.reserve_bps ?? 0);
+      const reserveHeld = (net * reserveBps) / 10_000n;
 
       const refundIds = fresh.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);
       const chargeOfRefund = await refundChargeIds(trx, refundIds);
@@ -120,6 +144,10 @@ export function createSettlementService(deps: {
         refunds: sum((credit) => (credit.kind === 'refund' ? -BigInt(credit.gross) : 0n)),
         net,
         item_count: fresh.length,
+        reserve_held: reserveHeld,
+        reserve_release_date:
+          reserveHeld > 0n ? addDays(options.businessDate, settings?.reserve_days ?? 0) : null,
+        reserve_released: reserveReleased,
         created_at: now,
         updated_at: now,
       });
@@ -142,12 +170,18 @@ export function createSettlementService(deps: {
           payout_id: null,
         })),
       );
-      await deps.ledger.postRelease(trx, {
-        id: batch.id,
-        amount: net.toString(),
-        organizationId: owner.organizationId,
-        environment: owner.environment,
-      });
+      if (net > 0n) await deps.ledger.postRelease(trx, { id: batch.id, amount: net.toString(), ...owner });
+      if (reserveHeld > 0n)
+        await deps.ledger.postReserveHeld(trx, { id: batch.id, amount: reserveHeld.toString(), ...owner });
+      for (const held of due) {
+        await settlement.insertReserveRelease(trx, {
+          batch_id: held.id,
+          released_in: batch.id,
+          amount: held.reserve_held,
+          created_at: now,
+        });
+        await deps.ledger.postReserveReleased(trx, { id: held.id, amount: held.reserve_held, ...owner });
+      }
       return { released: true, created: true, batch: batchView(batch) };
     });
   }
@@ -192,6 +226,11 @@ export function batchView(row: settlement.BatchRow): BatchView {
     refunds: row.refunds,
     net: row.net,
     itemCount: row.item_count,
+    reserve: {
+      held: row.reserve_held,
+      releaseDate: row.reserve_release_date,
+      released: row.reserve_released,
+    },
     status: row.status,
     payoutId: row.payout_id,
     carryReason: row.carry_reason,

@@ -45,6 +45,13 @@ export interface StatementContent {
     net: string;
     currency: 'TRY';
     itemCount: number;
+    /** The rolling reserve: held back of `net` until `releaseDate`, and earlier reserves released here. */
+    reserve: {
+      held: string;
+      releaseDate: string | null;
+      released: string;
+      releasedFrom: Array<{ batchId: string; amount: string }>;
+    };
     status: 'paid_out' | 'carried';
     carryReason: string | null;
     rate: { value: string; source: string; at: string } | null;
@@ -95,6 +102,7 @@ export function statementContent(
     sequence: number;
   },
   items: readonly ItemRow[],
+  releases: ReadonlyArray<{ batch_id: string; amount: string }>,
 ): StatementContent {
   return {
     batch: {
@@ -109,6 +117,14 @@ export function statementContent(
       net: batch.net,
       currency: 'TRY',
       itemCount: batch.item_count,
+      reserve: {
+        held: batch.reserve_held,
+        releaseDate: batch.reserve_release_date,
+        released: batch.reserve_released,
+        releasedFrom: [...releases]
+          .sort((a, b) => (a.batch_id < b.batch_id ? -1 : 1))
+          .map((release) => ({ batchId: release.batch_id, amount: release.amount })),
+      },
       status: ending.status,
       carryReason: ending.carryReason,
       rate: ending.rate && { ...ending.rate, at: ending.rate.at.toISOString() },
@@ -169,6 +185,20 @@ export function statementCsv(statement: Statement): string {
       occurred_at: batch.cutoff,
       merchant_reference: batch.carryReason,
     }),
+    ...(batch.reserve.held !== '0'
+      ? [
+          row({
+            record: 'reserve_held',
+            id: batch.id,
+            amount: batch.reserve.held,
+            currency: 'TRY',
+            occurred_at: batch.reserve.releaseDate,
+          }),
+        ]
+      : []),
+    ...batch.reserve.releasedFrom.map((release) =>
+      row({ record: 'reserve_released', id: release.batchId, amount: release.amount, currency: 'TRY' }),
+    ),
     ...(batch.rate
       ? [row({ record: 'rate', id: batch.rate.source, amount: batch.rate.value, occurred_at: batch.rate.at })]
       : []),
