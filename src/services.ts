@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -133,6 +134,16 @@ export interface Services {
   };
 }
 
+/** Spec section 8: the batch runs at 03:00 UTC; operators' runs of a date use it when the job is off. */
+const DEFAULT_SETTLEMENT_CRON = '0 3 * * *';
+
+/** The first run of a daily cron (UTC) on a calendar date: that date's settlement cutoff. */
+function firstRunOn(cron: string, date: string): Date {
+  const midnight = new Date(`${date}T00:00:00.000Z`);
+  const next = new Cron(cron, { timezone: 'UTC', paused: true }).nextRun(new Date(midnight.getTime() - 1));
+  return next !== null && next.toISOString().slice(0, 10) === date ? next : new Date(`${date}T03:00:00.000Z`);
+}
+
 /** How often the checkout's status endpoint may read a pending payment back from the acquirer, per charge. */
 const CHECKOUT_STATUS_SYNC_INTERVAL_MS = 3 * SECOND;
 
@@ -240,6 +251,7 @@ export function createServices(input: {
     team: users,
     webUrl: () => urls.web(),
     cursors,
+    cutoffOf: (date) => firstRunOn(config.settlement.cron ?? DEFAULT_SETTLEMENT_CRON, date),
   });
   const sandboxWatcher = createExplorerWatcher({
     url: input.sandboxChain.url,

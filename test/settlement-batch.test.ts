@@ -615,3 +615,66 @@ describe('the rolling reserve', () => {
     });
   });
 });
+
+describe('a reserve released while a refund debt waits', () => {
+  it('releases the reserve alone and nets the waiting refund against the next credits', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    const services = t.gateway.services.settlementBatches;
+    await services.setReserve(
+      merchant.organizationId,
+      { reserveBps: 1000, days: 1 },
+      { actor: 'staff:stf_risk' },
+    );
+    at('2027-09-06T10:00:00.000Z'); // Monday
+    const charge = await merchantApi<{ id: string; providerPaymentId: string }>(
+      t,
+      merchant,
+      'sandbox',
+      '/v1/charges',
+      validCharge({ amount: CHARGE }),
+    );
+    const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
+    if (!acquirer) throw new Error('no sandbox acquirer');
+    await t.gateway.services.completion.apply(
+      charge.body.id,
+      await acquirer.authorize(
+        charge.body.providerPaymentId,
+        { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Debt' },
+        'https://shop.example/back',
+      ),
+    );
+    at('2027-09-07T03:00:30.000Z');
+    await daily.run(); // releases the charge, holds 10 % until Wednesday
+    at('2027-09-07T10:00:00.000Z');
+    const refund = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${charge.body.id}/refunds`, {});
+    expect(refund.status, refund.text).toBe(201);
+    // The charge was released already: the whole refund is owed.
+    expect(await balance(merchant)).toMatchObject({ pending: (-CHARGE).toString() });
+    at('2027-09-08T03:00:30.000Z');
+    await daily.run(); // the refund waits (a debt); the reserve is due and goes alone
+    at('2027-09-08T10:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', 2 * CHARGE);
+    at('2027-09-09T03:00:30.000Z');
+    await daily.run(); // the new charge, less the waiting refund
+
+    const batches = await batchesOf(merchant);
+    expect(batches.map((batch) => [batch.business_date, batch.item_count, batch.reserve_released])).toEqual([
+      ['2027-09-07', 1, '0'],
+      ['2027-09-08', 0, (NET / 10n).toString()],
+      ['2027-09-09', 2, '0'],
+    ]);
+    const refunded = await db()
+      .selectFrom('settlement_items')
+      .select(['type', 'batch_id'])
+      .where('organization_id', '=', merchant.organizationId)
+      .where('type', '=', 'refund')
+      .execute();
+    expect(refunded).toEqual([{ type: 'refund', batch_id: batches[2]?.id }]);
+    // 20 000.00 TRY nets 19 299.00 TRY (fee 3.50 % + 1.00 TRY), less the 10 000.00 TRY refund: 10 % of
+    // 9 299.00 TRY is held.
+    expect(await balance(merchant)).toMatchObject({
+      pending: '0',
+      reserve: ((1_929_900n - BigInt(CHARGE)) / 10n).toString(),
+    });
+  });
+});

@@ -74,8 +74,8 @@ export interface BatchDeps {
   };
   webUrl: () => string;
   cursors: CursorCodec;
-  /** The time of day (UTC, `HH:MM:SS`) of a business date's cutoff: the daily schedule's time. */
-  cutoffTime?: string;
+  /** A business date's cutoff: the daily schedule's run on that date (03:00 UTC by default). */
+  cutoffOf?: (businessDate: BusinessDate) => Date;
   calendar?: BusinessCalendar;
 }
 
@@ -215,7 +215,7 @@ const REASON_MAX_LENGTH = 500;
 export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
   const { db, clock, logger } = deps;
   const calendar = deps.calendar ?? createBusinessCalendar();
-  const cutoffTime = deps.cutoffTime ?? '03:00:00';
+  const cutoffOf = deps.cutoffOf ?? ((date: BusinessDate) => new Date(`${date}T03:00:00.000Z`));
 
   async function businessDay(date: BusinessDate): Promise<{ open: true } | { open: false; why: string }> {
     const weekday = parseBusinessDate(date).getUTCDay();
@@ -474,7 +474,7 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
       if (!date.ok) return date;
       const day = await businessDay(date.value);
       if (!day.open) return err({ code: 'not_a_business_day', businessDate: date.value, why: day.why });
-      const cutoff = new Date(`${date.value}T${cutoffTime}Z`);
+      const cutoff = cutoffOf(date.value);
       if (cutoff.getTime() > clock.now().getTime())
         return err({ code: 'not_due', businessDate: date.value, cutoff: cutoff.toISOString() });
       await deps.audit.record(db, {

@@ -313,13 +313,10 @@ export async function findOwnBatch(db: Kdb, owner: PayoutOwner, id: string): Pro
     .executeTakeFirst();
 }
 
-/** The owner's batches whose reserve is due by `businessDate` and not yet released, locked. */
-export async function dueReserves(trx: Trx, owner: PayoutOwner, businessDate: string): Promise<BatchRow[]> {
-  return trx
+/** Batches whose reserve is due by `businessDate` and not yet released (no settlement_reserve_releases row). */
+function dueReserveBatches(db: Kdb, businessDate: string) {
+  return db
     .selectFrom('settlement_batches as b')
-    .selectAll('b')
-    .where('b.organization_id', '=', owner.organizationId)
-    .where('b.environment', '=', owner.environment)
     .where('b.reserve_held', '>', '0')
     .where('b.reserve_release_date', '<=', businessDate)
     .where((eb) =>
@@ -331,7 +328,15 @@ export async function dueReserves(trx: Trx, owner: PayoutOwner, businessDate: st
             .whereRef('r.batch_id', '=', 'b.id'),
         ),
       ),
-    )
+    );
+}
+
+/** The owner's batches whose reserve is due by `businessDate` and not yet released. */
+export async function dueReserves(trx: Trx, owner: PayoutOwner, businessDate: string): Promise<BatchRow[]> {
+  return dueReserveBatches(trx, businessDate)
+    .selectAll('b')
+    .where('b.organization_id', '=', owner.organizationId)
+    .where('b.environment', '=', owner.environment)
     .orderBy('b.business_date')
     .execute();
 }
@@ -345,22 +350,9 @@ export async function insertReserveRelease(
 
 /** The owners with a reserve due by `businessDate` and not yet released: a run visits them too. */
 export async function ownersWithDueReserves(db: Kdb, businessDate: string): Promise<PayoutOwner[]> {
-  const rows = await db
-    .selectFrom('settlement_batches as b')
+  const rows = await dueReserveBatches(db, businessDate)
     .select(['b.organization_id', 'b.environment'])
     .distinct()
-    .where('b.reserve_held', '>', '0')
-    .where('b.reserve_release_date', '<=', businessDate)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('settlement_reserve_releases as r')
-            .select('r.batch_id')
-            .whereRef('r.batch_id', '=', 'b.id'),
-        ),
-      ),
-    )
     .execute();
   return rows.map((row) => ({ organizationId: row.organization_id, environment: row.environment }));
 }
@@ -373,4 +365,16 @@ export async function reserveReleasesIn(db: Kdb, batchId: string) {
     .where('released_in', '=', batchId)
     .orderBy('batch_id')
     .execute();
+}
+
+/** The cutoff of the owner's latest batch that released credits (`net` > 0), if any. */
+export async function latestCreditCutoff(db: Kdb, owner: PayoutOwner): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('settlement_batches')
+    .select((eb) => eb.fn.max('cutoff').as('cutoff'))
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('net', '>', '0')
+    .executeTakeFirst();
+  return row?.cutoff == null ? undefined : new Date(row.cutoff);
 }

@@ -99,8 +99,10 @@ export function createSettlementService(deps: {
       await settlement.lockOwner(trx, owner);
       const existing = await settlement.findBatch(trx, owner, options.businessDate);
       if (existing) return { released: true, created: false, batch: batchView(existing) };
-      const previous = await settlement.latestBatch(trx, owner);
-      const after = previous ? new Date(previous.cutoff.getTime() - LATE_COMMIT_WINDOW_MS) : new Date(0);
+      // From the last batch that released credits: a batch that released only reserves left any waiting
+      // credits (a refund debt) where they were.
+      const previous = await settlement.latestCreditCutoff(trx, owner);
+      const after = previous ? new Date(previous.getTime() - LATE_COMMIT_WINDOW_MS) : new Date(0);
       const credits = await deps.ledger.pendingCredits(trx, owner, after, options.cutoff);
       const released = await settlement.releasedSources(
         trx,
