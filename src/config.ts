@@ -64,6 +64,8 @@ export interface Config {
     explorerUrl: string | undefined;
     /** Timeout of one call to a rail, an explorer or the rate ticker. */
     railTimeoutMs: number;
+    /** The FX spread kept as revenue, basis points off the market rate (`PAYOUT_FX_SPREAD_BPS`). */
+    spreadBps: number;
   };
   /** Merchant webhooks (issue 7). */
   webhooks: {
@@ -322,6 +324,7 @@ function readPayouts(
     },
     explorerUrl: explorerUrl?.replace(/\/+$/, ''),
     railTimeoutMs: integer('PAYOUT_RAIL_TIMEOUT_MS', 10_000, 100, 120_000),
+    spreadBps: integer('PAYOUT_FX_SPREAD_BPS', 0, 0, 1000),
     ticker:
       tickerUrl === undefined
         ? undefined

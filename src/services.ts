@@ -236,6 +236,7 @@ export function createServices(input: {
     contents: settlement.payoutContents,
     audit,
     rates: (environment) => (environment === 'live' ? liveRate : sandboxRate),
+    spreadBps: config.payouts.spreadBps,
   });
   const settlementBatches = createSettlementBatches({
     db,

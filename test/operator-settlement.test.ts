@@ -173,6 +173,24 @@ describe('running a business date', () => {
     );
     expect([foreign.status, foreign.body.error.code]).toEqual([400, 'validation_failed']);
 
+    // The same filter in another order keeps its cursor; a malformed or impossible date is a 400, never a 500.
+    const filtered = await admin.get<{ data: Batch[]; nextCursor: string | null }>(
+      '/operator/v1/settlement/batches?environment=sandbox&businessDate=2027-02-02&limit=1',
+    );
+    const reordered = await admin.get<{ data: Batch[] }>(
+      `/operator/v1/settlement/batches?limit=1&businessDate=2027-02-02&environment=sandbox&cursor=${filtered.body.nextCursor ?? ''}`,
+    );
+    expect(reordered.status, reordered.text).toBe(200);
+    expect(reordered.body.data[0]?.id).not.toBe(filtered.body.data[0]?.id);
+    for (const path of [
+      '/operator/v1/settlement/batches?businessDate=abc',
+      '/operator/v1/settlement/batches?businessDate=2027-02-30',
+      '/operator/v1/settlement/closures?from=abc&to=2027-12-31',
+    ]) {
+      const refused = await admin.get(path);
+      expect([path, refused.status, refused.body.error.code]).toEqual([path, 400, 'validation_failed']);
+    }
+
     expect(await auditOf('settlement.run_requested')).toHaveLength(2);
     expect((await auditOf('settlement.payout_schedule_set'))[0]).toMatchObject({
       actor: `staff:${admin.account.id}`,

@@ -441,7 +441,8 @@ export type LedgerAccount =
   | 'merchant_in_transit'
   | 'fee_revenue'
   | 'payout_clearing'
-  | 'merchant_reserve';
+  | 'merchant_reserve'
+  | 'fx_revenue';
 /** Ledger rows are append-only (triggers refuse UPDATE and DELETE): no column is updatable. */
 type AppendOnly<T> = ColumnType<T, T, never>;
 
@@ -593,10 +594,14 @@ export interface PayoutsTable {
   /** USDT minor units (6 decimals) sent, decimal text. */
   payout_amount: ColumnType<string, string | bigint, never>;
   payout_currency: 'USDT';
-  /** USDT per TRY, exact decimal text. */
+  /** USDT per TRY, exact decimal text: the market rate less the spread. */
   rate: string;
   rate_source: string;
   rate_at: Timestamp;
+  market_rate: string;
+  spread_bps: number;
+  /** TRY minor units of `amount` kept as FX revenue. */
+  spread_amount: ColumnType<string, string | bigint, never>;
   network: Network;
   wallet_id: string;
   address: string;

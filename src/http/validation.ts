@@ -16,7 +16,7 @@ function createAjv(coerceTypes: boolean): Ajv {
     removeAdditional: false,
     strict: false,
   });
-  addFormats(ajv, ['email', 'uri', 'date-time', 'uuid', 'ipv4', 'ipv6']);
+  addFormats(ajv, ['email', 'uri', 'date', 'date-time', 'uuid', 'ipv4', 'ipv6']);
   return ajv;
 }
 

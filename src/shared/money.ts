@@ -206,10 +206,23 @@ export function convert<From extends Currency, To extends Currency>(
   const fromScale = 10n ** BigInt(decimalsOf(rate.from));
   const toScale = 10n ** BigInt(decimalsOf(rate.to));
   // to_minor = from_minor / fromScale × rate × toScale
-  const converted = divide(amount * rate.numerator * toScale, fromScale * rate.denominator, rounding);
-  // from_minor needed for `converted`: converted / toScale / rate × fromScale, rounded up, capped.
-  const divisor = toScale * rate.numerator;
-  const needed = (converted * rate.denominator * fromScale + divisor - 1n) / divisor;
+  const converted = divide(
+    amount * rate.numerator * toScale,
+    fromScale * rate.denominator,
+    rounding,
+  ) as Minor<To>;
+  const needed = neededFor(converted, rate);
   const covered = needed > amount ? amount : needed;
-  return { converted: converted as Minor<To>, covered: covered as Minor<From> };
+  return { converted, covered: covered as Minor<From> };
+}
+
+/** The `from` minor units `converted` is worth at `rate`, rounded up: converted / rate, in `from`. */
+export function neededFor<From extends Currency, To extends Currency>(
+  converted: Minor<To>,
+  rate: Rate<From, To>,
+): Minor<From> {
+  const fromScale = 10n ** BigInt(decimalsOf(rate.from));
+  const toScale = 10n ** BigInt(decimalsOf(rate.to));
+  const divisor = toScale * rate.numerator;
+  return ((converted * rate.denominator * fromScale + divisor - 1n) / divisor) as Minor<From>;
 }

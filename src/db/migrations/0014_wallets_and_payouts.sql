@@ -112,8 +112,14 @@ CREATE TABLE payouts (
   -- USDT minor units (6 decimals) sent, rounded down.
   payout_amount      bigint NOT NULL CHECK (payout_amount > 0),
   payout_currency    text NOT NULL CHECK (payout_currency = 'USDT'),
-  -- The locked rate: USDT per TRY, an exact decimal, with its source and time.
+  -- The locked rate the payout was converted at: USDT per TRY, an exact decimal (the market rate less
+  -- the FX spread), with its source and time; the market rate and the spread in basis points.
   rate               text NOT NULL,
+  market_rate        text NOT NULL,
+  spread_bps         integer NOT NULL CHECK (spread_bps BETWEEN 0 AND 1000),
+  -- TRY minor units of `amount` kept as FX revenue: `amount` less what the USDT sent is worth at the
+  -- market rate. Recognised when the payout is paid (the ledger's `payout_paid` entry).
+  spread_amount      bigint NOT NULL CHECK (spread_amount >= 0),
   rate_source        text NOT NULL,
   rate_at            timestamptz(3) NOT NULL,
   network            text NOT NULL CHECK (network IN ('tron', 'ethereum')),
@@ -168,10 +174,10 @@ BEGIN
       USING ERRCODE = 'check_violation';
   END IF;
   IF (NEW.organization_id, NEW.environment, NEW.amount, NEW.currency, NEW.payout_amount, NEW.rate,
-      NEW.network, NEW.wallet_id, NEW.address, NEW.rail)
+      NEW.market_rate, NEW.spread_bps, NEW.spread_amount, NEW.network, NEW.wallet_id, NEW.address, NEW.rail)
      IS DISTINCT FROM
      (OLD.organization_id, OLD.environment, OLD.amount, OLD.currency, OLD.payout_amount, OLD.rate,
-      OLD.network, OLD.wallet_id, OLD.address, OLD.rail) THEN
+      OLD.market_rate, OLD.spread_bps, OLD.spread_amount, OLD.network, OLD.wallet_id, OLD.address, OLD.rail) THEN
     RAISE EXCEPTION 'payout %: amount, rate and destination are fixed at creation', OLD.id
       USING ERRCODE = 'check_violation';
   END IF;

@@ -165,4 +165,4 @@ ALTER TABLE journal_entries ADD CONSTRAINT journal_entries_kind_check
 ALTER TABLE ledger_postings DROP CONSTRAINT ledger_postings_account_check;
 ALTER TABLE ledger_postings ADD CONSTRAINT ledger_postings_account_check
   CHECK (account IN ('acquirer_clearing', 'merchant_pending', 'merchant_available', 'merchant_in_transit',
-                     'fee_revenue', 'payout_clearing', 'merchant_reserve'));
+                     'fee_revenue', 'payout_clearing', 'merchant_reserve', 'fx_revenue'));

@@ -60,6 +60,11 @@ export interface ChargeSplit {
 
 /** A payout as the ledger records it: TRY minor units debited from the available balance. */
 export interface PayoutForLedger extends LedgerOwner {
+  /**
+   * TRY minor units of `amount` kept as FX revenue (the spread): the whole amount is in transit until the
+   * payout is paid, when the spread goes to `fx_revenue` and the rest to payout clearing. Absent: none.
+   */
+  spread?: string;
   id: string;
   /** Minor units, decimal string. */
   amount: string;
@@ -280,9 +285,12 @@ export function createLedger(deps: LedgerDeps): Ledger {
 
     async postPayoutPaid(trx, payout) {
       const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+      // The FX spread is revenue once the payout is paid: the rest of it is what left for the wallet.
+      const { sent, spread } = splitOf(payout, amount);
       const outcome = await postOnce(trx, newEntry(payout, 'payout_paid', payout.id), async () => [
         { account: 'merchant_in_transit', amount },
-        { account: 'payout_clearing', amount: -amount },
+        { account: 'payout_clearing', amount: -sent },
+        ...(spread > 0n ? [{ account: 'fx_revenue' as const, amount: -spread }] : []),
       ]);
       if (!outcome.created)
         assertAmount(outcome.existing, 'merchant_in_transit', amount, `payout ${payout.id}`);
@@ -354,6 +362,14 @@ function newEntry(owner: LedgerOwner, kind: JournalEntryKind, sourceId: string):
 }
 
 /** Amounts arrive as the decimal strings of bigint columns; anything else is a caller's bug. */
+/** A paid payout's amount as it splits: what was sent (at the market rate), and the FX spread kept. */
+function splitOf(payout: PayoutForLedger, amount: bigint): { sent: bigint; spread: bigint } {
+  const spread = payout.spread === undefined || payout.spread === '0' ? 0n : BigInt(payout.spread);
+  if (spread < 0n || spread >= amount)
+    throw new RangeError(`payout ${payout.id}: a spread of ${spread} does not fit its amount ${amount}`);
+  return { sent: amount - spread, spread };
+}
+
 function parseAmount(value: string, what: string): bigint {
   if (!/^[1-9][0-9]*$/.test(value)) throw new TypeError(`${what}: amount must be a positive decimal string`);
   const amount = BigInt(value);

@@ -88,5 +88,6 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
     });
   }
   if (options.payouts) await app.register(operatorPayoutRoutes, { payouts: options.payouts, renderer });
-  if (options.settlement) await app.register(operatorSettlementRoutes, { batches: options.settlement });
+  if (options.settlement)
+    await app.register(operatorSettlementRoutes, { batches: options.settlement, renderer });
 }

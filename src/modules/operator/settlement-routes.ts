@@ -1,15 +1,24 @@
-import { Type } from 'typebox';
-import { errorResponses, toApiError } from '../../http/errors.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { errorResponses, toApiError, type ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { Result } from '../../shared/result.js';
-import type { SettlementBatches, SettlementCommandError } from '../settlement/batch.js';
+import type { Renderer } from '../../web/render.js';
+import type { DayReport, SettlementBatches, SettlementCommandError } from '../settlement/batch.js';
+import { addDays, parseBusinessDate, utcDateOf } from '../settlement/calendar.js';
 import { SETTLEMENT_ERRORS } from '../settlement/errors.js';
 import { SettlementBatchSchema } from '../settlement/schemas.js';
 import type { CursorError } from '../../http/cursor-errors.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './commands.js';
+import { IdParamsSchema } from './schemas.js';
+import { can } from './staff.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429);
+const ENVIRONMENTS = ['sandbox', 'live'] as const;
+const BATCH_STATUSES = ['released', 'held', 'paid_out', 'carried'] as const;
+/** The closure reason's limit of the settlement commands (`declareClosure`). */
+const CLOSURE_REASON_MAX_LENGTH = 500;
 const DATE = Type.String({ format: 'date', description: 'A calendar date, `YYYY-MM-DD`.' });
 
 const OperatorBatchSchema = Type.Intersect(
@@ -48,11 +57,12 @@ function valueOf<T>(result: Result<T, SettlementCommandError | CursorError>): T 
 /**
  * The operator's settlement (issue 14 items 1, 6 and 8; docs/settlement.md "Operator runbook"): batches by
  * date with their state, running a due, missed or held date again (exactly once still holds), declared
- * closures and payout schedules. Every write is audited.
+ * closures, payout schedules and rolling reserves. JSON under `/operator/v1/…`, console pages at
+ * `/settlement…`. Every write is audited.
  */
 export async function operatorSettlementRoutes(
   app: App,
-  deps: { batches: SettlementBatches },
+  deps: { batches: SettlementBatches; renderer: Renderer },
 ): Promise<void> {
   const { batches } = deps;
 
@@ -259,5 +269,416 @@ export async function operatorSettlementRoutes(
       );
       return { organizationId: request.params.id, schedule };
     },
+  );
+
+  // The console.
+  const page = (request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(
+        deps.renderer.render(view, {
+          staff: request.staff,
+          csrf: request.operatorSession?.csrfToken ?? '',
+          canAdminister: request.staff ? can(request.staff, 'administer') : false,
+          error: undefined,
+          ...data,
+        }),
+      );
+
+  const FormBody = <T extends Record<string, TSchema>>(fields: T) =>
+    Type.Object(
+      { _csrf: Type.Optional(Type.String({ maxLength: 200 })), ...fields },
+      { additionalProperties: false },
+    );
+
+  // Checked in the handlers (`calendarDate`): the validator knows no `date` format.
+  const ConsoleDate = Type.Optional(Type.String({ maxLength: 40 }));
+
+  const BatchesQuery = Type.Object(
+    {
+      businessDate: ConsoleDate,
+      status: Type.Optional(Type.Union([Type.Enum([...BATCH_STATUSES]), Type.Literal('')])),
+      environment: Type.Optional(Type.Union([Type.Enum([...ENVIRONMENTS]), Type.Literal('')])),
+      organizationId: Type.Optional(Type.String({ maxLength: 64 })),
+      cursor: Type.Optional(Type.String({ maxLength: 500 })),
+      notice: Type.Optional(Type.String({ maxLength: 40 })),
+      report: Type.Optional(Type.String({ maxLength: 100 })),
+    },
+    { additionalProperties: false },
+  );
+  type BatchesFilter = {
+    businessDate?: string | undefined;
+    status?: (typeof BATCH_STATUSES)[number] | undefined;
+    environment?: (typeof ENVIRONMENTS)[number] | undefined;
+    organizationId?: string | undefined;
+  };
+
+  /** The batches page: the filtered list, its next page, and the run form for administrators. */
+  const showBatches = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    query: {
+      filter: { [K in keyof BatchesFilter]?: BatchesFilter[K] | '' | undefined };
+      cursor?: string | undefined;
+    },
+    extra: { notice?: string | undefined; error?: string | undefined; status?: number } = {},
+  ) => {
+    // Always the same keys in the same order: the cursor is bound to the filter.
+    const filter: BatchesFilter = {
+      businessDate: query.filter.businessDate || undefined,
+      status: query.filter.status || undefined,
+      environment: query.filter.environment || undefined,
+      organizationId: query.filter.organizationId?.trim() || undefined,
+    };
+    const list = valueOf(
+      await batches.operatorList(filter, { limit: 50, cursor: query.cursor || undefined }),
+    );
+    const params: Array<[string, string]> = [];
+    for (const [name, value] of Object.entries(filter)) if (value !== undefined) params.push([name, value]);
+    if (extra.status) reply.code(extra.status);
+    return page(request, reply, 'operator/settlement', {
+      title: 'Settlement',
+      filter,
+      batches: list.data,
+      nextUrl:
+        list.nextCursor === null
+          ? undefined
+          : `/settlement?${new URLSearchParams([...params, ['cursor', list.nextCursor]]).toString()}`,
+      notice: extra.notice,
+      error: extra.error,
+      statuses: BATCH_STATUSES,
+      environments: ENVIRONMENTS,
+    });
+  };
+
+  app.get(
+    '/settlement',
+    { schema: { querystring: BatchesQuery, hide: true }, config: { operator: 'read' } },
+    async (request, reply) => {
+      const { cursor, notice, report, ...filter } = request.query;
+      const businessDate = calendarDate(filter.businessDate);
+      if (businessDate === null) {
+        return showBatches(
+          request,
+          reply,
+          { filter: { ...filter, businessDate: undefined } },
+          { error: 'The business date is not a calendar date (YYYY-MM-DD).', status: 400 },
+        );
+      }
+      return showBatches(
+        request,
+        reply,
+        { filter: { ...filter, businessDate }, cursor },
+        { notice: runNotice(notice, report, { businessDate }) },
+      );
+    },
+  );
+
+  app.post(
+    '/settlement/runs',
+    {
+      schema: { body: FormBody({ businessDate: Type.String({ maxLength: 40 }) }), hide: true },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const result = await batches.runDate(request.body.businessDate.trim(), actorOf(request));
+      if (result.ok) {
+        const report = result.value;
+        const params = new URLSearchParams({
+          businessDate: report.businessDate,
+          notice: 'ran',
+          report: reportCode(report),
+        });
+        return reply.redirect(`/settlement?${params.toString()}`, 303);
+      }
+      const error = toApiError(SETTLEMENT_ERRORS, result.error);
+      return showBatches(
+        request,
+        reply,
+        { filter: {} },
+        { error: refusalOf(error), status: error.statusCode },
+      );
+    },
+  );
+
+  const CLOSURE_NOTICES: Record<string, string> = {
+    declared: 'Closure declared: no batch runs on that date; the next business day takes its funds.',
+    removed: 'Closure removed: the date is a business day again unless it is a weekend or a holiday.',
+  };
+
+  const showClosures = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    range: { from?: string | undefined; to?: string | undefined },
+    extra: { notice?: string | undefined; error?: string | undefined; status?: number } = {},
+  ) => {
+    // The coming and the past year by default.
+    const today = utcDateOf(new Date());
+    const from = range.from || addDays(today, -366);
+    const to = range.to || addDays(today, 366);
+    if (extra.status) reply.code(extra.status);
+    return page(request, reply, 'operator/settlement-closures', {
+      title: 'Settlement closures',
+      from,
+      to,
+      closures: from <= to ? await batches.closures({ from, to }) : [],
+      reasonMaxLength: CLOSURE_REASON_MAX_LENGTH,
+      notice: extra.notice,
+      error: extra.error,
+    });
+  };
+
+  app.get(
+    '/settlement/closures',
+    {
+      schema: {
+        querystring: Type.Object(
+          { from: ConsoleDate, to: ConsoleDate, notice: Type.Optional(Type.String({ maxLength: 40 })) },
+          { additionalProperties: false },
+        ),
+        hide: true,
+      },
+      config: { operator: 'read' },
+    },
+    async (request, reply) => {
+      const from = calendarDate(request.query.from);
+      const to = calendarDate(request.query.to);
+      if (from === null || to === null) {
+        return showClosures(
+          request,
+          reply,
+          {},
+          { error: 'A date of the range is not a calendar date (YYYY-MM-DD).', status: 400 },
+        );
+      }
+      return showClosures(
+        request,
+        reply,
+        { from, to },
+        { notice: request.query.notice === undefined ? undefined : CLOSURE_NOTICES[request.query.notice] },
+      );
+    },
+  );
+
+  /** A closure form: the command, then back to the closures; a refusal is shown on that page. */
+  const closureCommand = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    run: () => Promise<Result<unknown, SettlementCommandError>>,
+    notice: string,
+  ) => {
+    const result = await run();
+    if (result.ok) return reply.redirect(`/settlement/closures?notice=${notice}`, 303);
+    const error = toApiError(SETTLEMENT_ERRORS, result.error);
+    return showClosures(request, reply, {}, { error: refusalOf(error), status: error.statusCode });
+  };
+
+  app.post(
+    '/settlement/closures',
+    {
+      schema: {
+        body: FormBody({
+          businessDate: Type.String({ maxLength: 40 }),
+          reason: Type.String({ maxLength: REASON_MAX_LENGTH }),
+        }),
+        hide: true,
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) =>
+      closureCommand(
+        request,
+        reply,
+        () => batches.declareClosure(request.body.businessDate.trim(), request.body.reason, actorOf(request)),
+        'declared',
+      ),
+  );
+
+  app.post(
+    '/settlement/closures/:date/remove',
+    {
+      schema: {
+        params: Type.Object({ date: Type.String({ maxLength: 40 }) }, { additionalProperties: false }),
+        body: FormBody({}),
+        hide: true,
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) =>
+      closureCommand(
+        request,
+        reply,
+        () => batches.removeClosure(request.params.date, actorOf(request)),
+        'removed',
+      ),
+  );
+
+  const ORGANIZATION_NOTICES: Record<string, string> = {
+    schedule: 'Payout schedule saved.',
+    reserve: 'Rolling reserve saved: it applies to batches from now on.',
+  };
+
+  const showOrganization = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    organizationId: string,
+    extra: { notice?: string | undefined; error?: string | undefined; status?: number } = {},
+  ) => {
+    const [schedule, reserve, verifications] = await Promise.all([
+      batches.schedule(organizationId),
+      batches.reserve(organizationId),
+      Promise.all(
+        ENVIRONMENTS.map((environment) => batches.verifyStatements({ organizationId, environment })),
+      ),
+    ]);
+    if (extra.status) reply.code(extra.status);
+    return page(request, reply, 'operator/settlement-organization', {
+      title: `Settlement of ${organizationId}`,
+      organizationId,
+      schedule,
+      reserve,
+      verifications,
+      notice: extra.notice,
+      error: extra.error,
+    });
+  };
+
+  app.get(
+    '/settlement/organizations/:id',
+    {
+      schema: {
+        params: IdParamsSchema,
+        querystring: Type.Object(
+          { notice: Type.Optional(Type.String({ maxLength: 40 })) },
+          { additionalProperties: false },
+        ),
+        hide: true,
+      },
+      config: { operator: 'read' },
+    },
+    async (request, reply) =>
+      showOrganization(request, reply, request.params.id, {
+        notice: request.query.notice === undefined ? undefined : ORGANIZATION_NOTICES[request.query.notice],
+      }),
+  );
+
+  /** An organization's settings form: the command, then back to its page; a refusal is shown there. */
+  const organizationCommand = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    run: () => Promise<Result<unknown, SettlementCommandError>>,
+    notice: string,
+  ) => {
+    const result = await run();
+    if (result.ok)
+      return reply.redirect(`/settlement/organizations/${encodeURIComponent(id)}?notice=${notice}`, 303);
+    const error = toApiError(SETTLEMENT_ERRORS, result.error);
+    if (error.code === 'not_found') throw error;
+    return showOrganization(request, reply, id, { error: refusalOf(error), status: error.statusCode });
+  };
+
+  app.post(
+    '/settlement/organizations/:id/schedule',
+    {
+      schema: {
+        params: IdParamsSchema,
+        body: FormBody({ schedule: Type.Enum(['daily', 'manual']) }),
+        hide: true,
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) =>
+      organizationCommand(
+        request,
+        reply,
+        request.params.id,
+        () => batches.setSchedule(request.params.id, request.body.schedule, actorOf(request)),
+        'schedule',
+      ),
+  );
+
+  app.post(
+    '/settlement/organizations/:id/reserve',
+    {
+      schema: {
+        params: IdParamsSchema,
+        body: FormBody({
+          reserveBps: Type.Optional(Type.String({ maxLength: 40 })),
+          days: Type.Optional(Type.String({ maxLength: 40 })),
+        }),
+        hide: true,
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const reserveBps = wholeNumber(request.body.reserveBps, 10_000);
+      const days = wholeNumber(request.body.days, 365);
+      if (reserveBps === undefined || days === undefined) {
+        return showOrganization(request, reply, request.params.id, {
+          error:
+            'The reserve is a whole number of basis points from 0 to 10000, held for a whole number of days ' +
+            'from 0 to 365.',
+          status: 400,
+        });
+      }
+      return organizationCommand(
+        request,
+        reply,
+        request.params.id,
+        () => batches.setReserve(request.params.id, { reserveBps, days }, actorOf(request)),
+        'reserve',
+      );
+    },
+  );
+}
+
+/** A `YYYY-MM-DD` calendar date, undefined when empty, null when not a date. */
+function calendarDate(text: string | undefined): string | undefined | null {
+  const trimmed = (text ?? '').trim();
+  if (trimmed === '') return undefined;
+  try {
+    parseBusinessDate(trimmed);
+    return trimmed;
+  } catch {
+    return null;
+  }
+}
+
+/** A whole number from 0 to `max` written in decimal digits, or undefined. */
+function wholeNumber(text: string | undefined, max: number): number | undefined {
+  const trimmed = (text ?? '').trim();
+  if (!/^[0-9]{1,6}$/.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  return value <= max ? value : undefined;
+}
+
+/** A refusal's message with its validation issues, as the console shows it. */
+function refusalOf(error: ApiError): string {
+  const issues = (error.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+  const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+  return detail ? `${error.message} ${detail}` : error.message;
+}
+
+/** The run's counts in the redirect after it (`/settlement?notice=ran&report=…`). */
+const REPORT_FIELDS = ['owners', 'paidOut', 'carried', 'held', 'unchanged', 'failed'] as const;
+
+function reportCode(report: DayReport): string {
+  return REPORT_FIELDS.map((field) => String(report[field])).join('-');
+}
+
+/** The notice of a run, from the counts in the URL; nothing for anything else. */
+function runNotice(
+  notice: string | undefined,
+  report: string | undefined,
+  filter: { businessDate?: string | undefined },
+): string | undefined {
+  if (notice !== 'ran' || report === undefined || !filter.businessDate) return undefined;
+  if (!/^[0-9]{1,9}(-[0-9]{1,9}){5}$/.test(report)) return undefined;
+  const [owners, paidOut, carried, held, unchanged, failed] = report.split('-');
+  return (
+    `Ran ${filter.businessDate}. Owners: ${owners}, paid out: ${paidOut}, carried: ${carried}, ` +
+    `held: ${held}, unchanged: ${unchanged}, failed: ${failed}.`
   );
 }

@@ -53,11 +53,17 @@ export const PayoutViewSchema = Type.Object(
         'USDT sent, in minor units of 6 decimals (1000000 = 1 USDT), decimal string; rounded down.',
     }),
     payoutCurrency: Type.Literal('USDT'),
+    spreadAmount: MinorTry('The part of `amount` kept as the FX spread:'),
     rate: Type.Object(
       {
-        value: Type.String({ description: 'USDT per TRY, exact decimal, locked at creation.' }),
+        value: Type.String({
+          description:
+            'USDT per TRY the payout was converted at, exact decimal, locked at creation: `market` less the spread.',
+        }),
         source: Type.String({ description: 'Where the rate came from (`sandbox`, `ticker:<host>`).' }),
         at: Time('When the source fixed the rate.'),
+        market: Type.String({ description: 'The market rate the source quoted, USDT per TRY.' }),
+        spreadBps: Type.Integer({ description: 'The FX spread off the market rate, basis points.' }),
       },
       { description: 'The locked conversion rate.' },
     ),
@@ -161,7 +167,14 @@ export function payoutView(row: PayoutRow): PayoutView {
     currency: 'TRY',
     payoutAmount: row.payout_amount,
     payoutCurrency: 'USDT',
-    rate: { value: row.rate, source: row.rate_source, at: row.rate_at.toISOString() },
+    spreadAmount: row.spread_amount,
+    rate: {
+      value: row.rate,
+      source: row.rate_source,
+      at: row.rate_at.toISOString(),
+      market: row.market_rate,
+      spreadBps: row.spread_bps,
+    },
     network: row.network,
     walletId: row.wallet_id,
     address: row.address,

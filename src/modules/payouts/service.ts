@@ -4,7 +4,15 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { convert, formatMinor, minor, parseRate } from '../../shared/money.js';
+import {
+  convert,
+  formatMinor,
+  formatRate,
+  lessSpread,
+  minor,
+  neededFor,
+  parseRate,
+} from '../../shared/money.js';
 import { toPage, type CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
@@ -25,6 +33,9 @@ import {
   type PayoutView,
 } from './schemas.js';
 
+/** A payout as the ledger posts it: TRY debited, and the part of it kept as the FX spread. */
+type LedgerPayout = { id: string; amount: string; spread?: string } & PayoutOwner;
+
 /** What payouts need of the ledger (src/modules/ledger): the three entries of a payout's life. */
 export interface PayoutLedger {
   /**
@@ -32,15 +43,9 @@ export interface PayoutLedger {
    * caller's transaction and answers the available balance under it.
    */
   lockedAvailable(trx: Trx, owner: PayoutOwner): Promise<string>;
-  postPayoutCreated(trx: Trx, payout: { id: string; amount: string } & PayoutOwner): Promise<PayoutDebit>;
-  postPayoutPaid(
-    trx: Trx,
-    payout: { id: string; amount: string } & PayoutOwner,
-  ): Promise<{ created: boolean }>;
-  postPayoutReturned(
-    trx: Trx,
-    payout: { id: string; amount: string } & PayoutOwner,
-  ): Promise<{ created: boolean }>;
+  postPayoutCreated(trx: Trx, payout: LedgerPayout): Promise<PayoutDebit>;
+  postPayoutPaid(trx: Trx, payout: LedgerPayout): Promise<{ created: boolean }>;
+  postPayoutReturned(trx: Trx, payout: LedgerPayout): Promise<{ created: boolean }>;
 }
 
 /** Why the settlement batch made no automatic payout. */
@@ -179,6 +184,8 @@ export interface PayoutServiceDeps {
   audit: AuditLog;
   /** The rate source of an environment; undefined: payouts there answer 503 `payouts_unavailable`. */
   rates: (environment: Environment) => RateSource | undefined;
+  /** The FX spread in basis points (`PAYOUT_FX_SPREAD_BPS`): the merchant is paid at the rate less it. */
+  spreadBps?: number;
 }
 
 /**
@@ -194,7 +201,12 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     organizationId: row.organization_id,
     environment: row.environment,
   });
-  const ledgerPayout = (row: PayoutRow) => ({ id: row.id, amount: row.amount, ...ownerOfRow(row) });
+  const ledgerPayout = (row: PayoutRow) => ({
+    id: row.id,
+    amount: row.amount,
+    spread: row.spread_amount,
+    ...ownerOfRow(row),
+  });
 
   async function announce(trx: Trx, row: PayoutRow, type: EventType): Promise<void> {
     await deps.events.record(trx, {
@@ -316,6 +328,23 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     return 'canceled';
   }
 
+  const spreadBps = deps.spreadBps ?? 0;
+
+  /**
+   * A quote converted as the merchant is paid: at the market rate less the spread. `covered` TRY leave
+   * the available balance; `converted` USDT is sent, rounded down; `spread` is the part of `covered` kept
+   * as FX revenue (what the USDT sent is worth at the market rate is the rest).
+   */
+  function conversion(amount: bigint, quote: RateQuote) {
+    const market = parseRate('TRY', 'USDT', quote.rate);
+    const applied = lessSpread(market, spreadBps);
+    const { converted, covered } = convert(minor('TRY', amount), applied, 'down');
+    const atMarket = neededFor(converted, market);
+    const spread = covered > atMarket ? covered - atMarket : 0n;
+    // Without a spread the quote's own text is kept as it came.
+    return { converted, covered, spread, rate: spreadBps === 0 ? quote.rate : formatRate(applied, 18) };
+  }
+
   /** Inserts a pending payout of `covered` TRY (`converted` USDT) and attaches what it carries; announced. */
   async function insertPayout(
     trx: Trx,
@@ -325,25 +354,27 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       now: Date;
       wallet: PayoutDestination;
       quote: RateQuote;
-      covered: bigint;
-      converted: bigint;
+      conversion: ReturnType<typeof conversion>;
       automatic: boolean;
       description: string | null;
       metadata: Record<string, string>;
     },
   ): Promise<PayoutRow> {
-    const { now, wallet, quote } = payout;
+    const { now, wallet, quote, conversion: converted } = payout;
     const row = await payouts.insert(trx, {
       id: payout.id,
       organization_id: owner.organizationId,
       environment: owner.environment,
-      amount: payout.covered.toString(),
+      amount: converted.covered.toString(),
       currency: 'TRY',
-      payout_amount: payout.converted.toString(),
+      payout_amount: converted.converted.toString(),
       payout_currency: 'USDT',
-      rate: quote.rate,
+      rate: converted.rate,
       rate_source: quote.source,
       rate_at: quote.at,
+      market_rate: quote.rate,
+      spread_bps: spreadBps,
+      spread_amount: converted.spread.toString(),
       network: wallet.network,
       wallet_id: wallet.walletId,
       address: wallet.address,
@@ -371,7 +402,6 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     async create(owner, input) {
       const quoted = await quote(owner.environment);
       if (!quoted.ok) return quoted;
-      const rate = parseRate('TRY', 'USDT', quoted.value.rate);
       return db.transaction().execute(async (trx): Promise<Result<PayoutView, PayoutError>> => {
         const destination = await deps.wallets.destination(trx, owner, input.walletId);
         if (!destination.ok) {
@@ -383,15 +413,16 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
         }
         const { wallet } = destination;
         const minimum = await payouts.minimumFor(trx, wallet.network, owner.environment);
-        const { converted, covered } = convert(minor('TRY', BigInt(input.amount)), rate, 'down');
-        if (BigInt(input.amount) < BigInt(minimum) || converted === 0n) {
+        const converted = conversion(BigInt(input.amount), quoted.value);
+        if (BigInt(input.amount) < BigInt(minimum) || converted.converted === 0n) {
           return err({ code: 'amount_below_minimum', minimum, network: wallet.network });
         }
         const now = clock.now();
         const id = newId('po', now);
         const debit = await deps.ledger.postPayoutCreated(trx, {
           id,
-          amount: formatMinor(covered),
+          amount: formatMinor(converted.covered),
+          spread: converted.spread.toString(),
           ...owner,
         });
         if (!debit.ok) return err({ code: 'insufficient_balance', available: debit.available });
@@ -400,8 +431,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
           now,
           wallet,
           quote: quoted.value,
-          covered,
-          converted,
+          conversion: converted,
           automatic: false,
           description: input.description ?? null,
           metadata: input.metadata ?? {},
@@ -419,23 +449,26 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       const available = BigInt(await deps.ledger.lockedAvailable(trx, owner));
       if (available <= 0n) return { ok: false, reason: 'nothing_available' };
       const minimum = BigInt(await payouts.minimumFor(trx, wallet.network, owner.environment));
-      const rate = parseRate('TRY', 'USDT', options.quote.rate);
       // USDT rounded down to 6 decimals: only the TRY it accounts for leaves; the remainder stays available.
-      const { converted, covered } = convert(minor('TRY', available), rate, 'down');
-      if (available < minimum || converted === 0n) {
+      const converted = conversion(available, options.quote);
+      if (available < minimum || converted.converted === 0n) {
         return { ok: false, reason: 'below_minimum', minimum: minimum.toString() };
       }
       const now = clock.now();
       const id = newId('po', now);
-      const debit = await deps.ledger.postPayoutCreated(trx, { id, amount: formatMinor(covered), ...owner });
+      const debit = await deps.ledger.postPayoutCreated(trx, {
+        id,
+        amount: formatMinor(converted.covered),
+        spread: converted.spread.toString(),
+        ...owner,
+      });
       if (!debit.ok) throw new Error(`payout ${id}: the available balance moved under its lock`);
       const row = await insertPayout(trx, owner, {
         id,
         now,
         wallet,
         quote: options.quote,
-        covered,
-        converted,
+        conversion: converted,
         automatic: true,
         description: options.description,
         metadata: {},

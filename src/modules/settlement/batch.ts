@@ -47,7 +47,11 @@ export interface BatchPayouts {
     owner: PayoutOwner,
     options: { quote: RateQuote; description: string },
   ): Promise<
-    | { ok: true; payout: { id: string; amount: string; payoutAmount: string } }
+    | {
+        ok: true;
+        /** `rate.value`: the rate the payout was converted at (the market rate less the FX spread). */
+        payout: { id: string; amount: string; payoutAmount: string; rate: { value: string } };
+      }
     | { ok: false; reason: 'no_default_wallet' | 'below_minimum' | 'nothing_available'; minimum?: string }
   >;
 }
@@ -381,7 +385,7 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
       if (made.reason !== 'nothing_available') await noticeCarried(trx, carried, made.reason, made.minimum);
       return carried;
     }
-    const rate = { value: quoted.value.rate, source: quoted.value.source, at: quoted.value.at };
+    const rate = { value: made.payout.rate.value, source: quoted.value.source, at: quoted.value.at };
     const payout = {
       id: made.payout.id,
       amount: made.payout.amount,
@@ -393,7 +397,7 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
       payout_amount: made.payout.amount,
       payout_usdt: made.payout.payoutAmount,
       ...statement,
-      rate: quoted.value.rate,
+      rate: rate.value,
       rate_source: quoted.value.source,
       rate_at: quoted.value.at,
       hold_reason: null,
@@ -565,7 +569,9 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
 
     async operatorList(filter, page) {
       // The cursor's time is the business date's midnight (UTC): the list's order is business date, id.
-      const pages = deps.cursors.for({ list: 'settlement_batches', filter: JSON.stringify(filter) });
+      // The filter in a fixed member order: a cursor works whatever order the query string had.
+      const scope = [filter.organizationId, filter.environment, filter.status, filter.businessDate];
+      const pages = deps.cursors.for({ list: 'settlement_batches', filter: JSON.stringify(scope) });
       const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
       if (after && !after.ok) return err({ code: 'invalid_cursor' as const });
       const position = after
