@@ -52,6 +52,7 @@ export const OWNERS: Record<string, string> = {
   wallet_settings: 'wallets',
   payouts: 'payouts',
   payout_minimums: 'payouts',
+  fx_rates: 'payouts',
   settlement_batches: 'settlement',
   settlement_items: 'settlement',
   settlement_settings: 'settlement',

@@ -66,6 +66,8 @@ export interface Config {
     railTimeoutMs: number;
     /** The FX spread kept as revenue, basis points off the market rate (`PAYOUT_FX_SPREAD_BPS`). */
     spreadBps: number;
+    /** How long a rate an operator entered is used (`FX_OPERATOR_RATE_MAX_AGE_SECONDS`). */
+    operatorRateMaxAgeMs: number;
   };
   /** Merchant webhooks (issue 7). */
   webhooks: {
@@ -325,6 +327,7 @@ function readPayouts(
     explorerUrl: explorerUrl?.replace(/\/+$/, ''),
     railTimeoutMs: integer('PAYOUT_RAIL_TIMEOUT_MS', 10_000, 100, 120_000),
     spreadBps: integer('PAYOUT_FX_SPREAD_BPS', 0, 0, 1000),
+    operatorRateMaxAgeMs: integer('FX_OPERATOR_RATE_MAX_AGE_SECONDS', 3600, 60, 7 * 86_400) * 1000,
     ticker:
       tickerUrl === undefined
         ? undefined

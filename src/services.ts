@@ -29,7 +29,12 @@ import type { Urls } from './shared/urls.js';
 import { createSettlementBatches, type SettlementBatches } from './modules/settlement/batch.js';
 import { createSettlementService, type SettlementService } from './modules/settlement/service.js';
 import { createPayoutService, type PayoutService } from './modules/payouts/service.js';
-import { createConfiguredRateSource, createTickerRateSource } from './modules/payouts/rate-sources.js';
+import {
+  createConfiguredRateSource,
+  createOperatorRateSource,
+  createTickerRateSource,
+  withFallback,
+} from './modules/payouts/rate-sources.js';
 import { createPayoutEngine, type PayoutEngine } from './modules/payouts/engine.js';
 import { createExplorerWatcher, createSandboxChainRail } from './modules/payouts/rails/sandbox-chain.js';
 
@@ -200,7 +205,17 @@ export function createServices(input: {
     clock,
     name: 'sandbox',
   });
-  const liveRate = config.payouts.ticker && createTickerRateSource({ ...config.payouts.ticker, clock });
+  // Live: the ticker, and while it has no usable rate the one an operator entered (if fresh); without a
+  // ticker, the operators' rate alone.
+  const operatorRate = createOperatorRateSource({
+    db,
+    clock,
+    environment: 'live',
+    maxAgeMs: config.payouts.operatorRateMaxAgeMs,
+  });
+  const liveRate = config.payouts.ticker
+    ? withFallback(createTickerRateSource({ ...config.payouts.ticker, clock }), operatorRate)
+    : operatorRate;
   const completion = createPaymentCompletion({
     db,
     clock,

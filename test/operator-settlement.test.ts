@@ -19,7 +19,8 @@ import {
   type OperatorClient,
   type StaffSession,
 } from './helpers/operator.js';
-import { merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
+import { chainControl } from './helpers/chain.js';
+import { liveFundedMerchant, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
 
 interface Batch {
   id: string;
@@ -236,6 +237,76 @@ describe('the rolling reserve', () => {
       before: { reserveBps: 0, days: 0 },
       after: { reserveBps: 1500, days: 90 },
     });
+  });
+});
+
+describe('an operator-entered rate', () => {
+  it('is the live ticker’s fallback while fresh: a payout refused for a stale ticker goes through at it', async () => {
+    const merchant = await liveFundedMerchant(t);
+    const chain = chainControl(t.liveChain);
+    // The ticker's rate is two hours old: stale.
+    await chain.setRate('0.0290', new Date(t.clock.now().getTime() - 2 * 3_600_000).toISOString());
+    const refused = await merchantApi(t, merchant, 'live', '/v1/payouts', { amount: 100_000 });
+    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+      503,
+      'payouts_unavailable',
+      { reason: 'rate_stale' },
+    ]);
+
+    expect((await support.post('/operator/v1/fx-rates', { rate: '0.0291', reason: 'x' })).status).toBe(403);
+    for (const body of [
+      { rate: 'abc', reason: 'ticker down' },
+      { rate: '0', reason: 'ticker down' },
+      { rate: '0.0291', reason: '   ' },
+    ]) {
+      const invalid = await admin.post('/operator/v1/fx-rates', body);
+      expect([invalid.status, invalid.body.error.code]).toEqual([400, 'validation_failed']);
+    }
+    const entered = await admin.post('/operator/v1/fx-rates', {
+      rate: '0.0291',
+      reason: 'ticker down since 09:00',
+    });
+    expect(entered.status, entered.text).toBe(201);
+    expect(entered.body).toMatchObject({
+      environment: 'live',
+      rate: '0.0291',
+      enteredBy: `staff:${admin.account.id}`,
+    });
+    expect((await support.get<{ data: unknown[] }>('/operator/v1/fx-rates')).body.data[0]).toEqual(
+      entered.body,
+    );
+
+    const paid = await merchantApi<{ rate: { value: string; source: string } }>(
+      t,
+      merchant,
+      'live',
+      '/v1/payouts',
+      {
+        amount: 100_000,
+      },
+    );
+    expect(paid.status, paid.text).toBe(201);
+    expect(paid.body.rate).toMatchObject({ value: '0.0291', source: `operator:staff:${admin.account.id}` });
+
+    // An hour later (FX_OPERATOR_RATE_MAX_AGE_SECONDS) the operators' rate is stale too: refused again.
+    await at(new Date(t.clock.now().getTime() + 3_601_000).toISOString());
+    const later = await merchantApi(t, merchant, 'live', '/v1/payouts', { amount: 100_000 });
+    expect([later.status, later.body.error.details]).toEqual([503, { reason: 'rate_stale' }]);
+    // A fresh ticker rate is used again before any operator's.
+    await chain.setRate('0.0290', t.clock.now().toISOString());
+    const ticker = await merchantApi<{ rate: { value: string; source: string } }>(
+      t,
+      merchant,
+      'live',
+      '/v1/payouts',
+      {
+        amount: 100_000,
+      },
+    );
+    expect(ticker.body.rate.value).toBe('0.0290');
+    expect((await auditOf('fx_rate.entered')).map((row) => row.target_id)).toEqual([
+      (entered.body as unknown as { id: string }).id,
+    ]);
   });
 });
 

@@ -418,6 +418,7 @@ export interface DB {
   settlement_items: SettlementItemsTable;
   settlement_settings: SettlementSettingsTable;
   settlement_reserve_releases: SettlementReserveReleasesTable;
+  fx_rates: FxRatesTable;
   business_closures: BusinessClosuresTable;
 }
 
@@ -685,6 +686,15 @@ export interface SettlementReserveReleasesTable {
   released_in: string;
   amount: ColumnType<string, string | bigint, never>;
   created_at: Timestamp;
+}
+
+export interface FxRatesTable {
+  id: string;
+  environment: Environment;
+  rate: string;
+  reason: string;
+  entered_by: string;
+  entered_at: Timestamp;
 }
 
 export interface BusinessClosuresTable {

@@ -24,6 +24,8 @@ export const ID_PREFIXES = [
   'stl',
   // A balance transaction released by a settlement batch (a charge or a refund).
   'txn',
+  // An operator-entered FX rate (issue 14).
+  'fxr',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -166,3 +166,16 @@ ALTER TABLE ledger_postings DROP CONSTRAINT ledger_postings_account_check;
 ALTER TABLE ledger_postings ADD CONSTRAINT ledger_postings_account_check
   CHECK (account IN ('acquirer_clearing', 'merchant_pending', 'merchant_available', 'merchant_in_transit',
                      'fee_revenue', 'payout_clearing', 'merchant_reserve', 'fx_revenue'));
+
+-- Issue 14 item 3: rates operators enter (a source behind the rate interface, and the fallback of the
+-- live ticker). Append-only: the latest of an environment is the operator's current rate.
+CREATE TABLE fx_rates (
+  id            text PRIMARY KEY,
+  environment   text NOT NULL CHECK (environment IN ('sandbox', 'live')),
+  -- USDT per TRY, an exact positive decimal.
+  rate          text NOT NULL,
+  reason        text NOT NULL,
+  entered_by    text NOT NULL,
+  entered_at    timestamptz(3) NOT NULL
+);
+CREATE INDEX fx_rates_latest_idx ON fx_rates (environment, entered_at DESC, id DESC);

@@ -276,6 +276,56 @@ export async function operatorPayoutRoutes(
     async (request) => payouts.setMinimum(request.params, BigInt(request.body.amount), actorOf(request)),
   );
 
+  const FxRateSchema = Type.Object({
+    id: Type.String({ pattern: '^fxr_' }),
+    environment: Type.Enum([...ENVIRONMENTS]),
+    rate: Type.String({ description: 'USDT per TRY.' }),
+    reason: Type.String(),
+    enteredBy: Type.String(),
+    enteredAt: Type.String({ format: 'date-time' }),
+  });
+
+  app.get(
+    '/operator/v1/fx-rates',
+    {
+      schema: {
+        description:
+          'The live TRY -> USDT rates operators entered, newest first (at most 50). The newest, while younger ' +
+          'than `FX_OPERATOR_RATE_MAX_AGE_SECONDS`, is the live ticker’s fallback (the live rate itself without ' +
+          'a ticker). The sandbox converts at `PAYOUT_SANDBOX_RATE`.',
+        response: { 200: Type.Object({ data: Type.Array(FxRateSchema) }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
+    async () => ({ data: await payouts.enteredRates('live', 50) }),
+  );
+
+  app.post(
+    '/operator/v1/fx-rates',
+    {
+      schema: {
+        description:
+          'Enters the live TRY -> USDT rate (USDT per TRY, a positive decimal) with a reason: ' +
+          'while the live ticker has no usable rate, payouts and held settlement batches use it for ' +
+          '`FX_OPERATOR_RATE_MAX_AGE_SECONDS` (then run the held date again). Audited.',
+        body: Type.Object(
+          {
+            rate: Type.String({ minLength: 1, maxLength: 40 }),
+            reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: FxRateSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const { rate, reason } = request.body;
+      const entered = valueOf(await payouts.enterRate('live', { rate, reason }, actorOf(request)));
+      return reply.code(201).send(entered);
+    },
+  );
+
   // The console.
   const page = (request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) =>
     reply

@@ -292,7 +292,7 @@ export async function operatorSettlementRoutes(
       { additionalProperties: false },
     );
 
-  // Checked in the handlers (`calendarDate`): the validator knows no `date` format.
+  // Checked in the handlers (`calendarDate`), so that a bad date gets the page with its error.
   const ConsoleDate = Type.Optional(Type.String({ maxLength: 40 }));
 
   const BatchesQuery = Type.Object(

@@ -17,6 +17,8 @@ export type PayoutError =
   /** The command does not apply to the payout as it is (its rail or status). */
   | { code: 'invalid_state'; message: string }
   | { code: 'reason_required' }
+  /** Operator commands: not a positive decimal rate (USDT per TRY). */
+  | { code: 'invalid_rate' }
   | CursorError;
 
 const WALLET_REASONS: Record<DestinationRefusal, string> = {
@@ -59,6 +61,18 @@ export const PAYOUT_ERRORS: ErrorTable<PayoutError> = {
       payoutId: error.payoutId,
     }),
   invalid_state: (error) => new ApiError('invalid_state_transition', error.message),
+  invalid_rate: () =>
+    ApiError.validation(
+      [
+        {
+          path: 'rate',
+          in: 'body',
+          code: 'invalid_format',
+          message: 'must be a positive decimal, USDT per TRY',
+        },
+      ],
+      'The rate is not valid.',
+    ),
   reason_required: () =>
     ApiError.validation(
       [{ path: 'reason', in: 'body', code: 'required', message: 'must not be empty' }],

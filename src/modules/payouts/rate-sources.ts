@@ -1,6 +1,9 @@
+import type { Kdb } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { MoneyError, parseRate } from '../../shared/money.js';
 import { RateUnavailableError, type RateQuote, type RateSource } from './rates.js';
+import { latestFxRates } from './repository.js';
 
 /**
  * The sandbox's rate: a configured value (`PAYOUT_SANDBOX_RATE`), quoted at the time of asking. Sandbox
@@ -84,4 +87,51 @@ function pick(body: unknown, path: string): unknown {
     value = (value as Record<string, unknown>)[part];
   }
   return value;
+}
+
+/**
+ * The rate an operator entered last for an environment (`fx_rates`): a source of its own, and the live
+ * ticker's fallback. None, or older than `maxAgeMs`: refused, never guessed.
+ */
+export function createOperatorRateSource(options: {
+  db: Kdb;
+  clock: Clock;
+  environment: Environment;
+  maxAgeMs: number;
+}): RateSource {
+  return {
+    async quote(): Promise<RateQuote> {
+      const [latest] = await latestFxRates(options.db, options.environment, 1);
+      if (!latest) throw new RateUnavailableError('missing', 'no operator has entered a rate');
+      if (options.clock.now().getTime() - latest.entered_at.getTime() > options.maxAgeMs) {
+        throw new RateUnavailableError(
+          'stale',
+          `the operators' rate is from ${latest.entered_at.toISOString()}`,
+        );
+      }
+      return { rate: latest.rate, source: `operator:${latest.entered_by}`, at: latest.entered_at };
+    },
+  };
+}
+
+/**
+ * `primary`'s quote, or `fallback`'s when `primary` has none (missing, stale, unreachable, invalid); when
+ * both refuse, `primary`'s refusal.
+ */
+export function withFallback(primary: RateSource, fallback: RateSource): RateSource {
+  return {
+    async quote(): Promise<RateQuote> {
+      try {
+        return await primary.quote();
+      } catch (error) {
+        if (!(error instanceof RateUnavailableError)) throw error;
+        try {
+          return await fallback.quote();
+        } catch (fallbackError) {
+          if (fallbackError instanceof RateUnavailableError) throw error;
+          throw fallbackError;
+        }
+      }
+    },
+  };
 }

@@ -1,6 +1,6 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
-import type { Environment, Network, PayoutsTable } from '../../db/schema.js';
+import type { Environment, FxRatesTable, Network, PayoutsTable } from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { TRANSITIONS, type PayoutRow, type PayoutStatus } from './model.js';
@@ -200,4 +200,22 @@ export async function setMinimum(
     .where('environment', '=', key.environment)
     .execute();
   return { before: before.amount };
+}
+
+export type FxRateRow = Selectable<FxRatesTable>;
+
+export async function insertFxRate(db: Kdb, row: Insertable<FxRatesTable>): Promise<FxRateRow> {
+  return db.insertInto('fx_rates').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The operators' latest rates of an environment, newest first. */
+export async function latestFxRates(db: Kdb, environment: Environment, limit: number): Promise<FxRateRow[]> {
+  return db
+    .selectFrom('fx_rates')
+    .selectAll()
+    .where('environment', '=', environment)
+    .orderBy('entered_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

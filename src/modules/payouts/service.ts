@@ -170,6 +170,26 @@ export interface PayoutService {
     amount: bigint,
     by: PayoutActor,
   ): Promise<PayoutMinimumView>;
+  /**
+   * An operator enters the TRY -> USDT rate of an environment (USDT per TRY, a positive decimal): the
+   * source of `operator`-rate environments and the live ticker's fallback while it is fresh. Audited.
+   */
+  enterRate(
+    environment: Environment,
+    input: { rate: string; reason: string },
+    by: PayoutActor,
+  ): Promise<Result<FxRateView, PayoutError>>;
+  /** The operators' latest rates of an environment, newest first. */
+  enteredRates(environment: Environment, limit: number): Promise<FxRateView[]>;
+}
+
+export interface FxRateView {
+  id: string;
+  environment: Environment;
+  rate: string;
+  reason: string;
+  enteredBy: string;
+  enteredAt: string;
 }
 
 export interface PayoutServiceDeps {
@@ -718,6 +738,53 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
         return minimumView({ ...key, amount: amount.toString(), updated_by: by.actor, updated_at: now });
       });
     },
+
+    async enterRate(environment, input, by) {
+      const reason = input.reason.trim();
+      if (reason === '' || reason.length > 500) return err({ code: 'reason_required' });
+      try {
+        parseRate('TRY', 'USDT', input.rate);
+      } catch {
+        return err({ code: 'invalid_rate' });
+      }
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const row = await payouts.insertFxRate(trx, {
+          id: newId('fxr', now),
+          environment,
+          rate: input.rate,
+          reason,
+          entered_by: by.actor,
+          entered_at: now,
+        });
+        await deps.audit.record(trx, {
+          actor: by.actor,
+          action: 'fx_rate.entered',
+          targetType: 'fx_rate',
+          targetId: row.id,
+          organizationId: null,
+          after: { environment, rate: row.rate, reason },
+          requestId: by.requestId ?? null,
+          ip: by.ip ?? null,
+        });
+        return ok(fxRateView(row));
+      });
+    },
+
+    async enteredRates(environment, limit) {
+      return (await payouts.latestFxRates(db, environment, limit)).map(fxRateView);
+    },
+  };
+}
+
+function fxRateView(row: payouts.FxRateRow): FxRateView {
+  return {
+    id: row.id,
+    environment: row.environment,
+    rate: row.rate,
+    reason: row.reason,
+    enteredBy: row.entered_by,
+    enteredAt: row.entered_at.toISOString(),
   };
 }
 
