@@ -660,3 +660,64 @@ describe('card data', () => {
     expect(log).not.toMatch(/"cvc"\s*:/i);
   });
 });
+
+describe('GET /v1/settlement-reports/{date}', () => {
+  it('lists the payments that succeeded and the refunds made on a UTC date, with totals', async () => {
+    clock.set(new Date('2026-12-01T23:59:58.000Z'));
+    const first = await createPayment(t.api, { amount: '10000' });
+    await authorize(t.api, first.id, TEST_CARDS.visa.number);
+    const unpaid = await createPayment(t.api, { amount: '777' });
+    clock.set(new Date('2026-12-02T00:00:01.000Z'));
+    const second = await createPayment(t.api, { amount: '2500' });
+    await authorize(t.api, second.id, TEST_CARDS.visa.number);
+    const refunded = await t.api.request<{ id: string }>('POST', `/v1/payments/${first.id}/refunds`, {
+      headers: { 'idempotency-key': uniqueReference() },
+      body: { amount: '4000' },
+    });
+    expect(refunded.status).toBe(201);
+
+    const dayOne = await t.api.request<Record<string, unknown>>('GET', '/v1/settlement-reports/2026-12-01');
+    expect(dayOne.status, dayOne.text).toBe(200);
+    expect(dayOne.body).toEqual({
+      date: '2026-12-01',
+      currency: 'TRY',
+      // Refunded the next day, the payment still counts on the day it succeeded.
+      payments: [
+        {
+          id: first.id,
+          reference: first.reference,
+          amount: '10000',
+          succeededAt: '2026-12-01T23:59:58.000Z',
+        },
+      ],
+      refunds: [],
+      totals: { payments: '10000', refunds: '0', net: '10000' },
+    });
+    const dayTwo = await t.api.request<{
+      payments: Array<{ id: string }>;
+      refunds: unknown[];
+      totals: unknown;
+    }>('GET', '/v1/settlement-reports/2026-12-02');
+    expect(dayTwo.body.payments.map((payment) => payment.id)).toEqual([second.id]);
+    expect(dayTwo.body.payments.map((payment) => payment.id)).not.toContain(unpaid.id);
+    expect(dayTwo.body.refunds).toEqual([
+      {
+        id: refunded.body.id,
+        paymentId: first.id,
+        reference: first.reference,
+        amount: '4000',
+        createdAt: '2026-12-02T00:00:01.000Z',
+      },
+    ]);
+    expect(dayTwo.body.totals).toEqual({ payments: '2500', refunds: '4000', net: '-1500' });
+    clock.set(START);
+  });
+
+  it('refuses a date that is not a calendar date, and a missing key', async () => {
+    for (const date of ['2026-02-30', '20261201', 'yesterday']) {
+      expectError(await t.api.request('GET', `/v1/settlement-reports/${date}`), 400, 'invalid_request');
+    }
+    const anonymous = await t.api.request('GET', '/v1/settlement-reports/2026-12-01', { apiKey: null });
+    expect(anonymous.status).toBe(401);
+  });
+});

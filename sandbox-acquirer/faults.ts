@@ -13,6 +13,7 @@ export const API_OPERATIONS = [
   'simulate_transfer',
   'cancel',
   'refund',
+  'settlement_report',
 ] as const;
 
 export type ApiOperation = (typeof API_OPERATIONS)[number];

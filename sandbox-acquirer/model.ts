@@ -61,8 +61,20 @@ export interface Payment {
   updatedAt: string;
 }
 
-/** A payment as the acquirer stores it: the challenge URL depends on where the acquirer is reachable. */
-export type StoredPayment = Omit<Payment, 'challenge'> & { challengeId: string | null };
+/**
+ * A payment as the acquirer stores it: the challenge URL depends on where the acquirer is reachable.
+ * `succeededAt` dates the payment in the settlement report (absent in journals written before it).
+ */
+export type StoredPayment = Omit<Payment, 'challenge'> & { challengeId: string | null; succeededAt?: string };
+
+/** One day's settlement report (UTC): what the acquirer settles to the gateway, and what it takes back. */
+export interface SettlementReport {
+  date: string;
+  currency: 'TRY';
+  payments: Array<{ id: string; reference: string; amount: string; succeededAt: string }>;
+  refunds: Array<{ id: string; paymentId: string; reference: string; amount: string; createdAt: string }>;
+  totals: { payments: string; refunds: string; net: string };
+}
 
 /** A 3-D Secure challenge; `open` until completed or its payment is canceled. */
 export interface Challenge {

@@ -286,7 +286,11 @@ export class PaymentService {
   }
 
   private succeed(payment: StoredPayment, card: CardSummary | null): StoredPayment {
-    return this.settle(payment, { status: 'succeeded', card: card ?? payment.card }, 'payment.succeeded');
+    return this.settle(
+      payment,
+      { status: 'succeeded', card: card ?? payment.card, succeededAt: this.deps.clock.now().toISOString() },
+      'payment.succeeded',
+    );
   }
 
   private openChallenge(

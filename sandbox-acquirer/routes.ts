@@ -4,6 +4,7 @@ import type { Clock } from '../src/shared/clock.js';
 import { challengePageCsp, renderChallengePage, returnLocation } from './challenge-page.js';
 import { dispatch, NO_TARGET, type CallTarget, type DispatchDeps, type OperationResult } from './dispatch.js';
 import { errorBody } from './errors.js';
+import type { SettlementReport } from './model.js';
 import type { PaymentService } from './payments.js';
 import type { AcquirerStore } from './store.js';
 import {
@@ -15,6 +16,7 @@ import {
   parseFindQuery,
   parseIdempotencyKey,
   parseRefund,
+  parseReportDate,
   parseSimulateTransfer,
 } from './validation.js';
 
@@ -80,6 +82,16 @@ export function registerPaymentRoutes(app: FastifyInstance, deps: RouteDeps): vo
       if (completion.succeeded) return paymentResult(200, completion.payment);
       const message = `The 3-D Secure code is wrong or the issuer refused it: the attempt is declined (attempt ${completion.payment.attempts} of ${completion.payment.maxAttempts}).`;
       return { status: 400, body: errorBody('challenge_failed', message, completion.payment.status) };
+    }),
+  );
+
+  // The day's settlement report (UTC): the gateway's reconciliation compares it with its ledger.
+  app.get('/v1/settlement-reports/:date', (request: FastifyRequest<{ Params: { date: string } }>, reply) =>
+    dispatch(deps, request, reply, {
+      operation: 'settlement_report',
+      target: NO_TARGET,
+      idempotencyKey: null,
+      run: () => ({ status: 200, body: settlementReport(deps.store, parseReportDate(request.params.date)) }),
     }),
   );
 
@@ -187,4 +199,46 @@ function paymentResult<T extends { id: string; reference: string }>(
 
 function singleHeader(value: string | string[] | undefined): string | null {
   return typeof value === 'string' ? value : null;
+}
+
+const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'partially_refunded', 'refunded']);
+
+/**
+ * The payments that succeeded on `date` (UTC) and the refunds made on it, oldest first. A payment from a
+ * journal written before `succeededAt` existed is dated by its last change.
+ */
+export function settlementReport(store: AcquirerStore, date: string): SettlementReport {
+  const onDate = (iso: string) => iso.slice(0, 10) === date;
+  const payments = store
+    .allPayments()
+    .filter((payment) => SETTLED.has(payment.status))
+    .map((payment) => ({
+      id: payment.id,
+      reference: payment.reference,
+      amount: payment.amount,
+      succeededAt: payment.succeededAt ?? payment.updatedAt,
+    }))
+    .filter((payment) => onDate(payment.succeededAt))
+    .sort((a, b) => a.succeededAt.localeCompare(b.succeededAt) || a.id.localeCompare(b.id));
+  const refunds = store
+    .allRefunds()
+    .filter((refund) => onDate(refund.createdAt))
+    .map((refund) => ({
+      id: refund.id,
+      paymentId: refund.paymentId,
+      reference: store.payment(refund.paymentId)?.reference ?? '',
+      amount: refund.amount,
+      createdAt: refund.createdAt,
+    }))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  const sum = (amounts: string[]) => amounts.reduce((total, amount) => total + BigInt(amount), 0n);
+  const paid = sum(payments.map((payment) => payment.amount));
+  const refunded = sum(refunds.map((refund) => refund.amount));
+  return {
+    date,
+    currency: 'TRY',
+    payments,
+    refunds,
+    totals: { payments: paid.toString(), refunds: refunded.toString(), net: (paid - refunded).toString() },
+  };
 }

@@ -53,6 +53,16 @@ export class AcquirerStore {
     return this.notifications.get(id);
   }
 
+  /** Every payment, in the order they were made. */
+  allPayments(): StoredPayment[] {
+    return [...this.payments.values()];
+  }
+
+  /** Every refund, in the order they were made. */
+  allRefunds(): Refund[] {
+    return [...this.refunds.values()];
+  }
+
   /** Every notification, in the order they were made. */
   allNotifications(): NotificationRecord[] {
     return [...this.notifications.values()];

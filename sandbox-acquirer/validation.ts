@@ -240,3 +240,13 @@ export function parseFindQuery(query: unknown): string {
   }
   return reference;
 }
+
+/** A report's date: a real calendar date, YYYY-MM-DD. */
+export function parseReportDate(value: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const date = match ? new Date(`${value}T00:00:00.000Z`) : null;
+  if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) {
+    throw invalidRequest('The date is a calendar date, YYYY-MM-DD.');
+  }
+  return value;
+}

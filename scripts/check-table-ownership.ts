@@ -53,6 +53,8 @@ export const OWNERS: Record<string, string> = {
   payouts: 'payouts',
   payout_minimums: 'payouts',
   fx_rates: 'payouts',
+  reconciliation_runs: 'reconciliation',
+  reconciliation_differences: 'reconciliation',
   settlement_batches: 'settlement',
   settlement_items: 'settlement',
   settlement_settings: 'settlement',

@@ -84,6 +84,11 @@ export interface Config {
   settlement: {
     /** `SETTLEMENT_CRON` in UTC (default `0 3 * * *`, spec section 8); undefined (`off`): no daily batch. */
     cron: string | undefined;
+    /**
+     * `RECONCILIATION_CRON` in UTC (default `0 4 * * *`): the daily reconciliation of the acquirers'
+     * settlement reports of the day before with the ledger; undefined (`off`): none.
+     */
+    reconciliationCron: string | undefined;
   };
 }
 
@@ -240,7 +245,10 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       concurrency: integer('WEBHOOK_CONCURRENCY', 10, 1, 200),
     },
     wallets: { changeCooldownHours: integer('WALLET_CHANGE_COOLDOWN_HOURS', 24, 0, 720) },
-    settlement: { cron: readCron(read('SETTLEMENT_CRON'), problems) },
+    settlement: {
+      cron: readCron('SETTLEMENT_CRON', read('SETTLEMENT_CRON'), '0 3 * * *', problems),
+      reconciliationCron: readCron('RECONCILIATION_CRON', read('RECONCILIATION_CRON'), '0 4 * * *', problems),
+    },
   };
   if (roles.includes('api') && !roles.includes('sandbox-acquirer') && acquirers.sandbox.url === undefined) {
     problems.push(
@@ -381,15 +389,20 @@ function isCidrOrAddress(entry: string): boolean {
   }
 }
 
-/** `SETTLEMENT_CRON`: a five-field cron expression in UTC, or `off`. */
-function readCron(value: string | undefined, problems: string[]): string | undefined {
-  if (value === undefined) return '0 3 * * *';
+/** `SETTLEMENT_CRON`, `RECONCILIATION_CRON`: a five-field cron expression in UTC, or `off`. */
+function readCron(
+  name: string,
+  value: string | undefined,
+  fallback: string,
+  problems: string[],
+): string | undefined {
+  if (value === undefined) return fallback;
   if (value === 'off') return undefined;
   try {
     new Cron(value, { timezone: 'UTC', paused: true });
     return value;
   } catch {
-    problems.push(`SETTLEMENT_CRON must be a cron expression in UTC or "off" (got "${value}")`);
+    problems.push(`${name} must be a cron expression in UTC or "off" (got "${value}")`);
     return undefined;
   }
 }

@@ -514,6 +514,7 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     wallets: { service: services.wallets, commands: services.walletOperator },
     payouts: services.payouts,
     settlement: services.settlementBatches,
+    reconciliation: services.reconciliation,
     sessions: services.sessions,
     cursors: services.cursors,
     renderer: context.renderer,

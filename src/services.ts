@@ -29,6 +29,9 @@ import type { Urls } from './shared/urls.js';
 import { createSettlementBatches, type SettlementBatches } from './modules/settlement/batch.js';
 import { createSettlementService, type SettlementService } from './modules/settlement/service.js';
 import { createPayoutService, type PayoutService } from './modules/payouts/service.js';
+import { createReconciliation, type Reconciliation } from './modules/reconciliation/service.js';
+import * as chargeLookup from './modules/charges/repository.js';
+import * as refundLookup from './modules/refunds/repository.js';
 import {
   createConfiguredRateSource,
   createOperatorRateSource,
@@ -119,6 +122,8 @@ export interface Services {
    * payout schedules and declared closures.
    */
   settlementBatches: SettlementBatches;
+  /** The daily reconciliation of the acquirers' settlement reports with the ledger (issue 14 item 7). */
+  reconciliation: Reconciliation;
   /** Money problems raised for the operator: refused notifications, pending balances below zero. */
   alerts: OperatorAlerts;
   /** The job kit: queues of due rows, calendar schedules, the run log and parked rows (src/worker). */
@@ -364,6 +369,26 @@ export function createServices(input: {
     },
     settlement,
     settlementBatches,
+    reconciliation: createReconciliation({
+      db,
+      clock,
+      logger: logger.child({ module: 'reconciliation' }),
+      cursors,
+      acquirerFor,
+      ledger,
+      charges: {
+        byIds: async (ids) => (await chargeLookup.atAcquirerByIds(db, ids)).map(chargeAtAcquirer),
+        byProviderIds: async (provider, ids) =>
+          (await chargeLookup.atAcquirerByPaymentIds(db, provider, ids)).map(chargeAtAcquirer),
+      },
+      refunds: {
+        byIds: async (ids) => (await refundLookup.atAcquirerByIds(db, ids)).map(refundAtAcquirer),
+        byProviderIds: async (environment, ids) =>
+          (await refundLookup.atAcquirerByRefundIds(db, environment, ids)).map(refundAtAcquirer),
+      },
+      alerts,
+      audit,
+    }),
     payouts,
     payoutEngine: createPayoutEngine({
       db,
@@ -420,3 +445,17 @@ export function resolveSecretBox(config: Config): SecretBox {
   chmodSync(file, 0o600);
   return createSecretBox(parseEncryptionKeys(readFileSync(file, 'utf8').trim()));
 }
+
+const chargeAtAcquirer = (charge: chargeLookup.ChargeAtAcquirer) => ({
+  id: charge.id,
+  organizationId: charge.organizationId,
+  status: charge.status,
+  providerId: charge.providerPaymentId,
+});
+
+const refundAtAcquirer = (refund: refundLookup.RefundAtAcquirer) => ({
+  id: refund.id,
+  organizationId: refund.organizationId,
+  status: refund.status,
+  providerId: refund.providerRefundId,
+});

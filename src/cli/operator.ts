@@ -18,6 +18,7 @@ import { applicationView } from '../modules/operator/schemas.js';
 import { STAFF_ROLES } from '../modules/operator/staff.js';
 import type { SettlementCommandError } from '../modules/settlement/batch.js';
 import { SETTLEMENT_ERRORS } from '../modules/settlement/errors.js';
+import { RECONCILIATION_ERRORS } from '../modules/operator/reconciliation-routes.js';
 import { migrationsDir } from '../paths.js';
 import { createServices, resolveSecretBox } from '../services.js';
 import { systemClock } from '../shared/clock.js';
@@ -39,6 +40,9 @@ Commands:
                                         a ready merchant for local development; prints JSON with its keys
   settle [--date YYYY-MM-DD]            run the settlement batch of a due or missed business date (default:
                                         today, UTC), as the 03:00 job does; exactly once still holds
+  reconcile [--date YYYY-MM-DD] [--environment live|sandbox]
+                                        reconcile the acquirer's settlement report of a UTC date that is over
+                                        (default: yesterday, live) with the ledger; prints the run
   generate-encryption-key               a value for ENCRYPTION_KEYS
 
 It uses DATABASE_URL when set. Otherwise it goes through the operator API of the gateway running with
@@ -92,6 +96,7 @@ function parseCommandLine(argv: string[]) {
         flags: { type: 'string' },
         company: { type: 'string' },
         date: { type: 'string' },
+        environment: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -172,6 +177,18 @@ function buildInput(command: string, args: string[], values: Values): Record<str
         email: typeof values.email === 'string' ? values.email : undefined,
         companyName: typeof values.company === 'string' ? values.company : undefined,
       };
+    case 'reconcile': {
+      const date =
+        typeof values.date === 'string'
+          ? values.date.trim()
+          : new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new UsageError('--date must be YYYY-MM-DD');
+      const environment = typeof values.environment === 'string' ? values.environment : 'live';
+      return {
+        reportDate: date,
+        environment: oneOf(environment, ['sandbox', 'live'] as const, '--environment'),
+      };
+    }
     case 'settle': {
       const date =
         typeof values.date === 'string' ? values.date.trim() : new Date().toISOString().slice(0, 10);
@@ -348,6 +365,15 @@ async function directBackend(config: Config): Promise<Backend> {
           );
         case 'settle':
           return settlementValueOf(await services.settlementBatches.runDate(String(input.businessDate), by));
+        case 'reconcile': {
+          const result = await services.reconciliation.run(
+            input.environment as 'sandbox' | 'live',
+            String(input.reportDate),
+            { ...by, origin: 'operator' },
+          );
+          if (result.ok) return result.value;
+          throw toApiError(RECONCILIATION_ERRORS, result.error);
+        }
         default:
           throw new UsageError(`unknown command ${command}`);
       }
@@ -414,6 +440,11 @@ function httpBackend(baseUrl: string, token: string): Backend {
         }
         case 'settle':
           return send('POST', '/operator/v1/settlement/runs', { businessDate: input.businessDate });
+        case 'reconcile':
+          return send('POST', '/operator/v1/reconciliations', {
+            environment: input.environment,
+            reportDate: input.reportDate,
+          });
         default:
           throw new UsageError(`unknown command ${command}`);
       }

@@ -307,7 +307,11 @@ export interface AuditLogTable {
 }
 
 export type OperatorAlertKind =
-  'notification_mismatch' | 'negative_pending_balance' | 'job_parked' | 'settlement_held';
+  | 'notification_mismatch'
+  | 'negative_pending_balance'
+  | 'job_parked'
+  | 'settlement_held'
+  | 'reconciliation_differences';
 
 export interface OperatorAlertsTable {
   id: Generated<string>;
@@ -419,6 +423,8 @@ export interface DB {
   settlement_settings: SettlementSettingsTable;
   settlement_reserve_releases: SettlementReserveReleasesTable;
   fx_rates: FxRatesTable;
+  reconciliation_runs: ReconciliationRunsTable;
+  reconciliation_differences: ReconciliationDifferencesTable;
   business_closures: BusinessClosuresTable;
 }
 
@@ -686,6 +692,41 @@ export interface SettlementReserveReleasesTable {
   released_in: string;
   amount: ColumnType<string, string | bigint, never>;
   created_at: Timestamp;
+}
+
+export interface ReconciliationRunsTable {
+  id: string;
+  environment: Environment;
+  /** 'YYYY-MM-DD' (UTC). */
+  report_date: string;
+  origin: 'schedule' | 'operator';
+  status: 'matched' | 'differences';
+  acquirer_payments: number;
+  acquirer_refunds: number;
+  acquirer_net: BigintColumn;
+  ledger_payments: number;
+  ledger_refunds: number;
+  ledger_net: BigintColumn;
+  difference_count: number;
+  run_by: string;
+  created_at: Timestamp;
+}
+
+export type ReconciliationDifferenceKind =
+  'missing_in_ledger' | 'missing_at_acquirer' | 'amount_mismatch' | 'timing';
+
+export interface ReconciliationDifferencesTable {
+  run_id: string;
+  position: number;
+  kind: ReconciliationDifferenceKind;
+  item: 'payment' | 'refund';
+  provider_id: string | null;
+  gateway_id: string | null;
+  organization_id: string | null;
+  acquirer_amount: ColumnType<string | null, string | bigint | null, never>;
+  ledger_amount: ColumnType<string | null, string | bigint | null, never>;
+  acquirer_at: NullableTimestamp;
+  ledger_at: NullableTimestamp;
 }
 
 export interface FxRatesTable {

@@ -26,6 +26,8 @@ export const ID_PREFIXES = [
   'txn',
   // An operator-entered FX rate (issue 14).
   'fxr',
+  // A reconciliation run of the acquirer's settlement report with the ledger (issue 14).
+  'rcn',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

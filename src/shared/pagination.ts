@@ -24,6 +24,7 @@ export type CursorList =
   | 'operator_payouts'
   | 'payout_transactions'
   | 'settlement_batches'
+  | 'reconciliation_runs'
   | 'wallets';
 
 /**

@@ -149,6 +149,22 @@ export function backgroundJobs(services: Services): Job[] {
             },
           }),
         ]),
+    ...(services.config.settlement.reconciliationCron === undefined
+      ? []
+      : [
+          services.jobs.calendar({
+            // Issue 14 item 7: every day, the acquirers' settlement reports of the day before against the
+            // ledger; differences are raised to the operator. A report that cannot be read runs again.
+            name: 'reconciliation-daily',
+            cron: services.config.settlement.reconciliationCron,
+            leaseMs: 30 * MINUTE,
+            retry: { maxAttempts: 48, baseMs: 5 * MINUTE, capMs: 30 * MINUTE, jitter: 0.2 },
+            run: async (period) => {
+              const made = await services.reconciliation.runDay(period.start);
+              return { rows: made.length, errors: 0 };
+            },
+          }),
+        ]),
     {
       // The job kit's own run log and period records.
       name: 'job-runs-purge',

@@ -10,6 +10,7 @@ export interface FaultRule {
     | 'simulate_transfer'
     | 'cancel'
     | 'refund'
+    | 'settlement_report'
     | 'notification'
     | '*';
   action: 'latency' | 'delay_response' | 'error' | 'timeout' | 'drop';

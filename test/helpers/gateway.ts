@@ -88,6 +88,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     // Tests move the manual clock across days: the daily settlement batch would release every suite's
     // pending balances. The settlement suites turn it on.
     SETTLEMENT_CRON: 'off',
+    RECONCILIATION_CRON: 'off',
     ...(liveAcquirer
       ? {
           LIVE_ACQUIRER_URL: liveAcquirer.url,

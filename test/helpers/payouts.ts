@@ -32,7 +32,7 @@ export async function paidCharge(
   merchant: Merchant,
   environment: 'sandbox' | 'live',
   amount: number,
-): Promise<void> {
+): Promise<{ id: string; providerPaymentId: string }> {
   const res = await merchantApi<{ id: string; providerPaymentId: string }>(
     t,
     merchant,
@@ -49,6 +49,7 @@ export async function paidCharge(
     'https://shop.example/back',
   );
   await t.gateway.services.completion.apply(res.body.id, payment);
+  return res.body;
 }
 
 /**

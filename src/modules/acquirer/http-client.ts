@@ -6,6 +6,7 @@ import {
   type Acquirer,
   type AcquirerPayment,
   type AcquirerRefund,
+  type AcquirerSettlementReport,
   type CardAttempt,
   type CardDetails,
   type CreatePaymentInput,
@@ -173,6 +174,13 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
         path: `/v1/payments?reference=${encodeURIComponent(reference)}`,
       });
       return page.data;
+    },
+
+    settlementReport(date: string) {
+      return call<AcquirerSettlementReport>('settlement_report', {
+        method: 'GET',
+        path: `/v1/settlement-reports/${encodeURIComponent(date)}`,
+      });
     },
 
     authorize(paymentId: string, card: CardDetails, returnUrl: string) {

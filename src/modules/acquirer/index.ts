@@ -6,7 +6,7 @@ import type { Config } from '../../config.js';
 import type { Acquirers } from './types.js';
 import { createHttpAcquirer } from './http-client.js';
 
-export type { Acquirer, AcquirerPayment } from './types.js';
+export type { Acquirer, AcquirerPayment, AcquirerSettlementReport } from './types.js';
 export { AcquirerRejectedError, AcquirerUnavailableError } from './types.js';
 
 export const SANDBOX_ACQUIRER_CREDENTIALS_FILE = 'sandbox-acquirer.json';

@@ -68,6 +68,14 @@ export interface AcquirerRefund {
   createdAt: string;
 }
 
+/** One day's settlement report (UTC) from the acquirer: what it settles, and what it takes back. */
+export interface AcquirerSettlementReport {
+  date: string;
+  currency: 'TRY';
+  payments: Array<{ id: string; reference: string; amount: string; succeededAt: string }>;
+  refunds: Array<{ id: string; paymentId: string; reference: string; amount: string; createdAt: string }>;
+}
+
 export interface Acquirer {
   /** A stable name recorded on each charge (`sandbox`, or the live acquirer's). */
   readonly name: string;
@@ -87,6 +95,8 @@ export interface Acquirer {
   cancel(paymentId: string): Promise<AcquirerPayment>;
   /** The gateway's refund id is the idempotency key. */
   refund(paymentId: string, input: { idempotencyKey: string; amount: string }): Promise<AcquirerRefund>;
+  /** The payments that succeeded and the refunds made on a UTC date (`YYYY-MM-DD`): reconciliation's input. */
+  settlementReport(date: string): Promise<AcquirerSettlementReport>;
 }
 
 /**

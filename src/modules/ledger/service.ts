@@ -1,8 +1,10 @@
 import type { Kdb, Trx } from '../../db/database.js';
-import type { JournalEntryKind, PaymentMethod } from '../../db/schema.js';
+import type { Environment, JournalEntryKind, PaymentMethod } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { computeFee, type FeeRate } from './fees.js';
 import {
+  findClearingMovements,
+  findClearingMovementsOf,
   findEntry,
   findNegativePending,
   findOwnersWithCredits,
@@ -14,6 +16,7 @@ import {
   sumAvailable,
   sumMerchantBalances,
   sumPending,
+  type ClearingMovement,
   type NewEntry,
   type PendingCredit,
   type Posting,
@@ -21,7 +24,7 @@ import {
 } from './repository.js';
 import type { Balance, LedgerOwner } from './model.js';
 
-export type { Balance, LedgerOwner, PendingCredit };
+export type { Balance, ClearingMovement, LedgerOwner, PendingCredit };
 
 export interface ChargeForLedger {
   id: string;
@@ -136,6 +139,13 @@ export interface Ledger {
    * caller's transaction, and answers the available balance under it, as decimal text.
    */
   lockedAvailable(trx: Trx, owner: LedgerOwner): Promise<string>;
+  /** An environment's charge and refund entries booked in [from, to), as acquirer clearing saw them. */
+  clearingMovements(environment: Environment, from: Date, to: Date): Promise<ClearingMovement[]>;
+  /** The clearing movements of these charges or refunds (`kind`), whenever booked. */
+  clearingMovementsOf(
+    kind: ClearingMovement['kind'],
+    sourceIds: readonly string[],
+  ): Promise<ClearingMovement[]>;
   /** Balances derived from postings, per currency (a TRY row always), for one organization and environment. */
   balance(owner: LedgerOwner): Promise<Balance[]>;
   /** Owners whose pending balance is below zero, deepest first (the operator's view of refund debt). */
@@ -321,6 +331,8 @@ export function createLedger(deps: LedgerDeps): Ledger {
     },
 
     ownersWithCredits: (after, upTo) => findOwnersWithCredits(db, after, upTo),
+    clearingMovements: (environment, from, to) => findClearingMovements(db, environment, from, to),
+    clearingMovementsOf: (kind, sourceIds) => findClearingMovementsOf(db, kind, sourceIds),
 
     async lockedAvailable(trx, owner) {
       if (!trx.isTransaction)

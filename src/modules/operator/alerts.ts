@@ -21,7 +21,13 @@ export interface NewOperatorAlert {
 
 export const OperatorAlertViewSchema = Type.Object({
   id: Type.String(),
-  kind: Type.Enum(['notification_mismatch', 'negative_pending_balance', 'job_parked', 'settlement_held']),
+  kind: Type.Enum([
+    'notification_mismatch',
+    'negative_pending_balance',
+    'job_parked',
+    'settlement_held',
+    'reconciliation_differences',
+  ]),
   organizationId: Type.Union([Type.String(), Type.Null()]),
   environment: Type.Union([Type.Enum(['sandbox', 'live']), Type.Null()]),
   subjectId: Type.String(),

@@ -24,6 +24,8 @@ import type { WalletOperatorCommands } from './wallet-commands.js';
 import { operatorWalletRoutes } from './wallet-routes.js';
 import { operatorPayoutRoutes } from './payout-routes.js';
 import { operatorSettlementRoutes } from './settlement-routes.js';
+import { operatorReconciliationRoutes } from './reconciliation-routes.js';
+import type { Reconciliation } from '../reconciliation/service.js';
 import type { PayoutService } from '../payouts/service.js';
 
 export interface OperatorModuleOptions {
@@ -47,6 +49,8 @@ export interface OperatorModuleOptions {
   payouts?: PayoutService;
   /** The daily settlement (issue 14): batches, runs of a date, closures, payout schedules. */
   settlement?: SettlementBatches;
+  /** The daily reconciliation of the acquirers' settlement reports with the ledger (issue 14). */
+  reconciliation?: Reconciliation;
   renderer: Renderer;
   /** The operator listener's public base URL (the OpenAPI document's server). */
   baseUrl: () => string;
@@ -90,4 +94,7 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
   if (options.payouts) await app.register(operatorPayoutRoutes, { payouts: options.payouts, renderer });
   if (options.settlement)
     await app.register(operatorSettlementRoutes, { batches: options.settlement, renderer });
+  if (options.reconciliation) {
+    await app.register(operatorReconciliationRoutes, { reconciliation: options.reconciliation, renderer });
+  }
 }

@@ -1,6 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
-import type { RefundsTable } from '../../db/schema.js';
+import type { Environment, RefundsTable } from '../../db/schema.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { TRANSITIONS, type RefundRow, type RefundStatus } from './model.js';
 
@@ -84,4 +84,51 @@ export async function chargeIdsOf(trx: Trx, ids: readonly string[]): Promise<Map
     .where('id', 'in', [...ids])
     .execute();
   return new Map(rows.map((row) => [row.id, row.charge_id]));
+}
+
+/** What reconciliation needs of a refund: its owner, status and the acquirer's refund id. */
+export interface RefundAtAcquirer {
+  id: string;
+  organizationId: string;
+  status: string;
+  providerRefundId: string | null;
+}
+
+const atAcquirer = (row: {
+  id: string;
+  organization_id: string;
+  status: string;
+  provider_refund_id: string | null;
+}): RefundAtAcquirer => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  status: row.status,
+  providerRefundId: row.provider_refund_id,
+});
+
+/** Refunds by id, with their acquirer refund ids. */
+export async function atAcquirerByIds(db: Kdb, ids: readonly string[]): Promise<RefundAtAcquirer[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('refunds')
+    .select(['id', 'organization_id', 'status', 'provider_refund_id'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return rows.map(atAcquirer);
+}
+
+/** The refunds of an environment made for these acquirer refund ids. */
+export async function atAcquirerByRefundIds(
+  db: Kdb,
+  environment: Environment,
+  refundIds: readonly string[],
+): Promise<RefundAtAcquirer[]> {
+  if (refundIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('refunds')
+    .select(['id', 'organization_id', 'status', 'provider_refund_id'])
+    .where('environment', '=', environment)
+    .where('provider_refund_id', 'in', [...refundIds])
+    .execute();
+  return rows.map(atAcquirer);
 }

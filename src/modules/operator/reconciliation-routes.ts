@@ -1,0 +1,305 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
+import { ApiError, errorResponses, toApiError, type ErrorTable } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import type { Result } from '../../shared/result.js';
+import type { Renderer } from '../../web/render.js';
+import type { Reconciliation, ReconciliationError } from '../reconciliation/service.js';
+import { addDays, utcDateOf } from '../settlement/calendar.js';
+import { actorOf } from './auth.js';
+import { can } from './staff.js';
+
+const errors = errorResponses(400, 401, 403, 404, 409, 429, 502);
+const ENVIRONMENTS = ['sandbox', 'live'] as const;
+const DATE = Type.String({ format: 'date', description: 'A UTC calendar date, `YYYY-MM-DD`.' });
+const Minor = (description: string) => Type.String({ pattern: '^-?[0-9]+$', description });
+
+const Side = (who: string) =>
+  Type.Object(
+    {
+      payments: Type.Integer({ description: `Payments ${who} settled on the date.` }),
+      refunds: Type.Integer({ description: `Refunds ${who} made on the date.` }),
+      net: Minor('Payments less refunds, TRY minor units.'),
+    },
+    { description: `What ${who} says of the date.` },
+  );
+
+const RunSchema = Type.Object({
+  id: Type.String({ pattern: '^rcn_' }),
+  object: Type.Literal('reconciliation_run'),
+  environment: Type.Enum([...ENVIRONMENTS]),
+  reportDate: DATE,
+  origin: Type.Enum(['schedule', 'operator'], { description: 'The daily job, or an operator’s run.' }),
+  status: Type.Enum(['matched', 'differences'], {
+    description:
+      '`matched`: no difference but timing ones; `differences`: at least one other (raised as an alert).',
+  }),
+  acquirer: Side('the acquirer’s settlement report'),
+  ledger: Side('the ledger (acquirer clearing)'),
+  differenceCount: Type.Integer(),
+  runBy: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+const DifferenceSchema = Type.Object({
+  kind: Type.Enum(['missing_in_ledger', 'missing_at_acquirer', 'amount_mismatch', 'timing'], {
+    description:
+      '`missing_in_ledger`: the acquirer settled it, the ledger has no entry for it; `missing_at_acquirer`: ' +
+      'the ledger booked it, the acquirer reported it neither on the date nor the day before or after; ' +
+      '`amount_mismatch`: both, with different amounts; `timing`: both, on different dates (it nets out).',
+  }),
+  item: Type.Enum(['payment', 'refund']),
+  providerId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The acquirer’s payment or refund id.',
+  }),
+  gatewayId: Type.Union([Type.String(), Type.Null()], { description: 'Our charge (`ch_`) or refund id.' }),
+  organizationId: Type.Union([Type.String(), Type.Null()]),
+  acquirerAmount: Type.Union([Minor('TRY minor units.'), Type.Null()]),
+  ledgerAmount: Type.Union([Minor('TRY minor units.'), Type.Null()]),
+  acquirerAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  ledgerAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+const RunDetailSchema = Type.Intersect([
+  RunSchema,
+  Type.Object({ differences: Type.Array(DifferenceSchema) }),
+]);
+
+/** The reconciliation's refusals as the operator API answers them. */
+export const RECONCILIATION_ERRORS: ErrorTable<ReconciliationError | CursorError> = {
+  invalid_date: (error) =>
+    ApiError.validation([{ path: 'reportDate', in: 'body', code: 'invalid_format', message: error.message }]),
+  not_over: (error) =>
+    new ApiError(
+      'invalid_state_transition',
+      `${error.reportDate} is not over yet (UTC): its settlement report is not final.`,
+      { reason: 'not_over', reportDate: error.reportDate },
+    ),
+  acquirer_not_configured: (error) =>
+    new ApiError('invalid_state_transition', `No acquirer is configured for ${error.environment}.`, {
+      reason: 'acquirer_not_configured',
+    }),
+  acquirer_unavailable: () =>
+    new ApiError(
+      'provider_unavailable',
+      'The acquirer’s settlement report could not be read; try again later.',
+    ),
+  ...INVALID_CURSOR,
+};
+
+function valueOf<T>(result: Result<T, ReconciliationError | CursorError>): T {
+  if (result.ok) return result.value;
+  throw toApiError(RECONCILIATION_ERRORS, result.error);
+}
+
+/**
+ * The daily reconciliation (issue 14 item 7; docs/settlement.md "Reconciliation"): each run of an
+ * environment and UTC date with its differences, and running a date again (audited). JSON under
+ * `/operator/v1/reconciliations`, console pages at `/reconciliation`.
+ */
+export async function operatorReconciliationRoutes(
+  app: App,
+  deps: { reconciliation: Reconciliation; renderer: Renderer },
+): Promise<void> {
+  const { reconciliation } = deps;
+
+  app.get(
+    '/operator/v1/reconciliations',
+    {
+      schema: {
+        description:
+          'Reconciliation runs, newest first, filtered by environment or report date; cursor paged. The daily ' +
+          'job (`RECONCILIATION_CRON`, default 04:00 UTC) reconciles the day before in each environment.',
+        querystring: Type.Object(
+          {
+            environment: Type.Optional(Type.Enum([...ENVIRONMENTS])),
+            reportDate: Type.Optional(DATE),
+            limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+            cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(RunSchema),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => {
+      const { limit, cursor, ...filter } = request.query;
+      return valueOf(await reconciliation.list(filter, { limit, cursor }));
+    },
+  );
+
+  app.get(
+    '/operator/v1/reconciliations/:id',
+    {
+      schema: {
+        description: 'A reconciliation run with every difference it found.',
+        params: Type.Object(
+          { id: Type.String({ minLength: 1, maxLength: 64 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: RunDetailSchema, ...errors },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => {
+      const run = await reconciliation.retrieve(request.params.id);
+      if (!run) throw new ApiError('not_found', 'No such reconciliation run.');
+      return run;
+    },
+  );
+
+  app.post(
+    '/operator/v1/reconciliations',
+    {
+      schema: {
+        description:
+          'Reconciles an environment’s UTC date now (one that is over): the acquirer’s settlement report against ' +
+          'the ledger. Adds a run (earlier runs are kept as they were); differences other than timing raise ' +
+          'an alert. 409 `invalid_state_transition` for a date not over (`not_over`) or an environment without ' +
+          'an acquirer; 502 `provider_unavailable` when the report cannot be read. Audited.',
+        body: Type.Object(
+          { environment: Type.Enum([...ENVIRONMENTS]), reportDate: DATE },
+          { additionalProperties: false },
+        ),
+        response: { 201: RunDetailSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const run = valueOf(
+        await reconciliation.run(request.body.environment, request.body.reportDate, {
+          ...actorOf(request),
+          origin: 'operator',
+        }),
+      );
+      return reply.code(201).send(run);
+    },
+  );
+
+  // The console.
+  const page = (request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(
+        deps.renderer.render(view, {
+          staff: request.staff,
+          csrf: request.operatorSession?.csrfToken ?? '',
+          canAdminister: request.staff ? can(request.staff, 'administer') : false,
+          error: undefined,
+          notice: undefined,
+          ...data,
+        }),
+      );
+
+  const ListQuery = Type.Object(
+    {
+      environment: Type.Optional(Type.Union([Type.Enum([...ENVIRONMENTS]), Type.Literal('')])),
+      cursor: Type.Optional(Type.String({ maxLength: 500 })),
+    },
+    { additionalProperties: false },
+  );
+
+  const showRuns = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    query: { environment?: 'sandbox' | 'live' | '' | undefined; cursor?: string | undefined },
+    extra: { error?: string | undefined; status?: number } = {},
+  ) => {
+    const environment = query.environment || undefined;
+    const list = valueOf(
+      await reconciliation.list({ environment }, { limit: 50, cursor: query.cursor || undefined }),
+    );
+    if (extra.status) reply.code(extra.status);
+    const params = new URLSearchParams(environment ? { environment } : {});
+    if (list.nextCursor) params.set('cursor', list.nextCursor);
+    return page(request, reply, 'operator/reconciliation', {
+      title: 'Reconciliation',
+      runs: list.data,
+      environment,
+      environments: ENVIRONMENTS,
+      nextUrl: list.nextCursor === null ? undefined : `/reconciliation?${params.toString()}`,
+      yesterday: addDays(utcDateOf(new Date()), -1),
+      error: extra.error,
+    });
+  };
+
+  app.get(
+    '/reconciliation',
+    { schema: { querystring: ListQuery, hide: true }, config: { operator: 'read' } },
+    async (request, reply) => showRuns(request, reply, request.query),
+  );
+
+  app.get(
+    '/reconciliation/:id',
+    {
+      schema: {
+        params: Type.Object(
+          { id: Type.String({ minLength: 1, maxLength: 64 }) },
+          { additionalProperties: false },
+        ),
+        hide: true,
+      },
+      config: { operator: 'read' },
+    },
+    async (request, reply) => {
+      const run = await reconciliation.retrieve(request.params.id);
+      if (!run) {
+        reply.code(404);
+        return page(request, reply, 'operator/refused', {
+          title: 'Not found',
+          heading: 'No such reconciliation run.',
+          backTo: '/reconciliation',
+        });
+      }
+      return page(request, reply, 'operator/reconciliation-run', {
+        title: `Reconciliation ${run.reportDate}`,
+        run,
+      });
+    },
+  );
+
+  app.post(
+    '/reconciliation/runs',
+    {
+      schema: {
+        body: Type.Object(
+          {
+            _csrf: Type.Optional(Type.String({ maxLength: 200 })),
+            environment: Type.Enum([...ENVIRONMENTS]),
+            reportDate: Type.String({ maxLength: 40 }),
+          },
+          { additionalProperties: false },
+        ),
+        hide: true,
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const result = await reconciliation.run(request.body.environment, request.body.reportDate.trim(), {
+        ...actorOf(request),
+        origin: 'operator',
+      });
+      if (result.ok) return reply.redirect(`/reconciliation/${encodeURIComponent(result.value.id)}`, 303);
+      const error = toApiError(RECONCILIATION_ERRORS, result.error);
+      const issues = (error.details?.issues as Array<{ message: string }> | undefined) ?? [];
+      return showRuns(
+        request,
+        reply,
+        {},
+        {
+          error: [error.message, ...issues.map((issue) => issue.message)].join(' '),
+          status: error.statusCode,
+        },
+      );
+    },
+  );
+}

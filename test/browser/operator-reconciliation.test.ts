@@ -1,0 +1,97 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
+import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { createMerchant } from '../helpers/merchants.js';
+import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
+import { paidCharge } from '../helpers/payouts.js';
+
+// The operator console's reconciliation in a real Chromium (issue 14 item 7): an admin reconciles a live
+// date from the form and lands on the run with its totals; a date not over is refused on the page; a
+// support member sees the runs and no form.
+
+let t: TestGateway;
+let browser: Browser;
+let context: BrowserContext | undefined;
+let problems: PageProblem[] = [];
+let admin: StaffAccount;
+let support: StaffAccount;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([
+    startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } }),
+    launchBrowser(),
+  ]);
+  admin = await createStaffUser(t, 'admin');
+  support = await createStaffUser(t, 'support');
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+afterEach(async () => {
+  await context?.close();
+  context = undefined;
+  expect(problems.filter((problem) => !isRefusedForm(problem))).toEqual([]);
+});
+
+/** Chromium's own console line for the refused form: the page shown again, answered 409. */
+function isRefusedForm(problem: PageProblem): boolean {
+  return (
+    problem.kind === 'console' &&
+    /\/reconciliation\/runs$/.test(problem.url ?? '') &&
+    problem.text === 'Failed to load resource: the server responded with a status of 409 (Conflict)'
+  );
+}
+
+async function signIn(account: StaffAccount): Promise<Page> {
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const watched = await watchedPage(context);
+  problems = watched.problems;
+  const { page } = watched;
+  await page.goto(`${t.urls.operator}/reconciliation`);
+  await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
+  await page.fill('#email', account.email);
+  await page.fill('#password', account.password);
+  await page.click('#operator-login button[type="submit"]');
+  await page.waitForURL(/\/reconciliation$/);
+  return page;
+}
+
+describe('the console’s reconciliation', () => {
+  it('reconciles a date from the form, shows the run, and refuses a date not over', async () => {
+    const merchant = await createMerchant(t);
+    await paidCharge(t, merchant, 'live', 99_900);
+    const day = t.clock.now().toISOString().slice(0, 10);
+    t.clock.advance(24 * 3_600_000);
+
+    const page = await signIn(admin);
+    await page.selectOption('#run-reconciliation select[name="environment"]', 'live');
+    await page.fill('#run-reconciliation input[name="reportDate"]', day);
+    await page.click('#run-reconciliation button[type="submit"]');
+    await page.waitForURL(/\/reconciliation\/rcn_[0-9a-z]+$/);
+    expect(await page.locator('#reconciliation-summary .run-status').textContent()).toBe('matched');
+    expect(await page.locator('#reconciliation-summary').textContent()).toContain(
+      '1 payments, 0 refunds, net 99900',
+    );
+    expect(await page.locator('#reconciliation-differences tbody').textContent()).toContain('No difference');
+
+    await page.click('text=All runs');
+    await page.waitForURL(/\/reconciliation$/);
+    expect(await page.locator('#reconciliation-runs tbody tr').count()).toBe(1);
+
+    const today = t.clock.now().toISOString().slice(0, 10);
+    await page.fill('#run-reconciliation input[name="reportDate"]', today);
+    await page.click('#run-reconciliation button[type="submit"]');
+    await expect.poll(() => page.locator('#reconciliation-error').textContent()).toContain('is not over yet');
+  });
+
+  it('shows support the runs and no form', async () => {
+    const page = await signIn(support);
+    expect(await page.locator('#reconciliation-runs tbody tr').count()).toBeGreaterThan(0);
+    expect(await page.locator('#run-reconciliation').count()).toBe(0);
+  });
+});
