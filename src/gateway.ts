@@ -475,6 +475,8 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     apiKeys: services.apiKeys,
     webhooks: services.webhooks.endpoints,
     wallets: services.wallets,
+    settlements: services.settlementBatches,
+    payouts: services.payouts,
     secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });

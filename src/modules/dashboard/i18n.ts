@@ -6,7 +6,7 @@ export type PasswordProblemKey = 'too_short' | 'too_long' | 'repeated' | 'contai
 export interface DashboardMessages {
   languageSwitch: string;
   brand: string;
-  nav: { home: string; security: string; apiKeys: string; logout: string };
+  nav: { home: string; security: string; apiKeys: string; settlements: string; logout: string };
   common: {
     email: string;
     password: string;
@@ -152,7 +152,13 @@ export interface DashboardMessages {
 const en: DashboardMessages = {
   languageSwitch: 'Türkçe',
   brand: 'Gateway dashboard',
-  nav: { home: 'Dashboard', security: 'Security', apiKeys: 'API keys', logout: 'Sign out' },
+  nav: {
+    home: 'Dashboard',
+    security: 'Security',
+    apiKeys: 'API keys',
+    settlements: 'Settlements',
+    logout: 'Sign out',
+  },
   common: {
     email: 'E-mail address',
     password: 'Password',
@@ -341,7 +347,13 @@ const en: DashboardMessages = {
 const tr: DashboardMessages = {
   languageSwitch: 'English',
   brand: 'Gateway paneli',
-  nav: { home: 'Panel', security: 'Güvenlik', apiKeys: 'API anahtarları', logout: 'Çıkış yap' },
+  nav: {
+    home: 'Panel',
+    security: 'Güvenlik',
+    apiKeys: 'API anahtarları',
+    settlements: 'Hakedişler',
+    logout: 'Çıkış yap',
+  },
   common: {
     email: 'E-posta adresi',
     password: 'Şifre',

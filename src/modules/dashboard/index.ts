@@ -4,6 +4,8 @@ import type { Urls } from '../../shared/urls.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Renderer } from '../../web/render.js';
 import type { ApiKeyService } from '../api-keys/service.js';
+import type { PayoutService } from '../payouts/service.js';
+import type { SettlementBatches } from '../settlement/batch.js';
 import { createDashboardAuth } from '../users/http.js';
 import { accountRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
@@ -12,6 +14,7 @@ import { homePages } from './home.js';
 import { apiKeyPages } from './keys.js';
 import { createPageKit } from './kit.js';
 import { securityPages } from './security.js';
+import { settlementPages } from './settlements.js';
 import { signInPages } from './sign-in.js';
 import { teamPages } from './team.js';
 import { webhookPages } from './webhooks.js';
@@ -26,6 +29,8 @@ export interface DashboardModuleOptions {
   apiKeys: ApiKeyService;
   webhooks: WebhookEndpointService;
   wallets: WalletService;
+  settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'>;
+  payouts: Pick<PayoutService, 'retrieve'>;
   secureCookies: boolean;
   renderer: Renderer;
 }
@@ -51,4 +56,5 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(apiKeyPages, { kit, apiKeys: options.apiKeys });
   await app.register(webhookPages, { kit, users, webhooks: options.webhooks });
   await app.register(walletPages, { kit, wallets: options.wallets });
+  await app.register(settlementPages, { kit, settlements: options.settlements, payouts: options.payouts });
 }

@@ -60,10 +60,16 @@ export const INVITING_ROLES: readonly UserRole[] = ['owner', 'admin'];
 export const INVITABLE_ROLES: readonly UserRole[] = ['admin', 'developer', 'viewer'];
 
 /**
- * What each dashboard role may do beyond reading: the one place these rules live (the pages ask
- * `userMay`). A viewer reads only.
+ * What each dashboard role may do beyond reading, and the one page not every role reads: the one place
+ * these rules live (the pages ask `userMay`). A viewer reads only.
  */
 export const DASHBOARD_PERMISSIONS = {
+  /**
+   * The settlement pages and statements (issue 14 item 7): the money the organization was paid. Owners,
+   * admins and viewers (an accountant's seat) read them; a developer's work is the integration, not the
+   * books.
+   */
+  readSettlements: ['owner', 'admin', 'viewer'],
   invite: INVITING_ROLES,
   manageApiKeys: ['owner', 'admin', 'developer'],
   manageWebhooks: ['owner', 'admin', 'developer'],
