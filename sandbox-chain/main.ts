@@ -27,6 +27,8 @@ async function main(): Promise<void> {
     apiKey,
     blockIntervalMs: number('SANDBOX_CHAIN_BLOCK_MS', 3000),
     confirmations: number('SANDBOX_CHAIN_CONFIRMATIONS', 3),
+    rate: process.env.PAYOUT_SANDBOX_RATE?.trim() || undefined,
+    rateFollowsClock: true,
     logger: pino({ level: process.env.LOG_LEVEL?.trim() || 'info', base: { service: 'sandbox-chain' } }),
   });
   process.stdout.write(`Sandbox chain listening on ${chain.url}\n`);

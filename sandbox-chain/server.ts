@@ -23,6 +23,11 @@ export interface SandboxChainOptions {
   blockIntervalMs?: number;
   /** The rate feed's initial rate, USDT per TRY. */
   rate?: string;
+  /**
+   * The feed quotes its rate at the time of asking (a feed that keeps ticking at a constant rate) until
+   * `POST /_control/rate` sets a rate and its time. Off (the default): the initial rate is dated at start.
+   */
+  rateFollowsClock?: boolean;
   clock?: Clock;
   logger?: Logger;
   /**
@@ -72,7 +77,7 @@ export async function startSandboxChain(options: SandboxChainOptions): Promise<S
   const state = {
     height: 1,
     rate: options.rate ?? '0.0285',
-    rateAt: clock.now(),
+    rateAt: options.rateFollowsClock ? null : (clock.now() as Date | null),
     latencyMs: 0,
     faults: [] as Fault[],
     byKey: new Map<string, Transfer>(),
@@ -237,7 +242,10 @@ export async function startSandboxChain(options: SandboxChainOptions): Promise<S
     },
   );
 
-  app.get('/v1/rates/TRY-USDT', async () => ({ rate: state.rate, at: state.rateAt.toISOString() }));
+  app.get('/v1/rates/TRY-USDT', async () => ({
+    rate: state.rate,
+    at: (state.rateAt ?? clock.now()).toISOString(),
+  }));
 
   app.post('/_control/mine', async (request, reply) => {
     if (!authorized(request, reply)) return reply;

@@ -51,7 +51,7 @@ export interface Config {
   };
   /** The TRY -> USDT rate of payouts (issue 13, docs/payouts.md). */
   payouts: {
-    /** The sandbox's rate, USDT per TRY (`PAYOUT_SANDBOX_RATE`): sandbox payouts move no real money. */
+    /** The in-process sandbox chain's rate feed, USDT per TRY (`PAYOUT_SANDBOX_RATE`): the sandbox's rate. */
     sandboxRate: string;
     /** The live rate's HTTP ticker; unset: live payouts answer 503 `payouts_unavailable`. */
     ticker: { url: string; field: string; timeField: string | undefined; maxAgeMs: number } | undefined;
@@ -68,6 +68,8 @@ export interface Config {
     spreadBps: number;
     /** How long a rate an operator entered is used (`FX_OPERATOR_RATE_MAX_AGE_SECONDS`). */
     operatorRateMaxAgeMs: number;
+    /** A ticker's or the sandbox chain's rate older than this is refused (`FX_MAX_AGE_SECONDS`). */
+    maxRateAgeMs: number;
   };
   /** Merchant webhooks (issue 7). */
   webhooks: {
@@ -336,6 +338,7 @@ function readPayouts(
     railTimeoutMs: integer('PAYOUT_RAIL_TIMEOUT_MS', 10_000, 100, 120_000),
     spreadBps: integer('PAYOUT_FX_SPREAD_BPS', 0, 0, 1000),
     operatorRateMaxAgeMs: integer('FX_OPERATOR_RATE_MAX_AGE_SECONDS', 3600, 60, 7 * 86_400) * 1000,
+    maxRateAgeMs: maxAgeMs,
     ticker:
       tickerUrl === undefined
         ? undefined

@@ -214,6 +214,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         confirmations: config.payouts.sandboxChain.confirmations,
         blockIntervalMs: config.payouts.sandboxChain.blockMs,
         rate: config.payouts.sandboxRate,
+        rateFollowsClock: true,
         clock,
         logger: logger.child({ role: 'sandbox-chain' }),
       });

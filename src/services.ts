@@ -33,7 +33,6 @@ import { createReconciliation, type Reconciliation } from './modules/reconciliat
 import * as chargeLookup from './modules/charges/repository.js';
 import * as refundLookup from './modules/refunds/repository.js';
 import {
-  createConfiguredRateSource,
   createOperatorRateSource,
   createTickerRateSource,
   withFallback,
@@ -205,9 +204,14 @@ export function createServices(input: {
     applications: applicationReview,
   });
   const settlement = createSettlementService({ db, clock, ledger });
-  const sandboxRate = createConfiguredRateSource({
-    rate: config.payouts.sandboxRate,
+  // Sandbox: the sandbox chain's rate feed (`PAYOUT_SANDBOX_RATE` is the in-process chain's rate).
+  const sandboxRate = createTickerRateSource({
+    url: () => `${input.sandboxChain.url()}/v1/rates/TRY-USDT`,
+    field: 'rate',
+    timeField: 'at',
+    maxAgeMs: config.payouts.maxRateAgeMs,
     clock,
+    timeoutMs: config.payouts.railTimeoutMs,
     name: 'sandbox',
   });
   // Live: the ticker, and while it has no usable rate the one an operator entered (if fresh); without a

@@ -389,3 +389,28 @@ describe('authentication, scope, environment, tenancy and the flag', () => {
     }
   });
 });
+
+// Last in the file: once set, the sandbox chain's rate keeps the time it was set at.
+describe('the sandbox rate', () => {
+  it("is the sandbox chain's rate feed: a new rate is used at once, a stale one refused", async () => {
+    const merchant = await fundedMerchant();
+    const chain = chainControl(t.sandboxChain);
+    await chain.setRate('0.0300', t.clock.now().toISOString());
+    const res = await api(merchant, '/v1/payouts', { body: { amount: 100_000 } });
+    expect(res.status, res.text).toBe(201);
+    // 1000.00 TRY at 0.0300 USDT per TRY = 30 USDT.
+    expect(res.body).toMatchObject({
+      payoutAmount: '30000000',
+      rate: { value: '0.0300', source: 'sandbox' },
+    });
+
+    await chain.setRate('0.0300', new Date(t.clock.now().getTime() - 3_600_000).toISOString());
+    const stale = await api(merchant, '/v1/payouts', { body: { amount: 100_000 } });
+    expect([stale.status, stale.body.error.code, stale.body.error.details]).toEqual([
+      503,
+      'payouts_unavailable',
+      { reason: 'rate_stale' },
+    ]);
+    await chain.setRate('0.0285', t.clock.now().toISOString());
+  });
+});

@@ -292,7 +292,7 @@ export async function operatorPayoutRoutes(
         description:
           'The live TRY -> USDT rates operators entered, newest first (at most 50). The newest, while younger ' +
           'than `FX_OPERATOR_RATE_MAX_AGE_SECONDS`, is the live ticker’s fallback (the live rate itself without ' +
-          'a ticker). The sandbox converts at `PAYOUT_SANDBOX_RATE`.',
+          'a ticker). The sandbox converts at the sandbox chain’s rate feed.',
         response: { 200: Type.Object({ data: Type.Array(FxRateSchema) }), ...errors },
       },
       config: { operator: 'read' },

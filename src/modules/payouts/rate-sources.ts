@@ -6,39 +6,29 @@ import { RateUnavailableError, type RateQuote, type RateSource } from './rates.j
 import { latestFxRates } from './repository.js';
 
 /**
- * The sandbox's rate: a configured value (`PAYOUT_SANDBOX_RATE`), quoted at the time of asking. Sandbox
- * payouts move no real money, so a fixed rate is what a merchant's integration test wants.
- */
-export function createConfiguredRateSource(options: {
-  rate: string;
-  clock: Clock;
-  name: string;
-}): RateSource {
-  parseRate('TRY', 'USDT', options.rate);
-  return {
-    quote: () => Promise.resolve({ rate: options.rate, source: options.name, at: options.clock.now() }),
-  };
-}
-
-/**
- * The live rate from an HTTP ticker: GET `url`, the rate at the dot path `field` (a decimal string or
+ * A rate from an HTTP ticker (the live ticker, or the sandbox chain's rate feed): GET `url`, the rate at the dot path `field` (a decimal string or
  * number, USDT per TRY), its time at `timeField` (ISO text or Unix seconds; absent: the time of the
  * answer). Missing, unparsable, unreachable or older than `maxAgeMs`: refused, never guessed.
  */
 export function createTickerRateSource(options: {
-  url: string;
+  /** A function when the address is known only once a listener is up (the in-process sandbox chain). */
+  url: string | (() => string);
   field: string;
   timeField: string | undefined;
   maxAgeMs: number;
   clock: Clock;
   timeoutMs?: number;
+  /** The source recorded on payouts; default `ticker:<host>`. */
+  name?: string;
 }): RateSource {
-  const name = `ticker:${new URL(options.url).host}`;
+  const urlOf = typeof options.url === 'string' ? () => options.url as string : options.url;
   return {
     async quote(): Promise<RateQuote> {
+      const url = urlOf();
+      const name = options.name ?? `ticker:${new URL(url).host}`;
       let body: unknown;
       try {
-        const response = await fetch(options.url, {
+        const response = await fetch(url, {
           headers: { accept: 'application/json' },
           signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
         });
