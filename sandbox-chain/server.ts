@@ -76,7 +76,7 @@ export async function startSandboxChain(options: SandboxChainOptions): Promise<S
   const logger = options.logger ?? pino({ level: 'silent' });
   const state = {
     height: 1,
-    rate: options.rate ?? '0.0285',
+    rate: (options.rate ?? '0.0285') as string | null,
     rateAt: options.rateFollowsClock ? null : (clock.now() as Date | null),
     latencyMs: 0,
     faults: [] as Fault[],
@@ -283,8 +283,9 @@ export async function startSandboxChain(options: SandboxChainOptions): Promise<S
   app.post('/_control/rate', async (request, reply) => {
     if (!authorized(request, reply)) return reply;
     const { rate, at } = body(request);
-    if (typeof rate !== 'string' || !/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/.test(rate))
-      return invalid(reply, 'rate must be a decimal string');
+    // null: the feed has no rate (it answers `rate: null`), as a market feed that lost its quote.
+    if (rate !== null && (typeof rate !== 'string' || !/^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/.test(rate)))
+      return invalid(reply, 'rate must be a decimal string, or null');
     state.rate = rate;
     state.rateAt = typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? new Date(at) : clock.now();
     return { rate: state.rate, at: state.rateAt.toISOString() };

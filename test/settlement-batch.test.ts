@@ -678,3 +678,39 @@ describe('a reserve released while a refund debt waits', () => {
     });
   });
 });
+
+// Last in the file: the live ticker's rate is set again at the end.
+describe('a live batch without any rate', () => {
+  it('holds a live batch while the ticker has no rate at all, and pays it at the rate an operator enters', async () => {
+    at('2027-10-04T10:00:00.000Z'); // a Monday
+    const chain = chainControl(t.liveChain);
+    await chain.setRate('0.0290', t.clock.now().toISOString());
+    const merchant = await liveFundedMerchant(t);
+    await paidCharge(t, merchant, 'live', CHARGE);
+
+    at('2027-10-05T03:00:30.000Z');
+    await chain.setRate(null);
+    const services = t.gateway.services.settlementBatches;
+    const cutoff = new Date('2027-10-05T03:00:00.000Z');
+    // (Earlier tests' sandbox owners with credits since the last cutoff are paid out by the same run.)
+    expect(await services.runDay(cutoff)).toMatchObject({ held: 1 });
+    const [, held] = await batchesOf(merchant);
+    expect(held).toMatchObject({ business_date: '2027-10-05', status: 'held', payout_id: null });
+    expect(held?.hold_reason).toBe('rate_unavailable:missing');
+    expect(await payoutsOf(merchant, 'live')).toEqual([]);
+
+    // The operators' rate backs the ticker: the held batch is paid at it, once.
+    const entered = await t.gateway.services.payouts.enterRate(
+      'live',
+      { rate: '0.0288', reason: 'ticker without a quote' },
+      { actor: 'staff:test' },
+    );
+    expect(entered.ok).toBe(true);
+    expect(await services.runDay(cutoff)).toMatchObject({ paidOut: 1, held: 0, failed: 0 });
+    expect(await services.runDay(cutoff)).toMatchObject({ paidOut: 0, held: 0 });
+    const [, paid] = await batchesOf(merchant);
+    expect(paid).toMatchObject({ status: 'paid_out', rate: '0.0288', rate_source: 'operator:staff:test' });
+    expect(await payoutsOf(merchant, 'live')).toHaveLength(1);
+    await chain.setRate('0.0290', t.clock.now().toISOString());
+  });
+});

@@ -16,7 +16,7 @@ export function chainControl(chain: { url: string; apiKey: string }) {
     latency: (latencyMs: number) =>
       ok(request(`${chain.url}/_control/faults`, { body: { latencyMs }, headers })),
     reset: () => ok(request(`${chain.url}/_control/reset`, { body: {}, headers })),
-    setRate: (rate: string, at?: string) =>
+    setRate: (rate: string | null, at?: string) =>
       ok(request(`${chain.url}/_control/rate`, { body: { rate, ...(at ? { at } : {}) }, headers })),
     externalTransfer: (transfer: { network: string; to: string; amount: string }) =>
       ok<{ txHash: string }>(
