@@ -7,9 +7,10 @@ import { createMerchant } from '../helpers/merchants.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
 import { paidCharge } from '../helpers/payouts.js';
 
-// The operator console's reconciliation in a real Chromium (issue 14 item 7): an admin reconciles a live
-// date from the form and lands on the run with its totals; a date not over is refused on the page; a
-// support member sees the runs and no form.
+// The operator console's reconciliation and live FX rates in a real Chromium (issue 14 items 3, 7 and 8):
+// an admin reconciles a live date from the form and lands on the run with its totals; a date not over is
+// refused on the page; an admin enters the live rate (a bad one is refused on the page); a support member
+// sees the runs and the rates and no form.
 
 let t: TestGateway;
 let browser: Browser;
@@ -42,8 +43,10 @@ afterEach(async () => {
 function isRefusedForm(problem: PageProblem): boolean {
   return (
     problem.kind === 'console' &&
-    /\/reconciliation\/runs$/.test(problem.url ?? '') &&
-    problem.text === 'Failed to load resource: the server responded with a status of 409 (Conflict)'
+    ((/\/reconciliation\/runs$/.test(problem.url ?? '') &&
+      problem.text === 'Failed to load resource: the server responded with a status of 409 (Conflict)') ||
+      (/\/fx-rates$/.test(problem.url ?? '') &&
+        problem.text === 'Failed to load resource: the server responded with a status of 400 (Bad Request)'))
   );
 }
 
@@ -89,9 +92,30 @@ describe('the console’s reconciliation', () => {
     await expect.poll(() => page.locator('#reconciliation-error').textContent()).toContain('is not over yet');
   });
 
-  it('shows support the runs and no form', async () => {
+  it('enters the live rate from the FX rates page, and refuses one that is not a rate', async () => {
+    const page = await signIn(admin);
+    await page.click('nav a[href="/fx-rates"]');
+    await page.waitForURL(/\/fx-rates$/);
+    await page.fill('#enter-rate input[name="rate"]', 'abc');
+    await page.fill('#enter-rate input[name="reason"]', 'ticker down');
+    await page.click('#enter-rate button[type="submit"]');
+    await expect.poll(() => page.locator('#fx-rate-error').textContent()).toContain('positive decimal');
+    await page.fill('#enter-rate input[name="rate"]', '0.0291');
+    await page.fill('#enter-rate input[name="reason"]', 'ticker <down> since 09:00');
+    await page.click('#enter-rate button[type="submit"]');
+    await page.waitForURL(/\/fx-rates\?notice=entered$/);
+    expect(await page.locator('#fx-rates tbody tr').first().textContent()).toContain(
+      'ticker <down> since 09:00',
+    );
+    expect(await page.locator('#fx-rates .fx-rate').first().textContent()).toBe('0.0291');
+  });
+
+  it('shows support the runs and the rates and no form', async () => {
     const page = await signIn(support);
     expect(await page.locator('#reconciliation-runs tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('#run-reconciliation').count()).toBe(0);
+    await page.goto(`${t.urls.operator}/fx-rates`);
+    expect(await page.locator('#fx-rates .fx-rate').first().textContent()).toBe('0.0291');
+    expect(await page.locator('#enter-rate').count()).toBe(0);
   });
 });

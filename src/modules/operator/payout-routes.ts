@@ -578,6 +578,55 @@ export async function operatorPayoutRoutes(
       return reply.redirect('/payout-minimums?notice=saved', 303);
     },
   );
+
+  // Live rates operators entered (the ticker's fallback): the list, and a form for administrators.
+  const showRates = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { notice?: string | undefined; error?: string | undefined; status?: number } = {},
+  ) => {
+    if (extra.status) reply.code(extra.status);
+    return page(request, reply, 'operator/fx-rates', {
+      title: 'FX rates',
+      rates: await payouts.enteredRates('live', 50),
+      notice: extra.notice,
+      error: extra.error,
+    });
+  };
+
+  app.get('/fx-rates', { config: { operator: 'read' } }, async (request, reply) => {
+    const query = request.query as { notice?: string };
+    return showRates(request, reply, { notice: query.notice === 'entered' ? 'Rate entered.' : undefined });
+  });
+
+  app.post(
+    '/fx-rates',
+    {
+      schema: {
+        body: FormBody({
+          rate: Type.String({ maxLength: 40 }),
+          reason: Type.String({ maxLength: REASON_MAX_LENGTH }),
+        }),
+        hide: true,
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const entered = await payouts.enterRate(
+        'live',
+        { rate: request.body.rate.trim(), reason: request.body.reason },
+        actorOf(request),
+      );
+      if (entered.ok) return reply.redirect('/fx-rates?notice=entered', 303);
+      return showRates(request, reply, {
+        error:
+          entered.error.code === 'invalid_rate'
+            ? 'The rate is a positive decimal, USDT per TRY (for example 0.0291).'
+            : 'Give a reason of 1 to 500 characters.',
+        status: 400,
+      });
+    },
+  );
 }
 
 function sendCsv(reply: FastifyReply, csv: string) {
