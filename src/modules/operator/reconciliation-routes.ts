@@ -8,7 +8,7 @@ import type { Renderer } from '../../web/render.js';
 import type { Reconciliation, ReconciliationError } from '../reconciliation/service.js';
 import { addDays, utcDateOf } from '../settlement/calendar.js';
 import { actorOf } from './auth.js';
-import { can } from './staff.js';
+import { consolePage } from './console-page.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429, 502);
 const ENVIRONMENTS = ['sandbox', 'live'] as const;
@@ -185,20 +185,7 @@ export async function operatorReconciliationRoutes(
   );
 
   // The console.
-  const page = (request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(
-        deps.renderer.render(view, {
-          staff: request.staff,
-          csrf: request.operatorSession?.csrfToken ?? '',
-          canAdminister: request.staff ? can(request.staff, 'administer') : false,
-          error: undefined,
-          notice: undefined,
-          ...data,
-        }),
-      );
+  const page = consolePage(deps.renderer);
 
   const ListQuery = Type.Object(
     {

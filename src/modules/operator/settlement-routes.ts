@@ -12,7 +12,7 @@ import type { CursorError } from '../../http/cursor-errors.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './commands.js';
 import { IdParamsSchema } from './schemas.js';
-import { can } from './staff.js';
+import { consolePage } from './console-page.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429);
 const ENVIRONMENTS = ['sandbox', 'live'] as const;
@@ -272,19 +272,7 @@ export async function operatorSettlementRoutes(
   );
 
   // The console.
-  const page = (request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .send(
-        deps.renderer.render(view, {
-          staff: request.staff,
-          csrf: request.operatorSession?.csrfToken ?? '',
-          canAdminister: request.staff ? can(request.staff, 'administer') : false,
-          error: undefined,
-          ...data,
-        }),
-      );
+  const page = consolePage(deps.renderer);
 
   const FormBody = <T extends Record<string, TSchema>>(fields: T) =>
     Type.Object(
