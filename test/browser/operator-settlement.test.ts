@@ -106,113 +106,120 @@ const textOf = (page: Page, selector: string) => page.locator(selector).first().
 const closureDate = new Date(Date.now() + 30 * DAY).toISOString().slice(0, 10);
 
 describe('the console’s settlement', () => {
-  it('runs a date, refuses a weekend, declares and removes a closure, and sets the reserve and schedule', async () => {
-    const page = await signIn(admin);
-    expect(await page.locator('nav.op-nav a[href="/settlement"]').textContent()).toBe('Settlement');
+  // About twenty page loads and form posts: more than the default 30 s when the machine is loaded.
+  it(
+    'runs a date, refuses a weekend, declares and removes a closure, and sets the reserve and schedule',
+    { timeout: 90_000 },
+    async () => {
+      const page = await signIn(admin);
+      expect(await page.locator('nav.op-nav a[href="/settlement"]').textContent()).toBe('Settlement');
 
-    // Run Tuesday: the report as a notice, the merchant's batch paid out in the day's table.
-    await page.fill('#run-date input[name="businessDate"]', '2027-03-02');
-    expect(await submit(page, '#run-date button[type="submit"]', /^\/settlement\/runs$/)).toBe(303);
-    await page.waitForURL(/notice=ran/);
-    expect(await textOf(page, 'p.notice')).toBe(
-      'Ran 2027-03-02. Owners: 1, paid out: 1, carried: 0, held: 0, unchanged: 0, failed: 0.',
-    );
-    expect(await page.inputValue('#settlement-filter input[name="businessDate"]')).toBe('2027-03-02');
-    expect(await batchRow(page).locator('.batch-status').textContent()).toBe('paid_out');
-    expect(await batchRow(page).locator('.batch-outcome').textContent()).toMatch(/^po_/);
+      // Run Tuesday: the report as a notice, the merchant's batch paid out in the day's table.
+      await page.fill('#run-date input[name="businessDate"]', '2027-03-02');
+      expect(await submit(page, '#run-date button[type="submit"]', /^\/settlement\/runs$/)).toBe(303);
+      await page.waitForURL(/notice=ran/);
+      expect(await textOf(page, 'p.notice')).toBe(
+        'Ran 2027-03-02. Owners: 1, paid out: 1, carried: 0, held: 0, unchanged: 0, failed: 0.',
+      );
+      expect(await page.inputValue('#settlement-filter input[name="businessDate"]')).toBe('2027-03-02');
+      expect(await batchRow(page).locator('.batch-status').textContent()).toBe('paid_out');
+      expect(await batchRow(page).locator('.batch-outcome').textContent()).toMatch(/^po_/);
 
-    // The filter: no held batch.
-    await page.selectOption('#settlement-filter select[name="status"]', 'held');
-    await page.click('#settlement-filter button[type="submit"]');
-    await page.waitForURL(/status=held/);
-    expect(await batchRow(page).count()).toBe(0);
+      // The filter: no held batch.
+      await page.selectOption('#settlement-filter select[name="status"]', 'held');
+      await page.click('#settlement-filter button[type="submit"]');
+      await page.waitForURL(/status=held/);
+      expect(await batchRow(page).count()).toBe(0);
 
-    // A date that is not one: a 400 page, not a database error.
-    const invalid = await page.goto(`${t.urls.operator}/settlement?businessDate=2027-02-30`);
-    expect(invalid?.status()).toBe(400);
-    expect(await textOf(page, 'p.form-error')).toBe('The business date is not a calendar date (YYYY-MM-DD).');
+      // A date that is not one: a 400 page, not a database error.
+      const invalid = await page.goto(`${t.urls.operator}/settlement?businessDate=2027-02-30`);
+      expect(invalid?.status()).toBe(400);
+      expect(await textOf(page, 'p.form-error')).toBe(
+        'The business date is not a calendar date (YYYY-MM-DD).',
+      );
 
-    // A Saturday is refused on the page.
-    await page.fill('#run-date input[name="businessDate"]', '2027-03-06');
-    expect(await submit(page, '#run-date button[type="submit"]', /^\/settlement\/runs$/)).toBe(409);
-    expect(await textOf(page, 'p.form-error')).toBe('2027-03-06 is not a business day (weekend).');
+      // A Saturday is refused on the page.
+      await page.fill('#run-date input[name="businessDate"]', '2027-03-06');
+      expect(await submit(page, '#run-date button[type="submit"]', /^\/settlement\/runs$/)).toBe(409);
+      expect(await textOf(page, 'p.form-error')).toBe('2027-03-06 is not a business day (weekend).');
 
-    // A closure, declared (its reason escaped), refused twice, then removed.
-    await page.click('a[href="/settlement/closures"]');
-    await page.waitForURL(/\/settlement\/closures$/);
-    await page.fill('#declare-closure input[name="businessDate"]', closureDate);
-    await page.fill('#declare-closure input[name="reason"]', 'Bank holiday <b>bridge</b>');
-    expect(await submit(page, '#declare-closure button[type="submit"]', /^\/settlement\/closures$/)).toBe(
-      303,
-    );
-    await page.waitForURL(/notice=declared/);
-    const closure = page.locator(`tr[data-closure="${closureDate}"]`);
-    expect(await closure.locator('.closure-reason').textContent()).toBe('Bank holiday <b>bridge</b>');
-    await page.fill('#declare-closure input[name="businessDate"]', closureDate);
-    await page.fill('#declare-closure input[name="reason"]', 'again');
-    expect(await submit(page, '#declare-closure button[type="submit"]', /^\/settlement\/closures$/)).toBe(
-      409,
-    );
-    expect(await textOf(page, 'p.form-error')).toBe('That date is closed already.');
-    await closure.locator('button[type="submit"]').click();
-    await page.waitForURL(/notice=removed/);
-    expect(await page.locator(`tr[data-closure="${closureDate}"]`).count()).toBe(0);
+      // A closure, declared (its reason escaped), refused twice, then removed.
+      await page.click('a[href="/settlement/closures"]');
+      await page.waitForURL(/\/settlement\/closures$/);
+      await page.fill('#declare-closure input[name="businessDate"]', closureDate);
+      await page.fill('#declare-closure input[name="reason"]', 'Bank holiday <b>bridge</b>');
+      expect(await submit(page, '#declare-closure button[type="submit"]', /^\/settlement\/closures$/)).toBe(
+        303,
+      );
+      await page.waitForURL(/notice=declared/);
+      const closure = page.locator(`tr[data-closure="${closureDate}"]`);
+      expect(await closure.locator('.closure-reason').textContent()).toBe('Bank holiday <b>bridge</b>');
+      await page.fill('#declare-closure input[name="businessDate"]', closureDate);
+      await page.fill('#declare-closure input[name="reason"]', 'again');
+      expect(await submit(page, '#declare-closure button[type="submit"]', /^\/settlement\/closures$/)).toBe(
+        409,
+      );
+      expect(await textOf(page, 'p.form-error')).toBe('That date is closed already.');
+      await closure.locator('button[type="submit"]').click();
+      await page.waitForURL(/notice=removed/);
+      expect(await page.locator(`tr[data-closure="${closureDate}"]`).count()).toBe(0);
 
-    // The organization's page, from the batches table.
-    await page.goto(`${t.urls.operator}/settlement?businessDate=2027-03-02`);
-    await batchRow(page).locator(`a[href="/settlement/organizations/${merchant.organizationId}"]`).click();
-    await page.waitForURL(/\/settlement\/organizations\/org_/);
-    expect(await textOf(page, '#payout-schedule')).toBe('daily');
-    expect(await textOf(page, '#rolling-reserve')).toBe('none');
-    expect(await textOf(page, '#verify-statements tr[data-environment="sandbox"] .verification')).toBe(
-      'valid',
-    );
-    expect(await textOf(page, '#verify-statements tr[data-environment="sandbox"] .num')).toBe('1');
+      // The organization's page, from the batches table.
+      await page.goto(`${t.urls.operator}/settlement?businessDate=2027-03-02`);
+      await batchRow(page).locator(`a[href="/settlement/organizations/${merchant.organizationId}"]`).click();
+      await page.waitForURL(/\/settlement\/organizations\/org_/);
+      expect(await textOf(page, '#payout-schedule')).toBe('daily');
+      expect(await textOf(page, '#rolling-reserve')).toBe('none');
+      expect(await textOf(page, '#verify-statements tr[data-environment="sandbox"] .verification')).toBe(
+        'valid',
+      );
+      expect(await textOf(page, '#verify-statements tr[data-environment="sandbox"] .num')).toBe('1');
 
-    await page.fill('#set-reserve input[name="reserveBps"]', '1000');
-    await page.fill('#set-reserve input[name="days"]', '30');
-    await page.click('#set-reserve button[type="submit"]');
-    await page.waitForURL(/notice=reserve/);
-    expect(await textOf(page, '#rolling-reserve')).toBe('1000 bps held for 30 days');
-    await page.selectOption('#set-schedule select[name="schedule"]', 'manual');
-    await page.click('#set-schedule button[type="submit"]');
-    await page.waitForURL(/notice=schedule/);
-    expect(await textOf(page, '#payout-schedule')).toBe('manual');
-
-    // Out of range or not a whole number: a 400 page with the error, nothing changed.
-    const reservePath = /^\/settlement\/organizations\/org_[0-9a-z]+\/reserve$/;
-    for (const [reserveBps, days] of [
-      ['10001', '30'],
-      ['1000', '366'],
-      ['12.5', '30'],
-      ['-1', '30'],
-    ]) {
-      await page.fill('#set-reserve input[name="reserveBps"]', reserveBps ?? '');
-      await page.fill('#set-reserve input[name="days"]', days ?? '');
-      expect(await submit(page, '#set-reserve button[type="submit"]', reservePath)).toBe(400);
-      expect(await textOf(page, 'p.form-error')).toContain('whole number of basis points from 0 to 10000');
+      await page.fill('#set-reserve input[name="reserveBps"]', '1000');
+      await page.fill('#set-reserve input[name="days"]', '30');
+      await page.click('#set-reserve button[type="submit"]');
+      await page.waitForURL(/notice=reserve/);
       expect(await textOf(page, '#rolling-reserve')).toBe('1000 bps held for 30 days');
-    }
+      await page.selectOption('#set-schedule select[name="schedule"]', 'manual');
+      await page.click('#set-schedule button[type="submit"]');
+      await page.waitForURL(/notice=schedule/);
+      expect(await textOf(page, '#payout-schedule')).toBe('manual');
 
-    // Every write was audited as the admin.
-    const audited = await t.gateway.database.db
-      .selectFrom('audit_log')
-      .select(['action', 'target_id'])
-      .where('actor', '=', `staff:${admin.id}`)
-      .where('action', 'like', 'settlement.%')
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    expect(audited.map((row) => `${row.action} ${row.target_id}`).sort()).toEqual(
-      [
-        'settlement.run_requested 2027-03-02',
-        `settlement.closure_declared ${closureDate}`,
-        `settlement.closure_removed ${closureDate}`,
-        `settlement.reserve_set ${merchant.organizationId}`,
-        `settlement.payout_schedule_set ${merchant.organizationId}`,
-      ].sort(),
-    );
-  });
+      // Out of range or not a whole number: a 400 page with the error, nothing changed.
+      const reservePath = /^\/settlement\/organizations\/org_[0-9a-z]+\/reserve$/;
+      for (const [reserveBps, days] of [
+        ['10001', '30'],
+        ['1000', '366'],
+        ['12.5', '30'],
+        ['-1', '30'],
+      ]) {
+        await page.fill('#set-reserve input[name="reserveBps"]', reserveBps ?? '');
+        await page.fill('#set-reserve input[name="days"]', days ?? '');
+        expect(await submit(page, '#set-reserve button[type="submit"]', reservePath)).toBe(400);
+        expect(await textOf(page, 'p.form-error')).toContain('whole number of basis points from 0 to 10000');
+        expect(await textOf(page, '#rolling-reserve')).toBe('1000 bps held for 30 days');
+      }
+
+      // Every write was audited as the admin.
+      const audited = await t.gateway.database.db
+        .selectFrom('audit_log')
+        .select(['action', 'target_id'])
+        .where('actor', '=', `staff:${admin.id}`)
+        .where('action', 'like', 'settlement.%')
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      expect(audited.map((row) => `${row.action} ${row.target_id}`).sort()).toEqual(
+        [
+          'settlement.run_requested 2027-03-02',
+          `settlement.closure_declared ${closureDate}`,
+          `settlement.closure_removed ${closureDate}`,
+          `settlement.reserve_set ${merchant.organizationId}`,
+          `settlement.payout_schedule_set ${merchant.organizationId}`,
+        ].sort(),
+      );
+    },
+  );
 
   it('shows a support member everything but no form, refuses a forged form, and fits a phone', async () => {
     const page = await signIn(support, { width: 375, height: 667 });
