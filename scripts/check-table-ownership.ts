@@ -53,6 +53,7 @@ export const OWNERS: Record<string, string> = {
   payouts: 'payouts',
   payout_minimums: 'payouts',
   fx_rates: 'payouts',
+  fx_spreads: 'payouts',
   reconciliation_runs: 'reconciliation',
   reconciliation_differences: 'reconciliation',
   settlement_batches: 'settlement',

@@ -310,6 +310,37 @@ describe('an operator-entered rate', () => {
   });
 });
 
+describe('FX spreads', () => {
+  it('lists each environment’s spread, lets admins set one (audited) and refuses support and bad values', async () => {
+    const listed = await support.get<{
+      data: Array<{ environment: string; spreadBps: number; source: string }>;
+    }>('/operator/v1/fx-spreads');
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.map((row) => row.environment)).toEqual(['sandbox', 'live']);
+    const refused = await support.put('/operator/v1/fx-spreads/live', { spreadBps: 50 });
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'forbidden']);
+    for (const [path, body] of [
+      ['/operator/v1/fx-spreads/live', { spreadBps: 1001 }],
+      ['/operator/v1/fx-spreads/live', { spreadBps: -1 }],
+      ['/operator/v1/fx-spreads/live', { spreadBps: '50' }],
+      ['/operator/v1/fx-spreads/mars', { spreadBps: 50 }],
+    ] as const) {
+      const invalid = await admin.put(path, body);
+      expect([path, invalid.status, invalid.body.error.code]).toEqual([path, 400, 'validation_failed']);
+    }
+    const set = await admin.put('/operator/v1/fx-spreads/live', { spreadBps: 75 });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body).toMatchObject({
+      environment: 'live',
+      spreadBps: 75,
+      source: 'operator',
+      updatedBy: `staff:${admin.account.id}`,
+    });
+    expect((await auditOf('fx_spread.updated')).map((row) => row.target_id)).toEqual(['live']);
+    expect((await admin.put('/operator/v1/fx-spreads/live', { spreadBps: 0 })).status).toBe(200);
+  });
+});
+
 describe('closures', () => {
   it('declares, lists and removes a closure, audited; the closed date is refused', async () => {
     const declared = await admin.post('/operator/v1/settlement/closures', {

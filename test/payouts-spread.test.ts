@@ -125,3 +125,53 @@ describe('the FX spread', () => {
     expect(await accountSum(merchant, 'fx_revenue')).toBe(0n);
   });
 });
+
+describe('the spread an operator sets', () => {
+  it('applies to the payouts of its environment from then on; the configured one is the default', async () => {
+    const service = t.gateway.services.payouts;
+    expect(await service.spreads()).toEqual([
+      { environment: 'sandbox', spreadBps: 100, source: 'default', updatedBy: null, updatedAt: null },
+      { environment: 'live', spreadBps: 100, source: 'default', updatedBy: null, updatedAt: null },
+    ]);
+    const set = await service.setSpread('sandbox', 250, { actor: 'staff:test' });
+    expect(set).toMatchObject({
+      environment: 'sandbox',
+      spreadBps: 250,
+      source: 'operator',
+      updatedBy: 'staff:test',
+    });
+    try {
+      const merchant = await fundedMerchant('manual');
+      // Paying out by hand: the batch releases the funds to available and makes no payout.
+      const settled = await merchantApi(t, merchant, 'sandbox', '/v1/test-helpers/settle', {});
+      expect(settled.status, settled.text).toBe(200);
+      const res = await merchantApi<Payout>(t, merchant, 'sandbox', '/v1/payouts', { amount: 100_000 });
+      expect(res.status, res.text).toBe(201);
+      // 1 000.00 TRY at 0.0285 less 2.5 %: 0.0277875 USDT per TRY, 27.7875 USDT.
+      expect(res.body).toMatchObject({
+        payoutAmount: '27787500',
+        rate: { value: '0.0277875', market: '0.0285', spreadBps: 250 },
+      });
+      expect((await service.spreads())[1]).toMatchObject({
+        environment: 'live',
+        spreadBps: 100,
+        source: 'default',
+      });
+      const audit = await t.gateway.database.db
+        .selectFrom('audit_log')
+        .select(['actor', 'target_id', 'before', 'after'])
+        .where('action', '=', 'fx_spread.updated')
+        .execute();
+      expect(audit).toEqual([
+        {
+          actor: 'staff:test',
+          target_id: 'sandbox',
+          before: { spreadBps: 100, source: 'default' },
+          after: { spreadBps: 250 },
+        },
+      ]);
+    } finally {
+      await service.setSpread('sandbox', 100, { actor: 'staff:test' });
+    }
+  });
+});

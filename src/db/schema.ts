@@ -423,6 +423,7 @@ export interface DB {
   settlement_settings: SettlementSettingsTable;
   settlement_reserve_releases: SettlementReserveReleasesTable;
   fx_rates: FxRatesTable;
+  fx_spreads: FxSpreadsTable;
   reconciliation_runs: ReconciliationRunsTable;
   reconciliation_differences: ReconciliationDifferencesTable;
   business_closures: BusinessClosuresTable;
@@ -727,6 +728,13 @@ export interface ReconciliationDifferencesTable {
   ledger_amount: ColumnType<string | null, string | bigint | null, never>;
   acquirer_at: NullableTimestamp;
   ledger_at: NullableTimestamp;
+}
+
+export interface FxSpreadsTable {
+  environment: Environment;
+  spread_bps: number;
+  updated_by: string;
+  updated_at: Timestamp;
 }
 
 export interface FxRatesTable {

@@ -108,6 +108,14 @@ describe('the console’s reconciliation', () => {
       'ticker <down> since 09:00',
     );
     expect(await page.locator('#fx-rates .fx-rate').first().textContent()).toBe('0.0291');
+
+    const liveSpread = page.locator('#fx-spreads tr[data-environment="live"]');
+    await liveSpread.locator('input[name="spreadBps"]').fill('120');
+    await liveSpread.locator('button[type="submit"]').click();
+    await page.waitForURL(/\/fx-rates\?notice=spread$/);
+    expect(await page.locator('#fx-spreads tr[data-environment="live"] .fx-spread').textContent()).toBe(
+      '120',
+    );
   });
 
   it('shows support the runs and the rates and no form', async () => {

@@ -1,4 +1,4 @@
--- Issue 14 item 7: the daily reconciliation of the acquirer's settlement report with the ledger. Each run
+-- Issue 14 items 3 and 7: the FX spread operators set per environment, and the daily reconciliation of the acquirer's settlement report with the ledger. Each run
 -- is kept as it was (append-only): what the report and the ledger said for an environment and UTC date,
 -- and every difference found. The daily job makes one run per environment and date; operators may run a
 -- date again, which adds a run.
@@ -60,3 +60,12 @@ ALTER TABLE operator_alerts DROP CONSTRAINT operator_alerts_kind_check;
 ALTER TABLE operator_alerts ADD CONSTRAINT operator_alerts_kind_check
   CHECK (kind IN ('notification_mismatch', 'negative_pending_balance', 'job_parked', 'settlement_held',
                   'reconciliation_differences'));
+
+-- Issue 14 item 3: the FX spread of an environment as an operator set it (basis points off the market
+-- rate); without a row, PAYOUT_FX_SPREAD_BPS.
+CREATE TABLE fx_spreads (
+  environment  text PRIMARY KEY CHECK (environment IN ('sandbox', 'live')),
+  spread_bps   integer NOT NULL CHECK (spread_bps BETWEEN 0 AND 1000),
+  updated_by   text NOT NULL,
+  updated_at   timestamptz(3) NOT NULL
+);

@@ -326,6 +326,50 @@ export async function operatorPayoutRoutes(
     },
   );
 
+  const FxSpreadSchema = Type.Object({
+    environment: Type.Enum([...ENVIRONMENTS]),
+    spreadBps: Type.Integer({ description: 'Basis points off the market rate.' }),
+    source: Type.Enum(['operator', 'default'], {
+      description: '`operator`: set here; `default`: `PAYOUT_FX_SPREAD_BPS` (no operator has set one).',
+    }),
+    updatedBy: Type.Union([Type.String(), Type.Null()]),
+    updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  });
+
+  app.get(
+    '/operator/v1/fx-spreads',
+    {
+      schema: {
+        description:
+          'Each environment’s FX spread: payouts convert at the market rate less it, and what it is worth is ' +
+          'booked as FX revenue when the payout is paid (docs/payouts.md).',
+        response: { 200: Type.Object({ data: Type.Array(FxSpreadSchema) }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
+    async () => ({ data: await payouts.spreads() }),
+  );
+
+  app.put(
+    '/operator/v1/fx-spreads/:environment',
+    {
+      schema: {
+        description:
+          'Sets an environment’s FX spread (0 to 1000 basis points) for payouts created from now on; payouts ' +
+          'already created keep theirs. Audited.',
+        params: Type.Object({ environment: Type.Enum([...ENVIRONMENTS]) }, { additionalProperties: false }),
+        body: Type.Object(
+          { spreadBps: Type.Integer({ minimum: 0, maximum: 1000 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: FxSpreadSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) =>
+      payouts.setSpread(request.params.environment, request.body.spreadBps, actorOf(request)),
+  );
+
   // The console.
   const page = consolePage(deps.renderer);
 
@@ -577,6 +621,7 @@ export async function operatorPayoutRoutes(
     return page(request, reply, 'operator/fx-rates', {
       title: 'FX rates',
       rates: await payouts.enteredRates('live', 50),
+      spreads: await payouts.spreads(),
       notice: extra.notice,
       error: extra.error,
     });
@@ -584,8 +629,34 @@ export async function operatorPayoutRoutes(
 
   app.get('/fx-rates', { config: { operator: 'read' } }, async (request, reply) => {
     const query = request.query as { notice?: string };
-    return showRates(request, reply, { notice: query.notice === 'entered' ? 'Rate entered.' : undefined });
+    const notices: Record<string, string> = { entered: 'Rate entered.', spread: 'Spread saved.' };
+    return showRates(request, reply, { notice: notices[query.notice ?? ''] });
   });
+
+  app.post(
+    '/fx-spreads',
+    {
+      schema: {
+        body: FormBody({
+          environment: Type.Enum([...ENVIRONMENTS]),
+          spreadBps: Type.String({ maxLength: 40 }),
+        }),
+        hide: true,
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const text = request.body.spreadBps.trim();
+      if (!/^[0-9]{1,4}$/.test(text) || Number(text) > 1000) {
+        return showRates(request, reply, {
+          error: 'A spread is a whole number of basis points from 0 to 1000.',
+          status: 400,
+        });
+      }
+      await payouts.setSpread(request.body.environment, Number(text), actorOf(request));
+      return reply.redirect('/fx-rates?notice=spread', 303);
+    },
+  );
 
   app.post(
     '/fx-rates',

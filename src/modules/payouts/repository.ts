@@ -219,3 +219,41 @@ export async function latestFxRates(db: Kdb, environment: Environment, limit: nu
     .limit(limit)
     .execute();
 }
+
+/** The spread an operator set for an environment, or undefined (the configured default applies). */
+export async function findSpread(db: Kdb, environment: Environment): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('fx_spreads')
+    .select('spread_bps')
+    .where('environment', '=', environment)
+    .executeTakeFirst();
+  return row?.spread_bps;
+}
+
+export async function listSpreads(db: Kdb) {
+  return db.selectFrom('fx_spreads').selectAll().orderBy('environment').execute();
+}
+
+/** Sets an environment's spread; returns the one it replaces (undefined: the default applied). */
+export async function setSpread(
+  trx: Trx,
+  environment: Environment,
+  spreadBps: number,
+  by: string,
+  now: Date,
+): Promise<number | undefined> {
+  const before = await trx
+    .selectFrom('fx_spreads')
+    .select('spread_bps')
+    .where('environment', '=', environment)
+    .forUpdate()
+    .executeTakeFirst();
+  await trx
+    .insertInto('fx_spreads')
+    .values({ environment, spread_bps: spreadBps, updated_by: by, updated_at: now })
+    .onConflict((oc) =>
+      oc.column('environment').doUpdateSet({ spread_bps: spreadBps, updated_by: by, updated_at: now }),
+    )
+    .execute();
+  return before?.spread_bps;
+}

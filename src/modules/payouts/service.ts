@@ -181,6 +181,19 @@ export interface PayoutService {
   ): Promise<Result<FxRateView, PayoutError>>;
   /** The operators' latest rates of an environment, newest first. */
   enteredRates(environment: Environment, limit: number): Promise<FxRateView[]>;
+  /** Each environment's FX spread: the one an operator set, or the configured default. */
+  spreads(): Promise<FxSpreadView[]>;
+  /** An operator sets an environment's FX spread (0 to 1000 basis points) for payouts from now on. Audited. */
+  setSpread(environment: Environment, spreadBps: number, by: PayoutActor): Promise<FxSpreadView>;
+}
+
+export interface FxSpreadView {
+  environment: Environment;
+  spreadBps: number;
+  /** `operator`: set by `updatedBy`; `default`: `PAYOUT_FX_SPREAD_BPS`. */
+  source: 'operator' | 'default';
+  updatedBy: string | null;
+  updatedAt: string | null;
 }
 
 export interface FxRateView {
@@ -348,21 +361,30 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     return 'canceled';
   }
 
-  const spreadBps = deps.spreadBps ?? 0;
+  const defaultSpreadBps = deps.spreadBps ?? 0;
+  /** The environment's spread, read in the payout's transaction. */
+  const spreadOf = async (trx: Trx, environment: Environment) =>
+    (await payouts.findSpread(trx, environment)) ?? defaultSpreadBps;
 
   /**
    * A quote converted as the merchant is paid: at the market rate less the spread. `covered` TRY leave
    * the available balance; `converted` USDT is sent, rounded down; `spread` is the part of `covered` kept
    * as FX revenue (what the USDT sent is worth at the market rate is the rest).
    */
-  function conversion(amount: bigint, quote: RateQuote) {
+  function conversion(amount: bigint, quote: RateQuote, spreadBps: number) {
     const market = parseRate('TRY', 'USDT', quote.rate);
     const applied = lessSpread(market, spreadBps);
     const { converted, covered } = convert(minor('TRY', amount), applied, 'down');
     const atMarket = neededFor(converted, market);
     const spread = covered > atMarket ? covered - atMarket : 0n;
     // Without a spread the quote's own text is kept as it came.
-    return { converted, covered, spread, rate: spreadBps === 0 ? quote.rate : formatRate(applied, 18) };
+    return {
+      converted,
+      covered,
+      spread,
+      spreadBps,
+      rate: spreadBps === 0 ? quote.rate : formatRate(applied, 18),
+    };
   }
 
   /** Inserts a pending payout of `covered` TRY (`converted` USDT) and attaches what it carries; announced. */
@@ -393,7 +415,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       rate_source: quote.source,
       rate_at: quote.at,
       market_rate: quote.rate,
-      spread_bps: spreadBps,
+      spread_bps: converted.spreadBps,
       spread_amount: converted.spread.toString(),
       network: wallet.network,
       wallet_id: wallet.walletId,
@@ -433,7 +455,11 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
         }
         const { wallet } = destination;
         const minimum = await payouts.minimumFor(trx, wallet.network, owner.environment);
-        const converted = conversion(BigInt(input.amount), quoted.value);
+        const converted = conversion(
+          BigInt(input.amount),
+          quoted.value,
+          await spreadOf(trx, owner.environment),
+        );
         if (BigInt(input.amount) < BigInt(minimum) || converted.converted === 0n) {
           return err({ code: 'amount_below_minimum', minimum, network: wallet.network });
         }
@@ -470,7 +496,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       if (available <= 0n) return { ok: false, reason: 'nothing_available' };
       const minimum = BigInt(await payouts.minimumFor(trx, wallet.network, owner.environment));
       // USDT rounded down to 6 decimals: only the TRY it accounts for leaves; the remainder stays available.
-      const converted = conversion(available, options.quote);
+      const converted = conversion(available, options.quote, await spreadOf(trx, owner.environment));
       if (available < minimum || converted.converted === 0n) {
         return { ok: false, reason: 'below_minimum', minimum: minimum.toString() };
       }
@@ -773,6 +799,56 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
 
     async enteredRates(environment, limit) {
       return (await payouts.latestFxRates(db, environment, limit)).map(fxRateView);
+    },
+
+    async spreads() {
+      const rows = await payouts.listSpreads(db);
+      return (['sandbox', 'live'] as const).map((environment) => {
+        const row = rows.find((candidate) => candidate.environment === environment);
+        return row
+          ? {
+              environment,
+              spreadBps: row.spread_bps,
+              source: 'operator' as const,
+              updatedBy: row.updated_by,
+              updatedAt: row.updated_at.toISOString(),
+            }
+          : {
+              environment,
+              spreadBps: defaultSpreadBps,
+              source: 'default' as const,
+              updatedBy: null,
+              updatedAt: null,
+            };
+      });
+    },
+
+    async setSpread(environment, spreadBps, by) {
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const before = await payouts.setSpread(trx, environment, spreadBps, by.actor, now);
+        await deps.audit.record(trx, {
+          actor: by.actor,
+          action: 'fx_spread.updated',
+          targetType: 'fx_spread',
+          targetId: environment,
+          organizationId: null,
+          before: {
+            spreadBps: before ?? defaultSpreadBps,
+            source: before === undefined ? 'default' : 'operator',
+          },
+          after: { spreadBps },
+          requestId: by.requestId ?? null,
+          ip: by.ip ?? null,
+        });
+        return {
+          environment,
+          spreadBps,
+          source: 'operator' as const,
+          updatedBy: by.actor,
+          updatedAt: now.toISOString(),
+        };
+      });
     },
   };
 }
