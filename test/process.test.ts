@@ -361,9 +361,14 @@ describe('the program with a bad configuration', { timeout: 120_000 }, () => {
 
   it('names every bad variable at once', async () => {
     await expectConfigFailure(
-      { OPERATOR_PORT: '99999', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://127.0.0.1/gateway' },
+      {
+        OPERATOR_PORT: '99999',
+        LOG_LEVEL: 'loud',
+        DATABASE_URL: 'mysql://127.0.0.1/gateway',
+        RECONCILIATION_CRON: 'every day',
+      },
       [],
-      ['OPERATOR_PORT', 'LOG_LEVEL', 'DATABASE_URL'],
+      ['OPERATOR_PORT', 'LOG_LEVEL', 'DATABASE_URL', 'RECONCILIATION_CRON must be a cron expression'],
     );
   });
 
