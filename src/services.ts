@@ -33,6 +33,7 @@ import { createReconciliation, type Reconciliation } from './modules/reconciliat
 import * as chargeLookup from './modules/charges/repository.js';
 import * as refundLookup from './modules/refunds/repository.js';
 import {
+  createConfiguredRateSource,
   createOperatorRateSource,
   createTickerRateSource,
   withFallback,
@@ -204,8 +205,10 @@ export function createServices(input: {
     applications: applicationReview,
   });
   const settlement = createSettlementService({ db, clock, ledger });
-  // Sandbox: the sandbox chain's rate feed (`PAYOUT_SANDBOX_RATE` is the in-process chain's rate).
-  const sandboxRate = createTickerRateSource({
+  // Sandbox: the sandbox chain's rate feed (`PAYOUT_SANDBOX_RATE` is the in-process chain's rate); a
+  // process with no chain to ask (the operator CLI settling a date) converts at `PAYOUT_SANDBOX_RATE`. A
+  // stale or missing feed is refused as a live one is.
+  const sandboxFeed = createTickerRateSource({
     url: () => `${input.sandboxChain.url()}/v1/rates/TRY-USDT`,
     field: 'rate',
     timeField: 'at',
@@ -214,6 +217,11 @@ export function createServices(input: {
     timeoutMs: config.payouts.railTimeoutMs,
     name: 'sandbox',
   });
+  const sandboxRate = withFallback(
+    sandboxFeed,
+    createConfiguredRateSource({ rate: config.payouts.sandboxRate, clock, name: 'sandbox' }),
+    ['unreachable'],
+  );
   // Live: the ticker, and while it has no usable rate the one an operator entered (if fresh); without a
   // ticker, the operators' rate alone.
   const operatorRate = createOperatorRateSource({

@@ -6,6 +6,21 @@ import { RateUnavailableError, type RateQuote, type RateSource } from './rates.j
 import { latestFxRates } from './repository.js';
 
 /**
+ * A configured value, quoted at the time of asking: the sandbox's rate in a process that has no sandbox
+ * chain to ask (the operator CLI running a settlement).
+ */
+export function createConfiguredRateSource(options: {
+  rate: string;
+  clock: Clock;
+  name: string;
+}): RateSource {
+  parseRate('TRY', 'USDT', options.rate);
+  return {
+    quote: () => Promise.resolve({ rate: options.rate, source: options.name, at: options.clock.now() }),
+  };
+}
+
+/**
  * A rate from an HTTP ticker (the live ticker, or the sandbox chain's rate feed): GET `url`, the rate at the dot path `field` (a decimal string or
  * number, USDT per TRY), its time at `timeField` (ISO text or Unix seconds; absent: the time of the
  * answer). Missing, unparsable, unreachable or older than `maxAgeMs`: refused, never guessed.
@@ -108,13 +123,18 @@ export function createOperatorRateSource(options: {
  * `primary`'s quote, or `fallback`'s when `primary` has none (missing, stale, unreachable, invalid); when
  * both refuse, `primary`'s refusal.
  */
-export function withFallback(primary: RateSource, fallback: RateSource): RateSource {
+export function withFallback(
+  primary: RateSource,
+  fallback: RateSource,
+  /** Which of `primary`'s refusals the fallback answers; default all. */
+  reasons: ReadonlyArray<RateUnavailableError['reason']> = ['missing', 'stale', 'unreachable', 'invalid'],
+): RateSource {
   return {
     async quote(): Promise<RateQuote> {
       try {
         return await primary.quote();
       } catch (error) {
-        if (!(error instanceof RateUnavailableError)) throw error;
+        if (!(error instanceof RateUnavailableError) || !reasons.includes(error.reason)) throw error;
         try {
           return await fallback.quote();
         } catch (fallbackError) {
