@@ -5,9 +5,14 @@
  * - the SQL of a charge creation (idempotency claim, phase 1 insert, phase 2 update, outcome) through
  *   node-postgres without HTTP (the database ceiling).
  * Then the payouts (bench/payouts.ts): creation through HTTP and through the service, and the engine's
- * send-and-confirm throughput against the sandbox chain.
- * Prints one JSON document on stdout. BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 32) and
- * BENCH_PAYOUT_ORGANIZATIONS (default 50) tune it; DATABASE_URL names the server (default the local one).
+ * send-and-confirm throughput against the sandbox chain. Then the daily settlement batch
+ * (bench/settlement.ts): BENCH_SETTLEMENT_CHARGES paid charges of BENCH_SETTLEMENT_ORGANIZATIONS
+ * organizations, beside the bare SQL that reads and writes the same rows.
+ * Prints one JSON document on stdout. BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 32),
+ * BENCH_PAYOUT_ORGANIZATIONS (default 50), BENCH_SETTLEMENT_CHARGES (default 1 000 000),
+ * BENCH_SETTLEMENT_ORGANIZATIONS (default 10 000) and BENCH_SETTLEMENT_HISTORY (default 1: the previous
+ * business day settled first; 0: empty settlement tables) tune it; BENCH_ONLY=settlement runs the
+ * settlement section alone; DATABASE_URL names the server (default the local one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -23,10 +28,39 @@ import { createOrganization, issueKey } from '../test/helpers/merchants.js';
 import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import { load, round, type Measurement } from './measure.js';
 import { benchPayouts } from './payouts.js';
+import { benchSettlement } from './settlement.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PAYOUT_ORGANIZATIONS = Number(process.env.BENCH_PAYOUT_ORGANIZATIONS ?? 50);
+const SETTLEMENT_CHARGES = Number(process.env.BENCH_SETTLEMENT_CHARGES ?? 1_000_000);
+const SETTLEMENT_ORGANIZATIONS = Number(process.env.BENCH_SETTLEMENT_ORGANIZATIONS ?? 10_000);
+const SETTLEMENT_HISTORY = (process.env.BENCH_SETTLEMENT_HISTORY ?? '1').trim();
+const ONLY = process.env.BENCH_ONLY?.trim() || undefined;
+if (SETTLEMENT_HISTORY !== '0' && SETTLEMENT_HISTORY !== '1')
+  throw new Error(`BENCH_SETTLEMENT_HISTORY must be 0 or 1, got "${SETTLEMENT_HISTORY}"`);
+if (ONLY !== undefined && ONLY !== 'settlement')
+  throw new Error(`BENCH_ONLY must be "settlement" (or unset for every section), got "${ONLY}"`);
+for (const [name, value] of [
+  ['BENCH_SETTLEMENT_CHARGES', SETTLEMENT_CHARGES],
+  ['BENCH_SETTLEMENT_ORGANIZATIONS', SETTLEMENT_ORGANIZATIONS],
+] as const) {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+}
+
+const machine = () => ({
+  node: process.version,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? 'unknown',
+  database: new URL(postgresServerUrl).host,
+});
+
+const settlementSection = () =>
+  benchSettlement({
+    charges: SETTLEMENT_CHARGES,
+    organizations: SETTLEMENT_ORGANIZATIONS,
+    history: SETTLEMENT_HISTORY === '1',
+  });
 
 const loadFor = (options: Parameters<typeof load>[0]) =>
   load({ duration: DURATION_S, connections: CONNECTIONS, ...options });
@@ -221,6 +255,9 @@ async function main(): Promise<void> {
       await dropDatabase(payoutsDatabase);
     }
 
+    // The settlement batch last, on databases of its own (the gateway and the payout programs are stopped).
+    const settlement = await settlementSection();
+
     const withRatios = (measurement: Measurement) => ({
       ...measurement,
       ratioToEmptyFastify: ratio(measurement.requestsPerSecond, emptyRoute.requestsPerSecond),
@@ -229,12 +266,7 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify(
         {
-          machine: {
-            node: process.version,
-            cpus: os.cpus().length,
-            cpuModel: os.cpus()[0]?.model ?? 'unknown',
-            database: new URL(postgresServerUrl).host,
-          },
+          machine: machine(),
           settings: { durationSeconds: DURATION_S, connections: CONNECTIONS },
           ceilings: { emptyFastifyRoute: emptyRoute, chargeSqlTransaction: sql },
           results: {
@@ -253,6 +285,7 @@ async function main(): Promise<void> {
               sql.requestsPerSecond,
             ),
           },
+          settlement,
         },
         null,
         2,
@@ -268,4 +301,8 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (ONLY === 'settlement') {
+  console.log(JSON.stringify({ machine: machine(), settlement: await settlementSection() }, null, 2));
+} else {
+  await main();
+}
