@@ -8,7 +8,7 @@ import type {
 import type { Insertable } from 'kysely';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import type { CursorCodec, CursorError } from '../../shared/pagination.js';
+import { toPage, type CursorCodec, type CursorError } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import {
   AcquirerRejectedError,
@@ -409,12 +409,8 @@ export function createReconciliation(deps: ReconciliationDeps): Reconciliation {
       const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
       if (after && !after.ok) return err(after.error);
       const rows = await runs.listRuns(db, filter, after?.value, page.limit + 1);
-      const data = rows.slice(0, page.limit);
-      const last = data[data.length - 1];
-      return ok({
-        data: data.map(runView),
-        nextCursor: rows.length > page.limit && last ? pages.encode(last.created_at, last.id) : null,
-      });
+      const listed = toPage(rows, page.limit, (row) => pages.encode(row.created_at, row.id));
+      return ok({ data: listed.data.map(runView), nextCursor: listed.nextCursor });
     },
 
     async retrieve(id) {
