@@ -392,6 +392,15 @@ async function countingQueries<T>(work: () => Promise<T>): Promise<{
   }
 }
 
+function pick(env: NodeJS.ProcessEnv, names: readonly string[]): Record<string, string> {
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined && value !== '') picked[name] = value;
+  }
+  return picked;
+}
+
 /** The real batch: the service composition of the gateway, the run of the 03:00 job. */
 async function runBatch(url: string, cutoff: Date) {
   const config = loadConfig({
@@ -406,6 +415,8 @@ async function runBatch(url: string, cutoff: Date) {
     PAYOUT_FX_SPREAD_BPS: String(SPREAD_BPS),
     // The rate was entered before the seed's VACUUM and copy: fresh enough however long they take.
     FX_OPERATOR_RATE_MAX_AGE_SECONDS: String(7 * 86_400),
+    // The run's concurrency and pool as the gateway's configuration sets them, when given.
+    ...pick(process.env, ['SETTLEMENT_CONCURRENCY', 'DATABASE_POOL_SIZE']),
   });
   const database = await openDatabase({ databaseUrl: url, poolSize: config.databasePoolSize });
   try {
@@ -953,7 +964,7 @@ export async function benchSettlement(options: SettlementBenchOptions) {
         waitingOnPostgresMs: round(batch.waitMs),
         inNodeMs: round(batch.ms - batch.waitMs),
         /** The ten statement shapes that took the most time, waiting for PostgreSQL's answer. */
-        slowestStatements: batch.byStatement.slice(0, 10),
+        slowestStatements: batch.byStatement.slice(0, Number(process.env.BENCH_STATEMENTS ?? 10)),
         server: countersBetween(countersBeforeBatch, countersAfterBatch),
       },
       bareSql: { steps: bare.steps, server: countersBetween(countersBeforeBare, countersAfterBare) },

@@ -91,6 +91,8 @@ export interface Config {
      * settlement reports of the day before with the ledger; undefined (`off`): none.
      */
     reconciliationCron: string | undefined;
+    /** `SETTLEMENT_CONCURRENCY` (default 4): owners a settlement run settles at once. */
+    concurrency: number;
   };
 }
 
@@ -250,6 +252,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     settlement: {
       cron: readCron('SETTLEMENT_CRON', read('SETTLEMENT_CRON'), '0 3 * * *', problems),
       reconciliationCron: readCron('RECONCILIATION_CRON', read('RECONCILIATION_CRON'), '0 4 * * *', problems),
+      concurrency: integer('SETTLEMENT_CONCURRENCY', 4, 1, 64),
     },
   };
   if (roles.includes('api') && !roles.includes('sandbox-acquirer') && acquirers.sandbox.url === undefined) {

@@ -285,6 +285,7 @@ export function createServices(input: {
     webUrl: () => urls.web(),
     cursors,
     cutoffOf: (date) => firstRunOn(config.settlement.cron ?? DEFAULT_SETTLEMENT_CRON, date),
+    concurrency: config.settlement.concurrency,
   });
   const sandboxWatcher = createExplorerWatcher({
     url: input.sandboxChain.url,

@@ -714,3 +714,48 @@ describe('a live batch without any rate', () => {
     await chain.setRate('0.0290', t.clock.now().toISOString());
   });
 });
+
+describe('owners side by side', () => {
+  it('settles owners concurrently (SETTLEMENT_CONCURRENCY lanes), three runs at once: one batch and payout each, one rate', async () => {
+    at('2027-11-01T10:00:00.000Z'); // a Monday
+    const merchants: Merchant[] = [];
+    for (let i = 0; i < 9; i += 1) {
+      const merchant = await sandboxMerchant({ wallet: i % 3 !== 2 }); // every third has no wallet: carried
+      await paidCharge(t, merchant, 'sandbox', CHARGE);
+      merchants.push(merchant);
+    }
+    at('2027-11-02T03:00:30.000Z');
+    const services = t.gateway.services.settlementBatches;
+    const cutoff = new Date('2027-11-02T03:00:00.000Z');
+    // The lanes of three runs of the same date meet on the same owners: each owner's locks decide.
+    const reports = await Promise.all([0, 1, 2].map(() => services.runDay(cutoff)));
+    for (const report of reports) expect(report).toMatchObject({ failed: 0, held: 0 });
+    expect(reports.reduce((total, report) => total + report.paidOut, 0)).toBe(6);
+    expect(reports.reduce((total, report) => total + report.carried, 0)).toBe(3);
+
+    const rates = new Set<string>();
+    for (const [i, merchant] of merchants.entries()) {
+      const batches = await batchesOf(merchant);
+      expect(batches, `merchant ${i}`).toHaveLength(1);
+      const [batch] = batches;
+      const payouts = await payoutsOf(merchant);
+      if (i % 3 === 2) {
+        expect(batch).toMatchObject({
+          status: 'carried',
+          carry_reason: 'no_default_wallet',
+          payout_id: null,
+        });
+        expect(payouts).toEqual([]);
+        expect(await balance(merchant)).toMatchObject({ pending: '0', available: NET.toString() });
+      } else {
+        expect(batch).toMatchObject({ status: 'paid_out', net: NET.toString(), statement_seq: 1 });
+        expect(payouts).toHaveLength(1);
+        expect(payouts[0]).toMatchObject({ id: batch?.payout_id, amount: NET.toString() });
+        expect(await balance(merchant)).toMatchObject({ pending: '0', inTransit: NET.toString() });
+        rates.add(`${batch?.rate}@${batch?.rate_at?.toISOString()}`);
+      }
+    }
+    // Each run quotes once per environment; the batches of the date share the rate of the run that paid them.
+    expect(rates.size).toBeLessThanOrEqual(3);
+  });
+});

@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import type { Logger } from 'pino';
 import type { Kdb, Trx } from '../../db/database.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
@@ -81,6 +82,11 @@ export interface BatchDeps {
   /** A business date's cutoff: the daily schedule's run on that date (03:00 UTC by default). */
   cutoffOf?: (businessDate: BusinessDate) => Date;
   calendar?: BusinessCalendar;
+  /**
+   * Owners a run settles at once (`SETTLEMENT_CONCURRENCY`, default 4): each owner's steps take only its
+   * own locks, so owners proceed side by side on the pool's connections. 1 settles one after another.
+   */
+  concurrency?: number;
 }
 
 export type OwnerOutcome =
@@ -214,12 +220,43 @@ export interface SettlementBatches {
 
 /** How far before the previous run's cutoff a run looks again for owners (see `service.ts`). */
 const LATE_COMMIT_WINDOW_MS = HOUR;
+/**
+ * How long a run converts at the quote it took (per environment) before it asks the source again: the
+ * batches of a run share one rate, and 10,000 owners do not ask the ticker 10,000 times. Far below the
+ * staleness limit (`FX_MAX_AGE_SECONDS`), which the source checked when it quoted.
+ */
+const RUN_QUOTE_REUSE_MS = 60_000;
+
+type Quoted = Awaited<ReturnType<BatchPayouts['quote']>>;
+type QuoteOf = (environment: Environment) => Promise<Quoted>;
 const REASON_MAX_LENGTH = 500;
 
 export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
   const { db, clock, logger } = deps;
   const calendar = deps.calendar ?? createBusinessCalendar();
   const cutoffOf = deps.cutoffOf ?? ((date: BusinessDate) => new Date(`${date}T03:00:00.000Z`));
+  const concurrency = Math.max(1, deps.concurrency ?? 4);
+
+  /** A run's quotes: one per environment, asked again after `RUN_QUOTE_REUSE_MS`; a failure is not kept. */
+  function runQuotes(): QuoteOf {
+    const taken = new Map<Environment, { at: number; quoted: Promise<Quoted> }>();
+    return (environment) => {
+      const now = clock.now().getTime();
+      const kept = taken.get(environment);
+      if (kept && now - kept.at < RUN_QUOTE_REUSE_MS) return kept.quoted;
+      const quoted = deps.payouts.quote(environment);
+      taken.set(environment, { at: now, quoted });
+      quoted.then(
+        (result) => {
+          if (!result.ok && taken.get(environment)?.quoted === quoted) taken.delete(environment);
+        },
+        () => {
+          if (taken.get(environment)?.quoted === quoted) taken.delete(environment);
+        },
+      );
+      return quoted;
+    };
+  }
 
   async function businessDay(date: BusinessDate): Promise<{ open: true } | { open: false; why: string }> {
     const weekday = parseBusinessDate(date).getUTCDay();
@@ -333,10 +370,11 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
   async function payOut(
     batchId: string,
     owner: PayoutOwner,
+    quoteOf: QuoteOf,
   ): Promise<{ batch: settlement.BatchRow; settled: boolean }> {
     const schedule = await scheduleOf(owner.organizationId);
     // The rate is asked before the transaction: no transaction spans a call to another system.
-    const quoted = schedule === 'manual' ? undefined : await deps.payouts.quote(owner.environment);
+    const quoted = schedule === 'manual' ? undefined : await quoteOf(owner.environment);
     return db.transaction().execute(async (trx) => {
       // The owner's lock (the release's) orders the statements of its batches: one chain, no fork.
       await settlement.lockOwner(trx, owner);
@@ -351,7 +389,7 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     trx: Trx,
     batch: settlement.BatchRow,
     owner: PayoutOwner,
-    quoted: Awaited<ReturnType<BatchPayouts['quote']>> | undefined,
+    quoted: Quoted | undefined,
   ): Promise<settlement.BatchRow> {
     if (quoted === undefined) return carry(trx, batch, 'manual_schedule');
     const now = clock.now();
@@ -410,10 +448,14 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     return paid;
   }
 
-  async function settleOwner(owner: PayoutOwner, options: ReleaseOptions): Promise<OwnerOutcome> {
+  async function settleOwner(
+    owner: PayoutOwner,
+    options: ReleaseOptions,
+    quoteOf: QuoteOf = deps.payouts.quote,
+  ): Promise<OwnerOutcome> {
     const released: ReleaseOutcome = await deps.settlement.release(owner, options);
     if (!released.released) return { batch: null, reason: released.reason };
-    const { batch, settled } = await payOut(released.batch.id, owner);
+    const { batch, settled } = await payOut(released.batch.id, owner, quoteOf);
     if (settled && batch.status !== 'held') deps.mailer.nudge();
     return { batch: batchView(batch), settled };
   }
@@ -450,25 +492,30 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
           organizationId: open.organization_id,
           environment: open.environment,
         });
-      for (const owner of owners.values()) {
-        if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
-        report.owners += 1;
-        try {
-          const outcome = await settleOwner(owner, { cutoff, businessDate });
-          if (outcome.batch === null) continue;
-          if (outcome.batch.status === 'held') report.held += 1;
-          else if (!outcome.settled) report.unchanged += 1;
-          else if (outcome.batch.status === 'paid_out') report.paidOut += 1;
-          else if (outcome.batch.status === 'carried') report.carried += 1;
-          else report.held += 1;
-        } catch (error) {
-          report.failed += 1;
-          logger.error(
-            { err: error, ...owner, businessDate },
-            'settlement of an owner failed; retried with the period',
-          );
-        }
-      }
+      const quoteOf = runQuotes();
+      await pMap(
+        owners.values(),
+        async (owner) => {
+          if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
+          report.owners += 1;
+          try {
+            const outcome = await settleOwner(owner, { cutoff, businessDate }, quoteOf);
+            if (outcome.batch === null) return;
+            if (outcome.batch.status === 'held') report.held += 1;
+            else if (!outcome.settled) report.unchanged += 1;
+            else if (outcome.batch.status === 'paid_out') report.paidOut += 1;
+            else if (outcome.batch.status === 'carried') report.carried += 1;
+            else report.held += 1;
+          } catch (error) {
+            report.failed += 1;
+            logger.error(
+              { err: error, ...owner, businessDate },
+              'settlement of an owner failed; retried with the period',
+            );
+          }
+        },
+        { concurrency, stopOnError: true },
+      );
       logger.info(report, 'settlement run finished');
       return report;
     },
