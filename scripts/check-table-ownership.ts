@@ -42,6 +42,8 @@ export const OWNERS: Record<string, string> = {
   events: 'events',
   journal_entries: 'ledger',
   ledger_postings: 'ledger',
+  ledger_balance_checkpoints: 'ledger',
+  ledger_checkpoint_horizon: 'ledger',
   webhook_endpoints: 'webhooks',
   webhook_deliveries: 'webhooks',
   webhook_attempts: 'webhooks',

@@ -89,6 +89,7 @@ function allowedKinds(dataType: string, udtName: string): Kind[] {
       return ['string'];
     case 'int8':
     case 'numeric':
+    case 'xid8':
       return ['string'];
     case 'int2':
     case 'int4':

@@ -406,6 +406,8 @@ export interface DB {
   events: EventsTable;
   journal_entries: JournalEntriesTable;
   ledger_postings: LedgerPostingsTable;
+  ledger_balance_checkpoints: LedgerBalanceCheckpointsTable;
+  ledger_checkpoint_horizon: LedgerCheckpointHorizonTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
@@ -474,6 +476,26 @@ export interface LedgerPostingsTable {
   /** Signed minor units: debits positive, credits negative, never zero. */
   amount: ColumnType<string, string | bigint, never>;
   created_at: AppendOnly<Date>;
+  /** The writing transaction's id (xid8, as decimal text), set by the database: see ledger checkpoints. */
+  written_by: ColumnType<string, never, never>;
+}
+
+/** Per owner account: the sum of its postings written below `covers_before` (migration 0017). */
+export interface LedgerBalanceCheckpointsTable {
+  organization_id: string;
+  environment: Environment;
+  account: LedgerAccount;
+  currency: 'TRY';
+  /** Signed minor units (debits positive), decimal text. */
+  balance: ColumnType<string, string, string>;
+  covers_before: ColumnType<string, string, string>;
+  updated_at: Date;
+}
+
+export interface LedgerCheckpointHorizonTable {
+  singleton: ColumnType<boolean, boolean | undefined, never>;
+  covers_before: ColumnType<string, string, string>;
+  updated_at: Date;
 }
 
 export interface WebhookEndpointsTable {

@@ -48,6 +48,12 @@ export function backgroundJobs(services: Services): Job[] {
       run: (signal) => drain(() => services.payoutEngine.confirmBatch(), signal),
     },
     {
+      // Issue 16: balances in constant time; each account's checkpoint follows its postings.
+      name: 'ledger-checkpoints',
+      intervalMs: 30 * SECOND,
+      run: async () => ({ rows: await services.ledger.advanceCheckpoints(), errors: 0 }),
+    },
+    {
       name: 'refund-retry',
       intervalMs: 30 * SECOND,
       run: (signal) => drain(() => services.refunds.retryPendingBatch(), signal),

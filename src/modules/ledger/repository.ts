@@ -113,30 +113,82 @@ export async function lockAvailableBalance(trx: Trx, owner: LedgerOwner, currenc
   await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
 }
 
-/** The owner's available balance in one currency (the negated sum of `merchant_available`), as decimal text. */
-export async function sumAvailable(db: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<string> {
-  const row = await db
-    .selectFrom('ledger_postings')
-    .select(sql<string>`(coalesce(-sum(amount), 0))::text`.as('available'))
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('account', '=', 'merchant_available')
-    .where('currency', '=', currency)
-    .executeTakeFirstOrThrow();
-  return row.available;
+/**
+ * The signed balances (debits positive) of an owner's accounts in one currency: each account's checkpoint
+ * plus its postings written at or above the checkpoint's horizon (migration 0017), in one statement, so
+ * one snapshot sees both. The cost is the postings since the last checkpoint, not the owner's history.
+ */
+async function accountBalances(
+  db: Kdb,
+  owner: LedgerOwner,
+  accounts: readonly LedgerAccount[],
+  currency: 'TRY',
+): Promise<Map<LedgerAccount, bigint>> {
+  const keys = sql.join(accounts.map((account) => sql`(${account})`));
+  const result = await sql<{ account: LedgerAccount; balance: string }>`
+    select a.account,
+      (coalesce(c.balance, 0) + coalesce((
+        select sum(p.amount) from ledger_postings p
+        where p.organization_id = ${owner.organizationId} and p.environment = ${owner.environment}
+          and p.account = a.account and p.currency = ${currency}
+          and p.written_by >= coalesce(c.covers_before, '0'::xid8)
+      ), 0))::text as balance
+    from (values ${keys}) as a (account)
+    left join ledger_balance_checkpoints c
+      on c.organization_id = ${owner.organizationId} and c.environment = ${owner.environment}
+        and c.account = a.account and c.currency = ${currency}`.execute(db);
+  return new Map(result.rows.map((row) => [row.account, BigInt(row.balance)]));
 }
 
-/** The owner's pending balance in one currency (what the merchant is owed: the negated sum), as decimal text. */
+/** What the merchant is owed on one of its accounts (credit balances, shown positive), as decimal text. */
+async function owed(db: Kdb, owner: LedgerOwner, account: LedgerAccount, currency: 'TRY'): Promise<string> {
+  const balances = await accountBalances(db, owner, [account], currency);
+  return (-(balances.get(account) ?? 0n)).toString();
+}
+
+/** The owner's available balance in one currency (what `merchant_available` owes it), as decimal text. */
+export async function sumAvailable(db: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<string> {
+  return owed(db, owner, 'merchant_available', currency);
+}
+
+/** The owner's pending balance in one currency (what the merchant is owed), as decimal text. */
 export async function sumPending(db: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<string> {
-  const row = await db
-    .selectFrom('ledger_postings')
-    .select(sql<string>`(coalesce(-sum(amount), 0))::text`.as('pending'))
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('account', '=', 'merchant_pending')
-    .where('currency', '=', currency)
-    .executeTakeFirstOrThrow();
-  return row.pending;
+  return owed(db, owner, 'merchant_pending', currency);
+}
+
+/**
+ * Moves every checkpoint to the oldest transaction still running: the postings written since the last
+ * horizon are added to their accounts' checkpoints, in the caller's transaction (one run at a time, under
+ * its lock). Returns the number of accounts moved. A key with no posting since the last horizon keeps its
+ * checkpoint: nothing lies between it and the new horizon.
+ */
+export async function advanceCheckpoints(trx: Trx, now: Date): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended('ledger-checkpoints', 0))`.execute(trx);
+  const horizon = (
+    await sql<{ h: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as h`.execute(trx)
+  ).rows[0]?.h;
+  if (horizon === undefined) throw new Error('no snapshot horizon');
+  const previous =
+    (await trx.selectFrom('ledger_checkpoint_horizon').select('covers_before').executeTakeFirst())
+      ?.covers_before ?? '0';
+  if (BigInt(previous) >= BigInt(horizon)) return 0;
+  const moved = await sql`
+    insert into ledger_balance_checkpoints as c
+      (organization_id, environment, account, currency, balance, covers_before, updated_at)
+    select organization_id, environment, account, currency, sum(amount), ${horizon}::xid8, ${now}
+    from ledger_postings
+    where written_by >= ${previous}::xid8 and written_by < ${horizon}::xid8
+    group by organization_id, environment, account, currency
+    on conflict (organization_id, environment, account, currency) do update
+      set balance = c.balance + excluded.balance,
+          covers_before = excluded.covers_before,
+          updated_at = excluded.updated_at`.execute(trx);
+  await trx
+    .insertInto('ledger_checkpoint_horizon')
+    .values({ covers_before: horizon, updated_at: now })
+    .onConflict((oc) => oc.column('singleton').doUpdateSet({ covers_before: horizon, updated_at: now }))
+    .execute();
+  return Number(moved.numAffectedRows ?? 0n);
 }
 
 /** Every owner whose pending balance is below zero, deepest debt first. */
@@ -163,31 +215,28 @@ export async function findNegativePending(
 }
 
 /**
- * What the merchant is owed, per currency, in each of its three accounts. Those accounts carry credit
- * balances (negative sums), shown positive. Summed in SQL and returned as decimal text.
+ * What the merchant is owed, in each of its accounts. Those accounts carry credit balances (negative
+ * sums), shown positive; decimal text. From the checkpoints and the postings since (`accountBalances`).
  */
 export async function sumMerchantBalances(
   db: Kdb,
   owner: LedgerOwner,
-): Promise<Array<Omit<Balance, 'debt'>>> {
-  const owed = (account: LedgerAccount) =>
-    sql<string>`(coalesce(-sum(amount) filter (where account = ${account}), 0))::text`;
-  return db
-    .selectFrom('ledger_postings')
-    .select(['currency', owed('merchant_pending').as('pending'), owed('merchant_available').as('available')])
-    .select(owed('merchant_in_transit').as('inTransit'))
-    .select(owed('merchant_reserve').as('reserve'))
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('account', 'in', [
-      'merchant_pending',
-      'merchant_available',
-      'merchant_in_transit',
-      'merchant_reserve',
-    ])
-    .groupBy('currency')
-    .orderBy('currency')
-    .execute();
+  currency: 'TRY',
+): Promise<Omit<Balance, 'debt'>> {
+  const balances = await accountBalances(
+    db,
+    owner,
+    ['merchant_pending', 'merchant_available', 'merchant_in_transit', 'merchant_reserve'],
+    currency,
+  );
+  const shown = (account: LedgerAccount) => (-(balances.get(account) ?? 0n)).toString();
+  return {
+    currency,
+    pending: shown('merchant_pending'),
+    available: shown('merchant_available'),
+    inTransit: shown('merchant_in_transit'),
+    reserve: shown('merchant_reserve'),
+  };
 }
 
 /** A charge or refund entry as settlement releases it (TRY minor units, decimal text). */

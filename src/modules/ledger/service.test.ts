@@ -423,7 +423,8 @@ describe('properties over random sequences of charges and refunds', () => {
   type Step =
     | { kind: 'charge'; amount: bigint; method: PaymentMethod }
     | { kind: 'refund'; pick: number; amount: bigint }
-    | { kind: 'replay'; pick: number };
+    | { kind: 'replay'; pick: number }
+    | { kind: 'checkpoint' };
 
   const amount = fc.oneof(
     { weight: 3, arbitrary: fc.bigInt({ min: 1n, max: 100_000n }) },
@@ -438,6 +439,7 @@ describe('properties over random sequences of charges and refunds', () => {
     fc.record({ kind: fc.constant('charge' as const), amount, method }),
     fc.record({ kind: fc.constant('refund' as const), pick: fc.nat(), amount }),
     fc.record({ kind: fc.constant('replay' as const), pick: fc.nat() }),
+    fc.record({ kind: fc.constant('checkpoint' as const) }),
   );
   const schedule = fc.option(
     fc.record({
@@ -490,6 +492,9 @@ describe('properties over random sequences of charges and refunds', () => {
               });
               expectedRefunds += refundAmount;
               posted.push(async () => (await postRefund(refund)).created);
+            } else if (s.kind === 'checkpoint') {
+              // The balances' checkpoints move up to here (the `ledger-checkpoints` job, at any moment).
+              await ledger.advanceCheckpoints();
             } else {
               const again = posted[s.pick % Math.max(posted.length, 1)];
               if (again) expect(await again()).toBe(false);
@@ -529,9 +534,95 @@ describe('properties over random sequences of charges and refunds', () => {
           ]);
           expect(-sum('merchant_pending')).toBe(expectedNet - expectedRefunds);
           expect(sum('acquirer_clearing') + sum('fee_revenue') + sum('merchant_pending')).toBe(0n);
+          // And once every checkpoint covers it all: the same balance.
+          const before = await ledger.balance(owner);
+          await ledger.advanceCheckpoints();
+          expect(await ledger.balance(owner)).toEqual(before);
         },
       ),
       { numRuns: 40 },
     );
   }, 60_000);
+});
+
+describe(`balance checkpoints (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  const pendingOf = async (owner: LedgerOwner) => (await ledger.balance(owner))[0]?.pending;
+  const postedPending = async (owner: LedgerOwner, on: Kdb = db) => {
+    const row = await on
+      .selectFrom('ledger_postings')
+      .select(sql<string>`(coalesce(-sum(amount), 0))::text`.as('pending'))
+      .where('organization_id', '=', owner.organizationId)
+      .where('environment', '=', owner.environment)
+      .where('account', '=', 'merchant_pending')
+      .executeTakeFirstOrThrow();
+    return row.pending;
+  };
+
+  it('counts a posting whose transaction commits after a checkpoint run that began while it was open', async () => {
+    const owner = await newOwner();
+    await postCharge(chargeOf(owner, 10_000n));
+    await ledger.advanceCheckpoints();
+    const late = chargeOf(owner, 5_000n);
+    if (onPostgres) {
+      // The posting's transaction is open while a checkpoint run, on another connection, moves the horizon.
+      await db.transaction().execute(async (trx) => {
+        await ledger.postChargeSucceeded(trx, late);
+        // Another charge of the owner commits meanwhile, so the run moves this account's checkpoint.
+        await postCharge(chargeOf(owner, 7_000n));
+        await ledger.advanceCheckpoints();
+        // Its own transaction sees its posting in the balance (a refund's `pendingAfter` needs it).
+        const refunded = await ledger.postRefund(trx, refundOf(late, 100n));
+        expect(refunded.pendingAfter).toBe(await postedPending(owner, trx));
+      });
+    } else {
+      // PGlite has one session: no other transaction can run beside an open one, so the run comes after.
+      await postCharge(late);
+      await ledger.advanceCheckpoints();
+    }
+    expect(await pendingOf(owner)).toBe(await postedPending(owner));
+    await ledger.advanceCheckpoints();
+    expect(await pendingOf(owner)).toBe(await postedPending(owner));
+    await postRefund(refundOf(late, 1_000n));
+    expect(await pendingOf(owner)).toBe(await postedPending(owner));
+  });
+
+  it('keeps every balance equal to the sum of its postings while postings and checkpoint runs race', async () => {
+    const owners = await Promise.all([newOwner(), newOwner('live')]);
+    const writers = owners.flatMap((owner) =>
+      Array.from({ length: 15 }, (_, i) => async () => {
+        const charge = chargeOf(owner, BigInt(1_000 + i));
+        await postCharge(charge);
+        if (i % 3 === 0) await postRefund(refundOf(charge, 100n));
+      }),
+    );
+    const checkpoints = Array.from(
+      { length: 8 },
+      () => () => ledger.advanceCheckpoints().then(() => undefined),
+    );
+    await Promise.all([...writers, ...checkpoints].map((run) => run()));
+    for (const owner of owners) expect(await pendingOf(owner)).toBe(await postedPending(owner));
+    await ledger.advanceCheckpoints();
+    for (const owner of owners) expect(await pendingOf(owner)).toBe(await postedPending(owner));
+  });
+
+  it('reads only the postings since the checkpoint: the horizon moves past every finished transaction', async () => {
+    const owner = await newOwner();
+    for (let i = 0; i < 5; i += 1) await postCharge(chargeOf(owner, 2_000n));
+    await ledger.advanceCheckpoints();
+    const covered = await db
+      .selectFrom('ledger_balance_checkpoints')
+      .select(['balance', 'covers_before'])
+      .where('organization_id', '=', owner.organizationId)
+      .where('environment', '=', owner.environment)
+      .where('account', '=', 'merchant_pending')
+      .executeTakeFirstOrThrow();
+    expect((-BigInt(covered.balance)).toString()).toBe(await postedPending(owner));
+    const newer = await db
+      .selectFrom('ledger_postings')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('organization_id', '=', owner.organizationId)
+      .where(sql<boolean>`written_by >= ${covered.covers_before}::xid8`)
+      .executeTakeFirstOrThrow();
+    expect(Number(newer.n)).toBe(0);
+  });
 });

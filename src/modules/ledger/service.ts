@@ -3,6 +3,7 @@ import type { Environment, JournalEntryKind, PaymentMethod } from '../../db/sche
 import type { Clock } from '../../shared/clock.js';
 import { computeFee, type FeeRate } from './fees.js';
 import {
+  advanceCheckpoints,
   findClearingMovements,
   findClearingMovementsOf,
   findEntry,
@@ -146,8 +147,16 @@ export interface Ledger {
     kind: ClearingMovement['kind'],
     sourceIds: readonly string[],
   ): Promise<ClearingMovement[]>;
-  /** Balances derived from postings, per currency (a TRY row always), for one organization and environment. */
+  /**
+   * Balances derived from postings, per currency (a TRY row always), for one organization and environment:
+   * each account's checkpoint plus its postings since (constant time in the owner's history).
+   */
   balance(owner: LedgerOwner): Promise<Balance[]>;
+  /**
+   * Moves every account's checkpoint up to the oldest transaction still running (the `ledger-checkpoints`
+   * job); returns the accounts moved. Safe to run anywhere, at any time, several at once.
+   */
+  advanceCheckpoints(): Promise<number>;
   /** Owners whose pending balance is below zero, deepest first (the operator's view of refund debt). */
   negativePendingBalances(limit?: number): Promise<PendingDebt[]>;
 }
@@ -342,15 +351,12 @@ export function createLedger(deps: LedgerDeps): Ledger {
     },
 
     async balance(owner) {
-      const rows = (await sumMerchantBalances(db, owner)).map((row) => ({
-        ...row,
-        debt: debtOf(row.pending),
-      }));
-      if (rows.some((row) => row.currency === CURRENCY)) return rows;
-      return [
-        { currency: CURRENCY, pending: '0', available: '0', inTransit: '0', reserve: '0', debt: '0' },
-        ...rows,
-      ];
+      const row = await sumMerchantBalances(db, owner, CURRENCY);
+      return [{ ...row, debt: debtOf(row.pending) }];
+    },
+
+    async advanceCheckpoints() {
+      return db.transaction().execute((trx) => advanceCheckpoints(trx, clock.now()));
     },
 
     async negativePendingBalances(limit = 100) {
