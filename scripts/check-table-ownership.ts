@@ -42,6 +42,7 @@ export const OWNERS: Record<string, string> = {
   events: 'events',
   journal_entries: 'ledger',
   ledger_postings: 'ledger',
+  customers: 'customers',
   ledger_balance_checkpoints: 'ledger',
   ledger_checkpoint_horizon: 'ledger',
   webhook_endpoints: 'webhooks',

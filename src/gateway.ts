@@ -39,6 +39,7 @@ import { webhookRoutes } from './modules/webhooks/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { settlementRoutes, settlementTestHelperRoutes } from './modules/settlement/routes.js';
 import { walletRoutes } from './modules/wallets/routes.js';
+import { customerRoutes } from './modules/customers/index.js';
 import { payoutRoutes } from './modules/payouts/routes.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { startSandboxChain, type SandboxChain } from '../sandbox-chain/server.js';
@@ -435,6 +436,10 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   await app.register(settlementRoutes, { settlement: context.services.settlementBatches });
   await app.register(walletRoutes, {
     service: context.services.wallets,
+    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+  });
+  await app.register(customerRoutes, {
+    service: context.services.customers,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
   });
   await app.register(payoutRoutes, {

@@ -64,6 +64,7 @@ import {
 } from './modules/webhooks/index.js';
 import { DAY, SECOND, type Clock } from './shared/clock.js';
 import { createWalletService, type WalletService } from './modules/wallets/service.js';
+import { createCustomerService, type CustomerService } from './modules/customers/index.js';
 import {
   createWalletOperatorCommands,
   type WalletOperatorCommands,
@@ -134,6 +135,8 @@ export interface Services {
   eventLookup: EventLookup;
   /** Wallets and their change controls; also the payouts' `PayoutWallets` (destination). */
   wallets: WalletService;
+  /** Customers (flag `customers`); a charge may name one (`customerId`). */
+  customers: CustomerService;
   /** The operator's wallet commands (cancel a change, set a cool-down), audited. */
   walletOperator: WalletOperatorCommands;
   webhooks: {
@@ -244,6 +247,7 @@ export function createServices(input: {
     cardAttempts: config.checkout.cardAttempts,
     jobs,
   });
+  const customers = createCustomerService({ db, clock, box, cursors });
   const wallets = createWalletService({
     db,
     clock,
@@ -352,6 +356,7 @@ export function createServices(input: {
     }),
     eventFeed: createEventFeed({ db, cursors }),
     wallets,
+    customers,
     walletOperator: createWalletOperatorCommands({ wallets, organizations }),
     eventLookup,
     webhooks: {
@@ -440,6 +445,7 @@ export function createServices(input: {
       creationLeaseMs: config.idempotencyLockMs,
       chargeExpiresAfterMs: config.checkout.chargeExpiresAfterMs,
       cardAttempts: config.checkout.cardAttempts,
+      customers,
     }),
   };
 }

@@ -211,6 +211,8 @@ export interface ChargesTable {
   customer_phone: string | null;
   customer_reference: string | null;
   customer_id_number_enc: string | null;
+  /** The customer the charge was made for (`customerId`, flag `customers`), its details copied above. */
+  customer_id: ColumnType<string | null, string | null | undefined, never>;
   metadata: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   return_url: string | null;
   expires_at: Timestamp;
@@ -407,6 +409,7 @@ export interface DB {
   journal_entries: JournalEntriesTable;
   ledger_postings: LedgerPostingsTable;
   ledger_balance_checkpoints: LedgerBalanceCheckpointsTable;
+  customers: CustomersTable;
   ledger_checkpoint_horizon: LedgerCheckpointHorizonTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -552,6 +555,24 @@ export interface WebhookAttemptsTable {
 /** USDT networks (product decision 25). */
 export type Network = 'tron' | 'ethereum';
 export type WalletStatus = 'pending' | 'active' | 'archived' | 'canceled';
+
+/** Issue 15 item 5 (migration 0018): a merchant's customer; a deleted one keeps its row, erased. */
+export interface CustomersTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  reference: string | null;
+  /** Sealed by the secret box; never returned. */
+  id_number_enc: string | null;
+  metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
 
 export interface WalletsTable {
   id: string;

@@ -12,6 +12,7 @@ export interface Cursor {
 /** Every list that pages with cursors; a cursor of one is refused by every other. */
 export type CursorList =
   | 'charges'
+  | 'customers'
   | 'api_keys'
   | 'api_key_requests'
   | 'webhook_endpoints'

@@ -13,6 +13,7 @@ export type ChargeError =
   | { code: 'provider_rejected'; providerCode: string; providerStatus: number; message: string }
   | { code: 'provider_unavailable' }
   | { code: 'not_found' }
+  | { code: 'customers_disabled' }
   | CursorError;
 
 export const CHARGE_ERRORS: ErrorTable<ChargeError> = {
@@ -45,6 +46,11 @@ export const CHARGE_ERRORS: ErrorTable<ChargeError> = {
       { retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS },
     ),
   not_found: () => new ApiError('not_found', 'No such charge.'),
+  customers_disabled: () =>
+    new ApiError(
+      'forbidden',
+      'customerId needs the customers feature, which is not enabled for the organization; ask support to enable it.',
+    ),
   ...INVALID_CURSOR,
 };
 

@@ -117,6 +117,7 @@ export async function findReferenceHolder(
 export async function listVisible(
   db: Kdb,
   owner: ChargeOwner,
+  filter: { customerId?: string | undefined },
   after: Cursor | undefined,
   limit: number,
 ): Promise<ChargeRow[]> {
@@ -126,6 +127,7 @@ export async function listVisible(
     .where('organization_id', '=', owner.organizationId)
     .where('environment', '=', owner.environment)
     .where('creation_state', '=', 'created');
+  if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
   if (after) query = query.where(olderThan(after));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

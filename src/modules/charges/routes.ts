@@ -7,7 +7,7 @@ import {
 } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
 import type { Result } from '../../shared/result.js';
-import { callerScope, ownerOf } from '../api-keys/context.js';
+import { callerOf, callerScope, ownerOf } from '../api-keys/context.js';
 import { CHARGE_ERRORS, PROVIDER_RETRY_AFTER_SECONDS, type ChargeError } from './errors.js';
 import {
   ChargeCreateSchema,
@@ -74,6 +74,7 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
       const header = request.headers[IDEMPOTENCY_HEADER];
       const result = await service.create(ownerOf(request), request.body, {
         idempotencyKey: Array.isArray(header) ? header[0] : header,
+        features: callerOf(request).featureFlags,
       });
       if (!result.ok && result.error.code === 'provider_unavailable') {
         reply.header('retry-after', PROVIDER_RETRY_AFTER_SECONDS);
@@ -109,7 +110,8 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
         description:
           'Charges of this environment, newest first, `limit` (1 to 100, default 20) per page. Pass ' +
           '`nextCursor` back as `cursor` for the next page; it is null on the last page. Charges created while ' +
-          'you page appear on a new first page, never as duplicates or gaps. Needs scope `read`.',
+          'you page appear on a new first page, never as duplicates or gaps. `customerId` (flag `customers`) ' +
+          'keeps the charges made for one customer. Needs scope `read`.',
         tags: TAGS,
         querystring: ChargeListQuerySchema,
         response: { 200: ChargeListSchema, ...errorResponses(400, 401, 403, 429, 500) },

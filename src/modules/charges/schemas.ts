@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQuerySchema, type ListQuery } from '../../http/list-query.js';
+import { ListQuerySchema } from '../../http/list-query.js';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'credit_card_tr', 'credit_card_international'] as const;
 export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed', 'expired'] as const;
@@ -80,6 +80,17 @@ export const ChargeCreateSchema = Type.Object(
           description: 'Used for receipts and reconciliation.',
         },
       ),
+    ),
+    customerId: Type.Optional(
+      Type.String({
+        minLength: 5,
+        maxLength: 64,
+        pattern: '^cus_[0-9A-Za-z_]+$',
+        description:
+          'A customer of this environment (`cus_…`, flag `customers`: 403 `forbidden` without it) whose ' +
+          'details the charge copies, instead of an inline `customer` block (not both: 400 ' +
+          '`validation_failed`). An unknown or deleted customer is 400 `validation_failed`.',
+      }),
     ),
     metadata: Type.Optional(
       Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), {
@@ -178,8 +189,20 @@ export const ChargeListSchema = Type.Object(
   { description: 'A page of charges, newest first (spec section 2.4).' },
 );
 
-export const ChargeListQuerySchema = ListQuerySchema;
-export type ChargeListQuery = ListQuery;
+export const ChargeListQuerySchema = Type.Object(
+  {
+    ...ListQuerySchema.properties,
+    customerId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Only the charges made for this customer (`cus_…`).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ChargeListQuery = Static<typeof ChargeListQuerySchema>;
 
 export const ChargeIdParamsSchema = Type.Object(
   { id: Type.String({ minLength: 1, maxLength: 64, description: 'Charge identifier, prefix `ch_`.' }) },

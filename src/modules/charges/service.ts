@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Kdb, Trx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { Environment } from '../../db/schema.js';
+import type { Environment, FeatureFlag } from '../../db/schema.js';
 import type { ValidationIssue } from '../../http/errors.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
@@ -16,6 +16,7 @@ import {
   type AcquirerPayment,
   type CreatePaymentInput,
 } from '../acquirer/types.js';
+import type { CustomerDetails, CustomerService } from '../customers/index.js';
 import type { ChargeError } from './errors.js';
 import type { ChargeOwner, ChargeRow } from './model.js';
 import * as charges from './repository.js';
@@ -41,13 +42,19 @@ export interface ChargeServiceDeps {
   creationLeaseMs: number;
   chargeExpiresAfterMs: number;
   cardAttempts: number;
+  /** A charge made for a customer (`customerId`) copies its details (flag `customers`). */
+  customers: Pick<CustomerService, 'detailsForCharge'>;
 }
 
 export interface ChargeService {
   create(
     owner: ChargeOwner,
     input: ChargeCreate,
-    options: { idempotencyKey: string | undefined },
+    options: {
+      idempotencyKey: string | undefined;
+      /** The organization's feature flags (`customerId` needs `customers`). */
+      features?: readonly FeatureFlag[];
+    },
   ): Promise<Result<ChargeView, ChargeError>>;
   get(owner: ChargeOwner, id: string): Promise<Result<ChargeView, ChargeError>>;
   list(
@@ -114,10 +121,39 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     return err({ code: 'provider_unavailable' });
   }
 
+  /** What the charge records of its customer: the named customer's details, or the inline block's. */
+  async function customerOf(
+    owner: ChargeOwner,
+    input: ChargeCreate,
+  ): Promise<Result<ChargeCustomer, ChargeError>> {
+    if (input.customerId === undefined) {
+      return ok({
+        id: null,
+        name: input.customer?.name ?? null,
+        email: input.customer?.email ?? null,
+        phone: input.customer?.phone ?? null,
+        reference: input.customer?.reference ?? null,
+        idNumberSealed: input.customer?.idNumber === undefined ? null : box.seal(input.customer.idNumber),
+      });
+    }
+    const named = await deps.customers.detailsForCharge(db, owner, input.customerId);
+    if (!named) {
+      return err({
+        code: 'invalid_input',
+        issues: [{ path: 'customerId', in: 'body', code: 'invalid_value', message: 'no such customer' }],
+      });
+    }
+    return ok(named);
+  }
+
   return {
-    async create(owner, input, { idempotencyKey }) {
+    async create(owner, input, { idempotencyKey, features }) {
+      if (input.customerId !== undefined && !(features ?? []).includes('customers'))
+        return err({ code: 'customers_disabled' });
       const issues = checkInput(input, owner.environment);
       if (issues.length > 0) return err({ code: 'invalid_input', issues });
+      const customer = await customerOf(owner, input);
+      if (!customer.ok) return customer;
       const acquirer = deps.acquirerFor(owner.environment);
       if (!acquirer) return err({ code: 'acquirer_not_configured' });
 
@@ -139,8 +175,9 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       }
       if (!charge) {
         const id = newId('ch', now);
-        const inserted = await insertCharge(db, box, owner, input, {
+        const inserted = await insertCharge(db, owner, input, {
           id,
+          customer: customer.value,
           provider: acquirer.name,
           providerRequest: {
             idempotencyKey: id,
@@ -168,15 +205,17 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       return row ? ok(toView(row)) : err({ code: 'not_found' });
     },
 
-    async list(owner, { limit, cursor }) {
+    async list(owner, { limit, cursor, customerId }) {
       const pages = deps.cursors.for({
         list: 'charges',
         organizationId: owner.organizationId,
         environment: owner.environment,
+        // Unfiltered cursors stay as they were issued before the filter existed.
+        ...(customerId !== undefined ? { filter: JSON.stringify({ customerId }) } : {}),
       });
       const after = cursor === undefined ? undefined : pages.decode(cursor);
       if (after && !after.ok) return after;
-      const rows = await charges.listVisible(db, owner, after?.value, limit + 1);
+      const rows = await charges.listVisible(db, owner, { customerId }, after?.value, limit + 1);
       const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
       return ok({ data: page.data.map(toView), nextCursor: page.nextCursor });
     },
@@ -235,6 +274,14 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
 /** Rules the schema cannot say: the metadata size and the return URL's scheme per environment. */
 function checkInput(input: ChargeCreate, environment: Environment): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
+  if (input.customerId !== undefined && input.customer !== undefined) {
+    issues.push({
+      path: 'customerId',
+      in: 'body',
+      code: 'invalid_value',
+      message: 'send either customerId or an inline customer block, not both',
+    });
+  }
   if (input.metadata !== undefined) {
     const bytes = Buffer.byteLength(JSON.stringify(input.metadata), 'utf8');
     if (bytes > CHARGE_LIMITS.metadataBytes) {
@@ -320,14 +367,17 @@ export function chargeView(row: ChargeRow, checkoutUrl: string): ChargeView {
   };
 }
 
+/** The customer details a charge records (`id`: the named customer, or null for an inline block). */
+type ChargeCustomer = Omit<CustomerDetails, 'id'> & { id: string | null };
+
 /** Phase 1: the charge row, before the acquirer hears of it. */
 async function insertCharge(
   db: Kdb,
-  box: SecretBox,
   owner: ChargeOwner,
   input: ChargeCreate,
   options: {
     id: string;
+    customer: ChargeCustomer;
     provider: string;
     providerRequest: CreatePaymentInput;
     idempotencyKey: string | undefined;
@@ -364,12 +414,12 @@ async function insertCharge(
         provider_payment_id: null,
         provider_status: null,
         provider_error: null,
-        customer_name: input.customer?.name ?? null,
-        customer_email: input.customer?.email ?? null,
-        customer_phone: input.customer?.phone ?? null,
-        customer_reference: input.customer?.reference ?? null,
-        customer_id_number_enc:
-          input.customer?.idNumber === undefined ? null : box.seal(input.customer.idNumber),
+        customer_name: options.customer.name,
+        customer_email: options.customer.email,
+        customer_phone: options.customer.phone,
+        customer_reference: options.customer.reference,
+        customer_id_number_enc: options.customer.idNumberSealed,
+        customer_id: options.customer.id,
         metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
         return_url: input.returnUrl ?? null,
         expires_at: new Date(now.getTime() + options.expiresAfterMs),

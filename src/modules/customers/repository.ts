@@ -1,0 +1,92 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Kdb } from '../../db/database.js';
+import type { CustomersTable, Environment } from '../../db/schema.js';
+import type { Cursor } from '../../shared/pagination.js';
+import { olderThan } from '../../shared/pagination.js';
+
+export type CustomerRow = Selectable<CustomersTable>;
+
+export interface CustomerOwner {
+  organizationId: string;
+  environment: Environment;
+}
+
+export async function insert(db: Kdb, values: Insertable<CustomersTable>): Promise<CustomerRow> {
+  return db.insertInto('customers').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The owner's customer, unless deleted. */
+export async function findVisible(
+  db: Kdb,
+  owner: CustomerOwner,
+  id: string,
+): Promise<CustomerRow | undefined> {
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Updates the owner's customer unless deleted; undefined when there is none. */
+export async function updateVisible(
+  db: Kdb,
+  owner: CustomerOwner,
+  id: string,
+  values: Updateable<CustomersTable>,
+): Promise<CustomerRow | undefined> {
+  return db
+    .updateTable('customers')
+    .set(values)
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Newest first, optionally one e-mail address (case-insensitive). */
+export async function listVisible(
+  db: Kdb,
+  owner: CustomerOwner,
+  filter: { email?: string | undefined },
+  after: Cursor | undefined,
+  limit: number,
+): Promise<CustomerRow[]> {
+  let query = db
+    .selectFrom('customers')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('deleted_at', 'is', null);
+  if (filter.email !== undefined) {
+    query = query
+      .where('email', 'is not', null)
+      .where(sql<string>`lower(email)`, '=', filter.email.toLowerCase());
+  }
+  if (after) query = query.where(olderThan(after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Deletes the owner's customer: erases what identifies the person, keeps the row; undefined when none. */
+export async function erase(
+  db: Kdb,
+  owner: CustomerOwner,
+  id: string,
+  now: Date,
+): Promise<CustomerRow | undefined> {
+  return updateVisible(db, owner, id, {
+    name: null,
+    email: null,
+    phone: null,
+    reference: null,
+    id_number_enc: null,
+    metadata: '{}',
+    updated_at: now,
+    deleted_at: now,
+  });
+}

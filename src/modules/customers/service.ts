@@ -1,0 +1,181 @@
+import type { Kdb } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import type { ValidationIssue } from '../../http/errors.js';
+import type { Clock } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import { toPage, type CursorCodec } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import type { CustomerError } from './errors.js';
+import * as customers from './repository.js';
+import {
+  CUSTOMER_LIMITS,
+  type CustomerCreate,
+  type CustomerListQuery,
+  type CustomerUpdate,
+  type CustomerView,
+} from './schemas.js';
+
+export interface CustomerOwner {
+  organizationId: string;
+  environment: Environment;
+  /** The API key that asks (recorded on what it creates). */
+  keyId?: string;
+}
+
+/** What a charge copies of its customer when it is created (charges, `customerId`). */
+export interface CustomerDetails {
+  id: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  reference: string | null;
+  /** Sealed by the secret box, copied as it is. */
+  idNumberSealed: string | null;
+}
+
+export interface CustomerService {
+  create(owner: CustomerOwner, input: CustomerCreate): Promise<Result<CustomerView, CustomerError>>;
+  get(owner: CustomerOwner, id: string): Promise<Result<CustomerView, CustomerError>>;
+  update(
+    owner: CustomerOwner,
+    id: string,
+    input: CustomerUpdate,
+  ): Promise<Result<CustomerView, CustomerError>>;
+  /** Erases the customer's details and hides it; its charges keep their copy and its id. */
+  remove(
+    owner: CustomerOwner,
+    id: string,
+  ): Promise<Result<{ id: string; object: 'customer'; deleted: true }, CustomerError>>;
+  list(
+    owner: CustomerOwner,
+    query: CustomerListQuery,
+  ): Promise<Result<{ data: CustomerView[]; nextCursor: string | null }, CustomerError>>;
+  /** The details a new charge copies, in the caller's transaction or not; undefined: no such customer. */
+  detailsForCharge(db: Kdb, owner: CustomerOwner, id: string): Promise<CustomerDetails | undefined>;
+}
+
+/**
+ * Customers (issue 15 item 5; spec section 1, flag `customers`): a merchant's record of who pays, which a
+ * charge can name instead of an inline customer block. The ID number is sealed as a charge's is.
+ */
+export function createCustomerService(deps: {
+  db: Kdb;
+  clock: Clock;
+  box: SecretBox;
+  cursors: CursorCodec;
+}): CustomerService {
+  const { db, clock, box } = deps;
+  const scope = (owner: CustomerOwner) => ({
+    organizationId: owner.organizationId,
+    environment: owner.environment,
+  });
+
+  return {
+    async create(owner, input) {
+      const issues = checkMetadata(input.metadata);
+      if (issues.length > 0) return err({ code: 'invalid_input', issues });
+      const now = clock.now();
+      const row = await customers.insert(db, {
+        id: newId('cus', now),
+        organization_id: owner.organizationId,
+        environment: owner.environment,
+        name: input.name ?? null,
+        email: input.email ?? null,
+        phone: input.phone ?? null,
+        reference: input.reference ?? null,
+        id_number_enc: input.idNumber == null ? null : box.seal(input.idNumber),
+        metadata: JSON.stringify(input.metadata ?? {}),
+        created_by: owner.keyId === undefined ? null : `key:${owner.keyId}`,
+        created_at: now,
+        updated_at: now,
+      });
+      return ok(customerView(row));
+    },
+
+    async get(owner, id) {
+      const row = await customers.findVisible(db, scope(owner), id);
+      return row ? ok(customerView(row)) : err({ code: 'customer_not_found' });
+    },
+
+    async update(owner, id, input) {
+      const issues = checkMetadata(input.metadata);
+      if (issues.length > 0) return err({ code: 'invalid_input', issues });
+      const changes: Parameters<typeof customers.updateVisible>[3] = { updated_at: clock.now() };
+      if (input.name !== undefined) changes.name = input.name;
+      if (input.email !== undefined) changes.email = input.email;
+      if (input.phone !== undefined) changes.phone = input.phone;
+      if (input.reference !== undefined) changes.reference = input.reference;
+      if (input.idNumber !== undefined)
+        changes.id_number_enc = input.idNumber === null ? null : box.seal(input.idNumber);
+      if (input.metadata !== undefined) changes.metadata = JSON.stringify(input.metadata);
+      const row = await customers.updateVisible(db, scope(owner), id, changes);
+      return row ? ok(customerView(row)) : err({ code: 'customer_not_found' });
+    },
+
+    async remove(owner, id) {
+      const row = await customers.erase(db, scope(owner), id, clock.now());
+      return row
+        ? ok({ id: row.id, object: 'customer' as const, deleted: true as const })
+        : err({ code: 'customer_not_found' });
+    },
+
+    async list(owner, query) {
+      const filter = { email: query.email?.toLowerCase() };
+      const pages = deps.cursors.for({
+        list: 'customers',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+        filter: JSON.stringify(filter),
+      });
+      const after = query.cursor === undefined ? undefined : pages.decode(query.cursor);
+      if (after && !after.ok) return after;
+      const rows = await customers.listVisible(db, scope(owner), filter, after?.value, query.limit + 1);
+      const page = toPage(rows, query.limit, (row) => pages.encode(row.created_at, row.id));
+      return ok({ data: page.data.map(customerView), nextCursor: page.nextCursor });
+    },
+
+    async detailsForCharge(on, owner, id) {
+      const row = await customers.findVisible(on, scope(owner), id);
+      if (!row) return undefined;
+      return {
+        id: row.id,
+        name: row.name,
+        email: row.email,
+        phone: row.phone,
+        reference: row.reference,
+        idNumberSealed: row.id_number_enc,
+      };
+    },
+  };
+}
+
+function checkMetadata(metadata: Record<string, unknown> | undefined): ValidationIssue[] {
+  if (metadata === undefined) return [];
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (bytes <= CUSTOMER_LIMITS.metadataBytes) return [];
+  return [
+    {
+      path: 'metadata',
+      in: 'body',
+      code: 'too_large',
+      message: `must be at most ${CUSTOMER_LIMITS.metadataBytes} bytes serialized (got ${bytes})`,
+    },
+  ];
+}
+
+export function customerView(row: customers.CustomerRow): CustomerView {
+  return {
+    id: row.id,
+    object: 'customer',
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    reference: row.reference,
+    hasIdNumber: row.id_number_enc !== null,
+    metadata: row.metadata,
+    livemode: row.environment === 'live',
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
