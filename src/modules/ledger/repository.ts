@@ -117,6 +117,8 @@ export async function lockAvailableBalance(trx: Trx, owner: LedgerOwner, currenc
  * The signed balances (debits positive) of an owner's accounts in one currency: each account's checkpoint
  * plus its postings written at or above the checkpoint's horizon (migration 0017), in one statement, so
  * one snapshot sees both. The cost is the postings since the last checkpoint, not the owner's history.
+ * An account without a checkpoint has no posting below the last run's horizon (each run writes a
+ * checkpoint for every account with postings below it), so its postings are read from that horizon.
  */
 async function accountBalances(
   db: Kdb,
@@ -131,9 +133,10 @@ async function accountBalances(
         select sum(p.amount) from ledger_postings p
         where p.organization_id = ${owner.organizationId} and p.environment = ${owner.environment}
           and p.account = a.account and p.currency = ${currency}
-          and p.written_by >= coalesce(c.covers_before, '0'::xid8)
+          and p.written_by >= coalesce(c.covers_before, h.covers_before, '0'::xid8)
       ), 0))::text as balance
     from (values ${keys}) as a (account)
+    left join ledger_checkpoint_horizon h on true
     left join ledger_balance_checkpoints c
       on c.organization_id = ${owner.organizationId} and c.environment = ${owner.environment}
         and c.account = a.account and c.currency = ${currency}`.execute(db);
