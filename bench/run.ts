@@ -5,14 +5,17 @@
  * - the SQL of a charge creation (idempotency claim, phase 1 insert, phase 2 update, outcome) through
  *   node-postgres without HTTP (the database ceiling).
  * Then the payouts (bench/payouts.ts): creation through HTTP and through the service, and the engine's
- * send-and-confirm throughput against the sandbox chain. Then the daily settlement batch
- * (bench/settlement.ts): BENCH_SETTLEMENT_CHARGES paid charges of BENCH_SETTLEMENT_ORGANIZATIONS
- * organizations, beside the bare SQL that reads and writes the same rows.
+ * send-and-confirm throughput against the sandbox chain. Then the ledger balance (bench/balance.ts):
+ * `ledger.balance` of one owner at BENCH_BALANCE_SIZES entries, without a checkpoint, after one and with a
+ * tail, beside the plain SUM and `select 1`. Then the daily settlement batch (bench/settlement.ts):
+ * BENCH_SETTLEMENT_CHARGES paid charges of BENCH_SETTLEMENT_ORGANIZATIONS organizations, beside the bare
+ * SQL that reads and writes the same rows.
  * Prints one JSON document on stdout. BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 32),
- * BENCH_PAYOUT_ORGANIZATIONS (default 50), BENCH_SETTLEMENT_CHARGES (default 1 000 000),
- * BENCH_SETTLEMENT_ORGANIZATIONS (default 10 000) and BENCH_SETTLEMENT_HISTORY (default 1: the previous
- * business day settled first; 0: empty settlement tables) tune it; BENCH_ONLY=settlement runs the
- * settlement section alone; DATABASE_URL names the server (default the local one).
+ * BENCH_PAYOUT_ORGANIZATIONS (default 50), BENCH_BALANCE_SIZES (default 1000,10000,100000),
+ * BENCH_SETTLEMENT_CHARGES (default 1 000 000), BENCH_SETTLEMENT_ORGANIZATIONS (default 10 000) and
+ * BENCH_SETTLEMENT_HISTORY (default 1: the previous business day settled first; 0: empty settlement
+ * tables) tune it; BENCH_ONLY=balance or BENCH_ONLY=settlement runs that section alone; DATABASE_URL
+ * names the server (default the local one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -26,6 +29,7 @@ import { newId } from '../src/shared/ids.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
 import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { benchBalance } from './balance.js';
 import { load, round, type Measurement } from './measure.js';
 import { benchPayouts } from './payouts.js';
 import { benchSettlement } from './settlement.js';
@@ -36,14 +40,18 @@ const PAYOUT_ORGANIZATIONS = Number(process.env.BENCH_PAYOUT_ORGANIZATIONS ?? 50
 const SETTLEMENT_CHARGES = Number(process.env.BENCH_SETTLEMENT_CHARGES ?? 1_000_000);
 const SETTLEMENT_ORGANIZATIONS = Number(process.env.BENCH_SETTLEMENT_ORGANIZATIONS ?? 10_000);
 const SETTLEMENT_HISTORY = (process.env.BENCH_SETTLEMENT_HISTORY ?? '1').trim();
+const BALANCE_SIZES = (process.env.BENCH_BALANCE_SIZES?.trim() || '1000,10000,100000')
+  .split(',')
+  .map((size) => Number(size.trim().replace(/_/g, '')));
 const ONLY = process.env.BENCH_ONLY?.trim() || undefined;
 if (SETTLEMENT_HISTORY !== '0' && SETTLEMENT_HISTORY !== '1')
   throw new Error(`BENCH_SETTLEMENT_HISTORY must be 0 or 1, got "${SETTLEMENT_HISTORY}"`);
-if (ONLY !== undefined && ONLY !== 'settlement')
-  throw new Error(`BENCH_ONLY must be "settlement" (or unset for every section), got "${ONLY}"`);
+if (ONLY !== undefined && ONLY !== 'settlement' && ONLY !== 'balance')
+  throw new Error(`BENCH_ONLY must be "balance" or "settlement" (or unset for every section), got "${ONLY}"`);
 for (const [name, value] of [
   ['BENCH_SETTLEMENT_CHARGES', SETTLEMENT_CHARGES],
   ['BENCH_SETTLEMENT_ORGANIZATIONS', SETTLEMENT_ORGANIZATIONS],
+  ...BALANCE_SIZES.map((size) => ['BENCH_BALANCE_SIZES (each, comma-separated)', size] as const),
 ] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 }
@@ -54,6 +62,8 @@ const machine = () => ({
   cpuModel: os.cpus()[0]?.model ?? 'unknown',
   database: new URL(postgresServerUrl).host,
 });
+
+const balanceSection = () => benchBalance({ sizes: BALANCE_SIZES });
 
 const settlementSection = () =>
   benchSettlement({
@@ -255,7 +265,9 @@ async function main(): Promise<void> {
       await dropDatabase(payoutsDatabase);
     }
 
-    // The settlement batch last, on databases of its own (the gateway and the payout programs are stopped).
+    // The ledger balance on a database of its own, then the settlement batch last, on databases of its own
+    // (the gateway and the payout programs are stopped).
+    const balance = await balanceSection();
     const settlement = await settlementSection();
 
     const withRatios = (measurement: Measurement) => ({
@@ -285,6 +297,7 @@ async function main(): Promise<void> {
               sql.requestsPerSecond,
             ),
           },
+          balance,
           settlement,
         },
         null,
@@ -303,6 +316,8 @@ async function main(): Promise<void> {
 
 if (ONLY === 'settlement') {
   console.log(JSON.stringify({ machine: machine(), settlement: await settlementSection() }, null, 2));
+} else if (ONLY === 'balance') {
+  console.log(JSON.stringify({ machine: machine(), balance: await balanceSection() }, null, 2));
 } else {
   await main();
 }
