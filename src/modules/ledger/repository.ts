@@ -126,21 +126,34 @@ async function accountBalances(
   accounts: readonly LedgerAccount[],
   currency: 'TRY',
 ): Promise<Map<LedgerAccount, bigint>> {
+  // Each account's checkpoint, and where its postings since start (two statements: any checkpoint run
+  // committing between them leaves a correct answer, since postings are only ever added and a checkpoint
+  // row's balance and horizon change together).
   const keys = sql.join(accounts.map((account) => sql`(${account})`));
-  const result = await sql<{ account: LedgerAccount; balance: string }>`
-    select a.account,
-      (coalesce(c.balance, 0) + coalesce((
-        select sum(p.amount) from ledger_postings p
-        where p.organization_id = ${owner.organizationId} and p.environment = ${owner.environment}
-          and p.account = a.account and p.currency = ${currency}
-          and p.written_by >= coalesce(c.covers_before, h.covers_before, '0'::xid8)
-      ), 0))::text as balance
+  const starts = await sql<{ account: LedgerAccount; balance: string | null; since: string }>`
+    select a.account, c.balance::text as balance,
+      coalesce(c.covers_before, h.covers_before, '0'::xid8)::text as since
     from (values ${keys}) as a (account)
     left join ledger_checkpoint_horizon h on true
     left join ledger_balance_checkpoints c
       on c.organization_id = ${owner.organizationId} and c.environment = ${owner.environment}
         and c.account = a.account and c.currency = ${currency}`.execute(db);
-  return new Map(result.rows.map((row) => [row.account, BigInt(row.balance)]));
+  const balances = new Map<LedgerAccount, bigint>(
+    starts.rows.map((row) => [row.account, BigInt(row.balance ?? '0')]),
+  );
+  // The postings since, each account from its own horizon: one range of the balance index per account.
+  const ranges = sql.join(
+    starts.rows.map((row) => sql`(account = ${row.account} and written_by >= ${row.since}::xid8)`),
+    sql` or `,
+  );
+  const tails = await sql<{ account: LedgerAccount; amount: string }>`
+    select account, sum(amount)::text as amount from ledger_postings
+    where organization_id = ${owner.organizationId} and environment = ${owner.environment}
+      and currency = ${currency} and (${ranges})
+    group by account`.execute(db);
+  for (const row of tails.rows)
+    balances.set(row.account, (balances.get(row.account) ?? 0n) + BigInt(row.amount));
+  return balances;
 }
 
 /** What the merchant is owed on one of its accounts (credit balances, shown positive), as decimal text. */
