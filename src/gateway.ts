@@ -483,6 +483,8 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     wallets: services.wallets,
     settlements: services.settlementBatches,
     payouts: services.payouts,
+    customers: services.customers,
+    charges: services.charges,
     secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });

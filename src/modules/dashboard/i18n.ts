@@ -6,7 +6,14 @@ export type PasswordProblemKey = 'too_short' | 'too_long' | 'repeated' | 'contai
 export interface DashboardMessages {
   languageSwitch: string;
   brand: string;
-  nav: { home: string; security: string; apiKeys: string; settlements: string; logout: string };
+  nav: {
+    home: string;
+    security: string;
+    apiKeys: string;
+    settlements: string;
+    customers: string;
+    logout: string;
+  };
   common: {
     email: string;
     password: string;
@@ -157,6 +164,7 @@ const en: DashboardMessages = {
     security: 'Security',
     apiKeys: 'API keys',
     settlements: 'Settlements',
+    customers: 'Customers',
     logout: 'Sign out',
   },
   common: {
@@ -352,6 +360,7 @@ const tr: DashboardMessages = {
     security: 'Güvenlik',
     apiKeys: 'API anahtarları',
     settlements: 'Hakedişler',
+    customers: 'Müşteriler',
     logout: 'Çıkış yap',
   },
   common: {

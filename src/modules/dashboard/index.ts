@@ -4,12 +4,15 @@ import type { Urls } from '../../shared/urls.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Renderer } from '../../web/render.js';
 import type { ApiKeyService } from '../api-keys/service.js';
+import type { ChargeService } from '../charges/service.js';
+import type { CustomerService } from '../customers/index.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { SettlementBatches } from '../settlement/batch.js';
 import { createDashboardAuth } from '../users/http.js';
 import { accountRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
+import { customerPages } from './customers.js';
 import { homePages } from './home.js';
 import { apiKeyPages } from './keys.js';
 import { createPageKit } from './kit.js';
@@ -31,6 +34,8 @@ export interface DashboardModuleOptions {
   wallets: WalletService;
   settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'>;
   payouts: Pick<PayoutService, 'retrieve'>;
+  customers: Pick<CustomerService, 'get' | 'list'>;
+  charges: Pick<ChargeService, 'list'>;
   secureCookies: boolean;
   renderer: Renderer;
 }
@@ -57,4 +62,5 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(webhookPages, { kit, users, webhooks: options.webhooks });
   await app.register(walletPages, { kit, wallets: options.wallets });
   await app.register(settlementPages, { kit, settlements: options.settlements, payouts: options.payouts });
+  await app.register(customerPages, { kit, customers: options.customers, charges: options.charges });
 }

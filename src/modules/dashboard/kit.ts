@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { FeatureFlag } from '../../db/schema.js';
 import type { ApiError } from '../../http/errors.js';
 import { toApiError, type App } from '../../http/server.js';
 import type { SessionManager } from '../../http/session.js';
@@ -57,6 +58,8 @@ export interface PageKit {
   signedInPost(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
   /** Whether the user's role allows this (the rule lives in the users service). */
   may(current: SignedIn, permission: DashboardPermission): boolean;
+  /** Whether the user's organization has this feature flag (product decision 8). */
+  hasFeature(current: SignedIn, flag: FeatureFlag): boolean;
   auth: DashboardAuth;
   sessions: SessionManager;
   /** Errors of the pages (refused CSRF token, rate limit, malformed form) are pages too. */
@@ -69,6 +72,11 @@ export function createPageKit(deps: {
   sessions: SessionManager;
 }): PageKit {
   const { renderer, auth, sessions } = deps;
+  /**
+   * The signed-in user of each request a guard let through, so that every page's navigation shows the
+   * links of the organization's flags (Customers) without each area passing them.
+   */
+  const signedInOf = new WeakMap<FastifyRequest, SignedIn>();
 
   const kit: PageKit = {
     auth,
@@ -78,8 +86,10 @@ export function createPageKit(deps: {
       const locale = localeOf(request);
       const m = DASHBOARD_MESSAGES[locale];
       const w = WEBHOOK_MESSAGES[locale];
+      const current = signedInOf.get(request);
       const html = renderer.render(view, {
         when: displayTime,
+        features: current ? current.account.organization.featureFlags : [],
         ...data,
         locale,
         otherLocale: locale === 'en' ? 'tr' : 'en',
@@ -111,6 +121,7 @@ export function createPageKit(deps: {
     async signedIn(request, reply) {
       const current = await auth.signedIn(request);
       if (!current) await kit.redirect(request, reply, '/login');
+      else signedInOf.set(request, current);
       return current;
     },
 
@@ -121,6 +132,8 @@ export function createPageKit(deps: {
     },
 
     may: (current, permission) => userMay(current.account.user, permission),
+
+    hasFeature: (current, flag) => current.account.organization.featureFlags.includes(flag),
 
     handleErrors(app) {
       app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {

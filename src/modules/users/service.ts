@@ -60,8 +60,8 @@ export const INVITING_ROLES: readonly UserRole[] = ['owner', 'admin'];
 export const INVITABLE_ROLES: readonly UserRole[] = ['admin', 'developer', 'viewer'];
 
 /**
- * What each dashboard role may do beyond reading, and the one page not every role reads: the one place
- * these rules live (the pages ask `userMay`). A viewer reads only.
+ * What each dashboard role may do beyond reading, and who reads the pages that have a rule of their own:
+ * the one place these rules live (the pages ask `userMay`). A viewer reads only.
  */
 export const DASHBOARD_PERMISSIONS = {
   /**
@@ -70,6 +70,11 @@ export const DASHBOARD_PERMISSIONS = {
    * books.
    */
   readSettlements: ['owner', 'admin', 'viewer'],
+  /**
+   * The customer pages (issue 15 item 5, flag `customers`): who paid and their charges. Every role reads
+   * them (support answers customers); the ID number is never shown to anyone.
+   */
+  readCustomers: ['owner', 'admin', 'developer', 'viewer'],
   invite: INVITING_ROLES,
   manageApiKeys: ['owner', 'admin', 'developer'],
   manageWebhooks: ['owner', 'admin', 'developer'],

@@ -1,0 +1,136 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ApiError } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import { formatAmount } from '../checkout/format.js';
+import type { ChargeService } from '../charges/service.js';
+import type { CustomerService } from '../customers/index.js';
+import { localeOf, type SignedIn } from '../users/http.js';
+import { CUSTOMER_MESSAGES, type CustomerMessages } from './customer-i18n.js';
+import { PageQuerySchema, type PageKit } from './kit.js';
+
+export interface DashboardCustomerPagesOptions {
+  kit: PageKit;
+  /** The same reads as `GET /v1/customers…`: the customers of the session's environment. */
+  customers: Pick<CustomerService, 'get' | 'list'>;
+  /** A customer's charges, as `GET /v1/charges?customerId=` lists them. */
+  charges: Pick<ChargeService, 'list'>;
+}
+
+/** Customers per page, and a customer's charges per page. */
+const CUSTOMER_PAGE_LIMIT = 20;
+const CHARGE_PAGE_LIMIT = 20;
+/** The longest e-mail address a customer may have (RFC 5321; the API's limit). */
+const EMAIL_MAX = 254;
+
+const Cursor = Type.Optional(Type.String({ maxLength: 512 }));
+const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const CustomerListQuerySchema = Type.Object({
+  ...PageQuerySchema.properties,
+  cursor: Cursor,
+  email: Type.Optional(Type.String({ maxLength: EMAIL_MAX })),
+});
+const CustomerPageQuerySchema = Type.Object({ ...PageQuerySchema.properties, cursor: Cursor });
+
+/**
+ * The customer pages of the merchant dashboard (issue 15 item 5), only for an organization with the
+ * `customers` flag (otherwise 404, and no link in the navigation): the customers of the session's
+ * environment, newest first, found by e-mail, and each customer with its charges. Read only; the ID
+ * number is never shown, only whether one is on file. Another organization's or environment's customer,
+ * and a deleted one, is 404.
+ */
+export async function customerPages(app: App, options: DashboardCustomerPagesOptions): Promise<void> {
+  const { kit, customers, charges } = options;
+  kit.handleErrors(app);
+
+  const ownerOf = ({ account, session }: SignedIn) => ({
+    organizationId: account.organization.id,
+    environment: session.environment,
+  });
+  const cm = (request: FastifyRequest): CustomerMessages => CUSTOMER_MESSAGES[localeOf(request)];
+  const noSuchPage = () => new ApiError('not_found', 'No such page.');
+  const noSuchCustomer = () => new ApiError('not_found', 'No such customer.');
+
+  const pageData = (request: FastifyRequest, current: SignedIn) => {
+    const messages = cm(request);
+    const locale = localeOf(request);
+    return {
+      title: () => messages.title,
+      nav: true,
+      csrf: current.session.csrfToken,
+      environment: current.session.environment,
+      cm: messages,
+      money: (amount: string, currency: string) => formatAmount(amount, currency, locale),
+    };
+  };
+
+  /**
+   * The signed-in user who may read customers; otherwise the redirect to login, the refusal page, or
+   * (without the flag) the page that does not exist.
+   */
+  const reader = async (request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined> => {
+    const current = await kit.signedIn(request, reply);
+    if (!current) return undefined;
+    if (!kit.hasFeature(current, 'customers')) throw noSuchPage();
+    if (kit.may(current, 'readCustomers')) return current;
+    await kit.render(request, reply, 'dashboard-customers', 403, {
+      ...pageData(request, current),
+      refused: true,
+    });
+    return undefined;
+  };
+
+  app.get(
+    '/dashboard/customers',
+    { schema: { hide: true, querystring: CustomerListQuerySchema } },
+    async (request, reply) => {
+      const current = await reader(request, reply);
+      if (!current) return reply;
+      const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
+      const email = request.query.email?.trim() || undefined;
+      const listed = await customers.list(ownerOf(current), {
+        limit: CUSTOMER_PAGE_LIMIT,
+        ...(cursor === undefined ? {} : { cursor }),
+        ...(email === undefined ? {} : { email }),
+      });
+      if (!listed.ok) throw new ApiError('not_found', 'No such page of customers.');
+      return kit.render(request, reply, 'dashboard-customers', 200, {
+        ...pageData(request, current),
+        customers: listed.value.data,
+        email: email ?? '',
+        emailMax: EMAIL_MAX,
+        nextCursor: listed.value.nextCursor,
+        paged: cursor !== undefined,
+      });
+    },
+  );
+
+  app.get(
+    '/dashboard/customers/:id',
+    { schema: { hide: true, querystring: CustomerPageQuerySchema, params: IdParamsSchema } },
+    async (request, reply) => {
+      const current = await reader(request, reply);
+      if (!current) return reply;
+      const owner = ownerOf(current);
+      const found = await customers.get(owner, request.params.id);
+      if (!found.ok) throw noSuchCustomer();
+      const customer = found.value;
+      const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
+      const listed = await charges.list(owner, {
+        limit: CHARGE_PAGE_LIMIT,
+        customerId: customer.id,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      if (!listed.ok) throw new ApiError('not_found', 'No such page of charges.');
+      const data = pageData(request, current);
+      return kit.render(request, reply, 'dashboard-customer', 200, {
+        ...data,
+        title: () => customer.name ?? customer.email ?? customer.id,
+        customer,
+        charges: listed.value.data,
+        nextCursor: listed.value.nextCursor,
+        paged: cursor !== undefined,
+      });
+    },
+  );
+}
