@@ -17,6 +17,8 @@ export interface Config {
   dataDir: string;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
+  /** `METRICS_TOKEN`: when set, `/metrics` (operator listener) needs `Authorization: Bearer <it>`. */
+  metricsToken: string | undefined;
   /** Versioned AES-256-GCM keys (`v1:<base64>`); undefined outside production means "keep one in DATA_DIR". */
   encryptionKeys: VersionedKey[] | undefined;
   smtpUrl: string | undefined;
@@ -213,6 +215,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     dataDir: path.resolve(read('DATA_DIR') ?? './data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read('REDIS_KEY_PREFIX') ?? 'gw:',
+    metricsToken: readMetricsToken(read('METRICS_TOKEN'), problems),
     encryptionKeys,
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: read('MAIL_FROM') ?? 'Gateway <no-reply@gateway.local>',
@@ -411,4 +414,10 @@ function readCron(
     problems.push(`${name} must be a cron expression in UTC or "off" (got "${value}")`);
     return undefined;
   }
+}
+
+function readMetricsToken(value: string | undefined, problems: string[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (value.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
+  return value;
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -13,6 +13,8 @@ import { openDatabase, type Database } from './db/database.js';
 import { migrate, readMigrations } from './db/migrator.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { API_CSP, createHttpServer, type App } from './http/server.js';
+import { ApiError, envelope } from './http/errors.js';
+import { addScrapeSource, scrape } from './observability/metrics.js';
 import { applicationPage } from './modules/applications/page.js';
 import { applicationRoutes } from './modules/applications/routes.js';
 import { migrationsDir, webDir } from './paths.js';
@@ -148,6 +150,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       clearInterval(sweep);
     }
   };
+  let removeScrapeSource: () => void = () => undefined;
   const close = async (closeOptions: { deadline?: number } = {}) => {
     shuttingDown = true;
     // Listeners and the worker together: in-flight requests finish and new ones are refused, while the
@@ -157,6 +160,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // Password resets answered before their work (issue 11 item 7) finish before storage closes.
     await created?.users.passwordResetsSettled();
     removeCliTokenFile();
+    removeScrapeSource();
     process.removeListener('exit', removeCliTokenFile);
     await sandboxAcquirer?.close();
     await sandboxChain?.close();
@@ -294,6 +298,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (config.roles.includes('worker')) {
       worker = startWorker(backgroundJobs(services), logger.child({ role: 'worker' }));
     }
+    // What only a query can tell, read when Prometheus scrapes this process's /metrics.
+    removeScrapeSource = addScrapeSource({ webhookBacklog: () => services.webhooks.endpoints.backlog() });
     return {
       urls,
       database,
@@ -358,6 +364,7 @@ async function baseServer(
   csp: Record<string, string[]>,
 ): Promise<App> {
   return createHttpServer({
+    listener,
     logger: context.logger.child({ listener }),
     bodyLimitBytes: context.config.bodyLimitBytes,
     trustedProxies: context.config.trustedProxies,
@@ -508,6 +515,7 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     keyPrefix: context.config.redisKeyPrefix,
     namespace: 'operator',
   });
+  registerMetrics(app, context.config.metricsToken);
   const { services } = context;
   await app.register(operatorModule, {
     commands: services.operator,
@@ -532,6 +540,30 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     cliToken: context.operatorCliToken,
   });
   return app;
+}
+
+/**
+ * `/metrics` in the Prometheus text format (docs/operations.md): on the operator listener, which is meant
+ * for an internal network; with `METRICS_TOKEN` set, only for `Authorization: Bearer <token>`.
+ */
+function registerMetrics(app: App, token: string | undefined): void {
+  const expected = token === undefined ? undefined : createHash('sha256').update(token).digest();
+  app.get('/metrics', { schema: { hide: true }, config: { auth: 'public' } }, async (request, reply) => {
+    if (expected !== undefined) {
+      const header = request.headers.authorization ?? '';
+      const given = createHash('sha256')
+        .update(header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '')
+        .digest();
+      if (!timingSafeEqual(given, expected)) {
+        return reply
+          .code(401)
+          .header('www-authenticate', 'Bearer')
+          .send(envelope(new ApiError('unauthorized', 'A valid metrics token is required.'), request.id));
+      }
+    }
+    const metrics = await scrape();
+    return reply.header('content-type', metrics.contentType).send(metrics.body);
+  });
 }
 
 async function registerOpenApi(

@@ -1,10 +1,11 @@
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import pg from 'pg';
 import path from 'node:path';
 import type { DB } from './schema.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { addScrapeSource, dbQueryDuration } from '../observability/metrics.js';
 
 export type Kdb = Kysely<DB>;
 /**
@@ -67,7 +68,10 @@ function openPostgres(connectionString: string, max: number): Database {
   });
   // A failed idle client (server restart) must not crash the process; the next checkout reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observeQuery });
+  const removeSource = addScrapeSource({
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  });
   return {
     kind: 'postgres',
     db,
@@ -89,9 +93,18 @@ function openPostgres(connectionString: string, max: number): Database {
       await sql`select 1`.execute(db);
     },
     async close() {
+      removeSource();
       await db.destroy();
     },
   };
+}
+
+/** Every statement's time, in the metrics (`gateway_db_query_duration_seconds`). */
+function observeQuery(event: LogEvent): void {
+  dbQueryDuration.observe(
+    { outcome: event.level === 'query' ? 'ok' : 'error' },
+    event.queryDurationMillis / 1000,
+  );
 }
 
 async function openPglite(
@@ -121,7 +134,7 @@ async function openPglite(
     lock?.release();
     throw error;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite), log: observeQuery });
   return {
     kind: 'pglite',
     db,

@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
+import { httpRequestDuration, httpRequests } from '../observability/metrics.js';
 import { newId } from '../shared/ids.js';
 import { ApiError, envelope } from './errors.js';
 import {
@@ -32,6 +33,8 @@ export type App = FastifyInstance<
 >;
 
 export interface HttpServerOptions {
+  /** The listener's name in the metrics (`web`, `sandbox-api`, `live-api`, `operator`). */
+  listener: string;
   logger: Logger;
   bodyLimitBytes: number;
   trustedProxies: string[];
@@ -109,6 +112,20 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     reply.header('x-request-id', request.id);
   });
   app.addHook('onRequest', guardRequestLine);
+  // Every answer is counted and timed by its route template, never its raw path (no ids in labels).
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    httpRequests.inc({
+      listener: options.listener,
+      method: request.method,
+      route,
+      status: String(reply.statusCode),
+    });
+    httpRequestDuration.observe(
+      { listener: options.listener, method: request.method, route },
+      reply.elapsedTime / 1000,
+    );
+  });
   // Registered before every module's hooks, so that no later hook or handler sees such text.
   app.addHook('preValidation', refuseForbiddenText);
 

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { jobRowsCounter as jobRows, jobRunDuration, jobRuns } from '../observability/metrics.js';
 import type { RunReport } from './run-log.js';
 
 export interface Job {
@@ -33,10 +34,22 @@ export function startWorker(jobs: Job[], logger: Logger): Worker {
     if (stopping) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
+      const started = performance.now();
+      const observe = (outcome: 'ok' | 'failed') => {
+        jobRuns.inc({ job: job.name, outcome });
+        jobRunDuration.observe({ job: job.name }, (performance.now() - started) / 1000);
+      };
       const run: Promise<void> = job
         .run(abort.signal)
-        .then(() => undefined)
-        .catch((error: unknown) => logger.error({ err: error, job: job.name }, 'job failed'))
+        .then((report) => {
+          observe('ok');
+          if (report?.rows) jobRows.inc({ job: job.name, outcome: 'ok' }, report.rows);
+          if (report?.errors) jobRows.inc({ job: job.name, outcome: 'failed' }, report.errors);
+        })
+        .catch((error: unknown) => {
+          observe('failed');
+          logger.error({ err: error, job: job.name }, 'job failed');
+        })
         .finally(() => {
           running.delete(run);
           schedule(job, job.intervalMs);

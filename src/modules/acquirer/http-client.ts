@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { upstreamCalls } from '../../observability/metrics.js';
 import { sanitizeProviderMessage } from './sanitize.js';
 import {
   AcquirerRejectedError,
@@ -63,6 +64,11 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
       const started = performance.now();
+      const observe = (outcome: 'ok' | 'rejected' | 'unavailable') =>
+        upstreamCalls.observe(
+          { peer: `acquirer:${options.name}`, operation, outcome },
+          (performance.now() - started) / 1000,
+        );
       let response: Response;
       try {
         response = await fetch(`${options.baseUrl()}${request.path}`, {
@@ -77,6 +83,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
       } catch (error) {
+        observe('unavailable');
         lastProblem = describeNetworkFailure(error, options.timeoutMs);
         logger.warn(
           { acquirer: options.name, operation, attempt, problem: lastProblem },
@@ -88,6 +95,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       try {
         text = await response.text();
       } catch (error) {
+        observe('unavailable');
         lastProblem = describeNetworkFailure(error, options.timeoutMs);
         logger.warn(
           { acquirer: options.name, operation, attempt, problem: lastProblem },
@@ -98,6 +106,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       const latencyMs = Math.round(performance.now() - started);
       const parsed = parseJson(text);
       if (response.status >= 500) {
+        observe('unavailable');
         lastProblem = `HTTP ${response.status}`;
         logger.warn(
           { acquirer: options.name, operation, attempt, status: response.status, latencyMs },
@@ -106,6 +115,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
         continue;
       }
       if (response.status >= 400) {
+        observe('rejected');
         const error = (
           parsed as { error?: { code?: unknown; message?: unknown; status?: unknown } } | undefined
         )?.error;
@@ -125,10 +135,12 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
         );
       }
       if (parsed === undefined) {
+        observe('unavailable');
         lastProblem = `unreadable ${response.status} answer`;
         logger.warn({ acquirer: options.name, operation, attempt, latencyMs }, 'acquirer answer is not JSON');
         continue;
       }
+      observe('ok');
       logger.debug(
         { acquirer: options.name, operation, status: response.status, latencyMs },
         'acquirer call',

@@ -6,6 +6,7 @@ import {
   type IdempotencyOptions,
 } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
+import { chargeCreations } from '../../observability/metrics.js';
 import type { Result } from '../../shared/result.js';
 import { callerOf, callerScope, ownerOf } from '../api-keys/context.js';
 import { CHARGE_ERRORS, PROVIDER_RETRY_AFTER_SECONDS, type ChargeError } from './errors.js';
@@ -75,6 +76,10 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
       const result = await service.create(ownerOf(request), request.body, {
         idempotencyKey: Array.isArray(header) ? header[0] : header,
         features: callerOf(request).featureFlags,
+      });
+      chargeCreations.inc({
+        environment: ownerOf(request).environment,
+        outcome: result.ok ? 'created' : result.error.code,
       });
       if (!result.ok && result.error.code === 'provider_unavailable') {
         reply.header('retry-after', PROVIDER_RETRY_AFTER_SECONDS);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Kdb, Trx } from '../../db/database.js';
+import { payoutsCreated } from '../../observability/metrics.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
@@ -437,6 +438,8 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     });
     await deps.contents.attach(trx, owner, row.id);
     await announce(trx, row, 'payout.created');
+    // Counted before the commit: a rolled-back creation is counted too (a rare over-count, never a miss).
+    payoutsCreated.inc({ environment: owner.environment, kind: row.automatic ? 'automatic' : 'manual' });
     return row;
   }
 

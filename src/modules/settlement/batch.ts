@@ -1,5 +1,6 @@
 import pMap from 'p-map';
 import type { Logger } from 'pino';
+import { settlementOutcomes } from '../../observability/metrics.js';
 import type { Kdb, Trx } from '../../db/database.js';
 import { isForeignKeyViolation } from '../../db/errors.js';
 import type { CarryReason, Environment, PayoutSchedule, UserRole } from '../../db/schema.js';
@@ -506,7 +507,10 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
             else if (outcome.batch.status === 'paid_out') report.paidOut += 1;
             else if (outcome.batch.status === 'carried') report.carried += 1;
             else report.held += 1;
+            if (outcome.settled || outcome.batch.status === 'held')
+              settlementOutcomes.inc({ outcome: outcome.batch.status });
           } catch (error) {
+            settlementOutcomes.inc({ outcome: 'failed' });
             report.failed += 1;
             logger.error(
               { err: error, ...owner, businessDate },

@@ -1,6 +1,11 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
+import type {
+  Environment,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { DELIVERY_TRANSITIONS, type DeliveryStatus } from './model.js';
@@ -194,4 +199,24 @@ export async function deliveryOfEndpoint(
     .where('environment', '=', owner.environment)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Per endpoint: its pending deliveries, those due by `now`, and the oldest one's creation (the metrics). */
+export async function pendingByEndpoint(
+  db: Kdb,
+  now: Date,
+): Promise<
+  Array<{ endpoint_id: string; environment: Environment; pending: string; due: string; oldest: Date }>
+> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['endpoint_id', 'environment'])
+    .select((eb) => [
+      eb.fn.countAll<string>().as('pending'),
+      sql<string>`count(*) filter (where next_attempt_at <= ${now})`.as('due'),
+      eb.fn.min('created_at').as('oldest'),
+    ])
+    .where('status', '=', 'pending')
+    .groupBy(['endpoint_id', 'environment'])
+    .execute();
 }

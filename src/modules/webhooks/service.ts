@@ -13,6 +13,7 @@ import {
   deliveryOfEndpoint,
   type EndpointAttempt,
   findDelivery,
+  pendingByEndpoint,
   findEndpoint,
   listEndpoints,
   transitionDelivery,
@@ -68,6 +69,10 @@ export interface WebhookEndpointService {
   endpointAttempts(owner: Owner, endpointId: string, limit: number): Promise<EndpointAttempt[]>;
   /** Whether a delivery belongs to this endpoint of the owner (before a retry from the dashboard). */
   isDeliveryOfEndpoint(owner: Owner, endpointId: string, deliveryId: string): Promise<boolean>;
+  /** Every endpoint with undelivered deliveries: how many, how many due, the oldest's age (metrics). */
+  backlog(): Promise<
+    Array<{ endpointId: string; environment: string; pending: number; due: number; oldestSeconds: number }>
+  >;
 }
 
 export interface WebhookEndpointServiceDeps {
@@ -271,6 +276,17 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       const rows = await attemptsOfEvents(db, owner, eventIds, CHARGE_ATTEMPTS_LIMIT);
       const events = await deps.events.byIds(rows.map((row) => row.event_id));
       return rows.map((row) => attemptView(row, events.get(row.event_id)?.type ?? ''));
+    },
+
+    async backlog() {
+      const now = clock.now();
+      return (await pendingByEndpoint(db, now)).map((row) => ({
+        endpointId: row.endpoint_id,
+        environment: row.environment,
+        pending: Number(row.pending),
+        due: Number(row.due),
+        oldestSeconds: Math.max(0, (now.getTime() - new Date(row.oldest).getTime()) / 1000),
+      }));
     },
 
     async retry(owner, id) {

@@ -1,7 +1,28 @@
+import { upstreamCalls } from '../../../observability/metrics.js';
 import { RailRejectedError, RailUnavailableError } from './types.js';
 
 /** One JSON call to a rail or an explorer: 5xx, timeouts and network failures are "unavailable". */
 export async function callJson(
+  url: string,
+  init: { method?: string; body?: unknown; apiKey?: string | undefined; timeoutMs: number },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const started = performance.now();
+  const observe = (outcome: 'ok' | 'rejected' | 'unavailable') =>
+    upstreamCalls.observe(
+      { peer: `rail:${new URL(url).host}`, operation: init.method ?? 'GET', outcome },
+      (performance.now() - started) / 1000,
+    );
+  try {
+    const answer = await callOnce(url, init);
+    observe(answer.status >= 400 ? 'rejected' : 'ok');
+    return answer;
+  } catch (error) {
+    observe('unavailable');
+    throw error;
+  }
+}
+
+async function callOnce(
   url: string,
   init: { method?: string; body?: unknown; apiKey?: string | undefined; timeoutMs: number },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
