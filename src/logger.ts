@@ -27,8 +27,12 @@ export const REDACTED_PATHS = [
 
 const REDACTED = '[REDACTED]';
 
-/** Query parameters whose name says they carry a credential: their values never reach a log line. */
-const SECRET_QUERY_NAME = /key|token|secret|passw|pwd|session|signature|sig|otp|auth|code|cookie/i;
+/**
+ * Query parameters whose name says they carry a credential, or a person's contact details (the customer
+ * search by e-mail): their values never reach a log line.
+ */
+const SECRET_QUERY_NAME =
+  /key|token|secret|passw|pwd|session|signature|sig|otp|auth|code|cookie|e-?mail|phone/i;
 
 /**
  * Secrets that can sit anywhere in a serialised line (a URL with `?api_key=`, a message that quotes a

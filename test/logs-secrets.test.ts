@@ -233,3 +233,18 @@ describe('scrubSecrets', () => {
     expect(JSON.parse(scrubbed)).toMatchObject({ url: '/v1/charges?api_key=[REDACTED]&limit=1' });
   });
 });
+
+describe('scrubSecrets and personal data', () => {
+  it('redacts the e-mail and phone query values of a customer search, keeping the other parameters', () => {
+    const line = JSON.stringify({
+      url: '/v1/customers?email=ayse%40example.com&limit=20&phone=%2B905321112233',
+      msg: 'request completed',
+    });
+    const scrubbed = scrubSecrets(line);
+    expect(scrubbed).not.toContain('ayse');
+    expect(scrubbed).not.toContain('905321112233');
+    expect(JSON.parse(scrubbed)).toMatchObject({
+      url: '/v1/customers?email=[REDACTED]&limit=20&phone=[REDACTED]',
+    });
+  });
+});
