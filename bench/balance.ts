@@ -35,7 +35,7 @@ import { DEFAULT_FEES } from '../src/modules/organizations/types.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createFreshDatabase, dropDatabase } from '../test/helpers/database.js';
-import { round } from './measure.js';
+import { round, timed, withClient } from './measure.js';
 
 export interface BalanceBenchOptions {
   /** The measured owner's charge entries at each step, grown in ascending order in one database. */
@@ -63,22 +63,6 @@ const log = (message: string) => console.error(`[bench balance] ${message}`);
 
 function organizationId(k: number): string {
   return `org_${k.toString(16).padStart(29, '0')}`;
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
-  const value = await work();
-  return { value, ms: round(performance.now() - started) };
 }
 
 interface Latency {

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 /** One load figure: throughput, latency percentiles (ms), totals and failures. */
 export interface Measurement {
@@ -73,4 +74,22 @@ export async function loop(
     errors,
     non2xx: refused,
   };
+}
+
+/** One dedicated node-postgres client for `work`, closed after. */
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `work`'s value and its wall time in milliseconds (two decimals). */
+export async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: round(performance.now() - started) };
 }

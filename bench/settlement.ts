@@ -39,7 +39,7 @@ import { formatRate, lessSpread, parseRate } from '../src/shared/money.js';
 import { generateEncryptionKeys } from '../src/shared/secret-box.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { baseEnv } from '../test/helpers/process.js';
-import { round } from './measure.js';
+import { round, timed, withClient } from './measure.js';
 
 export interface SettlementBenchOptions {
   charges: number;
@@ -61,22 +61,6 @@ const TRON_ADDRESS = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 const SEED_CHUNK = 100_000;
 
 const log = (message: string) => console.error(`[bench settlement] ${message}`);
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
-  const value = await work();
-  return { value, ms: round(performance.now() - started) };
-}
 
 /** The most recent business day before today (UTC): its 03:00 cutoff has passed. */
 function businessDateBefore(now: Date): string {
