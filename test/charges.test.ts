@@ -462,8 +462,10 @@ describe('GET /v1/charges', () => {
     }
     const page = await api<ListBody>('/v1/charges?limit=1');
     const cursor = page.body.nextCursor ?? '';
+    // The last two characters changed (to `xx`, or to `yy` where they were `x`: always another cursor).
+    const other = (c: string | undefined) => (c === 'x' ? 'y' : 'x');
     const tampered = [
-      `${cursor.slice(0, -2)}xx`,
+      `${cursor.slice(0, -2)}${other(cursor.at(-2))}${other(cursor.at(-1))}`,
       'not-a-cursor',
       Buffer.from('2026-11-23T10:00:00.000Z|ch_x|extra').toString('base64url'),
       Buffer.from("2026-11-23T10:00:00.000Z|ch_' OR 1=1").toString('base64url'),

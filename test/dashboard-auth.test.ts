@@ -201,7 +201,8 @@ describe('CSRF', () => {
       'The form has expired or did not come from this site. Reload the page and try again.',
     );
     const wrong = await client.postForm('/login', {
-      _csrf: `${csrf.slice(0, -2)}xx`,
+      // The last two characters changed (never the token itself, even one that ends in `xx`).
+      _csrf: `${csrf.slice(0, -2)}${csrf.endsWith('xx') ? 'yy' : 'xx'}`,
       email: user.email,
       password: user.password,
     });

@@ -91,8 +91,10 @@ export function createCursorCodec(key: Buffer): CursorCodec {
         decode(cursor) {
           const [payload, signature, ...extra] = cursor.split('.');
           if (payload === undefined || signature === undefined || extra.length > 0) return refuse();
-          const given = Buffer.from(signature, 'base64url');
-          const expected = mac(scope, payload);
+          // Compared as text: a signature in another spelling of the same bytes (base64url's unused low
+          // bits of its last character) is not the one this API issued.
+          const given = Buffer.from(signature);
+          const expected = Buffer.from(mac(scope, payload).toString('base64url'));
           if (given.length !== expected.length || !timingSafeEqual(given, expected)) return refuse();
           const [iso, id, ...rest] = Buffer.from(payload, 'base64url').toString('utf8').split('|');
           const createdAt = new Date(iso ?? '');
