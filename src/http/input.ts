@@ -165,3 +165,24 @@ export async function refuseForbiddenText(request: FastifyRequest): Promise<void
   request.body = undefined;
   throw ApiError.validation(issues, 'The request carries characters that cannot be stored.');
 }
+
+/** The pattern of free-text members: no leading or trailing white space, no control characters. */
+export const PLAIN_TEXT = '^(?!\\s)[^\\u0000-\\u001f\\u007f]*(?<!\\s)$';
+
+/** A merchant's `metadata` (charges, customers): at most 8 KB of its compact JSON, in UTF-8 bytes. */
+export const METADATA_MAX_BYTES = 8192;
+
+/** The schema cannot count serialized bytes: the issue of a `metadata` member over the limit, or none. */
+export function metadataIssues(metadata: Record<string, unknown> | undefined): ValidationIssue[] {
+  if (metadata === undefined) return [];
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (bytes <= METADATA_MAX_BYTES) return [];
+  return [
+    {
+      path: 'metadata',
+      in: 'body',
+      code: 'too_large',
+      message: `must be at most ${METADATA_MAX_BYTES} bytes serialized (got ${bytes})`,
+    },
+  ];
+}

@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
+import { METADATA_MAX_BYTES, PLAIN_TEXT } from '../../http/input.js';
 import { ListQuerySchema } from '../../http/list-query.js';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'credit_card_tr', 'credit_card_international'] as const;
 export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed', 'expired'] as const;
 export const CHARGE_LIMITS = {
   merchantReference: 120,
-  metadataBytes: 8192,
+  metadataBytes: METADATA_MAX_BYTES,
   customerName: 200,
   customerEmail: 254,
   customerPhone: 32,
@@ -16,9 +17,6 @@ export const CHARGE_LIMITS = {
 
 const Timestamp = (description: string) =>
   Type.String({ format: 'date-time', description: `${description} ISO 8601 UTC with milliseconds.` });
-
-/** No leading or trailing white space, no control characters. */
-const PLAIN_TEXT = '^(?!\\s)[^\\u0000-\\u001f\\u007f]*(?<!\\s)$';
 
 export const ChargeCreateSchema = Type.Object(
   {

@@ -3,6 +3,7 @@ import type { Kdb, Trx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Environment, FeatureFlag } from '../../db/schema.js';
 import type { ValidationIssue } from '../../http/errors.js';
+import { metadataIssues } from '../../http/input.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { toPage, type CursorCodec } from '../../shared/pagination.js';
@@ -20,7 +21,7 @@ import type { CustomerDetails, CustomerService } from '../customers/index.js';
 import type { ChargeError } from './errors.js';
 import type { ChargeOwner, ChargeRow } from './model.js';
 import * as charges from './repository.js';
-import { CHARGE_LIMITS, type ChargeCreate, type ChargeListQuery, type ChargeView } from './schemas.js';
+import { type ChargeCreate, type ChargeListQuery, type ChargeView } from './schemas.js';
 
 export type { ChargeOwner, ChargeRow } from './model.js';
 
@@ -282,17 +283,7 @@ function checkInput(input: ChargeCreate, environment: Environment): ValidationIs
       message: 'send either customerId or an inline customer block, not both',
     });
   }
-  if (input.metadata !== undefined) {
-    const bytes = Buffer.byteLength(JSON.stringify(input.metadata), 'utf8');
-    if (bytes > CHARGE_LIMITS.metadataBytes) {
-      issues.push({
-        path: 'metadata',
-        in: 'body',
-        code: 'too_large',
-        message: `must be at most ${CHARGE_LIMITS.metadataBytes} bytes serialized (got ${bytes})`,
-      });
-    }
-  }
+  issues.push(...metadataIssues(input.metadata));
   if (input.returnUrl !== undefined) {
     const allowed = environment === 'live' ? ['https:'] : ['https:', 'http:'];
     let protocol: string | undefined;

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { PLAIN_TEXT } from '../../http/input.js';
 import { ListQuerySchema } from '../../http/list-query.js';
 
 /** The limits of a customer's members: the same as a charge's inline customer block. */
@@ -8,11 +9,8 @@ export const CUSTOMER_LIMITS = {
   phone: 32,
   reference: 120,
   idNumber: 64,
-  metadataBytes: 8192,
 } as const;
 
-/** No leading or trailing white space, no control characters. */
-const PLAIN_TEXT = '^(?!\\s)[^\\u0000-\\u001f\\u007f]*(?<!\\s)$';
 const PHONE = '^\\+?[0-9][0-9 ().-]*[0-9]$';
 
 const Timestamp = (description: string) =>

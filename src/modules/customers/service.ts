@@ -1,6 +1,6 @@
 import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import type { ValidationIssue } from '../../http/errors.js';
+import { metadataIssues } from '../../http/input.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { toPage, type CursorCodec } from '../../shared/pagination.js';
@@ -9,7 +9,6 @@ import type { SecretBox } from '../../shared/secret-box.js';
 import type { CustomerError } from './errors.js';
 import * as customers from './repository.js';
 import {
-  CUSTOMER_LIMITS,
   type CustomerCreate,
   type CustomerListQuery,
   type CustomerUpdate,
@@ -73,7 +72,7 @@ export function createCustomerService(deps: {
 
   return {
     async create(owner, input) {
-      const issues = checkMetadata(input.metadata);
+      const issues = metadataIssues(input.metadata);
       if (issues.length > 0) return err({ code: 'invalid_input', issues });
       const now = clock.now();
       const row = await customers.insert(db, {
@@ -99,7 +98,7 @@ export function createCustomerService(deps: {
     },
 
     async update(owner, id, input) {
-      const issues = checkMetadata(input.metadata);
+      const issues = metadataIssues(input.metadata);
       if (issues.length > 0) return err({ code: 'invalid_input', issues });
       const changes: Parameters<typeof customers.updateVisible>[3] = { updated_at: clock.now() };
       if (input.name !== undefined) changes.name = input.name;
@@ -148,20 +147,6 @@ export function createCustomerService(deps: {
       };
     },
   };
-}
-
-function checkMetadata(metadata: Record<string, unknown> | undefined): ValidationIssue[] {
-  if (metadata === undefined) return [];
-  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
-  if (bytes <= CUSTOMER_LIMITS.metadataBytes) return [];
-  return [
-    {
-      path: 'metadata',
-      in: 'body',
-      code: 'too_large',
-      message: `must be at most ${CUSTOMER_LIMITS.metadataBytes} bytes serialized (got ${bytes})`,
-    },
-  ];
 }
 
 export function customerView(row: customers.CustomerRow): CustomerView {
