@@ -56,7 +56,6 @@ export async function customerPages(app: App, options: DashboardCustomerPagesOpt
     const locale = localeOf(request);
     return {
       title: () => messages.title,
-      nav: true,
       csrf: current.session.csrfToken,
       environment: current.session.environment,
       cm: messages,

@@ -32,7 +32,6 @@ export function homePageOf(deps: HomePageDeps) {
     const canInvite = kit.may(current, 'invite');
     return kit.render(request, reply, 'dashboard-home', status, {
       title: (m) => m.home.title,
-      nav: true,
       csrf: session.csrfToken,
       user: account.user,
       organization: {
@@ -83,7 +82,9 @@ export async function homePages(app: App, options: HomePageDeps): Promise<void> 
           after: { environment },
         });
       }
-      return kit.redirect(request, reply, '/dashboard');
+      // Back to the area the switch was made from (its list: an object of one environment is not in the
+      // other); the schema allows only a path under /dashboard.
+      return kit.redirect(request, reply, request.body.return ?? '/dashboard');
     },
   );
 }

@@ -13,6 +13,21 @@ export interface DashboardMessages {
     settlements: string;
     customers: string;
     logout: string;
+    /** The navigation's groups and the links added with the application shell (issue 15 item 0). */
+    money: string;
+    wallets: string;
+    developers: string;
+    webhooks: string;
+    settings: string;
+    team: string;
+    /** The navigation landmark's name. */
+    menu: string;
+    skipToContent: string;
+    /** `{environment}`: the environment shown. */
+    viewing: string;
+    /** The banner over every page of the sandbox environment. */
+    testMode: string;
+    signedInAs: string;
   };
   common: {
     email: string;
@@ -166,6 +181,18 @@ const en: DashboardMessages = {
     settlements: 'Settlements',
     customers: 'Customers',
     logout: 'Sign out',
+    money: 'Balance and payouts',
+    wallets: 'Wallets',
+    developers: 'Developers',
+    webhooks: 'Webhooks',
+    settings: 'Settings',
+    team: 'Team',
+    menu: 'Dashboard menu',
+    skipToContent: 'Skip to content',
+    viewing: '{environment} data',
+    testMode:
+      'Test mode: you are looking at sandbox data. Nothing here moves real money, and sandbox balances never reach a real wallet.',
+    signedInAs: 'Signed in as',
   },
   common: {
     email: 'E-mail address',
@@ -362,6 +389,18 @@ const tr: DashboardMessages = {
     settlements: 'Hakedişler',
     customers: 'Müşteriler',
     logout: 'Çıkış yap',
+    money: 'Bakiye ve ödemeler',
+    wallets: 'Cüzdanlar',
+    developers: 'Geliştiriciler',
+    webhooks: 'Webhook’lar',
+    settings: 'Ayarlar',
+    team: 'Ekip',
+    menu: 'Panel menüsü',
+    skipToContent: 'İçeriğe geç',
+    viewing: '{environment} verileri',
+    testMode:
+      'Test modu: sandbox verilerini görüyorsunuz. Buradaki hiçbir işlem gerçek para taşımaz ve sandbox bakiyeleri hiçbir zaman gerçek bir cüzdana ulaşmaz.',
+    signedInAs: 'Oturum açan',
   },
   common: {
     email: 'E-posta adresi',

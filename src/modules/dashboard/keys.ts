@@ -69,7 +69,6 @@ export async function apiKeyPages(
     const page = listed.value;
     return kit.render(request, reply, 'dashboard-api-keys', status, {
       title: (m) => m.apiKeys.title,
-      nav: true,
       csrf: session.csrfToken,
       environment: session.environment,
       keys: page.data,
@@ -122,7 +121,6 @@ export async function apiKeyPages(
       if (!key.ok || !requests.ok) throw new ApiError('not_found', 'No such API key.');
       return kit.render(request, reply, 'dashboard-api-key', 200, {
         title: (m) => m.apiKeys.title,
-        nav: true,
         csrf: current.session.csrfToken,
         environment: current.session.environment,
         key: key.value,
@@ -202,7 +200,6 @@ export async function apiKeyPages(
       // The only time the secret exists outside a hash: this response, never cached nor stored.
       return kit.render(request, reply, 'dashboard-api-key-created', 200, {
         title: (m) => m.apiKeys.createdTitle,
-        nav: true,
         csrf: current.session.csrfToken,
         key: result.value,
         secret: result.value.secret,

@@ -9,6 +9,7 @@ import { jsonForScript, type Renderer } from '../../web/render.js';
 import { localeOf, localized, type DashboardAuth, type SignedIn } from '../users/http.js';
 import { userMay, type DashboardPermission } from '../users/service.js';
 import { DASHBOARD_MESSAGES, format, type DashboardMessages } from './i18n.js';
+import { areaOf, navigationOf } from './navigation.js';
 import { WEBHOOK_MESSAGES, type WebhookMessages } from './webhook-i18n.js';
 
 /** The query every page takes: the language and a notice of the redirect that led there. */
@@ -87,10 +88,23 @@ export function createPageKit(deps: {
       const m = DASHBOARD_MESSAGES[locale];
       const w = WEBHOOK_MESSAGES[locale];
       const current = signedInOf.get(request);
+      const path = request.url.split('?', 1)[0] ?? '/dashboard';
+      const environment = current?.session.environment;
       const html = renderer.render(view, {
         when: displayTime,
         features: current ? current.account.organization.featureFlags : [],
         ...data,
+        // The application shell around every signed-in page (issue 15 item 0): the navigation, the
+        // organization, the environment switch (back to the same area) and the sandbox banner.
+        shell: current && {
+          organizationName: current.account.organization.name,
+          userEmail: current.account.user.email,
+          environment,
+          otherEnvironment: environment === 'live' ? 'sandbox' : 'live',
+          csrf: current.session.csrfToken,
+          navigation: navigationOf(current, m, path),
+          returnPath: areaOf(path) ?? '/dashboard',
+        },
         locale,
         otherLocale: locale === 'en' ? 'tr' : 'en',
         languageSwitch: m.languageSwitch,

@@ -18,7 +18,6 @@ export async function securityPages(app: App, options: { kit: PageKit; users: Us
       return kit.render(request, reply, 'dashboard-security', 200, {
         title: (m) => m.security.title,
         script: 'dashboard.js',
-        nav: true,
         csrf: session.csrfToken,
         user: account.user,
         recoveryCodesLeft: account.user.totp === 'on' ? await users.recoveryCodesLeft(account.user.id) : 0,

@@ -77,7 +77,6 @@ export async function settlementPages(app: App, options: DashboardSettlementPage
     const locale = localeOf(request);
     return {
       title: () => messages.title,
-      nav: true,
       csrf: current.session.csrfToken,
       environment: current.session.environment,
       sm: messages,

@@ -65,7 +65,6 @@ export async function walletPages(app: App, options: DashboardWalletPagesOptions
     const messages = wm(request);
     return kit.render(request, reply, 'dashboard-wallets', status, {
       title: () => messages.title,
-      nav: true,
       csrf: current.session.csrfToken,
       environment: current.session.environment,
       wm: messages,
@@ -190,7 +189,6 @@ export async function walletPages(app: App, options: DashboardWalletPagesOptions
     }
     return kit.render(request, reply, 'dashboard-wallet-confirm', status, {
       title: () => messages.confirmTitle,
-      nav: true,
       csrf: current.session.csrfToken,
       wm: messages,
       change: found.change,
@@ -245,7 +243,6 @@ export async function walletPages(app: App, options: DashboardWalletPagesOptions
       const change = result.value;
       return kit.render(request, reply, 'dashboard-wallet-confirmed', 200, {
         title: () => messages.confirmedTitle,
-        nav: true,
         csrf: current.session.csrfToken,
         wm: messages,
         change,

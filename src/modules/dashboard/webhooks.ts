@@ -113,7 +113,6 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
     const page = listed.value;
     return kit.render(request, reply, 'dashboard-webhooks', status, {
       title: (_m, w) => w.title,
-      nav: true,
       csrf: current.session.csrfToken,
       environment: current.session.environment,
       endpoints: page.data,
@@ -187,7 +186,6 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
       // The only time the secret is shown: this response, never cached nor stored in clear.
       return kit.render(request, reply, 'dashboard-webhooks-secret', 200, {
         title: (_m, w) => w.createdTitle,
-        nav: true,
         csrf: current.session.csrfToken,
         kind: 'created',
         endpoint,
@@ -230,7 +228,6 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
     });
     return kit.render(request, reply, 'dashboard-webhooks-endpoint', status, {
       title: (_m, w) => `${w.title}: ${endpoint.url}`,
-      nav: true,
       csrf: current.session.csrfToken,
       environment: current.session.environment,
       endpoint,
@@ -378,7 +375,6 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
       await audit(request, current, 'webhook_endpoint.secret_rotated', endpoint.id, { gracePeriodSeconds });
       return kit.render(request, reply, 'dashboard-webhooks-secret', 200, {
         title: (_m, w) => w.rotatedTitle,
-        nav: true,
         csrf: current.session.csrfToken,
         kind: 'rotated',
         endpoint,
@@ -401,7 +397,6 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
       }
       return kit.render(request, reply, 'dashboard-webhooks-delete', 200, {
         title: (_m, w) => w.confirmTitle,
-        nav: true,
         csrf: current.session.csrfToken,
         endpoint,
       });

@@ -125,7 +125,12 @@ export const SetPasswordFormSchema = Type.Object(
   { additionalProperties: false },
 );
 export const EnvironmentFormSchema = Type.Object(
-  { _csrf: Csrf, environment: Type.Enum(['sandbox', 'live']) },
+  {
+    _csrf: Csrf,
+    environment: Type.Enum(['sandbox', 'live']),
+    /** The dashboard area to go back to after the switch (a path of ours: never another origin). */
+    return: Type.Optional(Type.String({ maxLength: 100, pattern: '^/dashboard(/[a-z0-9-]+)*$' })),
+  },
   { additionalProperties: false },
 );
 export const InviteFormSchema = Type.Object(

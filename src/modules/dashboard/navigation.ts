@@ -1,0 +1,113 @@
+import type { FeatureFlag } from '../../db/schema.js';
+import type { SignedIn } from '../users/http.js';
+import { userMay, type DashboardPermission } from '../users/service.js';
+import type { DashboardMessages } from './i18n.js';
+
+/**
+ * The application shell's navigation (issue 15 item 0): every area of the dashboard in one list, grouped
+ * as a payments dashboard groups them, each link shown only to the users who may open its page (a
+ * permission of DASHBOARD_PERMISSIONS, or a feature flag of the organization). The layout draws it on
+ * every signed-in page; no page includes it itself.
+ */
+
+export interface NavLink {
+  /** The element id the tests and the keyboard-only user find the link by. */
+  id: string;
+  path: string;
+  /** A section of the page (`#…`), after the query the layout adds. */
+  hash: string;
+  label: string;
+  /** The page shown is this area (the link gets `aria-current="page"`). */
+  current: boolean;
+}
+
+export interface NavGroup {
+  /** A heading over the group's links; the top group has none. */
+  label: string | undefined;
+  links: NavLink[];
+}
+
+interface Area {
+  id: string;
+  path: string;
+  hash?: string;
+  label: (m: DashboardMessages) => string;
+  permission?: DashboardPermission;
+  feature?: FeatureFlag;
+}
+
+const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefined; areas: Area[] }> = [
+  {
+    label: undefined,
+    areas: [
+      { id: 'home-link', path: '/dashboard', label: (m) => m.nav.home },
+      {
+        id: 'customers-link',
+        path: '/dashboard/customers',
+        label: (m) => m.nav.customers,
+        permission: 'readCustomers',
+        feature: 'customers',
+      },
+    ],
+  },
+  {
+    label: (m) => m.nav.money,
+    areas: [
+      {
+        id: 'settlements-link',
+        path: '/dashboard/settlements',
+        label: (m) => m.nav.settlements,
+        permission: 'readSettlements',
+      },
+      { id: 'wallets-link', path: '/dashboard/wallets', label: (m) => m.nav.wallets },
+    ],
+  },
+  {
+    label: (m) => m.nav.developers,
+    areas: [
+      { id: 'api-keys-link', path: '/dashboard/api-keys', label: (m) => m.nav.apiKeys },
+      { id: 'webhooks-link', path: '/dashboard/webhooks', label: (m) => m.nav.webhooks },
+    ],
+  },
+  {
+    label: (m) => m.nav.settings,
+    areas: [
+      // The team and its invitations live on the home page, below the organization.
+      { id: 'team-link', path: '/dashboard', hash: '#team-heading', label: (m) => m.nav.team },
+      { id: 'security-nav-link', path: '/dashboard/security', label: (m) => m.nav.security },
+    ],
+  },
+];
+
+/** The area a path belongs to: the longest area path it is, or lies under (`/dashboard` only itself). */
+export function areaOf(path: string): string | undefined {
+  let best: string | undefined;
+  for (const group of GROUPS)
+    for (const area of group.areas) {
+      if (area.hash !== undefined) continue;
+      const inside = path === area.path || (area.path !== '/dashboard' && path.startsWith(`${area.path}/`));
+      if (inside && (best === undefined || area.path.length > best.length)) best = area.path;
+    }
+  return best;
+}
+
+/** The links `current` may follow, in groups, the area of `path` marked. */
+export function navigationOf(current: SignedIn, m: DashboardMessages, path: string): NavGroup[] {
+  const here = areaOf(path);
+  const flags = current.account.organization.featureFlags;
+  const groups: NavGroup[] = [];
+  for (const group of GROUPS) {
+    const links = group.areas
+      .filter((area) => area.permission === undefined || userMay(current.account.user, area.permission))
+      .filter((area) => area.feature === undefined || flags.includes(area.feature))
+      .map((area) => ({
+        id: area.id,
+        path: area.path,
+        hash: area.hash ?? '',
+        label: area.label(m),
+        current: area.hash === undefined && area.path === here,
+      }));
+    if (links.length > 0) groups.push({ label: group.label?.(m), links });
+  }
+  return groups;
+}
