@@ -428,6 +428,42 @@ describe('environment switch', () => {
     expect(audits.map((row) => row.after)).toEqual([{ environment: 'live' }, { environment: 'sandbox' }]);
   });
 
+  it('comes back to the area it was made from, and never leaves the dashboard', async () => {
+    const user = await createActiveUser(t);
+    const client = new WebClient(web);
+    await client.login(user.email, user.password);
+    const csrf = await client.sessionCsrf();
+
+    const back = await client.postForm('/dashboard/environment?lang=tr', {
+      _csrf: csrf,
+      environment: 'live',
+      return: '/dashboard/wallets',
+    });
+    expect(back.status).toBe(303);
+    expect(back.location).toBe('/dashboard/wallets?lang=tr');
+
+    // Another origin, a path outside the dashboard, a path with dots or a query: the form is refused and
+    // the session is left as it was.
+    for (const target of [
+      '//evil.example/dashboard',
+      'https://evil.example/dashboard',
+      '/login',
+      '/dashboard/../operator',
+      '/dashboard/wallets?next=//evil.example',
+      '/dashboardx',
+      `/dashboard/${'a'.repeat(100)}`,
+    ]) {
+      const refused = await client.postForm('/dashboard/environment', {
+        _csrf: csrf,
+        environment: 'sandbox',
+        return: target,
+      });
+      expect(refused.status, target).toBe(400);
+      expect(refused.location, target).toBeNull();
+    }
+    expect(textOf((await client.get('/dashboard')).text, 'environment')).toBe('Live');
+  });
+
   it('a session expires after an hour idle', async () => {
     const user = await createActiveUser(t);
     const client = new WebClient(web);
