@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VERTICALS } from '../../src/modules/applications/schemas.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // The public application form (/apply on the web listener), driven through a real Chromium.
@@ -516,6 +516,7 @@ describe('the application form on a phone', () => {
     )) as [number, number];
     expect(innerWidth, when).toBe(375);
     expect(scrollWidth, when).toBeLessThanOrEqual(375);
+    expect(await accessibilityProblems(page), when).toEqual([]);
     // Every control lies inside the viewport, and a form control inside the form's own box.
     const form = await page.locator('#application-form').boundingBox();
     const areas = [

@@ -4,7 +4,7 @@ import type { Environment } from '../../src/db/schema.js';
 import { sql } from 'kysely';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { computeFee, defaultFeeRate } from '../../src/modules/ledger/fees.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { request, validCharge } from '../helpers/http.js';
 import { apiUrl, createMerchant, type Merchant } from '../helpers/merchants.js';
@@ -107,6 +107,7 @@ async function expectStrictPage(page: Page) {
     if (src === null) expect(await script.getAttribute('type')).toBe('application/json');
     else expect(src).toBe('/assets/checkout.js');
   }
+  expect(await accessibilityProblems(page), page.url()).toEqual([]);
 }
 
 async function expectFitsPhone(page: Page, when: string) {
@@ -115,6 +116,7 @@ async function expectFitsPhone(page: Page, when: string) {
   )) as [number, number];
   expect(innerWidth, when).toBe(375);
   expect(scrollWidth, when).toBeLessThanOrEqual(375);
+  expect(await accessibilityProblems(page), when).toEqual([]);
 }
 
 describe('the hosted checkout in Chromium', () => {

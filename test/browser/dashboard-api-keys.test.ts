@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // API keys in the dashboard, in a real Chromium: create a key, see it once, reload and it is gone, revoke it.
@@ -50,6 +50,7 @@ describe('API keys in Chromium', () => {
     expect(await page.locator('h1').textContent()).toBe('API keys');
     expect(await page.locator('#no-keys').isVisible()).toBe(true);
     expect(await page.locator('style, [style], script').count()).toBe(0);
+    expect(await accessibilityProblems(page), 'the keys').toEqual([]);
 
     await page.fill('#key-name', 'Checkout server');
     await page.check('#scope-read');
@@ -60,6 +61,7 @@ describe('API keys in Chromium', () => {
     const secret = (await page.locator('#api-key-secret').textContent()) ?? '';
     expect(secret).toMatch(/^sk_test_[0-9A-Za-z]{38}$/);
     expect(await page.locator('#created-scopes').textContent()).toBe('read, write');
+    expect(await accessibilityProblems(page), 'the new key').toEqual([]);
     // No language link: it would reload the page and the key would be gone.
     expect(await page.locator('a.lang').count()).toBe(0);
 
@@ -78,6 +80,7 @@ describe('API keys in Chromium', () => {
     await submit(page, '#api-keys li .revoke-form button');
     expect(page.url()).toBe(`${t.urls.web}/dashboard/api-keys?lang=en&notice=revoked`);
     expect(await page.locator('#notice').isVisible()).toBe(true);
+    expect(await accessibilityProblems(page), 'after the revocation').toEqual([]);
     expect(await item.getAttribute('data-state')).toBe('revoked');
     expect(await item.locator('.revoke-form').count()).toBe(0);
     expect(await page.content()).not.toContain(secret);

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRole } from '../../src/db/schema.js';
 import { createActiveUser } from '../helpers/accounts.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
 
@@ -65,7 +65,7 @@ async function navigation(page: Page) {
   return page.locator('nav.app-nav .nav-group').evaluateAll((groups) =>
     groups.map((group) => ({
       heading: group.querySelector('.nav-heading')?.textContent ?? null,
-      links: Array.from(group.querySelectorAll('a')).map((a) => a.id),
+      links: Array.from(group.querySelectorAll('a'), (a: Element) => a.id),
     })),
   );
 }
@@ -83,6 +83,7 @@ async function expectStrictPage(page: Page, when: string) {
     '[document.documentElement.scrollWidth, window.innerWidth]',
   )) as [number, number];
   expect(scrollWidth, when).toBeLessThanOrEqual(innerWidth);
+  expect(await accessibilityProblems(page), when).toEqual([]);
 }
 
 async function screenshot(page: Page, name: string) {
@@ -172,13 +173,38 @@ describe('the dashboard shell in Chromium', () => {
     expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en#team-heading`);
   });
 
-  it('keyboard alone: the first Tab reaches the skip link, which moves focus to the page', async () => {
+  it('keyboard alone: sign in, the skip link, then an area through the navigation', async () => {
     const merchant = await createMerchant(t);
-    const page = await signIn(merchant.organizationId, 'viewer', DESKTOP);
+    const user = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'viewer' });
+    context = await browser.newContext({ viewport: DESKTOP });
+    context.setDefaultTimeout(10_000);
+    const watched = await watchedPage(context);
+    problems = watched.problems;
+    const { page } = watched;
+    await page.goto(`${t.urls.web}/login?lang=en`);
+    const focused = () => page.evaluate('document.activeElement && document.activeElement.id');
+    // Tab to the e-mail field, type, Tab to the password, type, Enter submits.
+    for (let i = 0; i < 10 && (await focused()) !== 'email'; i += 1) await page.keyboard.press('Tab');
+    expect(await focused()).toBe('email');
+    await page.keyboard.type(user.email);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('password');
+    await page.keyboard.type(user.password);
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
+
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement.className')).toBe('skip-link');
     expect(await page.locator('.skip-link').isVisible()).toBe(true);
     await page.keyboard.press('Enter');
-    expect(await page.evaluate('document.activeElement.id')).toBe('content');
+    expect(await focused()).toBe('content');
+
+    // From the top again: Tab through the header to the navigation's Webhooks link, Enter follows it.
+    await page.goto(`${t.urls.web}/dashboard?lang=en`);
+    for (let i = 0; i < 20 && (await focused()) !== 'webhooks-link'; i += 1) await page.keyboard.press('Tab');
+    expect(await focused()).toBe('webhooks-link');
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    expect(page.url()).toBe(`${t.urls.web}/dashboard/webhooks?lang=en`);
+    expect(await accessibilityProblems(page), 'webhooks').toEqual([]);
   });
 });

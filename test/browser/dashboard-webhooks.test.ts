@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/shared/clock.js';
 import { createActiveUser } from '../helpers/accounts.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { expectStrictPhonePage, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { request, validCharge } from '../helpers/http.js';
 import { issueKey } from '../helpers/merchants.js';
@@ -60,15 +60,6 @@ afterEach(async () => {
 
 async function submit(page: Page, selector: string) {
   await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
-
-async function expectStrictPhonePage(page: Page, when: string) {
-  expect(await page.locator('style, [style], script, [onclick], [onerror], [onload]').count(), when).toBe(0);
-  const [scrollWidth, innerWidth] = (await page.evaluate(
-    '[document.documentElement.scrollWidth, window.innerWidth]',
-  )) as [number, number];
-  expect(innerWidth, when).toBe(375);
-  expect(scrollWidth, when).toBeLessThanOrEqual(375);
 }
 
 function signature(secret: string, delivery: Received, header = 'service-signature'): boolean {

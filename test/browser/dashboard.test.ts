@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playw
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseApiKey } from '../../src/modules/api-keys/key-format.js';
 import { SECOND } from '../../src/shared/clock.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createActiveUser, createInvitedOwner, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
 
@@ -61,6 +61,7 @@ async function expectStrictPage(page: Page) {
     if (src === null) expect(await script.getAttribute('type')).toBe('application/json');
     else expect(src).toBe('/assets/dashboard.js');
   }
+  expect(await accessibilityProblems(page), page.url()).toEqual([]);
 }
 
 async function expectFitsPhone(page: Page, when: string) {
@@ -69,6 +70,7 @@ async function expectFitsPhone(page: Page, when: string) {
   )) as [number, number];
   expect(innerWidth, when).toBe(375);
   expect(scrollWidth, when).toBeLessThanOrEqual(375);
+  expect(await accessibilityProblems(page), when).toEqual([]);
 }
 
 describe('the dashboard in Chromium', () => {

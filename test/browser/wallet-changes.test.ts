@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, SECOND } from '../../src/shared/clock.js';
 import { newTotpSecret } from '../../src/modules/users/totp.js';
 import { createActiveUser, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createOrganization } from '../helpers/merchants.js';
 
@@ -80,6 +80,7 @@ describe('wallet change controls in Chromium', () => {
     expect(page.url()).toBe(`${t.urls.web}/dashboard/wallets?lang=en`);
     expect(await page.locator('h1').textContent()).toBe('Wallets');
     expect(await page.locator('#no-wallets').isVisible()).toBe(true);
+    expect(await accessibilityProblems(page), 'wallets').toEqual([]);
 
     // A bad address is refused on the page.
     await page.selectOption('#wallet-network', 'tron');
@@ -106,12 +107,14 @@ describe('wallet change controls in Chromium', () => {
     await page.goto(`${url}?lang=en`);
     expect(await page.locator('h1').textContent()).toBe('Confirm a wallet change');
     expect(await page.locator('#change-address').textContent()).toBe(ADDRESS);
+    expect(await accessibilityProblems(page), 'the confirmation').toEqual([]);
 
     // A wrong code first: the page says so.
     const right = totpCode(secret, t.clock.now());
     await page.fill('#confirm-code', right === '000000' ? '111111' : '000000');
     await submit(page, '#confirm-change');
     expect(await page.locator('#form-error').textContent()).toBe('The code is wrong or was already used.');
+    expect(await accessibilityProblems(page), 'a wrong code').toEqual([]);
     await page.fill('#confirm-code', right);
     await submit(page, '#confirm-change');
     expect(await page.locator('h1').textContent()).toBe('Change confirmed');
@@ -120,6 +123,7 @@ describe('wallet change controls in Chromium', () => {
     const effectiveAt = new Date(t.clock.now().getTime() + 24 * HOUR).toISOString();
     expect(await confirmed.getAttribute('data-effective-at')).toBe(effectiveAt);
     expect(await confirmed.textContent()).toContain('Until then payouts go to the previous default wallet.');
+    expect(await accessibilityProblems(page), 'confirmed').toEqual([]);
 
     await submit(page, '#wallets-back');
     expect(await page.locator('#wallet-changes li').getAttribute('data-status')).toBe('cooling_down');

@@ -1,4 +1,6 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 /** Debian's Chromium (or CHROMIUM_PATH), headless; the tests never download a browser. */
 export async function launchBrowser(): Promise<Browser> {
@@ -65,4 +67,37 @@ export async function watchedPage(context: BrowserContext): Promise<WatchedPage>
   });
   await page.addInitScript({ content: REPORT_CSP_VIOLATIONS });
   return { page, problems };
+}
+
+/** The WCAG 2.1 A and AA rules, the level product pages are held to. */
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/**
+ * The page's serious and critical accessibility violations (axe-core run inside the page, issue 15 item
+ * 8), one line each with the elements concerned; a test expects none.
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.impact} ${violation.id}: ${violation.help} at ${violation.nodes
+          .map((node) => node.target.join(' '))
+          .join(', ')}`,
+    );
+}
+
+/**
+ * A page under the strict CSP as a phone shows it: no inline style, script or handler, nothing that
+ * scrolls the page sideways at 375 px, and no serious or critical accessibility violation.
+ */
+export async function expectStrictPhonePage(page: Page, when: string): Promise<void> {
+  expect(await page.locator('style, [style], script, [onclick], [onerror], [onload]').count(), when).toBe(0);
+  const [scrollWidth, innerWidth] = (await page.evaluate(
+    '[document.documentElement.scrollWidth, window.innerWidth]',
+  )) as [number, number];
+  expect(innerWidth, when).toBe(375);
+  expect(scrollWidth, when).toBeLessThanOrEqual(375);
+  expect(await accessibilityProblems(page), when).toEqual([]);
 }
