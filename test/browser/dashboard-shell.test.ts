@@ -65,7 +65,7 @@ async function navigation(page: Page) {
   return page.locator('nav.app-nav .nav-group').evaluateAll((groups) =>
     groups.map((group) => ({
       heading: group.querySelector('.nav-heading')?.textContent ?? null,
-      links: Array.from(group.querySelectorAll('a'), (a: Element) => a.id),
+      links: Array.from(group.querySelectorAll('a'), (a: { id: string }) => a.id),
     })),
   );
 }
