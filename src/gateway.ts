@@ -492,6 +492,7 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     payouts: services.payouts,
     customers: services.customers,
     charges: services.charges,
+    activity: services.activity,
     secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });

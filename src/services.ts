@@ -6,6 +6,9 @@ import type { Config } from './config.js';
 import type { Database, Kdb } from './db/database.js';
 import { createIdempotencyStore, type IdempotencyStore } from './http/idempotency-store.js';
 import { createSessionManager, type SessionManager } from './http/session.js';
+import { dailyChargeActivity } from './modules/charges/activity.js';
+import type { ActivityReader } from './modules/dashboard/overview.js';
+import { dailyRefundActivity } from './modules/refunds/activity.js';
 import {
   createApplicationReview,
   createApplicationService,
@@ -137,6 +140,8 @@ export interface Services {
   wallets: WalletService;
   /** Customers (flag `customers`); a charge may name one (`customerId`). */
   customers: CustomerService;
+  /** Charges and refunds per day, for the dashboard's overview (issue 15 item 3). */
+  activity: ActivityReader;
   /** The operator's wallet commands (cancel a change, set a cool-down), audited. */
   walletOperator: WalletOperatorCommands;
   webhooks: {
@@ -357,6 +362,10 @@ export function createServices(input: {
     eventFeed: createEventFeed({ db, cursors }),
     wallets,
     customers,
+    activity: {
+      charges: (owner, range) => dailyChargeActivity(db, owner, range),
+      refunds: (owner, range) => dailyRefundActivity(db, owner, range),
+    },
     walletOperator: createWalletOperatorCommands({ wallets, organizations }),
     eventLookup,
     webhooks: {

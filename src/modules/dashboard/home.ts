@@ -1,16 +1,48 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KycStatus } from '../../db/schema.js';
 import type { App } from '../../http/server.js';
+import type { Clock } from '../../shared/clock.js';
 import type { Urls } from '../../shared/urls.js';
+import type { Locale } from '../../web/i18n.js';
 import { contextOf, type SignedIn } from '../users/http.js';
 import { EnvironmentFormSchema } from '../users/schemas.js';
 import { INVITABLE_ROLES, type UserService } from '../users/service.js';
+import { Type } from 'typebox';
+import { localeOf } from '../users/http.js';
 import { PageQuerySchema, type PageKit } from './kit.js';
+import { formatMoney } from './money.js';
+import {
+  CHART_HEIGHT,
+  CHART_WIDTH,
+  DEFAULT_PERIOD,
+  OVERVIEW_PERIODS,
+  overviewOf,
+  periodOf,
+  type ActivityReader,
+  type OverviewPeriod,
+} from './overview.js';
+import { OVERVIEW_MESSAGES } from './overview-i18n.js';
 
 export interface HomePageDeps {
   kit: PageKit;
   users: UserService;
   urls: Pick<Urls, 'liveApi' | 'sandboxApi'>;
+  /** The overview's daily figures (issue 15 item 3). */
+  activity: ActivityReader;
+  clock: Clock;
+}
+
+const HomeQuerySchema = Type.Object({
+  ...PageQuerySchema.properties,
+  period: Type.Optional(Type.String({ maxLength: 10 })),
+});
+
+/** A share in basis points as a percentage with one decimal ("87.5%", "%87,5"); a dash when there is none. */
+function percentOf(basisPoints: number | null, locale: Locale): string {
+  if (basisPoints === null) return '–';
+  const whole = Math.floor(basisPoints / 100);
+  const tenth = Math.floor((basisPoints % 100) / 10);
+  return locale === 'tr' ? `%${whole},${tenth}` : `${whole}.${tenth}%`;
 }
 
 export type HomeNotice = {
@@ -27,9 +59,12 @@ export function homePageOf(deps: HomePageDeps) {
     current: SignedIn,
     status: number,
     extra: HomeNotice = {},
+    period: OverviewPeriod = DEFAULT_PERIOD,
   ) => {
     const { account, session } = current;
     const canInvite = kit.may(current, 'invite');
+    const locale = localeOf(request);
+    const owner = { organizationId: account.organization.id, environment: session.environment };
     return kit.render(request, reply, 'dashboard-home', status, {
       title: (m) => m.home.title,
       csrf: session.csrfToken,
@@ -45,6 +80,13 @@ export function homePageOf(deps: HomePageDeps) {
       invitableRoles: INVITABLE_ROLES,
       notice: extra.notice,
       inviteError: extra.inviteError,
+      overview: await overviewOf(deps.activity, owner, deps.clock.now(), period),
+      om: OVERVIEW_MESSAGES[locale],
+      periods: OVERVIEW_PERIODS,
+      chartWidth: CHART_WIDTH,
+      chartHeight: CHART_HEIGHT,
+      money: (amount: bigint) => formatMoney(amount.toString(), 'TRY', locale),
+      percent: (basisPoints: number | null) => percentOf(basisPoints, locale),
     });
   };
 }
@@ -56,15 +98,29 @@ export async function homePages(app: App, options: HomePageDeps): Promise<void> 
   const homePage = homePageOf(options);
   kit.handleErrors(app);
 
-  app.get('/dashboard', { schema: { hide: true, querystring: PageQuerySchema } }, async (request, reply) => {
+  app.get('/dashboard', { schema: { hide: true, querystring: HomeQuerySchema } }, async (request, reply) => {
     const current = await kit.signedIn(request, reply);
     if (!current) return reply;
+    const period = periodOf(request.query.period);
+    if (period === undefined) {
+      return kit.message(
+        request,
+        reply,
+        400,
+        (m) => ({
+          title: m.home.title,
+          body: OVERVIEW_MESSAGES[localeOf(request)].badPeriod,
+        }),
+        'none',
+      );
+    }
     return homePage(
       request,
       reply,
       current,
       200,
       request.query.notice === 'invited' ? { notice: 'invited' } : {},
+      period,
     );
   });
 

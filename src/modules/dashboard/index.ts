@@ -14,6 +14,7 @@ import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import { customerPages } from './customers.js';
 import { homePages } from './home.js';
+import type { ActivityReader } from './overview.js';
 import { apiKeyPages } from './keys.js';
 import { createPageKit } from './kit.js';
 import { securityPages } from './security.js';
@@ -36,6 +37,8 @@ export interface DashboardModuleOptions {
   payouts: Pick<PayoutService, 'retrieve'>;
   customers: Pick<CustomerService, 'get' | 'list'>;
   charges: Pick<ChargeService, 'list'>;
+  /** The overview's daily figures of charges and refunds (issue 15 item 3). */
+  activity: ActivityReader;
   secureCookies: boolean;
   renderer: Renderer;
 }
@@ -55,8 +58,9 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   const kit = createPageKit({ renderer: options.renderer, auth, sessions });
   await app.register(accountRoutes, { users, auth });
   await app.register(signInPages, { kit, users });
-  await app.register(homePages, { kit, users, urls: options.urls });
-  await app.register(teamPages, { kit, users, urls: options.urls });
+  const home = { kit, users, urls: options.urls, activity: options.activity, clock: options.clock };
+  await app.register(homePages, home);
+  await app.register(teamPages, home);
   await app.register(securityPages, { kit, users });
   await app.register(apiKeyPages, { kit, apiKeys: options.apiKeys });
   await app.register(webhookPages, { kit, users, webhooks: options.webhooks });

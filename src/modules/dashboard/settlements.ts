@@ -2,9 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
-import { minor, toMajorString } from '../../shared/money.js';
-import type { Locale } from '../../web/i18n.js';
-import { formatAmount } from '../checkout/format.js';
+import { formatMoney } from './money.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { SettlementBatches } from '../settlement/batch.js';
 import { StatementSchema } from '../settlement/schemas.js';
@@ -174,18 +172,4 @@ export async function settlementPages(app: App, options: DashboardSettlementPage
       );
     },
   );
-}
-
-/**
- * An amount of minor units as the dashboard shows money: TRY as the checkout shows it ("1.234,50 TRY",
- * "TRY 1,234.50"), with a sign for a refund; USDT with its 6 decimals in the same style.
- */
-function formatMoney(amount: string, currency: 'TRY' | 'USDT', locale: Locale): string {
-  const negative = amount.startsWith('-');
-  const digits = negative ? amount.slice(1) : amount;
-  const sign = negative ? '-' : '';
-  if (currency === 'TRY') return `${sign}${formatAmount(digits, 'TRY', locale)}`;
-  const [whole = '0', fraction = ''] = toMajorString('USDT', minor('USDT', BigInt(digits))).split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, locale === 'tr' ? '.' : ',');
-  return locale === 'tr' ? `${sign}${grouped},${fraction} USDT` : `${sign}USDT ${grouped}.${fraction}`;
 }

@@ -1,0 +1,56 @@
+import { sql } from 'kysely';
+import type { Kdb } from '../../db/database.js';
+import type { PaymentMethod } from '../../db/schema.js';
+import type { ChargeOwner } from './model.js';
+
+/** One UTC day's charges of one payment method (the dashboard's overview, issue 15 item 3). */
+export interface DailyChargeActivity {
+  /** `YYYY-MM-DD`, UTC: the day the charge was created. */
+  day: string;
+  method: PaymentMethod;
+  /** Charges that succeeded, and their amount in minor units. */
+  succeeded: number;
+  volume: bigint;
+  /** Charges that failed or expired: with `succeeded`, the charges that reached an outcome. */
+  unsuccessful: number;
+  /** Charges still waiting for the customer or the acquirer. */
+  pending: number;
+}
+
+/**
+ * The owner's created charges of `[since, until)` counted per UTC day and payment method, by their
+ * present status. One statement over the list index (`organization_id, environment, created_at`): at most
+ * days × methods rows.
+ */
+export async function dailyChargeActivity(
+  db: Kdb,
+  owner: ChargeOwner,
+  range: { since: Date; until: Date },
+): Promise<DailyChargeActivity[]> {
+  const rows = await db
+    .selectFrom('charges')
+    .select([
+      sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'),
+      'payment_method',
+      sql<string>`count(*) filter (where status = 'succeeded')`.as('succeeded'),
+      sql<string>`coalesce(sum(amount) filter (where status = 'succeeded'), 0)`.as('volume'),
+      sql<string>`count(*) filter (where status in ('failed', 'expired'))`.as('unsuccessful'),
+      sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
+    ])
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('creation_state', '=', 'created')
+    .where('created_at', '>=', range.since)
+    .where('created_at', '<', range.until)
+    .groupBy([sql`1`, 'payment_method'])
+    .orderBy(sql`1`)
+    .execute();
+  return rows.map((row) => ({
+    day: row.day,
+    method: row.payment_method,
+    succeeded: Number(row.succeeded),
+    volume: BigInt(row.volume),
+    unsuccessful: Number(row.unsuccessful),
+    pending: Number(row.pending),
+  }));
+}
