@@ -417,6 +417,46 @@ describe('the payment pages', () => {
     expect(refunds.body.data).toEqual([]);
   });
 
+  it('show the card attempts and an open 3-D Secure challenge in the timeline', async () => {
+    const merchant = await createMerchant(t);
+    const charge = await newCharge(merchant, { amount: 6_000 });
+    const checkout = t.gateway.services.checkout;
+    const card = (number: string) => ({
+      holderName: 'Ayşe Yılmaz',
+      cardNumber: number,
+      expiry: '12/30',
+      cvc: '123',
+    });
+    const declined = await checkout.payByCard(
+      charge.providerPaymentId,
+      card(TEST_CARDS.cardDeclined.number),
+      'https://shop.example/back',
+    );
+    expect(declined.outcome).toBe('show_page');
+    const challenged = await checkout.payByCard(
+      charge.providerPaymentId,
+      card(TEST_CARDS.challenge.number),
+      'https://shop.example/back',
+    );
+    expect(challenged.outcome).toBe('show_page');
+
+    const client = await signedIn(merchant.organizationId, 'viewer');
+    const page = await client.get(`/dashboard/payments/${charge.id}?lang=en`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain(TEST_CARDS.challenge.number);
+    expect(page.text).not.toContain(TEST_CARDS.cardDeclined.number);
+    expect(textOf(page.text, 'payment-status')).toBe('Pending');
+    expect(textOf(page.text, 'payment-card')).toBe('visa •••• 3220');
+    expect(page.text).toContain(
+      'data-kind="attempts"><span class="member-name">Card attempts: 2 · Last card: visa •••• 3220</span>',
+    );
+    expect(page.text).toContain(
+      'data-kind="three-ds"><span class="member-name">3-D Secure: waiting for the customer to authenticate</span>',
+    );
+    const turkish = await client.get(`/dashboard/payments/${charge.id}?lang=tr`);
+    expect(turkish.text).toContain('Kart denemeleri: 2 · Son kart: visa •••• 3220');
+  });
+
   it('refund part, then the rest, with a confirmation step; the page changes; rules are friendly errors', async () => {
     const merchant = await createMerchant(t);
     const charge = await paidCharge(merchant, { amount: 10_000 });
