@@ -541,6 +541,19 @@ describe('the payment pages', () => {
       key,
     });
     expect(badPost.status).toBe(400);
+    // A key that is not the confirmation page's: the error page, nothing refunded.
+    for (const badKey of ['short', 'x'.repeat(65), 'has spaces in it, sixteen+']) {
+      const page = await owner.postForm(`${chargePath}/refund?lang=en`, {
+        _csrf: form._csrf,
+        amount: '100',
+        key: badKey,
+      });
+      expect(page.status, badKey).toBe(400);
+      expect(page.headers.get('content-type'), badKey).toContain('text/html');
+    }
+    expect(
+      (await api<{ data: unknown[] }>(merchant, `/v1/charges/${charge.id}/refunds`)).body.data,
+    ).toHaveLength(1);
 
     // The rest, in Turkish, the amount left empty: everything that remains.
     const rest = await owner.get(`${chargePath}/refund?lang=tr&amount=`);

@@ -361,7 +361,12 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
         chargePage(request, reply, current, id, status, { refundProblem: { key, values } });
       if (!/^[1-9][0-9]{0,15}$/.test(amount) || BigInt(amount) > BigInt(Number.MAX_SAFE_INTEGER))
         return problem(400, 'amount');
-      if (!/^[A-Za-z0-9_-]{16,64}$/.test(key)) return problem(400, 'amount');
+      // The confirmation page's key, unchanged: anything else is a forged or broken form.
+      if (!/^[A-Za-z0-9_-]{16,64}$/.test(key)) {
+        throw ApiError.validation([
+          { path: 'key', in: 'body', code: 'invalid_value', message: 'not the confirmation form' },
+        ]);
+      }
       const made = await refunds.create(
         ownerOf(current),
         id,
@@ -545,8 +550,10 @@ function timelineOf(
   const items: TimelineItem[] = [{ at: charge.createdAt, kind: 'created', text: m.timeline.created }];
   if (details.cardAttempts > 0) {
     const card = charge.card;
+    // The gateway keeps the count and the last card, not each attempt's time: the last attempt is when a
+    // pending charge last changed, or when a final one ended (a refund changes a charge later).
     items.push({
-      at: charge.updatedAt,
+      at: charge.status === 'pending' ? charge.updatedAt : (details.finalizedAt ?? charge.updatedAt),
       kind: 'attempts',
       text: [
         format(m.timeline.attempts, { count: details.cardAttempts }),
