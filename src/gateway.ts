@@ -493,6 +493,9 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     customers: services.customers,
     charges: services.charges,
     activity: services.activity,
+    refunds: services.refunds,
+    ledger: services.ledger,
+    events: services.eventLookup,
     secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });

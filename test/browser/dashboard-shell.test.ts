@@ -99,7 +99,7 @@ describe('the dashboard shell in Chromium', () => {
     const page = await signIn(merchant.organizationId, 'owner', DESKTOP);
 
     expect(await navigation(page)).toEqual([
-      { heading: null, links: ['home-link', 'customers-link'] },
+      { heading: null, links: ['home-link', 'payments-link', 'customers-link'] },
       { heading: 'Balance and payouts', links: ['settlements-link', 'wallets-link'] },
       { heading: 'Developers', links: ['api-keys-link', 'webhooks-link'] },
       { heading: 'Settings', links: ['team-link', 'security-nav-link'] },
@@ -136,7 +136,7 @@ describe('the dashboard shell in Chromium', () => {
     expect(await page.locator('html').getAttribute('lang')).toBe('tr');
     expect(await page.locator('nav.app-nav').getAttribute('aria-label')).toBe('Panel menüsü');
     expect(await page.locator('.nav-heading').allTextContents()).toEqual([
-      'Bakiye ve ödemeler',
+      'Bakiye ve hakedişler',
       'Geliştiriciler',
       'Ayarlar',
     ]);
@@ -151,7 +151,7 @@ describe('the dashboard shell in Chromium', () => {
 
     // No Settlements (a developer may not read them), no Customers (the flag is off).
     expect(await navigation(page)).toEqual([
-      { heading: null, links: ['home-link'] },
+      { heading: null, links: ['home-link', 'payments-link'] },
       { heading: 'Balance and payouts', links: ['wallets-link'] },
       { heading: 'Developers', links: ['api-keys-link', 'webhooks-link'] },
       { heading: 'Settings', links: ['team-link', 'security-nav-link'] },

@@ -1,6 +1,6 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
-import type { ChargesTable, Environment } from '../../db/schema.js';
+import type { ChargesTable, Environment, PaymentMethod } from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import {
@@ -130,6 +130,107 @@ export async function listVisible(
   if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
   if (after) query = query.where(olderThan(after));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** How the dashboard's Payments list orders charges; each has an index (migration 0020). */
+export type ChargeSort = 'newest' | 'oldest' | 'amount_desc' | 'amount_asc';
+
+/** The filters of the dashboard's Payments list; every one optional, all of them together. */
+export interface ChargeSearch {
+  status?: ChargeStatus;
+  method?: PaymentMethod;
+  /** Created at or after. */
+  createdFrom?: Date;
+  /** Created before. */
+  createdBefore?: Date;
+  /** Minor units, decimal strings, inclusive. */
+  amountMin?: string;
+  amountMax?: string;
+  /** The merchant reference, exactly. */
+  reference?: string;
+  /** The customer's e-mail address, exactly but for case. */
+  email?: string;
+}
+
+/**
+ * A page of the owner's created charges matching `filter` in `sort` order, after the row `after` (the
+ * last of the previous page). Amount orders continue from the cursor row's own amount, read by its id:
+ * an amount never changes, so the cursor needs nothing more than the list's usual (createdAt, id).
+ */
+export async function searchVisible(
+  db: Kdb,
+  owner: ChargeOwner,
+  filter: ChargeSearch,
+  sort: ChargeSort,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<ChargeRow[]> {
+  let query = db
+    .selectFrom('charges')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('creation_state', '=', 'created');
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.method !== undefined) query = query.where('payment_method', '=', filter.method);
+  if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdBefore !== undefined) query = query.where('created_at', '<', filter.createdBefore);
+  if (filter.amountMin !== undefined) query = query.where('amount', '>=', filter.amountMin);
+  if (filter.amountMax !== undefined) query = query.where('amount', '<=', filter.amountMax);
+  if (filter.reference !== undefined) query = query.where('merchant_reference', '=', filter.reference);
+  if (filter.email !== undefined) {
+    // Spelled as charges_customer_email_idx is (migration 0020), its predicate too.
+    query = query
+      .where('customer_email', 'is not', null)
+      .where(sql<string>`lower(customer_email)`, '=', filter.email.toLowerCase());
+  }
+  if (after) {
+    const amountOf = sql`(select c.amount from charges c where c.id = ${after.id})`;
+    query = query.where(
+      sort === 'newest'
+        ? olderThan(after)
+        : sort === 'oldest'
+          ? sql<boolean>`(created_at, id) > (${after.createdAt}::timestamptz, ${after.id})`
+          : sort === 'amount_desc'
+            ? sql<boolean>`(amount, id) < (${amountOf}, ${after.id})`
+            : sql<boolean>`(amount, id) > (${amountOf}, ${after.id})`,
+    );
+  }
+  const direction = sort === 'newest' || sort === 'amount_desc' ? 'desc' : 'asc';
+  const first = sort === 'newest' || sort === 'oldest' ? 'created_at' : 'amount';
+  return query.orderBy(first, direction).orderBy('id', direction).limit(limit).execute();
+}
+
+/** What the acquirer's notifications about a charge said, oldest first (the charge page's timeline). */
+export interface ChargeNotificationRow {
+  id: string;
+  type: string;
+  outcome: string;
+  received_at: Date;
+  payment_status: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  refund_amount: string | null;
+}
+
+export async function notificationsOf(db: Kdb, chargeId: string): Promise<ChargeNotificationRow[]> {
+  return db
+    .selectFrom('provider_notifications')
+    .select([
+      'id',
+      'type',
+      'outcome',
+      'received_at',
+      sql<string | null>`body->'payment'->>'status'`.as('payment_status'),
+      sql<string | null>`body->'payment'->'card'->>'brand'`.as('card_brand'),
+      sql<string | null>`body->'payment'->'card'->>'last4'`.as('card_last4'),
+      sql<string | null>`body->'refund'->>'amount'`.as('refund_amount'),
+    ])
+    .where('charge_id', '=', chargeId)
+    .orderBy('received_at')
+    .orderBy('id')
+    .limit(100)
+    .execute();
 }
 
 /** Creations whose requests are over (created before `createdBefore`) and whose lease has lapsed. */

@@ -21,9 +21,11 @@ import type { CustomerDetails, CustomerService } from '../customers/index.js';
 import type { ChargeError } from './errors.js';
 import type { ChargeOwner, ChargeRow } from './model.js';
 import * as charges from './repository.js';
+import type { ChargeSearch, ChargeSort } from './repository.js';
 import { type ChargeCreate, type ChargeListQuery, type ChargeView } from './schemas.js';
 
 export type { ChargeOwner, ChargeRow } from './model.js';
+export type { ChargeSearch, ChargeSort } from './repository.js';
 
 export interface ChargeServiceDeps {
   db: Kdb;
@@ -63,12 +65,41 @@ export interface ChargeService {
     query: ChargeListQuery,
   ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
   /**
+   * The dashboard's Payments list (issue 15 item 1): the owner's charges matching the filters, in one of
+   * the sorts, cursor paged. A cursor is bound to its filters and sort: another list's is refused.
+   */
+  search(
+    owner: ChargeOwner,
+    query: { limit: number; cursor?: string; filter: ChargeSearch; sort: ChargeSort },
+  ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
+  /** The charge page: the charge and what its timeline needs (attempts, notifications, when it ended). */
+  details(owner: ChargeOwner, id: string): Promise<Result<ChargeDetails, ChargeError>>;
+  /**
    * Product decision 15: finishes or abandons creations whose request died between phase 1 and phase 2
    * (a crash, or an acquirer outage the merchant did not retry). Returns what it did.
    */
   recoverInterruptedCreations(
     limit?: number,
   ): Promise<{ finished: number; abandoned: number; deferred: number }>;
+}
+
+/** What the charge page shows beyond the API's view of a charge. */
+export interface ChargeDetails {
+  charge: ChargeView;
+  /** Card attempts the checkout counted (the card of the last one is `charge.card`). */
+  cardAttempts: number;
+  /** When the charge reached its final status; null while pending. */
+  finalizedAt: string | null;
+  /** The acquirer's notifications about the charge, oldest first: card brand and last four only. */
+  notifications: Array<{
+    id: string;
+    type: string;
+    outcome: string;
+    receivedAt: string;
+    paymentStatus: string | null;
+    card: { brand: string; last4: string } | null;
+    refundAmount: string | null;
+  }>;
 }
 
 /** How long a key names its charge: as long as the idempotency store remembers the key (spec section 4). */
@@ -219,6 +250,43 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const rows = await charges.listVisible(db, owner, { customerId }, after?.value, limit + 1);
       const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
       return ok({ data: page.data.map(toView), nextCursor: page.nextCursor });
+    },
+
+    async search(owner, { limit, cursor, filter, sort }) {
+      const pages = deps.cursors.for({
+        list: 'charges',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+        filter: JSON.stringify({ search: filter, sort }),
+      });
+      const after = cursor === undefined ? undefined : pages.decode(cursor);
+      if (after && !after.ok) return after;
+      const rows = await charges.searchVisible(db, owner, filter, sort, after?.value, limit + 1);
+      const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
+      return ok({ data: page.data.map(toView), nextCursor: page.nextCursor });
+    },
+
+    async details(owner, id) {
+      const row = await charges.findVisible(db, owner, id);
+      if (!row) return err({ code: 'not_found' });
+      const notifications = await charges.notificationsOf(db, row.id);
+      return ok({
+        charge: toView(row),
+        cardAttempts: row.card_attempts,
+        finalizedAt: row.finalized_at?.toISOString() ?? null,
+        notifications: notifications.map((n) => ({
+          id: n.id,
+          type: n.type,
+          outcome: n.outcome,
+          receivedAt: new Date(n.received_at).toISOString(),
+          paymentStatus: n.payment_status,
+          card:
+            n.card_brand !== null && n.card_last4 !== null && /^[0-9]{4}$/.test(n.card_last4)
+              ? { brand: n.card_brand, last4: n.card_last4 }
+              : null,
+          refundAmount: n.refund_amount,
+        })),
+      });
     },
 
     async recoverInterruptedCreations(limit = 50) {

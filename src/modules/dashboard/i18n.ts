@@ -14,6 +14,7 @@ export interface DashboardMessages {
     customers: string;
     logout: string;
     /** The navigation's groups and the links added with the application shell (issue 15 item 0). */
+    payments: string;
     money: string;
     wallets: string;
     developers: string;
@@ -181,6 +182,7 @@ const en: DashboardMessages = {
     settlements: 'Settlements',
     customers: 'Customers',
     logout: 'Sign out',
+    payments: 'Payments',
     money: 'Balance and payouts',
     wallets: 'Wallets',
     developers: 'Developers',
@@ -389,7 +391,8 @@ const tr: DashboardMessages = {
     settlements: 'Hakedişler',
     customers: 'Müşteriler',
     logout: 'Çıkış yap',
-    money: 'Bakiye ve ödemeler',
+    payments: 'Ödemeler',
+    money: 'Bakiye ve hakedişler',
     wallets: 'Cüzdanlar',
     developers: 'Geliştiriciler',
     webhooks: 'Webhook’lar',

@@ -6,7 +6,10 @@ import type { Renderer } from '../../web/render.js';
 import type { ApiKeyService } from '../api-keys/service.js';
 import type { ChargeService } from '../charges/service.js';
 import type { CustomerService } from '../customers/index.js';
+import type { EventLookup } from '../events/lookup.js';
+import type { Ledger } from '../ledger/index.js';
 import type { PayoutService } from '../payouts/service.js';
+import type { RefundService } from '../refunds/service.js';
 import type { SettlementBatches } from '../settlement/batch.js';
 import { createDashboardAuth } from '../users/http.js';
 import { accountRoutes } from '../users/routes.js';
@@ -17,6 +20,7 @@ import { homePages } from './home.js';
 import type { ActivityReader } from './overview.js';
 import { apiKeyPages } from './keys.js';
 import { createPageKit } from './kit.js';
+import { paymentPages } from './payments.js';
 import { securityPages } from './security.js';
 import { settlementPages } from './settlements.js';
 import { signInPages } from './sign-in.js';
@@ -36,7 +40,10 @@ export interface DashboardModuleOptions {
   settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'>;
   payouts: Pick<PayoutService, 'retrieve'>;
   customers: Pick<CustomerService, 'get' | 'list'>;
-  charges: Pick<ChargeService, 'list'>;
+  charges: Pick<ChargeService, 'list' | 'search' | 'details'>;
+  refunds: Pick<RefundService, 'create' | 'list'>;
+  ledger: Pick<Ledger, 'chargeEntries'>;
+  events: Pick<EventLookup, 'idsAboutCharge' | 'byIds'>;
   /** The overview's daily figures of charges and refunds (issue 15 item 3). */
   activity: ActivityReader;
   secureCookies: boolean;
@@ -67,4 +74,13 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(walletPages, { kit, wallets: options.wallets });
   await app.register(settlementPages, { kit, settlements: options.settlements, payouts: options.payouts });
   await app.register(customerPages, { kit, customers: options.customers, charges: options.charges });
+  await app.register(paymentPages, {
+    kit,
+    users,
+    charges: options.charges,
+    refunds: options.refunds,
+    ledger: options.ledger,
+    webhooks: options.webhooks,
+    events: options.events,
+  });
 }

@@ -42,6 +42,12 @@ const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefi
     areas: [
       { id: 'home-link', path: '/dashboard', label: (m) => m.nav.home },
       {
+        id: 'payments-link',
+        path: '/dashboard/payments',
+        label: (m) => m.nav.payments,
+        permission: 'readPayments',
+      },
+      {
         id: 'customers-link',
         path: '/dashboard/customers',
         label: (m) => m.nav.customers,

@@ -5,6 +5,7 @@ export {
   type Balance,
   type ChargeForLedger,
   type ChargeSplit,
+  type EntryLines,
   type Ledger,
   type LedgerDeps,
   type LedgerOwner,

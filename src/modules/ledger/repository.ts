@@ -95,6 +95,64 @@ export async function findEntry(
   };
 }
 
+/** An entry with its postings, as the dashboard's charge page lists them. */
+export interface EntryLines {
+  id: string;
+  kind: JournalEntryKind;
+  sourceId: string;
+  currency: 'TRY';
+  createdAt: Date;
+  postings: Array<{ account: LedgerAccount; amount: string }>;
+}
+
+/**
+ * The owner's entries of these (kind, source) pairs, oldest first, with their postings in the order they
+ * were written. An entry of another owner is never returned, whatever its source.
+ */
+export async function findEntriesOf(
+  db: Kdb,
+  owner: LedgerOwner,
+  sources: ReadonlyArray<{ kind: JournalEntryKind; sourceId: string }>,
+): Promise<EntryLines[]> {
+  if (sources.length === 0) return [];
+  const entries = await db
+    .selectFrom('journal_entries')
+    .select(['id', 'kind', 'source_id', 'currency', 'created_at'])
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where((eb) =>
+      eb.or(
+        sources.map((source) =>
+          eb.and([eb('kind', '=', source.kind), eb('source_id', '=', source.sourceId)]),
+        ),
+      ),
+    )
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  if (entries.length === 0) return [];
+  const postings = await db
+    .selectFrom('ledger_postings')
+    .select(['entry_id', 'account', 'amount'])
+    .where(
+      'entry_id',
+      'in',
+      entries.map((entry) => entry.id),
+    )
+    .orderBy('id')
+    .execute();
+  return entries.map((entry) => ({
+    id: entry.id,
+    kind: entry.kind,
+    sourceId: entry.source_id,
+    currency: entry.currency,
+    createdAt: entry.created_at,
+    postings: postings
+      .filter((posting) => posting.entry_id === entry.id)
+      .map((posting) => ({ account: posting.account, amount: String(posting.amount) })),
+  }));
+}
+
 /**
  * Serialises, until the end of the caller's transaction, the writers that can lower one owner's pending
  * balance (refunds today, settlement later), so that each sees the balance the previous one left.

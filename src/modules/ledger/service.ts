@@ -5,6 +5,7 @@ import { computeFee, type FeeRate } from './fees.js';
 import {
   advanceCheckpoints,
   findClearingMovements,
+  findEntriesOf,
   findClearingMovementsOf,
   findEntry,
   findNegativePending,
@@ -18,6 +19,7 @@ import {
   sumMerchantBalances,
   sumPending,
   type ClearingMovement,
+  type EntryLines,
   type NewEntry,
   type PendingCredit,
   type Posting,
@@ -25,7 +27,7 @@ import {
 } from './repository.js';
 import type { Balance, LedgerOwner } from './model.js';
 
-export type { Balance, ClearingMovement, LedgerOwner, PendingCredit };
+export type { Balance, ClearingMovement, EntryLines, LedgerOwner, PendingCredit };
 
 export interface ChargeForLedger {
   id: string;
@@ -159,6 +161,12 @@ export interface Ledger {
   advanceCheckpoints(): Promise<number>;
   /** Owners whose pending balance is below zero, deepest first (the operator's view of refund debt). */
   negativePendingBalances(limit?: number): Promise<PendingDebt[]>;
+  /**
+   * The owner's entries of a charge, oldest first, with their postings (debits positive): its
+   * `charge_succeeded` entry and the entries of the refunds named (the refunds module knows which are the
+   * charge's). The dashboard's charge page: its fee, net and ledger lines.
+   */
+  chargeEntries(owner: LedgerOwner, chargeId: string, refundIds: readonly string[]): Promise<EntryLines[]>;
 }
 
 /**
@@ -205,6 +213,12 @@ export function createLedger(deps: LedgerDeps): Ledger {
   }
 
   return {
+    chargeEntries: (owner, chargeId, refundIds) =>
+      findEntriesOf(db, owner, [
+        { kind: 'charge_succeeded', sourceId: chargeId },
+        ...refundIds.map((id) => ({ kind: 'refund' as const, sourceId: id })),
+      ]),
+
     async postChargeSucceeded(trx, charge) {
       const gross = parseAmount(charge.amount, `charge ${charge.id}`);
       const entry = newEntry(charge, 'charge_succeeded', charge.id);

@@ -71,6 +71,32 @@ export async function attemptsOfEvents(
     .execute();
 }
 
+/** A delivery of one of the given events, with its endpoint's URL and whether that endpoint is deleted. */
+export type DeliveryWithEndpoint = DeliveryRow & { url: string; endpoint_deleted: boolean };
+
+/** The deliveries of the given events (those about one charge), newest first. */
+export async function deliveriesOfEvents(
+  db: Kdb,
+  owner: Owner,
+  eventIds: readonly string[],
+  limit: number,
+): Promise<DeliveryWithEndpoint[]> {
+  if (eventIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .selectAll('d')
+    .select(['w.url', 'w.deleted_at'])
+    .where('d.organization_id', '=', owner.organizationId)
+    .where('d.environment', '=', owner.environment)
+    .where('d.event_id', 'in', [...eventIds])
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(({ deleted_at, ...row }) => ({ ...row, endpoint_deleted: deleted_at !== null }));
+}
+
 /** A delivery of an endpoint that still exists, by its id or by the id of one of its attempts. */
 export async function findDelivery(db: Kdb, owner: Owner, id: string) {
   const byAttempt = await db

@@ -8,6 +8,7 @@ import { err, ok, type Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
   attemptsOfEvents,
+  deliveriesOfEvents,
   failPendingDeliveries,
   attemptsOfEndpoint,
   deliveryOfEndpoint,
@@ -38,6 +39,15 @@ export type { WebhookError } from './errors.js';
 export type { EndpointAttempt };
 
 export const CHARGE_ATTEMPTS_LIMIT = 20;
+export const CHARGE_DELIVERIES_LIMIT = 50;
+
+/** A delivery of an event about a charge, as the dashboard's charge page shows it. */
+export interface ChargeDelivery extends WebhookDeliveryView {
+  eventType: string;
+  url: string;
+  retryable: boolean;
+  lastAttemptAt: string | null;
+}
 export const DEFAULT_GRACE_SECONDS = 86_400;
 
 export interface WebhookEndpointService {
@@ -63,6 +73,11 @@ export interface WebhookEndpointService {
   ): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>>;
   /** Spec section 4: the last 20 attempts of events about a charge, newest first. */
   attemptsForCharge(owner: Owner, chargeId: string): Promise<WebhookAttemptView[]>;
+  /**
+   * The deliveries of the events about a charge, newest first (at most 50): the dashboard's charge page,
+   * each with its event's type and its endpoint's URL, and whether it can be retried (its endpoint exists).
+   */
+  deliveriesForCharge(owner: Owner, chargeId: string): Promise<ChargeDelivery[]>;
   /** Makes a delivery (named by its id or one of its attempts') due now, with the same event. */
   retry(owner: Owner, id: string): Promise<Result<WebhookDeliveryView, WebhookError>>;
   /** The last attempts of one endpoint, newest first (the dashboard's endpoint page). */
@@ -276,6 +291,19 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       const rows = await attemptsOfEvents(db, owner, eventIds, CHARGE_ATTEMPTS_LIMIT);
       const events = await deps.events.byIds(rows.map((row) => row.event_id));
       return rows.map((row) => attemptView(row, events.get(row.event_id)?.type ?? ''));
+    },
+
+    async deliveriesForCharge(owner, chargeId) {
+      const eventIds = await deps.events.idsAboutCharge(owner.organizationId, chargeId);
+      const rows = await deliveriesOfEvents(db, owner, eventIds, CHARGE_DELIVERIES_LIMIT);
+      const events = await deps.events.byIds(rows.map((row) => row.event_id));
+      return rows.map((row) => ({
+        ...deliveryView(row),
+        eventType: events.get(row.event_id)?.type ?? '',
+        url: row.url,
+        retryable: !row.endpoint_deleted,
+        lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+      }));
     },
 
     async backlog() {

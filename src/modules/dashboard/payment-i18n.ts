@@ -1,0 +1,415 @@
+import type { Locale } from '../../web/i18n.js';
+
+type ChargeStatus = 'pending' | 'succeeded' | 'failed' | 'expired';
+type Method = 'bank_transfer' | 'credit_card_tr' | 'credit_card_international';
+type Sort = 'newest' | 'oldest' | 'amount_desc' | 'amount_asc';
+
+/** A problem with one filter of the Payments list, shown next to the form. */
+export type FilterProblem =
+  | 'status'
+  | 'method'
+  | 'createdFrom'
+  | 'createdTo'
+  | 'dateOrder'
+  | 'amountMin'
+  | 'amountMax'
+  | 'amountOrder'
+  | 'reference'
+  | 'email'
+  | 'sort'
+  | 'cursor';
+
+/** Why a refund from the charge page was not made. */
+export type RefundProblem =
+  'amount' | 'exceeds' | 'nothing_left' | 'not_refundable' | 'rejected' | 'unavailable' | 'not_configured';
+
+/** The Payments pages' words, Turkish and English (issue 15 item 1). */
+export interface PaymentMessages {
+  title: string;
+  /** `{environment}`: the session's environment. */
+  intro: string;
+  filters: string;
+  any: string;
+  filter: string;
+  clear: string;
+  fields: {
+    status: string;
+    method: string;
+    createdFrom: string;
+    createdTo: string;
+    amountMin: string;
+    amountMax: string;
+    reference: string;
+    email: string;
+    sort: string;
+  };
+  /** How an amount is typed: `{example}` in the page's language. */
+  amountHint: string;
+  sorts: Record<Sort, string>;
+  statuses: Record<ChargeStatus, string>;
+  methods: Record<Method, string>;
+  filterProblems: Record<FilterProblem, string>;
+  none: string;
+  noneFiltered: string;
+  next: string;
+  firstPage: string;
+  columns: {
+    id: string;
+    amount: string;
+    status: string;
+    method: string;
+    reference: string;
+    customer: string;
+    createdAt: string;
+  };
+  // The charge page.
+  backToList: string;
+  summary: string;
+  details: {
+    id: string;
+    amount: string;
+    refunded: string;
+    refundable: string;
+    fee: string;
+    net: string;
+    card: string;
+    customerName: string;
+    customerEmail: string;
+    customerPhone: string;
+    customerReference: string;
+    expiresAt: string;
+    failure: string;
+  };
+  /** `{brand}`, `{last4}`. */
+  cardShown: string;
+  feeNotYet: string;
+  refund: {
+    heading: string;
+    amountLabel: string;
+    /** `{amount}`: what remains refundable. */
+    amountHint: string;
+    start: string;
+    confirmTitle: string;
+    /** `{amount}`, `{charge}`, `{total}`. */
+    confirmBody: string;
+    feeKept: string;
+    confirm: string;
+    cancel: string;
+    notPermitted: string;
+    problems: Record<RefundProblem, string>;
+  };
+  notices: {
+    refunded: string;
+    refundPending: string;
+    retried: string;
+  };
+  timeline: {
+    heading: string;
+    created: string;
+    /** `{count}`. */
+    attempts: string;
+    /** `{brand}`, `{last4}`. */
+    lastCard: string;
+    threeDs: string;
+    /** `{type}`, `{outcome}`. */
+    notification: string;
+    /** `{amount}`, `{status}`. */
+    refund: string;
+    succeeded: string;
+    failed: string;
+    expired: string;
+    expires: string;
+  };
+  refundStatuses: Record<'pending' | 'succeeded' | 'failed', string>;
+  refunds: string;
+  noRefunds: string;
+  events: string;
+  noEvents: string;
+  deliveries: string;
+  noDeliveries: string;
+  deliveryStatuses: Record<'pending' | 'succeeded' | 'failed', string>;
+  /** `{count}`. */
+  deliveryAttempts: string;
+  retry: string;
+  ledger: string;
+  noLedger: string;
+  ledgerKinds: Record<string, string>;
+  accounts: Record<string, string>;
+  notPermitted: string;
+}
+
+export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
+  en: {
+    title: 'Payments',
+    intro: 'The charges your integration made through the API. {environment} charges.',
+    filters: 'Filters',
+    any: 'Any',
+    filter: 'Show',
+    clear: 'Clear the filters',
+    fields: {
+      status: 'Status',
+      method: 'Method',
+      createdFrom: 'Created from',
+      createdTo: 'Created to',
+      amountMin: 'Amount from',
+      amountMax: 'Amount to',
+      reference: 'Reference',
+      email: 'Customer e-mail',
+      sort: 'Order',
+    },
+    amountHint: 'In TRY, like {example}.',
+    sorts: {
+      newest: 'Newest first',
+      oldest: 'Oldest first',
+      amount_desc: 'Largest amount first',
+      amount_asc: 'Smallest amount first',
+    },
+    statuses: { pending: 'Pending', succeeded: 'Succeeded', failed: 'Failed', expired: 'Expired' },
+    methods: {
+      bank_transfer: 'Bank transfer',
+      credit_card_tr: 'Card (Turkey)',
+      credit_card_international: 'Card (international)',
+    },
+    filterProblems: {
+      status: 'Choose a status from the list.',
+      method: 'Choose a method from the list.',
+      createdFrom: 'The first day is not a date (YYYY-MM-DD).',
+      createdTo: 'The last day is not a date (YYYY-MM-DD).',
+      dateOrder: 'The first day is after the last day.',
+      amountMin: 'The smallest amount is not an amount in TRY, like 125.50.',
+      amountMax: 'The largest amount is not an amount in TRY, like 125.50.',
+      amountOrder: 'The smallest amount is more than the largest.',
+      reference: 'The reference is longer than 120 characters.',
+      email: 'The e-mail address is longer than 254 characters.',
+      sort: 'Choose an order from the list.',
+      cursor: 'That page of the list is not available any more; start from the first page.',
+    },
+    none: 'No payments yet.',
+    noneFiltered: 'No payment matches these filters.',
+    next: 'Next page',
+    firstPage: 'First page',
+    columns: {
+      id: 'Charge',
+      amount: 'Amount',
+      status: 'Status',
+      method: 'Method',
+      reference: 'Reference',
+      customer: 'Customer',
+      createdAt: 'Created',
+    },
+    backToList: 'All payments',
+    summary: 'Summary',
+    details: {
+      id: 'Charge',
+      amount: 'Amount',
+      refunded: 'Refunded',
+      refundable: 'Refundable',
+      fee: 'Fee',
+      net: 'Net',
+      card: 'Card',
+      customerName: 'Customer',
+      customerEmail: 'E-mail',
+      customerPhone: 'Phone',
+      customerReference: 'Customer reference',
+      expiresAt: 'Checkout expires',
+      failure: 'Reason',
+    },
+    cardShown: '{brand} •••• {last4}',
+    feeNotYet: 'Not charged (the payment has not succeeded)',
+    refund: {
+      heading: 'Refund',
+      amountLabel: 'Amount to refund',
+      amountHint: 'Leave empty to refund all that remains: {amount}.',
+      start: 'Refund…',
+      confirmTitle: 'Confirm the refund',
+      confirmBody: 'Refund {amount} of {total} to the customer of {charge}?',
+      feeKept: 'The fee is not returned. A refund cannot be undone.',
+      confirm: 'Refund now',
+      cancel: 'Cancel',
+      notPermitted: 'Your role cannot refund payments. Ask an owner or an admin.',
+      problems: {
+        amount: 'Write the amount in TRY, like 125.50, more than zero.',
+        exceeds: 'That is more than remains refundable ({amount}).',
+        nothing_left: 'Nothing remains to refund on this payment.',
+        not_refundable: 'Only a succeeded payment can be refunded.',
+        rejected: 'The acquirer refused the refund: {message}',
+        unavailable: 'The acquirer cannot be reached; the refund stays pending and is retried.',
+        not_configured: 'No acquirer is configured for this environment.',
+      },
+    },
+    notices: {
+      refunded: 'The refund succeeded.',
+      refundPending:
+        'The acquirer could not be reached: the refund is pending and is retried in the background.',
+      retried: 'The webhook delivery is due again now.',
+    },
+    timeline: {
+      heading: 'Timeline',
+      created: 'Created',
+      attempts: 'Card attempts: {count}',
+      lastCard: 'Last card: {brand} •••• {last4}',
+      threeDs: '3-D Secure: waiting for the customer to authenticate',
+      notification: 'Acquirer notification {type} ({outcome})',
+      refund: 'Refund of {amount}: {status}',
+      succeeded: 'Succeeded',
+      failed: 'Failed',
+      expired: 'Expired',
+      expires: 'Checkout expires unless paid',
+    },
+    refundStatuses: { pending: 'Pending', succeeded: 'Succeeded', failed: 'Failed' },
+    refunds: 'Refunds',
+    noRefunds: 'No refunds.',
+    events: 'Events',
+    noEvents: 'No events yet.',
+    deliveries: 'Webhook deliveries',
+    noDeliveries: 'No webhook deliveries.',
+    deliveryStatuses: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' },
+    deliveryAttempts: '{count} attempts',
+    retry: 'Retry now',
+    ledger: 'Ledger lines',
+    noLedger: 'No ledger lines yet: a charge is booked when it succeeds.',
+    ledgerKinds: { charge_succeeded: 'Payment', refund: 'Refund' },
+    accounts: {
+      acquirer_clearing: 'Acquirer clearing',
+      merchant_pending: 'Your pending balance',
+      fee_revenue: 'Fee',
+    },
+    notPermitted: 'Your role cannot see payments.',
+  },
+  tr: {
+    title: 'Ödemeler',
+    intro: 'Entegrasyonunuzun API ile oluşturduğu ödemeler. {environment} ödemeleri.',
+    filters: 'Filtreler',
+    any: 'Tümü',
+    filter: 'Göster',
+    clear: 'Filtreleri temizle',
+    fields: {
+      status: 'Durum',
+      method: 'Yöntem',
+      createdFrom: 'Başlangıç günü',
+      createdTo: 'Bitiş günü',
+      amountMin: 'En az tutar',
+      amountMax: 'En çok tutar',
+      reference: 'Referans',
+      email: 'Müşteri e-postası',
+      sort: 'Sıralama',
+    },
+    amountHint: 'TRY olarak, örneğin {example}.',
+    sorts: {
+      newest: 'En yeniler önce',
+      oldest: 'En eskiler önce',
+      amount_desc: 'En büyük tutar önce',
+      amount_asc: 'En küçük tutar önce',
+    },
+    statuses: { pending: 'Beklemede', succeeded: 'Başarılı', failed: 'Başarısız', expired: 'Süresi doldu' },
+    methods: {
+      bank_transfer: 'Havale/EFT',
+      credit_card_tr: 'Kart (Türkiye)',
+      credit_card_international: 'Kart (yurt dışı)',
+    },
+    filterProblems: {
+      status: 'Listeden bir durum seçin.',
+      method: 'Listeden bir yöntem seçin.',
+      createdFrom: 'Başlangıç günü bir tarih değil (YYYY-AA-GG).',
+      createdTo: 'Bitiş günü bir tarih değil (YYYY-AA-GG).',
+      dateOrder: 'Başlangıç günü bitiş gününden sonra.',
+      amountMin: 'En az tutar, 125,50 gibi bir TRY tutarı değil.',
+      amountMax: 'En çok tutar, 125,50 gibi bir TRY tutarı değil.',
+      amountOrder: 'En az tutar en çok tutardan büyük.',
+      reference: 'Referans 120 karakterden uzun.',
+      email: 'E-posta adresi 254 karakterden uzun.',
+      sort: 'Listeden bir sıralama seçin.',
+      cursor: 'Listenin bu sayfası artık yok; ilk sayfadan başlayın.',
+    },
+    none: 'Henüz ödeme yok.',
+    noneFiltered: 'Bu filtrelere uyan ödeme yok.',
+    next: 'Sonraki sayfa',
+    firstPage: 'İlk sayfa',
+    columns: {
+      id: 'Ödeme',
+      amount: 'Tutar',
+      status: 'Durum',
+      method: 'Yöntem',
+      reference: 'Referans',
+      customer: 'Müşteri',
+      createdAt: 'Oluşturulma',
+    },
+    backToList: 'Tüm ödemeler',
+    summary: 'Özet',
+    details: {
+      id: 'Ödeme',
+      amount: 'Tutar',
+      refunded: 'İade edilen',
+      refundable: 'İade edilebilir',
+      fee: 'Komisyon',
+      net: 'Net',
+      card: 'Kart',
+      customerName: 'Müşteri',
+      customerEmail: 'E-posta',
+      customerPhone: 'Telefon',
+      customerReference: 'Müşteri referansı',
+      expiresAt: 'Ödeme sayfasının süresi',
+      failure: 'Neden',
+    },
+    cardShown: '{brand} •••• {last4}',
+    feeNotYet: 'Alınmadı (ödeme başarılı olmadı)',
+    refund: {
+      heading: 'İade',
+      amountLabel: 'İade tutarı',
+      amountHint: 'Kalanın tamamını iade etmek için boş bırakın: {amount}.',
+      start: 'İade et…',
+      confirmTitle: 'İadeyi onaylayın',
+      confirmBody: '{charge} ödemesinin {total} tutarından {amount} müşteriye iade edilsin mi?',
+      feeKept: 'Komisyon iade edilmez. İade geri alınamaz.',
+      confirm: 'Şimdi iade et',
+      cancel: 'Vazgeç',
+      notPermitted: 'Rolünüz iade yapamaz. Bir sahip veya yöneticiye başvurun.',
+      problems: {
+        amount: 'Tutarı 125,50 gibi, sıfırdan büyük bir TRY tutarı olarak yazın.',
+        exceeds: 'Bu, iade edilebilir kalandan ({amount}) fazla.',
+        nothing_left: 'Bu ödemede iade edilecek tutar kalmadı.',
+        not_refundable: 'Yalnızca başarılı bir ödeme iade edilebilir.',
+        rejected: 'Banka iadeyi reddetti: {message}',
+        unavailable: 'Bankaya ulaşılamıyor; iade beklemede kalır ve yeniden denenir.',
+        not_configured: 'Bu ortam için banka yapılandırılmamış.',
+      },
+    },
+    notices: {
+      refunded: 'İade başarılı.',
+      refundPending: 'Bankaya ulaşılamadı: iade beklemede ve arka planda yeniden denenecek.',
+      retried: 'Webhook gönderimi şimdi yeniden denenecek.',
+    },
+    timeline: {
+      heading: 'Zaman çizelgesi',
+      created: 'Oluşturuldu',
+      attempts: 'Kart denemeleri: {count}',
+      lastCard: 'Son kart: {brand} •••• {last4}',
+      threeDs: '3-D Secure: müşterinin doğrulaması bekleniyor',
+      notification: 'Banka bildirimi {type} ({outcome})',
+      refund: '{amount} iade: {status}',
+      succeeded: 'Başarılı',
+      failed: 'Başarısız',
+      expired: 'Süresi doldu',
+      expires: 'Ödenmezse ödeme sayfasının süresi dolar',
+    },
+    refundStatuses: { pending: 'Beklemede', succeeded: 'Başarılı', failed: 'Başarısız' },
+    refunds: 'İadeler',
+    noRefunds: 'İade yok.',
+    events: 'Olaylar',
+    noEvents: 'Henüz olay yok.',
+    deliveries: 'Webhook gönderimleri',
+    noDeliveries: 'Webhook gönderimi yok.',
+    deliveryStatuses: { pending: 'Beklemede', succeeded: 'İletildi', failed: 'Başarısız' },
+    deliveryAttempts: '{count} deneme',
+    retry: 'Şimdi yeniden dene',
+    ledger: 'Muhasebe kayıtları',
+    noLedger: 'Henüz muhasebe kaydı yok: ödeme başarılı olunca kaydedilir.',
+    ledgerKinds: { charge_succeeded: 'Ödeme', refund: 'İade' },
+    accounts: {
+      acquirer_clearing: 'Banka takas hesabı',
+      merchant_pending: 'Bekleyen bakiyeniz',
+      fee_revenue: 'Komisyon',
+    },
+    notPermitted: 'Rolünüz ödemeleri göremez.',
+  },
+};

@@ -1,0 +1,238 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
+import type { UserRole } from '../../src/db/schema.js';
+import { createActiveUser } from '../helpers/accounts.js';
+import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { validCharge } from '../helpers/http.js';
+import { createMerchant, type Merchant } from '../helpers/merchants.js';
+import { merchantApi } from '../helpers/payouts.js';
+
+// Payments in the dashboard, in a real Chromium at phone and desktop widths (issue 15 item 1): an owner
+// opens Payments, finds a charge by its filters, opens it, refunds part of it through the confirmation
+// step and sees the refunded and refundable amounts, the timeline and the ledger change; a viewer sees
+// no refund button. Every page is strict-CSP clean (no inline script or style) and, on the phone, has no
+// horizontal scroll; no card number or ID number is ever in a page.
+
+const ID_NUMBER = '10000000146';
+const CARD_NUMBER = TEST_CARDS.visa.number;
+const PHONE = { viewport: { width: 375, height: 667 }, isMobile: true };
+const DESKTOP = { viewport: { width: 1280, height: 800 }, isMobile: false };
+
+let t: TestGateway;
+let browser: Browser;
+let context: BrowserContext | undefined;
+let problems: PageProblem[] = [];
+/** Console lines Chromium writes for answers the test provoked on purpose (the 400 pages). */
+let expected: RegExp[] = [];
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([
+    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
+    launchBrowser(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+afterEach(async () => {
+  await context?.close();
+  context = undefined;
+  const unexpected = problems.filter((problem) => !expected.some((pattern) => pattern.test(problem.text)));
+  expected = [];
+  expect(unexpected).toEqual([]);
+});
+
+async function submit(page: Page, selector: string) {
+  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+}
+
+async function expectStrictPage(page: Page, width: number, when: string) {
+  expect(await page.locator('style, [style], script, [onclick], [onerror], [onload]').count(), when).toBe(0);
+  const content = await page.content();
+  expect(content, when).not.toContain(CARD_NUMBER);
+  expect(content, when).not.toContain(ID_NUMBER);
+  const [scrollWidth, innerWidth] = (await page.evaluate(
+    '[document.documentElement.scrollWidth, window.innerWidth]',
+  )) as [number, number];
+  expect(innerWidth, when).toBe(width);
+  expect(scrollWidth, when).toBeLessThanOrEqual(width);
+  expect(await accessibilityProblems(page), when).toEqual([]);
+}
+
+async function newCharge(merchant: Merchant, overrides: Record<string, unknown>) {
+  t.clock.advance(1000);
+  const res = await merchantApi<{ id: string; providerPaymentId: string }>(
+    t,
+    merchant,
+    'sandbox',
+    '/v1/charges',
+    validCharge(overrides),
+  );
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+async function paidCharge(merchant: Merchant, overrides: Record<string, unknown>) {
+  const charge = await newCharge(merchant, overrides);
+  const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
+  if (!acquirer) throw new Error('no sandbox acquirer');
+  const payment = await acquirer.authorize(
+    charge.providerPaymentId,
+    { number: CARD_NUMBER, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ayşe Yılmaz' },
+    'https://shop.example/back',
+  );
+  await t.gateway.services.completion.apply(charge.id, payment);
+  return charge;
+}
+
+async function signIn(
+  organizationId: string,
+  role: UserRole,
+  device: typeof PHONE | typeof DESKTOP,
+): Promise<Page> {
+  const user = await createActiveUser(t, { organizationId, role });
+  context = await browser.newContext(device);
+  context.setDefaultTimeout(10_000);
+  const watched = await watchedPage(context);
+  problems = watched.problems;
+  const { page } = watched;
+  await page.goto(`${t.urls.web}/login?lang=en`);
+  await page.fill('#email', user.email);
+  await page.fill('#password', user.password);
+  await submit(page, 'button[type="submit"]');
+  expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
+  return page;
+}
+
+const text = async (page: Page, selector: string) => (await page.locator(selector).textContent())?.trim();
+
+describe('payments in Chromium', () => {
+  for (const [name, device] of [
+    ['phone', PHONE],
+    ['desktop', DESKTOP],
+  ] as const) {
+    it(`an owner on a ${name}: find a charge by filter, open it, refund part of it with the confirmation step`, async () => {
+      const width = device.viewport.width;
+      const merchant = await createMerchant(t);
+      const charge = await paidCharge(merchant, {
+        amount: 10_000,
+        merchantReference: `order-${name}-<b>1</b>`,
+        customer: { name: 'Ayşe Yılmaz', email: 'ayse@example.com', idNumber: ID_NUMBER },
+      });
+      await paidCharge(merchant, { amount: 20_000, customer: { email: 'mehmet@example.com' } });
+      await newCharge(merchant, { amount: 10_000, customer: { email: 'ayse@example.com' } });
+
+      const page = await signIn(merchant.organizationId, 'owner', device);
+      await submit(page, '#payments-link');
+      expect(page.url()).toBe(`${t.urls.web}/dashboard/payments?lang=en`);
+      expect(await text(page, 'h1')).toBe('Payments');
+      const items = page.locator('#payments > li');
+      expect(await items.count()).toBe(3);
+      await expectStrictPage(page, width, 'the list');
+
+      // Find it: succeeded, by the customer's e-mail, between 50 and 150 TRY. The filters are folded
+      // away until opened, and stay open while any is set.
+      expect(await page.locator('#filters-panel').getAttribute('open')).toBeNull();
+      expect(await page.locator('#filter-status').isVisible()).toBe(false);
+      await page.click('#filters-panel summary');
+      await page.selectOption('#filter-status', 'succeeded');
+      await page.fill('#filter-email', 'AYSE@example.com');
+      await page.fill('#filter-min', '50');
+      await page.fill('#filter-max', '150.00');
+      await submit(page, '#apply-filters');
+      expect(page.url()).toContain('status=succeeded');
+      expect(await items.count()).toBe(1);
+      expect(await items.first().getAttribute('data-charge-id')).toBe(charge.id);
+      expect(await items.first().locator('.payment-reference').textContent()).toBe(`order-${name}-<b>1</b>`);
+      expect(await page.locator('#filter-email').inputValue()).toBe('AYSE@example.com');
+      expect(await page.locator('#filter-status').isVisible()).toBe(true);
+      await expectStrictPage(page, width, 'the filtered list');
+
+      // A bad filter: the page says which, with the form kept.
+      expected = [/status of 400/];
+      await page.fill('#filter-min', 'abc');
+      await submit(page, '#apply-filters');
+      expect(await page.locator('#filter-errors li').allTextContents()).toEqual([
+        'The smallest amount is not an amount in TRY, like 125.50.',
+      ]);
+      expect(await page.locator('#filter-min').getAttribute('aria-invalid')).toBe('true');
+      await page.fill('#filter-min', '50');
+      await submit(page, '#apply-filters');
+      expect(await items.count()).toBe(1);
+
+      await submit(page, `li[data-charge-id="${charge.id}"] .payment-link`);
+      expect(page.url()).toBe(`${t.urls.web}/dashboard/payments/${charge.id}?lang=en`);
+      expect(await text(page, '#payment-status')).toBe('Succeeded');
+      expect(await text(page, '#payment-amount')).toBe('TRY 100.00');
+      expect(await text(page, '#payment-refunded')).toBe('TRY 0.00');
+      expect(await text(page, '#payment-refundable')).toBe('TRY 100.00');
+      expect(await text(page, '#payment-card')).toBe('visa •••• 4242');
+      expect(await text(page, '#customer-name')).toBe('Ayşe Yılmaz');
+      const timeline = page.locator('#timeline > li');
+      const kinds = () => timeline.evaluateAll((lis) => lis.map((li) => li.getAttribute('data-kind')));
+      expect(await kinds()).not.toContain('refund');
+      expect(await page.locator('#ledger-lines > li[data-kind="refund"]').count()).toBe(0);
+      await expectStrictPage(page, width, 'the charge');
+
+      // Refund 30 TRY: the confirmation step shows the amount; cancel first, then confirm.
+      await page.fill('#refund-amount', '30');
+      await submit(page, '#start-refund');
+      expect(await text(page, 'h1')).toBe('Confirm the refund');
+      expect(await text(page, '#confirm-body')).toBe(
+        `Refund TRY 30.00 of TRY 100.00 to the customer of order-${name}-<b>1</b>?`,
+      );
+      await expectStrictPage(page, width, 'the confirmation');
+      await submit(page, '#cancel-refund');
+      expect(await text(page, '#payment-refunded')).toBe('TRY 0.00');
+      await page.fill('#refund-amount', '30');
+      await submit(page, '#start-refund');
+      await submit(page, '#confirm-refund');
+      expect(page.url()).toBe(`${t.urls.web}/dashboard/payments/${charge.id}?lang=en&notice=refunded`);
+      expect(await text(page, '#notice')).toBe('The refund succeeded.');
+      expect(await text(page, '#payment-refunded')).toBe('TRY 30.00');
+      expect(await text(page, '#payment-refundable')).toBe('TRY 70.00');
+      expect(await page.locator('#refunds > li .refund-amount').allTextContents()).toEqual(['TRY 30.00']);
+      expect(await kinds()).toContain('refund');
+      expect(
+        await page.locator('#timeline > li[data-kind="refund"] .member-name').first().textContent(),
+      ).toBe('Refund of TRY 30.00: Succeeded');
+      expect(
+        await page
+          .locator('#ledger-lines > li[data-kind="refund"][data-account="merchant_pending"] .ledger-amount')
+          .textContent(),
+      ).toBe('TRY 30.00');
+      expect(await page.locator('#events > li[data-type="charge.refunded"]').count()).toBe(1);
+      await expectStrictPage(page, width, 'the charge after the refund');
+
+      // More than remains: a friendly error on the page.
+      await page.fill('#refund-amount', '70.01');
+      await submit(page, '#start-refund');
+      expect(await text(page, '#refund-error')).toBe('That is more than remains refundable (TRY 70.00).');
+      expect(await text(page, '#payment-refundable')).toBe('TRY 70.00');
+
+      // In Turkish.
+      await page.goto(`${t.urls.web}/dashboard/payments/${charge.id}?lang=tr`);
+      expect(await text(page, '#payment-refunded')).toBe('30,00 TRY');
+      expect(await text(page, '#payment-status')).toBe('Başarılı');
+      expect(await text(page, '#payments-link')).toBe('Ödemeler');
+      await expectStrictPage(page, width, 'the charge in Turkish');
+    });
+  }
+
+  it('a viewer sees the charge but no refund button', async () => {
+    const merchant = await createMerchant(t);
+    const charge = await paidCharge(merchant, { amount: 5_000 });
+    const page = await signIn(merchant.organizationId, 'viewer', PHONE);
+    await submit(page, '#payments-link');
+    await submit(page, `li[data-charge-id="${charge.id}"] .payment-link`);
+    expect(await text(page, '#payment-status')).toBe('Succeeded');
+    expect(await page.locator('#refund-form, #start-refund, #refund-amount').count()).toBe(0);
+    expect(await page.locator(`a[href*="/refund"], form[action*="/refund"]`).count()).toBe(0);
+    await expectStrictPage(page, 375, 'the charge as a viewer');
+  });
+});
