@@ -492,11 +492,13 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     payouts: services.payouts,
     customers: services.customers,
     charges: services.charges,
+    branding: services.branding,
     secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });
   await app.register(checkoutModule, {
     checkout: services.checkout,
+    branding: services.branding,
     clock: services.clock,
     checkoutUrl: () => services.urls.checkout(),
     renderer: context.renderer,

@@ -12,6 +12,8 @@ import { createDashboardAuth } from '../users/http.js';
 import { accountRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
+import type { BrandingService } from '../organizations/branding.js';
+import { brandingPages } from './branding.js';
 import { customerPages } from './customers.js';
 import { homePages } from './home.js';
 import { apiKeyPages } from './keys.js';
@@ -36,6 +38,7 @@ export interface DashboardModuleOptions {
   payouts: Pick<PayoutService, 'retrieve'>;
   customers: Pick<CustomerService, 'get' | 'list'>;
   charges: Pick<ChargeService, 'list'>;
+  branding: Pick<BrandingService, 'get' | 'update'>;
   secureCookies: boolean;
   renderer: Renderer;
 }
@@ -63,4 +66,5 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(walletPages, { kit, wallets: options.wallets });
   await app.register(settlementPages, { kit, settlements: options.settlements, payouts: options.payouts });
   await app.register(customerPages, { kit, customers: options.customers, charges: options.charges });
+  await app.register(brandingPages, { kit, branding: options.branding });
 }
