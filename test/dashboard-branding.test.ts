@@ -297,7 +297,7 @@ describe('the branding page', () => {
     const organization = await createOrganization(t, { name: 'Csrf Ltd' });
     const other = await createOrganization(t, { name: 'Other Ltd' });
     const { client } = await signedIn(organization.id, 'owner');
-    for (const form of [{}, { _csrf: 'forged' }]) {
+    for (const form of [{}, { _csrf: 'forged' }] as Record<string, string>[]) {
       const post = await client.postForm('/dashboard/branding?lang=en', { ...form, displayName: 'Forged' });
       expect(post.status).toBe(403);
       expect(textOf(post.text, 'message-body')).toMatch(/expired|form/i);
