@@ -29,7 +29,8 @@ export interface BrandingMessages {
   noColor: string;
   /** `{ratio}`: the colour's contrast ratio with white. */
   contrast: string;
-  preview: string;
+  current: string;
+  change: string;
   logo: string;
   /** `{max}`: the largest logo in KB. */
   logoHint: string;
@@ -59,7 +60,8 @@ export const BRANDING_MESSAGES: Record<Locale, BrandingMessages> = {
       'As # and six hexadecimal digits, for example #0b5cad. The checkout uses it for the buttons (with white text) and your name in the white header, so it needs a contrast ratio of at least {min}:1 with white (WCAG AA). Leave it empty for the gateway’s blue.',
     noColor: 'None: the gateway’s blue.',
     contrast: 'Contrast with white: {ratio}:1',
-    preview: 'Preview',
+    current: 'Current branding',
+    change: 'Change the branding',
     logo: 'Logo',
     logoHint: 'A PNG, JPEG or WebP image of at most {max} KB. SVG is not accepted.',
     currentLogo: 'Current logo',
@@ -97,7 +99,8 @@ export const BRANDING_MESSAGES: Record<Locale, BrandingMessages> = {
       '# ve altı onaltılık rakam olarak, örneğin #0b5cad. Ödeme sayfası bu rengi düğmelerde (beyaz yazıyla) ve beyaz başlıktaki adınızda kullanır; bu yüzden beyazla kontrast oranı en az {min}:1 olmalıdır (WCAG AA). Ağ geçidinin mavisi için boş bırakın.',
     noColor: 'Yok: ağ geçidinin mavisi.',
     contrast: 'Beyazla kontrast: {ratio}:1',
-    preview: 'Önizleme',
+    current: 'Şu anki marka ayarları',
+    change: 'Marka ayarlarını değiştir',
     logo: 'Logo',
     logoHint: 'En çok {max} KB bir PNG, JPEG ya da WebP görseli. SVG kabul edilmez.',
     currentLogo: 'Şu anki logo',

@@ -107,9 +107,7 @@ export function sniffLogo(bytes: Uint8Array): LogoContentType | 'svg' | undefine
 const FORBIDDEN_IN_NAME = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 /** Every problem of the input at once, and the values to store. */
-export function checkBranding(
-  input: BrandingInput,
-):
+export function checkBranding(input: BrandingInput):
   | {
       ok: true;
       displayName: string;
