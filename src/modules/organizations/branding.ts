@@ -106,14 +106,17 @@ export function sniffLogo(bytes: Uint8Array): LogoContentType | 'svg' | undefine
 // Control characters and the bidirectional overrides that could make a name read as another.
 const FORBIDDEN_IN_NAME = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
+/** A logo change once checked: a new logo carries the type its bytes proved and its hash. */
+export type CheckedLogo =
+  | { action: 'keep' }
+  | { action: 'remove' }
+  | { action: 'set'; bytes: Uint8Array; contentType: LogoContentType; sha256: string };
+
 /** Every problem of the input at once, and the values to store. */
-export function checkBranding(input: BrandingInput):
-  | {
-      ok: true;
-      displayName: string;
-      brandColor: string | null;
-      logo: LogoChange & { contentType?: LogoContentType };
-    }
+export function checkBranding(
+  input: BrandingInput,
+):
+  | { ok: true; displayName: string; brandColor: string | null; logo: CheckedLogo }
   | { ok: false; issues: BrandingIssues } {
   const issues: BrandingIssues = {};
   const displayName = input.displayName.trim();
@@ -134,7 +137,7 @@ export function checkBranding(input: BrandingInput):
     }
   }
 
-  let contentType: LogoContentType | undefined;
+  let logo: CheckedLogo = input.logo.action === 'set' ? { action: 'keep' } : input.logo;
   if (input.logo.action === 'set') {
     const { bytes } = input.logo;
     const kind = sniffLogo(bytes);
@@ -143,16 +146,12 @@ export function checkBranding(input: BrandingInput):
       issues.logo = { problem: 'too_large', bytes: bytes.length, max: LOGO_MAX_BYTES };
     else if (kind === 'svg') issues.logo = { problem: 'svg' };
     else if (kind === undefined) issues.logo = { problem: 'unsupported' };
-    else contentType = kind;
+    else
+      logo = { ...input.logo, contentType: kind, sha256: createHash('sha256').update(bytes).digest('hex') };
   }
 
   if (Object.keys(issues).length > 0) return { ok: false, issues };
-  return {
-    ok: true,
-    displayName,
-    brandColor,
-    logo: contentType === undefined ? input.logo : { ...input.logo, contentType },
-  };
+  return { ok: true, displayName, brandColor, logo };
 }
 
 type BrandingRow = NonNullable<Awaited<ReturnType<typeof findBrandingRow>>>;
@@ -193,13 +192,11 @@ export function createBrandingService(deps: { db: Kdb; clock: Clock; audit: Audi
         const before = toBranding(row);
         const now = clock.now();
         const { logo } = checked;
-        const sha256 =
-          logo.action === 'set' ? createHash('sha256').update(logo.bytes).digest('hex') : undefined;
         const fieldsChanged =
           checked.displayName !== before.displayName || checked.brandColor !== before.brandColor;
         const logoChanged =
           (logo.action === 'remove' && before.logo !== null) ||
-          (logo.action === 'set' && sha256 !== before.logo?.sha256);
+          (logo.action === 'set' && logo.sha256 !== before.logo?.sha256);
         if (!fieldsChanged && !logoChanged) return ok(before);
 
         await setBrandingFields(trx, organizationId, {
@@ -208,14 +205,10 @@ export function createBrandingService(deps: { db: Kdb; clock: Clock; audit: Audi
           now,
         });
         if (logo.action === 'remove') await deleteLogo(trx, organizationId);
-        if (logo.action === 'set' && logoChanged && sha256 !== undefined && logo.contentType !== undefined)
-          await putLogo(trx, {
-            organizationId,
-            sha256,
-            contentType: logo.contentType,
-            bytes: logo.bytes,
-            now,
-          });
+        if (logo.action === 'set' && logoChanged) {
+          const { sha256, contentType, bytes } = logo;
+          await putLogo(trx, { organizationId, sha256, contentType, bytes, now });
+        }
         const after = toBranding((await findBrandingRow(trx, organizationId)) as BrandingRow);
         await audit.record(trx, {
           ...by,
