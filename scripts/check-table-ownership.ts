@@ -26,6 +26,7 @@ export const OWNERS: Record<string, string> = {
   sessions: 'src/http',
   organizations: 'organizations',
   fee_schedules: 'organizations',
+  organization_logos: 'organizations',
   staff_users: 'operator',
   operator_alerts: 'operator',
   users: 'users',

@@ -496,11 +496,13 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     refunds: services.refunds,
     ledger: services.ledger,
     events: services.eventLookup,
+    branding: services.branding,
     secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });
   await app.register(checkoutModule, {
     checkout: services.checkout,
+    branding: services.branding,
     clock: services.clock,
     checkoutUrl: () => services.urls.checkout(),
     renderer: context.renderer,

@@ -48,6 +48,7 @@ export type { Acquirers, Urls };
 import { createChargeRefunds, createChargeService, type ChargeService } from './modules/charges/service.js';
 import { createLedger, type Ledger } from './modules/ledger/service.js';
 import { feeRateIn } from './modules/organizations/fee-rates.js';
+import { createBrandingService, type BrandingService } from './modules/organizations/branding.js';
 import { createEventRecorder, type EventRecorder } from './modules/events/service.js';
 import { createPaymentCompletion, type PaymentCompletion } from './modules/charges/completion.js';
 import { createNotificationInbox, type NotificationInbox } from './modules/charges/notifications.js';
@@ -102,6 +103,8 @@ export interface Services {
   underwriting: UnderwritingService;
   /** Approved merchants: KYC, fees, feature flags, rate limits, freezing. */
   organizations: OrganizationAdminService;
+  /** What the checkout shows of a merchant: display name, brand colour, logo (issue 15 item 6). */
+  branding: BrandingService;
   apiKeys: ApiKeyService;
   /** Every operator write, audited: what the console, the operator API and the CLI call. */
   operator: OperatorCommands;
@@ -324,6 +327,7 @@ export function createServices(input: {
     staff,
     underwriting,
     organizations,
+    branding: createBrandingService({ db, clock, audit }),
     apiKeys: createApiKeyService({ db, clock, audit, cursors }),
     operator: createOperatorCommands({
       db,

@@ -67,6 +67,20 @@ export interface OrganizationsTable {
   frozen_reason: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The trading name the checkout shows; a row inserted without one gets `name` (migration 0019). */
+  display_name: ColumnType<string, string | undefined, string>;
+  /** `#rrggbb`, lower case; null is the gateway's own colour. */
+  brand_color: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export type LogoContentType = 'image/png' | 'image/jpeg' | 'image/webp';
+
+export interface OrganizationLogosTable {
+  organization_id: string;
+  sha256: string;
+  content_type: LogoContentType;
+  bytes: Uint8Array;
+  created_at: Timestamp;
 }
 
 export interface FeeSchedulesTable {
@@ -391,6 +405,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   schema_migrations: SchemaMigrationsTable;
   organizations: OrganizationsTable;
+  organization_logos: OrganizationLogosTable;
   fee_schedules: FeeSchedulesTable;
   staff_users: StaffUsersTable;
   users: UsersTable;

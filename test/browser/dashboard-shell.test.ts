@@ -102,7 +102,7 @@ describe('the dashboard shell in Chromium', () => {
       { heading: null, links: ['home-link', 'payments-link', 'customers-link'] },
       { heading: 'Balance and payouts', links: ['settlements-link', 'wallets-link'] },
       { heading: 'Developers', links: ['api-keys-link', 'webhooks-link'] },
-      { heading: 'Settings', links: ['team-link', 'security-nav-link'] },
+      { heading: 'Settings', links: ['team-link', 'security-nav-link', 'branding-link'] },
     ]);
     expect(await page.locator('#home-link').getAttribute('aria-current')).toBe('page');
     expect(await page.locator('#shell-organization').textContent()).toBe(
@@ -154,7 +154,7 @@ describe('the dashboard shell in Chromium', () => {
       { heading: null, links: ['home-link', 'payments-link'] },
       { heading: 'Balance and payouts', links: ['wallets-link'] },
       { heading: 'Developers', links: ['api-keys-link', 'webhooks-link'] },
-      { heading: 'Settings', links: ['team-link', 'security-nav-link'] },
+      { heading: 'Settings', links: ['team-link', 'security-nav-link', 'branding-link'] },
     ]);
     const nav = await page.locator('nav.app-nav').boundingBox();
     const main = await page.locator('main#content').boundingBox();

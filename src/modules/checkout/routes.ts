@@ -6,6 +6,8 @@ import { pickLocale, type Locale } from '../../web/i18n.js';
 import { jsonForScript, type Renderer } from '../../web/render.js';
 import type { ChargeRow } from '../charges/service.js';
 import { CARD_LIMITS, type CardField, type CardIssue } from './card.js';
+import type { BrandingService } from '../organizations/branding.js';
+import { merchantHeader } from './brand.js';
 import { formatAmount, formatIban, returnLink } from './format.js';
 import { CHECKOUT_MESSAGES, failureReason, fill, type CheckoutMessages } from './i18n.js';
 import {
@@ -25,6 +27,8 @@ import type {
 
 export interface CheckoutRoutesOptions {
   checkout: CheckoutService;
+  /** The merchant a page shows in its header: the charge's organization's branding. */
+  branding: Pick<BrandingService, 'get'>;
   renderer: Renderer;
   clock: Clock;
   /** `{checkout_url}`: the origin the pages are served from, and the base of the 3-D Secure return URL. */
@@ -86,7 +90,7 @@ export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): 
     if (!ours.includes(origin)) throw new ApiError('forbidden', 'Cross-site form posts are refused.');
   };
 
-  const render = (
+  const render = async (
     request: FastifyRequest,
     reply: FastifyReply,
     view: string,
@@ -102,8 +106,10 @@ export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): 
     const otherLocale: Locale = locale === 'en' ? 'tr' : 'en';
     const m = CHECKOUT_MESSAGES[locale];
     const { charge } = data;
+    const branding = charge ? await options.branding.get(charge.organization_id) : undefined;
     const html = renderer.render(`checkout/${view}`, {
       ...data,
+      merchant: branding ? merchantHeader(branding) : undefined,
       locale,
       otherLocale,
       m,

@@ -21,6 +21,7 @@ export interface DashboardMessages {
     webhooks: string;
     settings: string;
     team: string;
+    branding: string;
     /** The navigation landmark's name. */
     menu: string;
     skipToContent: string;
@@ -189,6 +190,7 @@ const en: DashboardMessages = {
     webhooks: 'Webhooks',
     settings: 'Settings',
     team: 'Team',
+    branding: 'Branding',
     menu: 'Dashboard menu',
     skipToContent: 'Skip to content',
     viewing: '{environment} data',
@@ -398,6 +400,7 @@ const tr: DashboardMessages = {
     webhooks: 'Webhook’lar',
     settings: 'Ayarlar',
     team: 'Ekip',
+    branding: 'Marka',
     menu: 'Panel menüsü',
     skipToContent: 'İçeriğe geç',
     viewing: '{environment} verileri',

@@ -15,6 +15,8 @@ import { createDashboardAuth } from '../users/http.js';
 import { accountRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
+import type { BrandingService } from '../organizations/branding.js';
+import { brandingPages } from './branding.js';
 import { customerPages } from './customers.js';
 import { homePages } from './home.js';
 import type { ActivityReader } from './overview.js';
@@ -46,6 +48,7 @@ export interface DashboardModuleOptions {
   events: Pick<EventLookup, 'idsAboutCharge' | 'byIds'>;
   /** The overview's daily figures of charges and refunds (issue 15 item 3). */
   activity: ActivityReader;
+  branding: Pick<BrandingService, 'get' | 'update'>;
   secureCookies: boolean;
   renderer: Renderer;
 }
@@ -83,4 +86,5 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
     webhooks: options.webhooks,
     events: options.events,
   });
+  await app.register(brandingPages, { kit, branding: options.branding });
 }

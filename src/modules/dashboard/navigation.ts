@@ -81,6 +81,8 @@ const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefi
       // The team and its invitations live on the home page, below the organization.
       { id: 'team-link', path: '/dashboard', hash: '#team-heading', label: (m) => m.nav.team },
       { id: 'security-nav-link', path: '/dashboard/security', label: (m) => m.nav.security },
+      // Every role sees the checkout's branding; owners and admins change it (`manageBranding`).
+      { id: 'branding-link', path: '/dashboard/branding', label: (m) => m.nav.branding },
     ],
   },
 ];

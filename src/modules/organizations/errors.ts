@@ -28,3 +28,22 @@ export const ORGANIZATION_ERRORS: ErrorTable<OrganizationError> = {
     ),
   organization_not_found: ({ id }) => new ApiError('not_found', `No organization ${id}.`),
 };
+
+/** What is wrong with each field of a branding change (the dashboard shows each beside its field). */
+export interface BrandingIssues {
+  displayName?:
+    { problem: 'required' } | { problem: 'too_long'; max: number } | { problem: 'control_characters' };
+  brandColor?:
+    | { problem: 'format' }
+    /** `ratio`: against white, rounded down to two decimals; `min`: the WCAG AA ratio. */
+    | { problem: 'contrast'; color: string; ratio: number; min: number };
+  logo?:
+    | { problem: 'empty' }
+    | { problem: 'too_large'; bytes: number; max: number }
+    | { problem: 'svg' }
+    | { problem: 'unsupported' };
+}
+
+/** What a change of the checkout's branding refuses (issue 15 item 6). */
+export type BrandingError =
+  { code: 'invalid_branding'; issues: BrandingIssues } | { code: 'organization_not_found'; id: string };

@@ -1,12 +1,14 @@
 import type { Selectable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
-import type { OrganizationsTable, PaymentMethod } from '../../db/schema.js';
+import type { LogoContentType, OrganizationsTable, PaymentMethod } from '../../db/schema.js';
 import type { FeeScheduleEntry, Organization } from './types.js';
 
 export function toOrganization(row: Selectable<OrganizationsTable>): Organization {
   return {
     id: row.id,
     name: row.name,
+    displayName: row.display_name,
+    brandColor: row.brand_color,
     applicationId: row.application_id,
     contactEmail: row.contact_email,
     kycStatus: row.kyc_status,
@@ -65,4 +67,74 @@ export async function upsertFee(
       }),
     )
     .execute();
+}
+
+/** What the checkout shows of an organization: its names, colour and the hash of its logo. */
+export async function findBrandingRow(
+  db: Kdb,
+  organizationId: string,
+  options: { forUpdate?: boolean } = {},
+) {
+  let query = db
+    .selectFrom('organizations')
+    .leftJoin('organization_logos', 'organization_logos.organization_id', 'organizations.id')
+    .select([
+      'organizations.id',
+      'organizations.display_name',
+      'organizations.brand_color',
+      'organization_logos.sha256',
+      'organization_logos.content_type',
+    ])
+    .where('organizations.id', '=', organizationId);
+  if (options.forUpdate) query = query.forUpdate('organizations');
+  return query.executeTakeFirst();
+}
+
+export async function setBrandingFields(
+  db: Kdb,
+  organizationId: string,
+  fields: { displayName: string; brandColor: string | null; now: Date },
+) {
+  await db
+    .updateTable('organizations')
+    .set({ display_name: fields.displayName, brand_color: fields.brandColor, updated_at: fields.now })
+    .where('id', '=', organizationId)
+    .execute();
+}
+
+export async function putLogo(
+  db: Kdb,
+  logo: {
+    organizationId: string;
+    sha256: string;
+    contentType: LogoContentType;
+    bytes: Uint8Array;
+    now: Date;
+  },
+) {
+  const values = {
+    sha256: logo.sha256,
+    content_type: logo.contentType,
+    bytes: logo.bytes,
+    created_at: logo.now,
+  };
+  await db
+    .insertInto('organization_logos')
+    .values({ organization_id: logo.organizationId, ...values })
+    .onConflict((oc) => oc.column('organization_id').doUpdateSet(values))
+    .execute();
+}
+
+export async function deleteLogo(db: Kdb, organizationId: string) {
+  await db.deleteFrom('organization_logos').where('organization_id', '=', organizationId).execute();
+}
+
+/** A logo by its content hash (any organization's: the same bytes are the same logo). */
+export async function findLogoByHash(db: Kdb, sha256: string) {
+  return db
+    .selectFrom('organization_logos')
+    .select(['content_type', 'bytes'])
+    .where('sha256', '=', sha256)
+    .limit(1)
+    .executeTakeFirst();
 }

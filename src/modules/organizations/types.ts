@@ -17,7 +17,12 @@ export const DEFAULT_FEES: Record<PaymentMethod, { basisPoints: number; fixedMin
 
 export interface Organization {
   id: string;
+  /** The company name of the application (the legal name). */
   name: string;
+  /** The trading name the checkout shows (set in the dashboard's branding page; defaults to `name`). */
+  displayName: string;
+  /** The checkout's brand colour, `#rrggbb`; null is the gateway's own. */
+  brandColor: string | null;
   applicationId: string | null;
   contactEmail: string;
   kycStatus: KycStatus;

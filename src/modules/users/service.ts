@@ -86,6 +86,11 @@ export const DASHBOARD_PERMISSIONS = {
   requestWalletChange: ['owner', 'admin'],
   /** Confirm a wallet change from the e-mailed link. */
   confirmWalletChange: ['owner'],
+  /**
+   * The checkout's branding (issue 15 item 6): the name, colour and logo customers see. Every role reads
+   * the page; developers and viewers cannot change what customers are shown.
+   */
+  manageBranding: ['owner', 'admin'],
 } as const satisfies Record<string, readonly UserRole[]>;
 export type DashboardPermission = keyof typeof DASHBOARD_PERMISSIONS;
 
