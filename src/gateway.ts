@@ -492,6 +492,8 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     payouts: services.payouts,
     customers: services.customers,
     charges: services.charges,
+    refunds: services.refunds,
+    ledger: services.ledger,
     secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });

@@ -6,7 +6,7 @@ import type { ValidationIssue } from '../../http/errors.js';
 import { metadataIssues } from '../../http/input.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { toPage, type CursorCodec } from '../../shared/pagination.js';
+import { toPage, type CreatedWindow, type Cursor, type CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
@@ -62,6 +62,16 @@ export interface ChargeService {
     owner: ChargeOwner,
     query: ChargeListQuery,
   ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
+  /**
+   * One page of an export (issue 15 item 4): the created charges made in `window`, oldest first, after
+   * the (createdAt, id) of the previous page's last one; at most `limit`.
+   */
+  pageCreatedIn(
+    owner: ChargeOwner,
+    window: CreatedWindow,
+    after: Cursor | undefined,
+    limit: number,
+  ): Promise<ChargeView[]>;
   /**
    * Product decision 15: finishes or abandons creations whose request died between phase 1 and phase 2
    * (a crash, or an acquirer outage the merchant did not retry). Returns what it did.
@@ -219,6 +229,10 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const rows = await charges.listVisible(db, owner, { customerId }, after?.value, limit + 1);
       const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
       return ok({ data: page.data.map(toView), nextCursor: page.nextCursor });
+    },
+
+    async pageCreatedIn(owner, window, after, limit) {
+      return (await charges.pageCreatedIn(db, owner, window, after, limit)).map(toView);
     },
 
     async recoverInterruptedCreations(limit = 50) {

@@ -5,14 +5,17 @@ import type { Clock } from '../../shared/clock.js';
 import type { Renderer } from '../../web/render.js';
 import type { ApiKeyService } from '../api-keys/service.js';
 import type { ChargeService } from '../charges/service.js';
+import type { Ledger } from '../ledger/service.js';
 import type { CustomerService } from '../customers/index.js';
 import type { PayoutService } from '../payouts/service.js';
+import type { RefundService } from '../refunds/service.js';
 import type { SettlementBatches } from '../settlement/batch.js';
 import { createDashboardAuth } from '../users/http.js';
 import { accountRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import { customerPages } from './customers.js';
+import { exportPages } from './exports.js';
 import { homePages } from './home.js';
 import { apiKeyPages } from './keys.js';
 import { createPageKit } from './kit.js';
@@ -33,9 +36,12 @@ export interface DashboardModuleOptions {
   webhooks: WebhookEndpointService;
   wallets: WalletService;
   settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'>;
-  payouts: Pick<PayoutService, 'retrieve'>;
+  payouts: Pick<PayoutService, 'retrieve' | 'pageCreatedIn'>;
   customers: Pick<CustomerService, 'get' | 'list'>;
-  charges: Pick<ChargeService, 'list'>;
+  charges: Pick<ChargeService, 'list' | 'pageCreatedIn'>;
+  /** The exports' refunds, and the fee and net of each exported charge. */
+  refunds: Pick<RefundService, 'pageCreatedIn'>;
+  ledger: Pick<Ledger, 'chargeFees'>;
   secureCookies: boolean;
   renderer: Renderer;
 }
@@ -63,4 +69,12 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(walletPages, { kit, wallets: options.wallets });
   await app.register(settlementPages, { kit, settlements: options.settlements, payouts: options.payouts });
   await app.register(customerPages, { kit, customers: options.customers, charges: options.charges });
+  await app.register(exportPages, {
+    kit,
+    clock: options.clock,
+    charges: options.charges,
+    refunds: options.refunds,
+    payouts: options.payouts,
+    ledger: options.ledger,
+  });
 }

@@ -75,6 +75,12 @@ export const DASHBOARD_PERMISSIONS = {
    * them (support answers customers); the ID number is never shown to anyone.
    */
   readCustomers: ['owner', 'admin', 'developer', 'viewer'],
+  /**
+   * The CSV exports of charges, refunds and payouts (issue 15 item 4, docs/exports.md): the books, with
+   * customers' e-mail addresses. Owners, admins and viewers (the accountant's seat) export; a developer
+   * does not, as with settlements (an integration reads the API with its own key instead).
+   */
+  exportRecords: ['owner', 'admin', 'viewer'],
   invite: INVITING_ROLES,
   manageApiKeys: ['owner', 'admin', 'developer'],
   manageWebhooks: ['owner', 'admin', 'developer'],
