@@ -636,4 +636,60 @@ describe('a large export', () => {
     expect(pages[0]).not.toMatch(/\(created_at, id\) >/);
     for (const statement of pages.slice(1)) expect(statement).toMatch(/\(created_at, id\) > \(/);
   }, 120_000);
+
+  it('waits for a client that stops reading: the next pages are read only as it takes the rows', async () => {
+    const merchant = await createMerchant(t);
+    const seeded = 40_000;
+    const base = new Date('2026-12-20T00:00:00.000Z');
+    // Rows of about 600 bytes: some 24 MB of CSV, several times what the sockets between hold.
+    await sql`
+      INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
+                           status, creation_state, provider, provider_request, provider_payment_id,
+                           provider_status, customer_email, expires_at, created_at, updated_at)
+      SELECT 'ch_slow' || lpad(i::text, 6, '0'), ${merchant.organizationId}, 'sandbox', 100 + i, 'TRY',
+             'credit_card_tr', 'slow-' || i || '-' || repeat('r', 100), 'pending', 'created', 'sandbox',
+             '{}'::jsonb, 'pay_slow' || i, 'awaiting_payment', repeat('e', 60) || '.' || repeat('f', 60) || '.' || repeat('g', 60) || i || '@example.com',
+             ${base}::timestamptz + interval '1 day',
+             ${base}::timestamptz + i * interval '1 second',
+             ${base}::timestamptz + i * interval '1 second'
+      FROM generate_series(1, ${seeded}) AS i
+    `.execute(raw.db);
+    at('2026-12-21T00:00:00.000Z');
+    const client = await signedIn(merchant.organizationId, 'viewer');
+    const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const pagesRead = () => captured.filter((statement) => /from "charges"/i.test(statement)).length;
+
+    captured.length = 0;
+    recording = true;
+    try {
+      const res = await fetch(`${t.urls.web}/dashboard/exports/charges.csv?from=2026-12-20&to=2026-12-20`, {
+        headers: { cookie, 'x-forwarded-for': client.ip },
+      });
+      expect(res.status).toBe(200);
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      const first = await reader.read();
+      text += decoder.decode(first.value, { stream: true });
+      // The client takes nothing more for a while: the gateway stops reading once the sockets are full.
+      let stalled = -1;
+      for (let i = 0; i < 20 && stalled !== pagesRead(); i++) {
+        stalled = pagesRead();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(stalled).toBeGreaterThanOrEqual(1);
+      expect(stalled).toBeLessThan((seeded / 1000) * 0.75);
+      for (;;) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+      const { rows } = csvRecords(text);
+      expect(rows).toHaveLength(seeded);
+      expect(rows[seeded - 1]?.id).toBe(`ch_slow${String(seeded).padStart(6, '0')}`);
+      expect(pagesRead()).toBe(Math.ceil((seeded + 1) / 1000));
+    } finally {
+      recording = false;
+    }
+  }, 180_000);
 });
