@@ -206,6 +206,23 @@ async function download(client: WebClient, kind: string, from: string, to: strin
   return { ...csvRecords(res.text), res };
 }
 
+/** The same file through the API (`GET /v1/exports/{kind}.csv`) with the merchant's key. */
+async function viaApi(
+  merchant: Merchant,
+  kind: string,
+  from: string,
+  to: string,
+  environment: 'sandbox' | 'live' = 'sandbox',
+): Promise<string> {
+  const res = await api<unknown>(merchant, `/v1/exports/${kind}.csv?from=${from}&to=${to}`, { environment });
+  expect(res.status, res.text.slice(0, 500)).toBe(200);
+  expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+  expect(res.headers.get('content-disposition')).toBe(
+    `attachment; filename="${kind}-${environment}-${from}-to-${to}.csv"`,
+  );
+  return res.text;
+}
+
 /** Every charge of the API's list (all pages), oldest first, created in [from, to). */
 async function apiCharges(
   merchant: Merchant,
@@ -305,6 +322,7 @@ describe('the exports', () => {
 
     const client = await signedIn(merchant.organizationId, 'viewer');
     const { header, rows, res } = await download(client, 'charges', '2026-12-02', '2026-12-03');
+    expect(await viaApi(merchant, 'charges', '2026-12-02', '2026-12-03')).toBe(res.text);
     expect(res.headers.get('content-disposition')).toBe(
       'attachment; filename="charges-sandbox-2026-12-02-to-2026-12-03.csv"',
     );
@@ -377,6 +395,8 @@ describe('the exports', () => {
 
     await switchTo(client, 'live');
     const inLive = await download(client, 'charges', '2026-12-05', '2026-12-05');
+    expect(await viaApi(merchant, 'charges', '2026-12-05', '2026-12-05', 'live')).toBe(inLive.res.text);
+    expect(await viaApi(merchant, 'charges', '2026-12-05', '2026-12-05')).toBe(inSandbox.res.text);
     expect(inLive.rows.map((row) => row.id)).toEqual([live.id]);
     expect(inLive.res.headers.get('content-disposition')).toContain(
       'charges-live-2026-12-05-to-2026-12-05.csv',
@@ -416,6 +436,7 @@ describe('the exports', () => {
 
     const client = await signedIn(merchant.organizationId, 'owner');
     const refunds = await download(client, 'refunds', '2026-12-07', '2026-12-07');
+    expect(await viaApi(merchant, 'refunds', '2026-12-07', '2026-12-07')).toBe(refunds.res.text);
     expect(refunds.header.join(',')).toBe(
       'id,charge_id,created_at,status,amount,amount_decimal,currency,reason,failure_code,updated_at',
     );
@@ -443,6 +464,7 @@ describe('the exports', () => {
     });
 
     const payouts = await download(client, 'payouts', '2026-12-07', '2026-12-07');
+    expect(await viaApi(merchant, 'payouts', '2026-12-07', '2026-12-07')).toBe(payouts.res.text);
     const listedPayouts = await api<{ data: PayoutBody[] }>(
       merchant,
       '/v1/payouts?createdFrom=2026-12-07T00:00:00.000Z&createdTo=2026-12-08T00:00:00.000Z',
@@ -540,6 +562,37 @@ describe('the exports', () => {
     expect((await client.get('/dashboard/exports/customers.csv?from=2026-01-01&to=2026-01-02')).status).toBe(
       404,
     );
+  });
+
+  it('through the API: a refused range is 400 validation_failed naming the parameter', async () => {
+    const merchant = await createMerchant(t);
+    const cases: Array<[string, Array<{ path: string; code: string }>]> = [
+      [
+        '',
+        [
+          { path: 'from', code: 'required' },
+          { path: 'to', code: 'required' },
+        ],
+      ],
+      ['from=2026-01-01', [{ path: 'to', code: 'required' }]],
+      ['from=2026-1-1&to=2026-01-02', [{ path: 'from', code: 'invalid_format' }]],
+      ['from=2026-02-30&to=2026-03-01', [{ path: 'from', code: 'invalid_value' }]],
+      ['from=2026-01-01&to=3000-01-01', [{ path: 'to', code: 'invalid_value' }]],
+      ['from=2026-03-02&to=2026-03-01', [{ path: 'from', code: 'invalid_value' }]],
+      ['from=2025-01-01&to=2026-01-02', [{ path: 'to', code: 'too_large' }]],
+    ];
+    for (const [query, issues] of cases) {
+      const res = await api<{ error: { code: string; details: { issues: unknown[] } } }>(
+        merchant,
+        `/v1/exports/refunds.csv?${query}`,
+      );
+      expect(res.status, query).toBe(400);
+      expect(res.body.error.code, query).toBe('validation_failed');
+      expect(res.body.error.details.issues, query).toEqual(
+        issues.map((issue) => expect.objectContaining({ ...issue, in: 'query' })),
+      );
+    }
+    expect(await viaApi(merchant, 'charges', '2024-01-01', '2024-12-31')).toBe(`${CHARGE_HEADER}\n`);
   });
 
   it('are for owners, admins and viewers, in both languages, linked from the navigation', async () => {

@@ -1,9 +1,6 @@
 import type { Locale } from '../../web/i18n.js';
-import type { ExportKind } from './export-csv.js';
-
-/** Why a requested range is refused. */
-export type ExportRangeError =
-  'kind' | 'fromMissing' | 'toMissing' | 'fromInvalid' | 'toInvalid' | 'order' | 'tooLong';
+import type { ExportKind } from '../exports/csv.js';
+import type { ExportRangeError } from '../exports/range.js';
 
 /** The exports page's words, Turkish and English (issue 15 item 4). */
 export interface ExportMessages {

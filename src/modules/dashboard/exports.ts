@@ -2,10 +2,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/server.js';
 import { DAY, type Clock } from '../../shared/clock.js';
-import type { CreatedWindow } from '../../shared/pagination.js';
 import { localeOf, type SignedIn } from '../users/http.js';
-import { EXPORT_KINDS, exportCsv, type ExportKind, type ExportSources } from './export-csv.js';
-import { EXPORT_MESSAGES, type ExportMessages, type ExportRangeError } from './export-i18n.js';
+import { EXPORT_KINDS, exportCsv, type ExportKind, type ExportSources } from '../exports/csv.js';
+import {
+  EXPORT_EARLIEST,
+  EXPORT_LATEST,
+  EXPORT_MAX_DAYS,
+  exportRange,
+  utcDay,
+  type ExportRangeError,
+} from '../exports/range.js';
+import { EXPORT_MESSAGES, type ExportMessages } from './export-i18n.js';
 import { PageQuerySchema, type PageKit } from './kit.js';
 
 export interface DashboardExportPagesOptions extends ExportSources {
@@ -13,11 +20,6 @@ export interface DashboardExportPagesOptions extends ExportSources {
   clock: Clock;
 }
 
-/** The longest range one file covers, in days (both ends included): a leap year. */
-export const EXPORT_MAX_DAYS = 366;
-/** The dates a range may name. */
-export const EXPORT_EARLIEST = '2000-01-01';
-export const EXPORT_LATEST = '2999-12-31';
 /** The range the form suggests: the last 30 days, today included. */
 const DEFAULT_DAYS = 30;
 
@@ -27,45 +29,6 @@ const DownloadQuerySchema = Type.Object({
   ...RangeQuerySchema.properties,
   kind: Type.Optional(Type.String({ maxLength: 32 })),
 });
-
-export type ExportRange =
-  { ok: true; window: CreatedWindow; from: string; to: string } | { ok: false; errors: ExportRangeError[] };
-
-const utcDay = (date: Date) => date.toISOString().slice(0, 10);
-
-/** A calendar date `YYYY-MM-DD` between the earliest and the latest, as its UTC midnight. */
-function dayOf(text: string): Date | undefined {
-  if (!/^\d{4}-\d\d-\d\d$/.test(text) || text < EXPORT_EARLIEST || text > EXPORT_LATEST) return undefined;
-  const day = new Date(`${text}T00:00:00.000Z`);
-  return Number.isNaN(day.getTime()) || utcDay(day) !== text ? undefined : day;
-}
-
-/**
- * The range of an export: `from` and `to` are UTC calendar days, both included, so the window of
- * creation times is [from 00:00Z, the day after `to` 00:00Z). Missing, malformed or impossible dates,
- * `from` after `to` and more than `EXPORT_MAX_DAYS` days are refused.
- */
-export function exportRange(from: string | undefined, to: string | undefined): ExportRange {
-  const errors: ExportRangeError[] = [];
-  const fromText = from?.trim() ?? '';
-  const toText = to?.trim() ?? '';
-  const start = dayOf(fromText);
-  const end = dayOf(toText);
-  if (fromText === '') errors.push('fromMissing');
-  else if (!start) errors.push('fromInvalid');
-  if (toText === '') errors.push('toMissing');
-  else if (!end) errors.push('toInvalid');
-  if (!start || !end) return { ok: false, errors };
-  if (start > end) return { ok: false, errors: ['order'] };
-  const days = (end.getTime() - start.getTime()) / DAY + 1;
-  if (days > EXPORT_MAX_DAYS) return { ok: false, errors: ['tooLong'] };
-  return {
-    ok: true,
-    window: { from: start, to: new Date(end.getTime() + DAY) },
-    from: fromText,
-    to: toText,
-  };
-}
 
 const isKind = (kind: string | undefined): kind is ExportKind =>
   (EXPORT_KINDS as readonly string[]).includes(kind ?? '');
