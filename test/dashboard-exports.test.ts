@@ -690,7 +690,7 @@ describe('a large export', () => {
     for (const statement of pages.slice(1)) expect(statement).toMatch(/\(created_at, id\) > \(/);
   }, 120_000);
 
-  it('waits for a client that stops reading: the next pages are read only as it takes the rows', async () => {
+  it('waits for a client that stops reading, and stops for one that goes away', async () => {
     const merchant = await createMerchant(t);
     const seeded = 40_000;
     const base = new Date('2026-12-20T00:00:00.000Z');
@@ -741,6 +741,34 @@ describe('a large export', () => {
       expect(rows).toHaveLength(seeded);
       expect(rows[seeded - 1]?.id).toBe(`ch_slow${String(seeded).padStart(6, '0')}`);
       expect(pagesRead()).toBe(Math.ceil((seeded + 1) / 1000));
+
+      // A client that goes away: the gateway stops reading pages.
+      captured.length = 0;
+      const abort = new AbortController();
+      const gone = await fetch(`${t.urls.web}/dashboard/exports/charges.csv?from=2026-12-20&to=2026-12-20`, {
+        headers: { cookie, 'x-forwarded-for': client.ip },
+        signal: abort.signal,
+      });
+      const goneReader = (gone.body as ReadableStream<Uint8Array>).getReader();
+      expect((await goneReader.read()).done).toBe(false);
+      abort.abort();
+      await goneReader.closed.catch(() => undefined);
+      let settled = -1;
+      for (let i = 0; i < 20 && settled !== pagesRead(); i++) {
+        settled = pagesRead();
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(settled).toBeLessThan((seeded / 1000) * 0.75);
+      // It let go of the stream (not merely waiting on a full socket): the end is logged as an abort.
+      const stopped = () =>
+        t.logs.some(
+          (line) => line.includes('export stopped: the client went away') && line.includes('"charges"'),
+        );
+      for (let i = 0; i < 20 && !stopped(); i++) await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(stopped()).toBe(true);
+      // The gateway is still well: the next export is whole.
+      const again = await client.get('/dashboard/exports/charges.csv?from=2026-12-20&to=2026-12-20');
+      expect(csvRecords(again.text).rows).toHaveLength(seeded);
     } finally {
       recording = false;
     }

@@ -50,12 +50,13 @@ export async function* keysetPages<Item>(
  * The CSV of the items of `pages` (a header line, then one line per item, `\n` line ends, cells quoted
  * when they hold a comma, a quote or a line end, every cell through `neutraliseFormula`), as a stream to
  * hand to the reply. A failure while reading ends the stream with the error (the download is cut short;
- * `onError` hears of it); a client that goes away stops the reading.
+ * `end` hears of it); a client that goes away stops the reading (the reply destroys the stream; `end`
+ * hears `aborted`).
  */
 export function csvStream<Item>(
   columns: ReadonlyArray<CsvColumn<Item>>,
   pages: AsyncIterable<readonly Item[]>,
-  onError: (error: Error) => void,
+  end: (outcome: 'done' | 'aborted' | Error) => void,
 ): Readable {
   async function* records(): AsyncGenerator<string[]> {
     for await (const page of pages) {
@@ -64,7 +65,8 @@ export function csvStream<Item>(
   }
   const stringifier = stringify({ header: true, columns: columns.map((column) => column.header) });
   pipeline(Readable.from(records()), stringifier, (error) => {
-    if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') onError(error);
+    if (!error) end('done');
+    else end(error.code === 'ERR_STREAM_PREMATURE_CLOSE' ? 'aborted' : error);
   });
   return stringifier;
 }

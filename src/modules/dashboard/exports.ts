@@ -3,7 +3,13 @@ import { Type } from 'typebox';
 import type { App } from '../../http/server.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { localeOf, type SignedIn } from '../users/http.js';
-import { EXPORT_KINDS, exportCsv, type ExportKind, type ExportSources } from '../exports/csv.js';
+import {
+  EXPORT_KINDS,
+  exportCsv,
+  logExportEnd,
+  type ExportKind,
+  type ExportSources,
+} from '../exports/csv.js';
 import {
   EXPORT_EARLIEST,
   EXPORT_LATEST,
@@ -143,9 +149,7 @@ export async function exportPages(app: App, options: DashboardExportPagesOptions
           organizationId: current.account.organization.id,
           environment: current.session.environment,
         };
-        const stream = exportCsv(kind, options, owner, range.window, (error) =>
-          request.log.error({ err: error, kind }, 'export failed while streaming'),
-        );
+        const stream = exportCsv(kind, options, owner, range.window, logExportEnd(request.log, kind));
         const filename = `${kind}-${owner.environment}-${range.from}-to-${range.to}.csv`;
         return reply
           .code(200)

@@ -126,7 +126,7 @@ export function exportCsv(
   sources: ExportSources,
   owner: ExportOwner,
   window: CreatedWindow,
-  onError: (error: Error) => void,
+  end: (outcome: 'done' | 'aborted' | Error) => void,
   pageSize: number = EXPORT_PAGE_SIZE,
 ): Readable {
   switch (kind) {
@@ -139,17 +139,28 @@ export function exportCsv(
         );
         return charges.map((charge) => ({ ...charge, split: splits.get(charge.id) }));
       };
-      return csvStream(CHARGE_COLUMNS, keysetPages(read, keyOf, pageSize), onError);
+      return csvStream(CHARGE_COLUMNS, keysetPages(read, keyOf, pageSize), end);
     }
     case 'refunds': {
       const read = (after: Cursor | undefined, limit: number) =>
         sources.refunds.pageCreatedIn(owner, window, after, limit);
-      return csvStream(REFUND_COLUMNS, keysetPages(read, keyOf, pageSize), onError);
+      return csvStream(REFUND_COLUMNS, keysetPages(read, keyOf, pageSize), end);
     }
     case 'payouts': {
       const read = (after: Cursor | undefined, limit: number) =>
         sources.payouts.pageCreatedIn(owner, window, after, limit);
-      return csvStream(PAYOUT_COLUMNS, keysetPages(read, keyOf, pageSize), onError);
+      return csvStream(PAYOUT_COLUMNS, keysetPages(read, keyOf, pageSize), end);
     }
   }
+}
+
+/** How an export's end is logged: a failure as an error, a client that went away as information. */
+export function logExportEnd(
+  log: { error: (object: object, message: string) => void; info: (object: object, message: string) => void },
+  kind: ExportKind,
+): (outcome: 'done' | 'aborted' | Error) => void {
+  return (outcome) => {
+    if (outcome instanceof Error) log.error({ err: outcome, kind }, 'export failed while streaming');
+    else if (outcome === 'aborted') log.info({ kind }, 'export stopped: the client went away');
+  };
 }

@@ -4,6 +4,7 @@ import type { App } from '../../http/server.js';
 import { ownerOf } from '../api-keys/context.js';
 import {
   CHARGE_COLUMNS,
+  logExportEnd,
   EXPORT_KINDS,
   PAYOUT_COLUMNS,
   REFUND_COLUMNS,
@@ -104,7 +105,7 @@ export async function exportRoutes(app: App, options: { sources: ExportSources }
           options.sources,
           { organizationId, environment },
           range.window,
-          (error) => request.log.error({ err: error, kind }, 'export failed while streaming'),
+          logExportEnd(request.log, kind),
         );
         return (
           reply
