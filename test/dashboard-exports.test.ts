@@ -6,6 +6,7 @@
  * environment's rows, the neutralised formulas, and that a large export is read in pages of 1000 rows.
  */
 import {
+  CompiledQuery,
   PostgresQueryCompiler,
   sql,
   type KyselyPlugin,
@@ -79,10 +80,16 @@ const CHARGE_HEADER =
 /** Every statement the gateway sends while `recording`, as SQL text. */
 let recording = false;
 const captured: string[] = [];
+/** The same statements with their parameters, to explain them. */
+const compiled: Array<{ sql: string; parameters: readonly unknown[] }> = [];
 const compiler = new PostgresQueryCompiler();
 const capture: KyselyPlugin = {
   transformQuery(args: PluginTransformQueryArgs) {
-    if (recording) captured.push(compiler.compileQuery(args.node, args.queryId).sql);
+    if (recording) {
+      const query = compiler.compileQuery(args.node, args.queryId);
+      captured.push(query.sql);
+      compiled.push({ sql: query.sql, parameters: query.parameters });
+    }
     return args.node;
   },
   async transformResult(args: PluginTransformResultArgs) {
@@ -636,7 +643,7 @@ describe('the exports', () => {
 });
 
 describe('a large export', () => {
-  it('arrives whole, oldest first, read in keyset pages of 1000 rows', async () => {
+  it('arrives whole, oldest first, read in keyset pages of 1000 rows through the index', async () => {
     const merchant = await createMerchant(t);
     const other = await createMerchant(t);
     const seeded = 4321;
@@ -660,6 +667,7 @@ describe('a large export', () => {
     const client = await signedIn(merchant.organizationId, 'viewer');
 
     captured.length = 0;
+    compiled.length = 0;
     recording = true;
     let res;
     try {
@@ -688,6 +696,21 @@ describe('a large export', () => {
     // The first page has no key; every later one starts after the previous page's last row.
     expect(pages[0]).not.toMatch(/\(created_at, id\) >/);
     for (const statement of pages.slice(1)) expect(statement).toMatch(/\(created_at, id\) > \(/);
+
+    // Each page is served by the owner's creation-time index, not a scan of the table.
+    await sql`ANALYZE charges`.execute(raw.db);
+    const explained = compiled.filter((statement) => /from "charges"/i.test(statement.sql));
+    expect(explained.length).toBe(pages.length);
+    for (const statement of [explained[0], explained[explained.length - 1]]) {
+      if (!statement) throw new Error('no statement');
+      const result = await raw.db.executeQuery<{ 'QUERY PLAN': unknown }>(
+        CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
+      );
+      const cell = result.rows[0]?.['QUERY PLAN'];
+      const plan = JSON.stringify(typeof cell === 'string' ? JSON.parse(cell) : cell);
+      expect(plan).toContain('"Index Name":"charges_list_idx"');
+      expect(plan).not.toContain('"Node Type":"Seq Scan"');
+    }
   }, 120_000);
 
   it('waits for a client that stops reading, and stops for one that goes away', async () => {
