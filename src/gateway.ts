@@ -43,6 +43,7 @@ import { settlementRoutes, settlementTestHelperRoutes } from './modules/settleme
 import { walletRoutes } from './modules/wallets/routes.js';
 import { customerRoutes } from './modules/customers/index.js';
 import { payoutRoutes } from './modules/payouts/routes.js';
+import { exportRoutes } from './modules/exports/routes.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { startSandboxChain, type SandboxChain } from '../sandbox-chain/server.js';
 
@@ -453,6 +454,14 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     service: context.services.payouts,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
   });
+  await app.register(exportRoutes, {
+    sources: {
+      charges: context.services.charges,
+      refunds: context.services.refunds,
+      payouts: context.services.payouts,
+      ledger: context.services.ledger,
+    },
+  });
   return app;
 }
 
@@ -622,6 +631,11 @@ async function registerOpenApi(
           description:
             'Pay the available balance as USDT to a wallet, list payouts and the transactions each carries ' +
             '(feature flag `payouts`; without it 503 `payouts_unavailable`).',
+        },
+        {
+          name: 'Exports',
+          description:
+            'CSV files of the charges, refunds and payouts created in a range of UTC days, streamed (docs/exports.md).',
         },
         {
           name: 'Provider notifications',

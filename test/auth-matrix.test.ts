@@ -102,6 +102,24 @@ const ROUTES: Record<string, RouteCase> = {
     auth: 'read',
     success: 200,
   },
+  'GET /v1/exports/charges.csv': {
+    method: 'GET',
+    path: () => '/v1/exports/charges.csv?from=2026-11-01&to=2026-11-30',
+    auth: 'read',
+    success: 200,
+  },
+  'GET /v1/exports/refunds.csv': {
+    method: 'GET',
+    path: () => '/v1/exports/refunds.csv?from=2026-11-01&to=2026-11-30',
+    auth: 'read',
+    success: 200,
+  },
+  'GET /v1/exports/payouts.csv': {
+    method: 'GET',
+    path: () => '/v1/exports/payouts.csv?from=2026-11-01&to=2026-11-30',
+    auth: 'read',
+    success: 200,
+  },
   'GET /v1/charges': {
     method: 'GET',
     path: () => '/v1/charges',

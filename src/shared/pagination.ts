@@ -122,6 +122,20 @@ export function olderThan(cursor: Cursor, id: string = cursor.id): RawBuilder<bo
   return sql<boolean>`(created_at, id) < (${cursor.createdAt}::timestamptz, ${id})`;
 }
 
+/**
+ * Rows after the key in `created_at ASC, id ASC` order (an export's next page, oldest first): the same
+ * row comparison, which the `(created_at DESC, id DESC)` indexes serve read backwards.
+ */
+export function newerThan(key: Cursor): RawBuilder<boolean> {
+  return sql<boolean>`(created_at, id) > (${key.createdAt}::timestamptz, ${key.id})`;
+}
+
+/** A window of creation times, `from` included and `to` excluded (an export's date range). */
+export interface CreatedWindow {
+  from: Date;
+  to: Date;
+}
+
 /** The page and the next cursor, from a query that asked for `limit + 1` rows. */
 export function toPage<Row>(
   rows: Row[],

@@ -99,7 +99,7 @@ describe('the dashboard shell in Chromium', () => {
     const page = await signIn(merchant.organizationId, 'owner', DESKTOP);
 
     expect(await navigation(page)).toEqual([
-      { heading: null, links: ['home-link', 'payments-link', 'customers-link'] },
+      { heading: null, links: ['home-link', 'payments-link', 'customers-link', 'exports-link'] },
       { heading: 'Balance and payouts', links: ['settlements-link', 'wallets-link'] },
       { heading: 'Developers', links: ['api-keys-link', 'webhooks-link'] },
       { heading: 'Settings', links: ['team-link', 'security-nav-link', 'branding-link'] },

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { ChargesTable, Environment, PaymentMethod } from '../../db/schema.js';
-import { olderThan, type Cursor } from '../../shared/pagination.js';
+import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import {
   CREATION_TRANSITIONS,
@@ -231,6 +231,29 @@ export async function notificationsOf(db: Kdb, chargeId: string): Promise<Charge
     .orderBy('id')
     .limit(100)
     .execute();
+}
+
+/**
+ * One page of an export: the owner's created charges made in `window`, oldest first (`created_at, id`),
+ * after `after`; the `charges_list_idx` index serves it read backwards.
+ */
+export async function pageCreatedIn(
+  db: Kdb,
+  owner: ChargeOwner,
+  window: CreatedWindow,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<ChargeRow[]> {
+  let query = db
+    .selectFrom('charges')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('created_at', '>=', window.from)
+    .where('created_at', '<', window.to)
+    .where('creation_state', '=', 'created');
+  if (after) query = query.where(newerThan(after));
+  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
 }
 
 /** Creations whose requests are over (created before `createdBefore`) and whose lease has lapsed. */

@@ -6,7 +6,7 @@ import type { ValidationIssue } from '../../http/errors.js';
 import { metadataIssues } from '../../http/input.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { toPage, type CursorCodec } from '../../shared/pagination.js';
+import { toPage, type CreatedWindow, type Cursor, type CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
@@ -74,6 +74,16 @@ export interface ChargeService {
   ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
   /** The charge page: the charge and what its timeline needs (attempts, notifications, when it ended). */
   details(owner: ChargeOwner, id: string): Promise<Result<ChargeDetails, ChargeError>>;
+  /**
+   * One page of an export (issue 15 item 4): the created charges made in `window`, oldest first, after
+   * the (createdAt, id) of the previous page's last one; at most `limit`.
+   */
+  pageCreatedIn(
+    owner: ChargeOwner,
+    window: CreatedWindow,
+    after: Cursor | undefined,
+    limit: number,
+  ): Promise<ChargeView[]>;
   /**
    * Product decision 15: finishes or abandons creations whose request died between phase 1 and phase 2
    * (a crash, or an acquirer outage the merchant did not retry). Returns what it did.
@@ -287,6 +297,10 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           refundAmount: n.refund_amount,
         })),
       });
+    },
+
+    async pageCreatedIn(owner, window, after, limit) {
+      return (await charges.pageCreatedIn(db, owner, window, after, limit)).map(toView);
     },
 
     async recoverInterruptedCreations(limit = 50) {

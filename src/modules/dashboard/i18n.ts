@@ -15,6 +15,7 @@ export interface DashboardMessages {
     logout: string;
     /** The navigation's groups and the links added with the application shell (issue 15 item 0). */
     payments: string;
+    exports: string;
     money: string;
     wallets: string;
     developers: string;
@@ -184,6 +185,7 @@ const en: DashboardMessages = {
     customers: 'Customers',
     logout: 'Sign out',
     payments: 'Payments',
+    exports: 'Exports',
     money: 'Balance and payouts',
     wallets: 'Wallets',
     developers: 'Developers',
@@ -394,6 +396,7 @@ const tr: DashboardMessages = {
     customers: 'Müşteriler',
     logout: 'Çıkış yap',
     payments: 'Ödemeler',
+    exports: 'Dışa aktarım',
     money: 'Bakiye ve hakedişler',
     wallets: 'Cüzdanlar',
     developers: 'Geliştiriciler',

@@ -18,6 +18,7 @@ import type { WebhookEndpointService } from '../webhooks/service.js';
 import type { BrandingService } from '../organizations/branding.js';
 import { brandingPages } from './branding.js';
 import { customerPages } from './customers.js';
+import { exportPages } from './exports.js';
 import { homePages } from './home.js';
 import type { ActivityReader } from './overview.js';
 import { apiKeyPages } from './keys.js';
@@ -40,11 +41,13 @@ export interface DashboardModuleOptions {
   webhooks: WebhookEndpointService;
   wallets: WalletService;
   settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'>;
-  payouts: Pick<PayoutService, 'retrieve'>;
+  payouts: Pick<PayoutService, 'retrieve' | 'pageCreatedIn'>;
   customers: Pick<CustomerService, 'get' | 'list'>;
-  charges: Pick<ChargeService, 'list' | 'search' | 'details'>;
-  refunds: Pick<RefundService, 'create' | 'list'>;
-  ledger: Pick<Ledger, 'chargeEntries'>;
+  charges: Pick<ChargeService, 'list' | 'search' | 'details' | 'pageCreatedIn'>;
+  /** The refund from the charge page; the exports' refunds. */
+  refunds: Pick<RefundService, 'create' | 'list' | 'pageCreatedIn'>;
+  /** The charge page's ledger lines; the fee and net of each exported charge. */
+  ledger: Pick<Ledger, 'chargeEntries' | 'chargeFees'>;
   events: Pick<EventLookup, 'idsAboutCharge' | 'byIds'>;
   /** The overview's daily figures of charges and refunds (issue 15 item 3). */
   activity: ActivityReader;
@@ -87,4 +90,12 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
     events: options.events,
   });
   await app.register(brandingPages, { kit, branding: options.branding });
+  await app.register(exportPages, {
+    kit,
+    clock: options.clock,
+    charges: options.charges,
+    refunds: options.refunds,
+    payouts: options.payouts,
+    ledger: options.ledger,
+  });
 }

@@ -54,6 +54,12 @@ const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefi
         permission: 'readCustomers',
         feature: 'customers',
       },
+      {
+        id: 'exports-link',
+        path: '/dashboard/exports',
+        label: (m) => m.nav.exports,
+        permission: 'exportRecords',
+      },
     ],
   },
   {

@@ -454,3 +454,40 @@ export async function findClearingMovementsOf(
     .execute();
   return rows.map(movementOf);
 }
+
+/** The fee and net of a succeeded charge as its entry recorded them, decimal text of TRY minor units. */
+export interface ChargeFee {
+  fee: string;
+  net: string;
+}
+
+/**
+ * The fee and net of each of these charges of one owner that has a `charge_succeeded` entry (a charge that
+ * never succeeded has none), by charge id.
+ */
+export async function findChargeFees(
+  db: Kdb,
+  owner: LedgerOwner,
+  chargeIds: readonly string[],
+): Promise<Map<string, ChargeFee>> {
+  if (chargeIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('journal_entries as e')
+    .innerJoin('ledger_postings as p', 'p.entry_id', 'e.id')
+    .select('e.source_id')
+    .select(
+      sql<string>`(coalesce(-sum(p.amount) filter (where p.account = 'fee_revenue'), 0))::text`.as('fee'),
+    )
+    .select(
+      sql<string>`(coalesce(-sum(p.amount) filter (where p.account = 'merchant_pending'), 0))::text`.as(
+        'net',
+      ),
+    )
+    .where('e.kind', '=', 'charge_succeeded')
+    .where('e.source_id', 'in', [...chargeIds])
+    .where('e.organization_id', '=', owner.organizationId)
+    .where('e.environment', '=', owner.environment)
+    .groupBy('e.source_id')
+    .execute();
+  return new Map(rows.map((row) => [row.source_id, { fee: row.fee, net: row.net }]));
+}

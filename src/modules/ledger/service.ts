@@ -6,6 +6,7 @@ import {
   advanceCheckpoints,
   findClearingMovements,
   findEntriesOf,
+  findChargeFees,
   findClearingMovementsOf,
   findEntry,
   findNegativePending,
@@ -18,6 +19,7 @@ import {
   sumAvailable,
   sumMerchantBalances,
   sumPending,
+  type ChargeFee,
   type ClearingMovement,
   type EntryLines,
   type NewEntry,
@@ -27,7 +29,7 @@ import {
 } from './repository.js';
 import type { Balance, LedgerOwner } from './model.js';
 
-export type { Balance, ClearingMovement, EntryLines, LedgerOwner, PendingCredit };
+export type { Balance, ChargeFee, ClearingMovement, EntryLines, LedgerOwner, PendingCredit };
 
 export interface ChargeForLedger {
   id: string;
@@ -149,6 +151,11 @@ export interface Ledger {
     kind: ClearingMovement['kind'],
     sourceIds: readonly string[],
   ): Promise<ClearingMovement[]>;
+  /**
+   * The fee and net of each of the owner's charges that succeeded, as their `charge_succeeded` entries
+   * recorded them, by charge id (exports, issue 15 item 4); a charge without an entry is absent.
+   */
+  chargeFees(owner: LedgerOwner, chargeIds: readonly string[]): Promise<Map<string, ChargeFee>>;
   /**
    * Balances derived from postings, per currency (a TRY row always), for one organization and environment:
    * each account's checkpoint plus its postings since (constant time in the owner's history).
@@ -356,6 +363,8 @@ export function createLedger(deps: LedgerDeps): Ledger {
     ownersWithCredits: (after, upTo) => findOwnersWithCredits(db, after, upTo),
     clearingMovements: (environment, from, to) => findClearingMovements(db, environment, from, to),
     clearingMovementsOf: (kind, sourceIds) => findClearingMovementsOf(db, kind, sourceIds),
+
+    chargeFees: (owner, chargeIds) => findChargeFees(db, owner, chargeIds),
 
     async lockedAvailable(trx, owner) {
       if (!trx.isTransaction)

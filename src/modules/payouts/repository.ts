@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment, FxRatesTable, Network, PayoutsTable } from '../../db/schema.js';
-import { olderThan, type Cursor } from '../../shared/pagination.js';
+import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { TRANSITIONS, type PayoutRow, type PayoutStatus } from './model.js';
 import type { PayoutOwner } from './ports.js';
@@ -60,6 +60,28 @@ export async function listVisible(
   if (filter.createdTo !== undefined) query = query.where('created_at', '<', filter.createdTo);
   if (after) query = query.where(olderThan(after));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/**
+ * One page of an export: the owner's payouts made in `window`, oldest first (`created_at, id`), after
+ * `after`; the `payouts_owner_idx` index serves it read backwards.
+ */
+export async function pageCreatedIn(
+  db: Kdb,
+  owner: PayoutOwner,
+  window: CreatedWindow,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<PayoutRow[]> {
+  let query = db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('created_at', '>=', window.from)
+    .where('created_at', '<', window.to);
+  if (after) query = query.where(newerThan(after));
+  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
 }
 
 /** The smallest payout of a network in an environment, TRY minor units as decimal text. */

@@ -14,7 +14,7 @@ import {
   neededFor,
   parseRate,
 } from '../../shared/money.js';
-import { toPage, type CursorCodec } from '../../shared/pagination.js';
+import { toPage, type CreatedWindow, type Cursor, type CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import type { EventRecorder, EventType } from '../events/service.js';
@@ -87,6 +87,16 @@ export interface PayoutService {
     owner: PayoutOwner,
     query: PayoutListQuery,
   ): Promise<Result<{ data: PayoutView[]; nextCursor: string | null }, PayoutError>>;
+  /**
+   * One page of an export (issue 15 item 4): the payouts made in `window`, oldest first, after the
+   * (createdAt, id) of the previous page's last one; at most `limit`.
+   */
+  pageCreatedIn(
+    owner: PayoutOwner,
+    window: CreatedWindow,
+    after: Cursor | undefined,
+    limit: number,
+  ): Promise<PayoutView[]>;
   transactions(
     owner: PayoutOwner,
     id: string,
@@ -528,6 +538,10 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     async retrieve(owner, id) {
       const row = await payouts.findVisible(db, owner, id);
       return row ? ok(payoutView(row)) : err({ code: 'not_found' });
+    },
+
+    async pageCreatedIn(owner, window, after, limit) {
+      return (await payouts.pageCreatedIn(db, owner, window, after, limit)).map(payoutView);
     },
 
     async list(owner, query) {

@@ -11,7 +11,7 @@ export interface DailyRefundActivity {
   amount: bigint;
 }
 
-/** The owner's succeeded refunds of `[since, until)` per UTC day (index `refunds_owner_created_idx`). */
+/** The owner's succeeded refunds of `[since, until)` per UTC day (index `refunds_owner_idx`, migration 0021). */
 export async function dailyRefundActivity(
   db: Kdb,
   owner: ChargeOwner,

@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment, RefundsTable } from '../../db/schema.js';
+import { newerThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { TRANSITIONS, type RefundRow, type RefundStatus } from './model.js';
 
@@ -52,6 +53,28 @@ export async function listByCharge(db: Kdb, chargeId: string): Promise<RefundRow
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
+}
+
+/**
+ * One page of an export: the owner's refunds made in `window`, oldest first (`created_at, id`), after
+ * `after`; the `refunds_owner_idx` index (migration 0021) serves it read backwards.
+ */
+export async function pageCreatedIn(
+  db: Kdb,
+  owner: { organizationId: string; environment: Environment },
+  window: CreatedWindow,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<RefundRow[]> {
+  let query = db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('created_at', '>=', window.from)
+    .where('created_at', '<', window.to);
+  if (after) query = query.where(newerThan(after));
+  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
 }
 
 /**

@@ -6,6 +6,7 @@ import { HOUR, MINUTE, type Clock } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
 import { newId } from '../../shared/ids.js';
+import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import {
   AcquirerRejectedError,
@@ -43,6 +44,16 @@ export interface RefundService {
     options: { idempotencyKey: string | undefined },
   ): Promise<Result<RefundView, RefundError>>;
   list(owner: ChargeOwner, chargeId: string): Promise<Result<RefundView[], RefundError>>;
+  /**
+   * One page of an export (issue 15 item 4): the refunds made in `window`, oldest first, after the
+   * (createdAt, id) of the previous page's last one; at most `limit`.
+   */
+  pageCreatedIn(
+    owner: ChargeOwner,
+    window: CreatedWindow,
+    after: Cursor | undefined,
+    limit: number,
+  ): Promise<RefundView[]>;
   /** Asks the acquirer again, with the same idempotency key, for refunds a failure left pending. */
   retryPending(limit?: number): Promise<number>;
   /** One batch of the retry job: claims due pending refunds, and reports what became of them. */
@@ -291,6 +302,10 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       const charge = await deps.charges.findVisible(owner, chargeId);
       if (!charge) return err({ code: 'charge_not_found' });
       return ok((await refunds.listByCharge(db, chargeId)).map(refundView));
+    },
+
+    async pageCreatedIn(owner, window, after, limit) {
+      return (await refunds.pageCreatedIn(db, owner, window, after, limit)).map(refundView);
     },
 
     async retryPending(limit = 20) {

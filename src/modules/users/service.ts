@@ -79,6 +79,12 @@ export const DASHBOARD_PERMISSIONS = {
   readPayments: ['owner', 'admin', 'developer', 'viewer'],
   /** Refund all or part of a charge from its page (issue 15 item 1): money leaves the organization. */
   refundCharges: ['owner', 'admin'],
+  /**
+   * The CSV exports of charges, refunds and payouts (issue 15 item 4, docs/exports.md): the books, with
+   * customers' e-mail addresses. Owners, admins and viewers (the accountant's seat) export; a developer
+   * does not, as with settlements (an integration reads the API with its own key instead).
+   */
+  exportRecords: ['owner', 'admin', 'viewer'],
   invite: INVITING_ROLES,
   manageApiKeys: ['owner', 'admin', 'developer'],
   manageWebhooks: ['owner', 'admin', 'developer'],
