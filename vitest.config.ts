@@ -6,7 +6,8 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
+    // A browser flow runs axe-core on each page it visits (a second or two each on a busy machine).
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/reporters/durations.ts'],
   },

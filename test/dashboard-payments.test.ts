@@ -81,7 +81,7 @@ async function signedIn(organizationId: string, role: UserRole = 'viewer') {
 }
 
 function paymentsIn(html: string): string[] {
-  return [...html.matchAll(/<li data-charge-id="([^"]+)"/g)].map((match) => match[1] ?? '');
+  return [...html.matchAll(/<tr data-charge-id="([^"]+)"/g)].map((match) => match[1] ?? '');
 }
 function problemsIn(html: string): string[] {
   return [...html.matchAll(/<li data-problem="([^"]+)"/g)].map((match) => match[1] ?? '');
@@ -167,10 +167,10 @@ describe('the payment pages', () => {
     expect(list.text).toContain('order-&lt;b&gt;3&lt;/b&gt;');
     expect(list.text).toContain('TRY 250.50');
     const row = (id: string) =>
-      new RegExp(`<li data-charge-id="${id}"[^>]*>([\\s\\S]*?)</li>`).exec(list.text)?.[1] ?? '';
+      new RegExp(`<tr data-charge-id="${id}"[^>]*>([\\s\\S]*?)</tr>`).exec(list.text)?.[1] ?? '';
     expect(row(first.id)).toContain('class="payment-status">Succeeded</span>');
-    expect(row(second.id)).toContain('class="payment-method">Bank transfer</dd>');
-    expect(row(first.id)).toContain('class="payment-customer">Ayse@Example.com</dd>');
+    expect(row(second.id)).toContain('class="payment-method">Bank transfer</td>');
+    expect(row(first.id)).toContain('class="payment-customer">Ayse@Example.com</td>');
 
     const listed = async (query: string) => {
       const page = await client.get(`/dashboard/payments?lang=en&${query}`);

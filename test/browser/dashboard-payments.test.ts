@@ -131,7 +131,7 @@ describe('payments in Chromium', () => {
       await submit(page, '#payments-link');
       expect(page.url()).toBe(`${t.urls.web}/dashboard/payments?lang=en`);
       expect(await text(page, 'h1')).toBe('Payments');
-      const items = page.locator('#payments > li');
+      const items = page.locator('#payments tbody > tr');
       expect(await items.count()).toBe(3);
       await expectStrictPage(page, width, 'the list');
 
@@ -165,7 +165,7 @@ describe('payments in Chromium', () => {
       await submit(page, '#apply-filters');
       expect(await items.count()).toBe(1);
 
-      await submit(page, `li[data-charge-id="${charge.id}"] .payment-link`);
+      await submit(page, `tr[data-charge-id="${charge.id}"] .payment-link`);
       expect(page.url()).toBe(`${t.urls.web}/dashboard/payments/${charge.id}?lang=en`);
       expect(await text(page, '#payment-status')).toBe('Succeeded');
       expect(await text(page, '#payment-amount')).toBe('TRY 100.00');
@@ -229,7 +229,7 @@ describe('payments in Chromium', () => {
     const charge = await paidCharge(merchant, { amount: 5_000 });
     const page = await signIn(merchant.organizationId, 'viewer', PHONE);
     await submit(page, '#payments-link');
-    await submit(page, `li[data-charge-id="${charge.id}"] .payment-link`);
+    await submit(page, `tr[data-charge-id="${charge.id}"] .payment-link`);
     expect(await text(page, '#payment-status')).toBe('Succeeded');
     expect(await page.locator('#refund-form, #start-refund, #refund-amount').count()).toBe(0);
     expect(await page.locator(`a[href*="/refund"], form[action*="/refund"]`).count()).toBe(0);
