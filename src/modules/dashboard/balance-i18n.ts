@@ -39,7 +39,7 @@ export interface BalanceMessages {
     toAvailable: string;
     noReserve: string;
     payoutDaily: string;
-    /** `{network}`, `{address}`: the default wallet. */
+    /** `{network}`: the default wallet's; its address follows. */
     payoutTo: string;
     noDefaultWallet: string;
     manualSchedule: string;
@@ -154,7 +154,7 @@ const en: BalanceMessages = {
     toAvailable: 'Expected to become available',
     noReserve: 'No rolling reserve is set for your organization.',
     payoutDaily: 'After the batch, the available balance is paid out automatically as USDT.',
-    payoutTo: 'Paid to your default wallet: {network} {address}.',
+    payoutTo: 'Paid to your default wallet ({network}):',
     noDefaultWallet:
       'No automatic payout is possible: this environment has no default wallet. The funds stay available until you add one.',
     manualSchedule:
@@ -272,7 +272,7 @@ const tr: BalanceMessages = {
     toAvailable: 'Kullanılabilir olması beklenen',
     noReserve: 'Kuruluşunuz için dönen teminat tanımlı değil.',
     payoutDaily: 'Hakedişten sonra kullanılabilir bakiye otomatik olarak USDT olarak ödenir.',
-    payoutTo: 'Varsayılan cüzdanınıza ödenir: {network} {address}.',
+    payoutTo: 'Varsayılan cüzdanınıza ödenir ({network}):',
     noDefaultWallet:
       'Otomatik ödeme yapılamaz: bu ortamın varsayılan cüzdanı yok. Bir cüzdan ekleyene dek tutar kullanılabilir bakiyede kalır.',
     manualSchedule:
