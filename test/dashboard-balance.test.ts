@@ -356,6 +356,11 @@ describe('the balance and payout pages', () => {
       expect(eve).toContain('Held back by the rolling reserve (10% for 7 days)');
       // No default wallet: no automatic payout can follow.
       expect(eve).toContain('data-payout="no_default_wallet"');
+      // On the manual payout schedule the funds stay available whatever the wallets.
+      expect((await services.setSchedule(merchant.organizationId, 'manual', by)).ok).toBe(true);
+      const manual = await nextOf('2027-03-08T04:00:00.000Z');
+      expect(manual).toContain('data-payout="manual_schedule"');
+      expect(textOf(manual, 'next-batch-payout')).toContain('manual schedule');
     } finally {
       t.clock.set(started);
     }
