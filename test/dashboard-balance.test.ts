@@ -305,6 +305,29 @@ describe('the balance and payout pages', () => {
     expect(secondPage.text).toContain('This manual payout carries no transactions');
   });
 
+  it('page the payouts with the API’s cursor, newest first', async () => {
+    const merchant = await liveFundedMerchant(t);
+    for (let i = 0; i < 21; i++) await livePayout<Payout>(t, merchant, 200_000);
+    const api = await merchantApi<{ data: Payout[] }>(t, merchant, 'live', '/v1/payouts?limit=100');
+    expect(api.body.data).toHaveLength(21);
+    const client = await signedIn(merchant.organizationId, 'viewer', 'live');
+    const first = await client.get('/dashboard/balance?lang=en');
+    const firstRows = payoutRowsOf(first.text);
+    expect(firstRows).toHaveLength(20);
+    expect(first.text).not.toContain('id="newest-payouts"');
+    const older = /id="older-payouts" href="([^"]+)"/.exec(first.text)?.[1]?.replaceAll('&amp;', '&');
+    if (!older) throw new Error('no link to older payouts');
+    const second = await client.get(older);
+    expect(second.status).toBe(200);
+    expect(second.text).toContain('id="newest-payouts"');
+    expect(second.text).not.toContain('id="older-payouts"');
+    expect([...firstRows, ...payoutRowsOf(second.text)].map((row) => row.id)).toEqual(
+      api.body.data.map((payout) => payout.id),
+    );
+    // A cursor that is not one is the 404 page, not a server error.
+    expect((await client.get('/dashboard/balance?lang=en&cursor=nonsense')).status).toBe(404);
+  });
+
   it('say when the next batch runs: past a weekend, a Turkish holiday and a closure, with the reserve held back', async () => {
     const merchant = await sandboxMerchant({ wallet: false });
     await paidCharge(t, merchant, 'sandbox', 1_000_000);
