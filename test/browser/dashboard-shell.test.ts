@@ -100,7 +100,7 @@ describe('the dashboard shell in Chromium', () => {
 
     expect(await navigation(page)).toEqual([
       { heading: null, links: ['home-link', 'payments-link', 'customers-link', 'exports-link'] },
-      { heading: 'Balance and payouts', links: ['settlements-link', 'wallets-link'] },
+      { heading: 'Balance and payouts', links: ['balance-link', 'settlements-link', 'wallets-link'] },
       { heading: 'Developers', links: ['api-keys-link', 'webhooks-link'] },
       { heading: 'Settings', links: ['team-link', 'security-nav-link', 'branding-link'] },
     ]);
@@ -149,7 +149,7 @@ describe('the dashboard shell in Chromium', () => {
     const merchant = await createMerchant(t);
     const page = await signIn(merchant.organizationId, 'developer', PHONE);
 
-    // No Settlements (a developer may not read them), no Customers (the flag is off).
+    // No Balance or Settlements (a developer may not read them), no Customers (the flag is off).
     expect(await navigation(page)).toEqual([
       { heading: null, links: ['home-link', 'payments-link'] },
       { heading: 'Balance and payouts', links: ['wallets-link'] },

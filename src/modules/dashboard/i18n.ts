@@ -17,6 +17,8 @@ export interface DashboardMessages {
     payments: string;
     exports: string;
     money: string;
+    /** The balance cards, the next batch and the payouts (issue 15 item 2). */
+    balance: string;
     wallets: string;
     developers: string;
     webhooks: string;
@@ -187,6 +189,7 @@ const en: DashboardMessages = {
     payments: 'Payments',
     exports: 'Exports',
     money: 'Balance and payouts',
+    balance: 'Balance',
     wallets: 'Wallets',
     developers: 'Developers',
     webhooks: 'Webhooks',
@@ -398,6 +401,7 @@ const tr: DashboardMessages = {
     payments: 'Ödemeler',
     exports: 'Dışa aktarım',
     money: 'Bakiye ve hakedişler',
+    balance: 'Bakiye',
     wallets: 'Cüzdanlar',
     developers: 'Geliştiriciler',
     webhooks: 'Webhook’lar',

@@ -16,6 +16,7 @@ import { accountRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import type { BrandingService } from '../organizations/branding.js';
+import { balancePages } from './balance.js';
 import { brandingPages } from './branding.js';
 import { customerPages } from './customers.js';
 import { exportPages } from './exports.js';
@@ -40,14 +41,14 @@ export interface DashboardModuleOptions {
   apiKeys: ApiKeyService;
   webhooks: WebhookEndpointService;
   wallets: WalletService;
-  settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'>;
-  payouts: Pick<PayoutService, 'retrieve' | 'pageCreatedIn'>;
+  settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement' | 'nextBatch' | 'batchOfPayout'>;
+  payouts: Pick<PayoutService, 'retrieve' | 'pageCreatedIn' | 'list' | 'transactions'>;
   customers: Pick<CustomerService, 'get' | 'list'>;
   charges: Pick<ChargeService, 'list' | 'search' | 'details' | 'pageCreatedIn'>;
   /** The refund from the charge page; the exports' refunds. */
   refunds: Pick<RefundService, 'create' | 'list' | 'pageCreatedIn'>;
   /** The charge page's ledger lines; the fee and net of each exported charge. */
-  ledger: Pick<Ledger, 'chargeEntries' | 'chargeFees'>;
+  ledger: Pick<Ledger, 'chargeEntries' | 'chargeFees' | 'balance'>;
   events: Pick<EventLookup, 'idsAboutCharge' | 'byIds'>;
   /** The overview's daily figures of charges and refunds (issue 15 item 3). */
   activity: ActivityReader;
@@ -79,6 +80,13 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(webhookPages, { kit, users, webhooks: options.webhooks });
   await app.register(walletPages, { kit, wallets: options.wallets });
   await app.register(settlementPages, { kit, settlements: options.settlements, payouts: options.payouts });
+  await app.register(balancePages, {
+    kit,
+    ledger: options.ledger,
+    payouts: options.payouts,
+    settlements: options.settlements,
+    wallets: options.wallets,
+  });
   await app.register(customerPages, { kit, customers: options.customers, charges: options.charges });
   await app.register(paymentPages, {
     kit,

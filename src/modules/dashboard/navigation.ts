@@ -34,6 +34,8 @@ interface Area {
   label: (m: DashboardMessages) => string;
   permission?: DashboardPermission;
   feature?: FeatureFlag;
+  /** Other path prefixes whose pages belong to this area (a payout's page belongs to Balance). */
+  also?: readonly string[];
 }
 
 const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefined; areas: Area[] }> = [
@@ -66,6 +68,13 @@ const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefi
     label: (m) => m.nav.money,
     areas: [
       {
+        id: 'balance-link',
+        path: '/dashboard/balance',
+        label: (m) => m.nav.balance,
+        permission: 'readSettlements',
+        also: ['/dashboard/payouts'],
+      },
+      {
         id: 'settlements-link',
         path: '/dashboard/settlements',
         label: (m) => m.nav.settlements,
@@ -93,16 +102,22 @@ const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefi
   },
 ];
 
-/** The area a path belongs to: the longest area path it is, or lies under (`/dashboard` only itself). */
+/**
+ * The area a path belongs to: the area whose path, or one of whose `also` prefixes, is the longest that
+ * the path is or lies under (`/dashboard` only itself).
+ */
 export function areaOf(path: string): string | undefined {
-  let best: string | undefined;
+  let best: { area: string; length: number } | undefined;
   for (const group of GROUPS)
     for (const area of group.areas) {
       if (area.hash !== undefined) continue;
-      const inside = path === area.path || (area.path !== '/dashboard' && path.startsWith(`${area.path}/`));
-      if (inside && (best === undefined || area.path.length > best.length)) best = area.path;
+      for (const prefix of [area.path, ...(area.also ?? [])]) {
+        const inside = path === prefix || (prefix !== '/dashboard' && path.startsWith(`${prefix}/`));
+        if (inside && (best === undefined || prefix.length > best.length))
+          best = { area: area.path, length: prefix.length };
+      }
     }
-  return best;
+  return best?.area;
 }
 
 /** The links `current` may follow, in groups, the area of `path` marked. */

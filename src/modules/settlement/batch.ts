@@ -131,6 +131,32 @@ export interface Actor {
   ip?: string | null;
 }
 
+/** A date the next batch waits past: a weekend, a Turkish public holiday or an operator's closure. */
+export interface SkippedDate {
+  date: BusinessDate;
+  kind: 'weekend' | 'holiday' | 'closure';
+  /** The holiday's name or the closure's reason; empty for a weekend. */
+  name: string;
+}
+
+export interface NextBatchView {
+  businessDate: BusinessDate;
+  /** The cutoff of that business date (03:00 UTC by default), ISO 8601. */
+  cutoff: string;
+  /** The dates from today to `businessDate` (exclusive) on which no batch runs, in order. */
+  skipped: SkippedDate[];
+  schedule: PayoutSchedule;
+  /**
+   * `net`: what the batch would release were `pending` (when positive) released at its cutoff; the
+   * rolling reserve (`reserveBps` for `days` days) holds back `held` of it, and `released` of earlier
+   * reserves falls due by that date; `toAvailable` = net - held + released. TRY minor units.
+   */
+  expected: { net: string; held: string; released: string; toAvailable: string };
+  reserve: { reserveBps: number; days: number };
+  /** The owner's batches waiting for a usable TRY to USDT rate (payout phase retried). */
+  heldBatches: BatchView[];
+}
+
 export interface ClosureView {
   businessDate: string;
   reason: string;
@@ -177,6 +203,15 @@ export interface SettlementBatches {
     page: { limit: number; cursor?: string | undefined },
   ): Promise<Result<{ data: BatchView[]; nextCursor: string | null }, CursorError>>;
   retrieve(owner: PayoutOwner, id: string): Promise<BatchView | undefined>;
+  /** The owner's batch whose automatic payout is `payoutId`; undefined for a manual payout. */
+  batchOfPayout(owner: PayoutOwner, payoutId: string): Promise<BatchView | undefined>;
+  /**
+   * What the owner's next batch is expected to be (the dashboard's balance page, issue 15 item 2): the
+   * next cutoff on a business day after now (weekends, Turkish public holidays and declared closures
+   * skipped, each skipped date said), and, were `pending` released then, the reserve it would hold back
+   * and the reserves due by that date it would release. Batches still held for a rate are listed.
+   */
+  nextBatch(owner: PayoutOwner, pending: string): Promise<NextBatchView>;
   /**
    * The statement of an ended batch, rebuilt from its stored release and items with the hash recorded
    * when it ended; `not_ready` while its payout phase is open.
@@ -219,6 +254,8 @@ export interface SettlementBatches {
   removeClosure(businessDate: string, by: Actor): Promise<Result<ClosureView, SettlementCommandError>>;
 }
 
+/** How far ahead the next batch is looked for (past any run of holidays and closures). */
+const NEXT_BATCH_LOOKAHEAD_DAYS = 60;
 /** How far before the previous run's cutoff a run looks again for owners (see `service.ts`). */
 const LATE_COMMIT_WINDOW_MS = HOUR;
 /**
@@ -571,6 +608,62 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     async retrieve(owner, id) {
       const row = await settlement.findOwnBatch(db, owner, id);
       return row && batchView(row);
+    },
+
+    async batchOfPayout(owner, payoutId) {
+      const row = await settlement.findBatchOfPayout(db, owner, payoutId);
+      return row && batchView(row);
+    },
+
+    async nextBatch(owner, pending) {
+      const now = clock.now();
+      const today = utcDateOf(now);
+      const closures = new Map(
+        (await settlement.listClosures(db, today, addDays(today, NEXT_BATCH_LOOKAHEAD_DAYS))).map((row) => [
+          row.business_date,
+          row.reason,
+        ]),
+      );
+      const skipped: SkippedDate[] = [];
+      let date = today;
+      for (let i = 0; i <= NEXT_BATCH_LOOKAHEAD_DAYS; i++, date = addDays(date, 1)) {
+        const weekday = parseBusinessDate(date).getUTCDay();
+        const holiday = calendar.holidayOn(date);
+        const closure = closures.get(date);
+        const closed: SkippedDate | undefined =
+          weekday === 0 || weekday === 6
+            ? { date, kind: 'weekend', name: '' }
+            : holiday !== undefined
+              ? { date, kind: 'holiday', name: holiday }
+              : closure !== undefined
+                ? { date, kind: 'closure', name: closure }
+                : undefined;
+        if (closed) skipped.push(closed);
+        else if (cutoffOf(date).getTime() > now.getTime()) break;
+      }
+      const settings = await settlement.findSettings(db, owner.organizationId);
+      const reserveBps = settings?.reserve_bps ?? 0;
+      const net = BigInt(pending) > 0n ? BigInt(pending) : 0n;
+      const held = (net * BigInt(reserveBps)) / 10_000n;
+      const released = (await settlement.dueReserves(db, owner, date)).reduce(
+        (total, row) => total + BigInt(row.reserve_held),
+        0n,
+      );
+      const heldRows = await settlement.listBatches(db, { ...owner, status: 'held' }, undefined, 10);
+      return {
+        businessDate: date,
+        cutoff: cutoffOf(date).toISOString(),
+        skipped,
+        schedule: settings?.payout_schedule ?? 'daily',
+        expected: {
+          net: net.toString(),
+          held: held.toString(),
+          released: released.toString(),
+          toAvailable: (net - held + released).toString(),
+        },
+        reserve: { reserveBps, days: settings?.reserve_days ?? 0 },
+        heldBatches: heldRows.map(batchView),
+      };
     },
 
     async statement(owner, id) {

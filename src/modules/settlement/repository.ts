@@ -313,6 +313,21 @@ export async function findOwnBatch(db: Kdb, owner: PayoutOwner, id: string): Pro
     .executeTakeFirst();
 }
 
+/** The owner's batch whose automatic payout is `payoutId`, if any. */
+export async function findBatchOfPayout(
+  db: Kdb,
+  owner: PayoutOwner,
+  payoutId: string,
+): Promise<BatchRow | undefined> {
+  return db
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .where('payout_id', '=', payoutId)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .executeTakeFirst();
+}
+
 /** Batches whose reserve is due by `businessDate` and not yet released (no settlement_reserve_releases row). */
 function dueReserveBatches(db: Kdb, businessDate: string) {
   return db
@@ -332,8 +347,8 @@ function dueReserveBatches(db: Kdb, businessDate: string) {
 }
 
 /** The owner's batches whose reserve is due by `businessDate` and not yet released. */
-export async function dueReserves(trx: Trx, owner: PayoutOwner, businessDate: string): Promise<BatchRow[]> {
-  return dueReserveBatches(trx, businessDate)
+export async function dueReserves(db: Kdb, owner: PayoutOwner, businessDate: string): Promise<BatchRow[]> {
+  return dueReserveBatches(db, businessDate)
     .selectAll('b')
     .where('b.organization_id', '=', owner.organizationId)
     .where('b.environment', '=', owner.environment)

@@ -66,6 +66,8 @@ export interface WalletService extends PayoutWallets {
     page: { limit: number; cursor?: string; status?: WalletStatus },
   ): Promise<Result<{ data: WalletView[]; nextCursor: string | null }, WalletError>>;
   get(owner: WalletOwner, id: string): Promise<Result<WalletView, WalletError>>;
+  /** The environment's default wallet as it stands (a change still cooling down has not taken effect). */
+  defaultWallet(owner: WalletOwner): Promise<WalletView | undefined>;
   makeDefault(owner: WalletOwner, id: string, by: WalletActor): Promise<Result<WalletView, WalletError>>;
   archive(owner: WalletOwner, id: string, by: WalletActor): Promise<Result<WalletView, WalletError>>;
   /** The merchant cancels its own open change (an added wallet is canceled with it). */
@@ -410,6 +412,11 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
     async get(owner, id) {
       const wallet = await repo.findWallet(db, owner, id);
       return wallet ? ok(await viewOf(db, wallet)) : err({ code: 'wallet_not_found' });
+    },
+
+    async defaultWallet(owner) {
+      const wallet = await repo.defaultWallet(db, owner);
+      return wallet ? viewOf(db, wallet) : undefined;
     },
 
     async makeDefault(owner, id, by) {

@@ -1,0 +1,391 @@
+/**
+ * Balance and payouts in the merchant dashboard (issue 15 item 2): the balance cards show the numbers of
+ * `GET /v1/balance`, the payouts table those of `GET /v1/payouts`, for the same organization and
+ * environment; the next batch's cut-off follows the settlement calendar (weekends, Turkish public
+ * holidays, declared closures) with the manual test clock, and says when no payout can follow (no default
+ * wallet) and what a rolling reserve holds back; a payout's page shows its history, the batch it came from
+ * with its statement, and the transactions it carries (`GET /v1/payouts/{id}/transactions`). Signed out
+ * is the login, a developer is refused, another organization's or environment's payout is 404.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserRole } from '../src/db/schema.js';
+import { ACCOUNT_TEST_ENV, createActiveUser, textOf, WebClient } from './helpers/accounts.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { liveFundedMerchant, livePayout, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
+
+interface Balance {
+  currency: string;
+  pending: string;
+  available: string;
+  inTransit: string;
+  reserve: string;
+  debt: string;
+}
+interface Payout {
+  id: string;
+  status: string;
+  amount: string;
+  payoutAmount: string;
+  network: string;
+  walletId: string;
+  automatic: boolean;
+}
+interface Transaction {
+  id: string;
+  type: string;
+  sourceId: string;
+  amount: string;
+  fee: string;
+  net: string;
+}
+interface Batch {
+  id: string;
+  businessDate: string;
+  status: string;
+  payoutId: string | null;
+}
+
+let t: TestGateway;
+
+beforeAll(async () => {
+  t = await startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer,sandbox-chain' } });
+});
+afterAll(async () => t?.close());
+
+async function sandboxMerchant(options: { wallet: boolean }): Promise<Merchant> {
+  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+  if (options.wallet) {
+    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
+      network: 'tron',
+      address: TRON_ADDRESS,
+    });
+    expect(wallet.status, wallet.text).toBe(201);
+  }
+  return merchant;
+}
+
+async function settle(merchant: Merchant): Promise<Batch> {
+  const res = await merchantApi<{ batch: Batch | null }>(
+    t,
+    merchant,
+    'sandbox',
+    '/v1/test-helpers/settle',
+    {},
+  );
+  expect(res.status, res.text).toBe(200);
+  if (!res.body.batch) throw new Error(`nothing settled: ${res.text}`);
+  return res.body.batch;
+}
+
+async function signedIn(organizationId: string, role: UserRole = 'owner', environment?: 'live') {
+  const user = await createActiveUser(t, { organizationId, role });
+  const client = new WebClient(t.urls.web);
+  expect((await client.login(user.email, user.password)).status).toBe(303);
+  if (environment)
+    await client.submit('/dashboard?lang=en', { environment }, '/dashboard/environment?lang=en');
+  return client;
+}
+
+/** The `data-minor` of the element with this id. */
+function minorOf(html: string, id: string): string | undefined {
+  return new RegExp(`id="${id}" data-minor="([^"]*)"`).exec(html)?.[1];
+}
+
+function cardsOf(html: string) {
+  return {
+    pending: minorOf(html, 'balance-pending'),
+    available: minorOf(html, 'balance-available'),
+    inTransit: minorOf(html, 'balance-in-transit'),
+    reserve: minorOf(html, 'balance-reserve'),
+  };
+}
+
+function payoutRowsOf(html: string) {
+  return [
+    ...html.matchAll(
+      /<tr data-payout-id="([^"]+)" data-status="([^"]+)" data-amount="([^"]+)" data-payout-amount="([^"]+)">/g,
+    ),
+  ].map((match) => ({ id: match[1], status: match[2], amount: match[3], payoutAmount: match[4] }));
+}
+
+function transactionRowsOf(html: string) {
+  return [
+    ...html.matchAll(
+      /<tr data-transaction-id="([^"]+)" data-type="([^"]+)" data-source-id="([^"]+)" data-amount="([^"]+)" data-fee="([^"]+)" data-net="([^"]+)">/g,
+    ),
+  ].map((match) => ({
+    id: match[1],
+    type: match[2],
+    sourceId: match[3],
+    amount: match[4],
+    fee: match[5],
+    net: match[6],
+  }));
+}
+
+describe('the balance and payout pages', () => {
+  it('need a session', async () => {
+    const anonymous = new WebClient(t.urls.web);
+    for (const path of ['/dashboard/balance', '/dashboard/payouts/po_x']) {
+      const page = await anonymous.get(path);
+      expect(page.status, path).toBe(303);
+      expect(page.location, path).toMatch(/^\/login\?/);
+    }
+  });
+
+  it('show the numbers of GET /v1/balance and GET /v1/payouts, and a payout with its batch, transactions and statement', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    await paidCharge(t, merchant, 'sandbox', 1_000_000);
+    await paidCharge(t, merchant, 'sandbox', 500_000);
+    const batch = await settle(merchant);
+    expect(batch.status).toBe('paid_out');
+    // Something pending for the next batch.
+    await paidCharge(t, merchant, 'sandbox', 200_000);
+
+    const api = await merchantApi<{ balances: Balance[] }>(t, merchant, 'sandbox', '/v1/balance');
+    expect(api.status).toBe(200);
+    const balance = api.body.balances[0];
+    if (!balance) throw new Error('no balance');
+    expect(balance.pending).not.toBe('0');
+    expect(balance.inTransit).not.toBe('0');
+
+    const client = await signedIn(merchant.organizationId);
+    const page = await client.get('/dashboard/balance?lang=en');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.text).not.toMatch(/<script|style=/);
+    expect(page.text).toContain('data-environment="sandbox"');
+    expect(cardsOf(page.text)).toEqual({
+      pending: balance.pending,
+      available: balance.available,
+      inTransit: balance.inTransit,
+      reserve: balance.reserve,
+    });
+    // The Balance link is current, first in its group.
+    expect(page.text).toMatch(
+      /id="balance-link"[^>]*aria-current="page"|aria-current="page"[^>]*id="balance-link"/,
+    );
+    // The next batch settles what is pending, and is paid to the default wallet.
+    expect(minorOf(page.text, 'next-batch-net')).toBe(balance.pending);
+    expect(minorOf(page.text, 'next-batch-to-available')).toBe(balance.pending);
+    expect(page.text).toContain('data-payout="automatic"');
+    expect(page.text).toContain(TRON_ADDRESS);
+    expect(page.text).toContain('id="next-batch-sandbox"');
+
+    const payouts = await merchantApi<{ data: Payout[] }>(t, merchant, 'sandbox', '/v1/payouts');
+    expect(payouts.status).toBe(200);
+    expect(payoutRowsOf(page.text)).toEqual(
+      payouts.body.data.map(({ id, status, amount, payoutAmount }) => ({ id, status, amount, payoutAmount })),
+    );
+    const payout = payouts.body.data[0];
+    if (!payout) throw new Error('no payout');
+    expect(payout.id).toBe(batch.payoutId);
+    expect(page.text).toContain(`href="/dashboard/payouts/${payout.id}?lang=en"`);
+
+    // The payout's page: its fields and history, its batch, its transactions as the API lists them.
+    const detail = await client.get(`/dashboard/payouts/${payout.id}?lang=en`);
+    expect(detail.status).toBe(200);
+    expect(detail.text).not.toMatch(/<script|style=/);
+    expect(detail.text).toMatch(
+      /id="balance-link"[^>]*aria-current="page"|aria-current="page"[^>]*id="balance-link"/,
+    );
+    expect(textOf(detail.text, 'payout-status')).toBe('Pending');
+    expect(textOf(detail.text, 'payout-usdt')).toBe(`USDT ${(Number(payout.payoutAmount) / 1e6).toFixed(6)}`);
+    expect(detail.text).toContain('data-event="created"');
+    expect(detail.text).toContain(`id="batch-link" data-batch-id="${batch.id}"`);
+    expect(detail.text).toContain(`href="/dashboard/settlements/${batch.id}?lang=en"`);
+    const carried = await merchantApi<{ data: Transaction[] }>(
+      t,
+      merchant,
+      'sandbox',
+      `/v1/payouts/${payout.id}/transactions`,
+    );
+    expect(carried.body.data).toHaveLength(2);
+    expect(transactionRowsOf(detail.text)).toEqual(
+      carried.body.data.map(({ id, type, sourceId, amount, fee, net }) => ({
+        id,
+        type,
+        sourceId,
+        amount,
+        fee,
+        net,
+      })),
+    );
+    // The statement to download is the batch's, as the API serves it.
+    const csvPath = `/dashboard/settlements/${batch.id}/statement.csv?lang=en`;
+    expect(detail.text).toContain(`href="${csvPath}"`);
+    const csv = await client.get(csvPath);
+    expect(csv.status).toBe(200);
+    const apiCsv = await merchantApi(t, merchant, 'sandbox', `/v1/settlements/${batch.id}/statement.csv`);
+    expect(csv.text).toBe(apiCsv.text);
+
+    // In Turkish.
+    const turkish = await client.get('/dashboard/balance?lang=tr');
+    expect(turkish.text).toContain('<h1>Bakiye ve hakedişler</h1>');
+    expect(turkish.text).toContain('Bekleyen');
+    expect(cardsOf(turkish.text)).toEqual(cardsOf(page.text));
+    const turkishDetail = await client.get(`/dashboard/payouts/${payout.id}?lang=tr`);
+    expect(textOf(turkishDetail.text, 'payout-status')).toBe('Beklemede');
+    expect(turkishDetail.text).toContain('Ekstreyi indir (CSV)');
+  });
+
+  it('refuse another organization’s and the other environment’s payout, and a developer', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    await paidCharge(t, merchant, 'sandbox', 300_000);
+    const batch = await settle(merchant);
+    const payoutId = batch.payoutId ?? '';
+    expect(payoutId).toMatch(/^po_/);
+
+    const other = await sandboxMerchant({ wallet: false });
+    const stranger = await signedIn(other.organizationId);
+    const foreign = await stranger.get(`/dashboard/payouts/${payoutId}?lang=en`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.text).not.toContain(payoutId);
+    expect(payoutRowsOf((await stranger.get('/dashboard/balance?lang=en')).text)).toEqual([]);
+
+    const live = await signedIn(merchant.organizationId, 'owner', 'live');
+    const liveList = await live.get('/dashboard/balance?lang=en');
+    expect(liveList.text).toContain('data-environment="live"');
+    expect(payoutRowsOf(liveList.text)).toEqual([]);
+    expect((await live.get(`/dashboard/payouts/${payoutId}?lang=en`)).status).toBe(404);
+    expect((await live.get('/dashboard/payouts/po_nonexistent?lang=en')).status).toBe(404);
+
+    for (const role of ['admin', 'viewer'] as const) {
+      const reader = await signedIn(merchant.organizationId, role);
+      expect((await reader.get('/dashboard/balance?lang=en')).status, role).toBe(200);
+      expect((await reader.get(`/dashboard/payouts/${payoutId}?lang=en`)).status, role).toBe(200);
+    }
+    const developer = await signedIn(merchant.organizationId, 'developer');
+    for (const path of ['/dashboard/balance?lang=en', `/dashboard/payouts/${payoutId}?lang=en`]) {
+      const refused = await developer.get(path);
+      expect(refused.status, path).toBe(403);
+      expect(refused.text).toContain('id="not-permitted"');
+      expect(refused.text).not.toContain(payoutId);
+      expect(refused.text).not.toContain('id="balance-link"');
+    }
+    const turkishRefusal = await developer.get('/dashboard/balance?lang=tr');
+    expect(turkishRefusal.text).toContain('Rolünüz bakiyeyi');
+  });
+
+  it('show a manual payout without a batch, with what it carries', async () => {
+    const merchant = await liveFundedMerchant(t);
+    const payout = await livePayout<Payout>(t, merchant, 1_000_000);
+    const client = await signedIn(merchant.organizationId, 'owner', 'live');
+    const page = await client.get('/dashboard/balance?lang=en');
+    const api = await merchantApi<{ balances: Balance[] }>(t, merchant, 'live', '/v1/balance');
+    const balance = api.body.balances[0];
+    expect(cardsOf(page.text)).toEqual({
+      pending: balance?.pending,
+      available: balance?.available,
+      inTransit: balance?.inTransit,
+      reserve: balance?.reserve,
+    });
+    expect(payoutRowsOf(page.text).map((row) => row.id)).toEqual([payout.id]);
+    expect(page.text).toContain('Manual (API)');
+
+    const detail = await client.get(`/dashboard/payouts/${payout.id}?lang=en`);
+    expect(detail.status).toBe(200);
+    expect(detail.text).toContain('id="no-batch"');
+    expect(detail.text).not.toContain('id="download-csv"');
+    const carried = await merchantApi<{ data: Transaction[] }>(
+      t,
+      merchant,
+      'live',
+      `/v1/payouts/${payout.id}/transactions`,
+    );
+    expect(transactionRowsOf(detail.text).map((row) => row.id)).toEqual(
+      carried.body.data.map((row) => row.id),
+    );
+
+    // A second manual payout: what was released was carried by the first.
+    const second = await livePayout<Payout>(t, merchant, 1_000_000);
+    const secondPage = await client.get(`/dashboard/payouts/${second.id}?lang=en`);
+    expect(secondPage.text).toContain('id="no-transactions"');
+    expect(secondPage.text).toContain('This manual payout carries no transactions');
+  });
+
+  it('page the payouts with the API’s cursor, newest first', async () => {
+    const merchant = await liveFundedMerchant(t);
+    for (let i = 0; i < 21; i++) await livePayout<Payout>(t, merchant, 200_000);
+    const api = await merchantApi<{ data: Payout[] }>(t, merchant, 'live', '/v1/payouts?limit=100');
+    expect(api.body.data).toHaveLength(21);
+    const client = await signedIn(merchant.organizationId, 'viewer', 'live');
+    const first = await client.get('/dashboard/balance?lang=en');
+    const firstRows = payoutRowsOf(first.text);
+    expect(firstRows).toHaveLength(20);
+    expect(first.text).not.toContain('id="newest-payouts"');
+    const older = /id="older-payouts" href="([^"]+)"/.exec(first.text)?.[1]?.replaceAll('&amp;', '&');
+    if (!older) throw new Error('no link to older payouts');
+    const second = await client.get(older);
+    expect(second.status).toBe(200);
+    expect(second.text).toContain('id="newest-payouts"');
+    expect(second.text).not.toContain('id="older-payouts"');
+    expect([...firstRows, ...payoutRowsOf(second.text)].map((row) => row.id)).toEqual(
+      api.body.data.map((payout) => payout.id),
+    );
+    // A cursor that is not one is the 404 page, not a server error.
+    expect((await client.get('/dashboard/balance?lang=en&cursor=nonsense')).status).toBe(404);
+  });
+
+  it('say when the next batch runs: past a weekend, a Turkish holiday and a closure, with the reserve held back', async () => {
+    const merchant = await sandboxMerchant({ wallet: false });
+    await paidCharge(t, merchant, 'sandbox', 1_000_000);
+    const services = t.gateway.services.settlementBatches;
+    const by = { actor: 'staff:test' };
+    expect((await services.setReserve(merchant.organizationId, { reserveBps: 1000, days: 7 }, by)).ok).toBe(
+      true,
+    );
+    const nextOf = async (iso: string) => {
+      t.clock.set(new Date(iso));
+      const client = await signedIn(merchant.organizationId, 'viewer');
+      const page = await client.get('/dashboard/balance?lang=en');
+      expect(page.status).toBe(200);
+      return page.text;
+    };
+    const started = t.clock.now();
+    try {
+      // A Friday after the cut-off: Monday's batch, the weekend skipped.
+      const friday = await nextOf('2027-01-08T10:00:00.000Z');
+      expect(friday).toContain('data-business-date="2027-01-11" data-cutoff="2027-01-11T03:00:00.000Z"');
+      expect(textOf(friday, 'next-batch-skipped')).toBe(
+        'No batch runs on 2027-01-09 (weekend), 2027-01-10 (weekend).',
+      );
+      // Before Monday's cut-off: that day's batch.
+      const monday = await nextOf('2027-01-11T02:59:00.000Z');
+      expect(monday).toContain('data-business-date="2027-01-11"');
+      expect(monday).not.toContain('id="next-batch-skipped"');
+      // After Monday's cut-off, the eve of Ramazan Bayramı 2027 (9 to 11 March): Friday 12 March.
+      const eve = await nextOf('2027-03-08T04:00:00.000Z');
+      expect(eve).toContain('data-business-date="2027-03-12" data-cutoff="2027-03-12T03:00:00.000Z"');
+      expect(textOf(eve, 'next-batch-skipped')).toContain('2027-03-09 (public holiday: Ramazan Bayramı)');
+      // A closure declared for that Friday: the Monday after.
+      expect((await services.declareClosure('2027-03-12', 'Bank maintenance', by)).ok).toBe(true);
+      try {
+        const closed = await nextOf('2027-03-08T04:00:00.000Z');
+        expect(closed).toContain('data-business-date="2027-03-15"');
+        expect(textOf(closed, 'next-batch-skipped')).toContain('2027-03-12 (closed: Bank maintenance)');
+        const turkish = (await (await signedIn(merchant.organizationId)).get('/dashboard/balance?lang=tr'))
+          .text;
+        expect(textOf(turkish, 'next-batch-skipped')).toContain('2027-03-12 (kapalı: Bank maintenance)');
+        expect(textOf(turkish, 'next-batch-skipped')).toContain('resmî tatil: Ramazan Bayramı');
+      } finally {
+        await services.removeClosure('2027-03-12', by);
+      }
+      // 10 000 TRY less the 3.50 % + 1.00 TRY fee is pending; the 10 % reserve holds back a tenth.
+      expect(minorOf(eve, 'next-batch-net')).toBe('964900');
+      expect(minorOf(eve, 'next-batch-reserve-held')).toBe('96490');
+      expect(minorOf(eve, 'next-batch-to-available')).toBe('868410');
+      expect(eve).toContain('Held back by the rolling reserve (10% for 7 days)');
+      // No default wallet: no automatic payout can follow.
+      expect(eve).toContain('data-payout="no_default_wallet"');
+      // On the manual payout schedule the funds stay available whatever the wallets.
+      expect((await services.setSchedule(merchant.organizationId, 'manual', by)).ok).toBe(true);
+      const manual = await nextOf('2027-03-08T04:00:00.000Z');
+      expect(manual).toContain('data-payout="manual_schedule"');
+      expect(textOf(manual, 'next-batch-payout')).toContain('manual schedule');
+    } finally {
+      t.clock.set(started);
+    }
+  });
+});
