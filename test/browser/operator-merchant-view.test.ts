@@ -2,7 +2,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  accessibilityProblems,
+  expectStrictPhonePage,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
@@ -168,11 +174,9 @@ describe('the merchant view for support', () => {
     await page.goto(`${t.urls.operator}/payments?q=${encodeURIComponent(email)}`);
     expect(await page.locator('#payment-results tbody tr').count()).toBe(1);
     await mainFits(page);
-    expect(await page.locator('style, [style], script, [onclick], [onerror], [onload]').count()).toBe(0);
-    expect(await accessibilityProblems(page)).toEqual([]);
+    await expectStrictPhonePage(page, 'the payment search');
     await page.goto(`${t.urls.operator}/organizations/${merchant.organizationId}`);
     await mainFits(page);
-    expect(await page.locator('style, [style], script, [onclick], [onerror], [onload]').count()).toBe(0);
-    expect(await accessibilityProblems(page)).toEqual([]);
+    await expectStrictPhonePage(page, 'the organization page');
   });
 });
