@@ -288,6 +288,20 @@ describe('the merchant view of an organization', () => {
     expect(recent).toContain('organization.rate_limits');
   });
 
+  it('shows a hostile name and webhook URL as text', async () => {
+    const hostile = await createMerchant(t, { name: '<img src=x onerror=alert(1)>' });
+    const endpoint = await merchantApi(t, hostile, 'sandbox', '/v1/webhook-endpoints', {
+      url: 'http://127.0.0.1:9/hooks?a=<script>alert(2)</script>',
+      enabledEvents: ['*'],
+    });
+    expect([201, 400]).toContain(endpoint.status);
+    const page = await view(support, `/organizations/${hostile.organizationId}`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(page.html).not.toContain('<img src=x');
+    expect(page.html).not.toContain('<script>alert(2)');
+  });
+
   it('answers 404 for an unknown organization', async () => {
     const page = await view(support, '/organizations/org_00000000000000000000000000000');
     expect(page.status).toBe(404);
