@@ -132,6 +132,42 @@ export async function listVisible(
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
+/** What the operator console's payment search matches on (issue 15 item 7). */
+export type OperatorChargeMatch =
+  | { kind: 'id'; value: string }
+  | { kind: 'reference'; value: string }
+  | { kind: 'last4'; value: string }
+  | { kind: 'email'; value: string };
+
+/**
+ * Created charges of every organization and environment matching one exact key, newest first, at most
+ * `limit`: the id by its primary key, the others by their search indexes (migration 0024).
+ */
+export async function searchAcrossOrganizations(
+  db: Kdb,
+  match: OperatorChargeMatch,
+  limit: number,
+): Promise<ChargeRow[]> {
+  let query = db.selectFrom('charges').selectAll().where('creation_state', '=', 'created');
+  switch (match.kind) {
+    case 'id':
+      query = query.where('id', '=', match.value);
+      break;
+    case 'reference':
+      query = query.where('merchant_reference', '=', match.value);
+      break;
+    case 'last4':
+      query = query.where('card_last4', 'is not', null).where('card_last4', '=', match.value);
+      break;
+    case 'email':
+      query = query
+        .where('customer_email', 'is not', null)
+        .where(sql`lower(customer_email)`, '=', match.value.toLowerCase());
+      break;
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
 /** How the dashboard's Payments list orders charges; each has an index (migration 0020). */
 export type ChargeSort = 'newest' | 'oldest' | 'amount_desc' | 'amount_asc';
 

@@ -21,11 +21,11 @@ import type { CustomerDetails, CustomerService } from '../customers/index.js';
 import type { ChargeError } from './errors.js';
 import type { ChargeOwner, ChargeRow } from './model.js';
 import * as charges from './repository.js';
-import type { ChargeSearch, ChargeSort } from './repository.js';
+import type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository.js';
 import { type ChargeCreate, type ChargeListQuery, type ChargeView } from './schemas.js';
 
 export type { ChargeOwner, ChargeRow } from './model.js';
-export type { ChargeSearch, ChargeSort } from './repository.js';
+export type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository.js';
 
 export interface ChargeServiceDeps {
   db: Kdb;
@@ -84,6 +84,14 @@ export interface ChargeService {
     after: Cursor | undefined,
     limit: number,
   ): Promise<ChargeView[]>;
+  /**
+   * The operator console's payment search (issue 15 item 7): created charges of every organization and
+   * environment matching one exact key, newest first, at most `limit`, each with its owner.
+   */
+  searchAcrossOrganizations(
+    match: OperatorChargeMatch,
+    limit: number,
+  ): Promise<Array<{ organizationId: string; environment: Environment; charge: ChargeView }>>;
   /**
    * Product decision 15: finishes or abandons creations whose request died between phase 1 and phase 2
    * (a crash, or an acquirer outage the merchant did not retry). Returns what it did.
@@ -301,6 +309,14 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
 
     async pageCreatedIn(owner, window, after, limit) {
       return (await charges.pageCreatedIn(db, owner, window, after, limit)).map(toView);
+    },
+
+    async searchAcrossOrganizations(match, limit) {
+      return (await charges.searchAcrossOrganizations(db, match, limit)).map((row) => ({
+        organizationId: row.organization_id,
+        environment: row.environment,
+        charge: toView(row),
+      }));
     },
 
     async recoverInterruptedCreations(limit = 50) {

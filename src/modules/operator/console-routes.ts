@@ -25,6 +25,7 @@ import { valueOf } from './errors.js';
 import { can } from './staff.js';
 import { cursorOrThrow } from '../../http/cursor-errors.js';
 import { apiKeyRefusal } from '../api-keys/errors.js';
+import { merchantFigures, money, permille, isFailing, type MerchantViewDeps } from './merchant-view.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -43,7 +44,7 @@ const NOTICES: Record<string, string> = {
 /** The operator console: server-rendered pages whose forms post back here, then redirect (PRG). */
 export async function operatorConsoleRoutes(
   app: App,
-  deps: OperatorApiDeps & { renderer: Renderer },
+  deps: OperatorApiDeps & { renderer: Renderer; merchants: MerchantViewDeps },
 ): Promise<void> {
   const { underwriting, organizations, commands } = deps;
 
@@ -238,6 +239,10 @@ export async function operatorConsoleRoutes(
       title: organization.name,
       organization,
       keys: await deps.apiKeys.listForOrganization(id),
+      ...(await merchantFigures(deps.merchants, id)),
+      permille,
+      money,
+      isFailing,
       flags: FEATURE_FLAGS,
       canDecide: request.staff ? can(request.staff, 'underwrite') : false,
       canAdminister: request.staff ? can(request.staff, 'administer') : false,

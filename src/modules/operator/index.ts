@@ -27,6 +27,7 @@ import { operatorSettlementRoutes } from './settlement-routes.js';
 import { operatorReconciliationRoutes } from './reconciliation-routes.js';
 import type { Reconciliation } from '../reconciliation/service.js';
 import type { PayoutService } from '../payouts/service.js';
+import { operatorPaymentRoutes, type MerchantViewDeps } from './merchant-view.js';
 
 export interface OperatorModuleOptions {
   commands: OperatorCommands;
@@ -51,6 +52,11 @@ export interface OperatorModuleOptions {
   settlement?: SettlementBatches;
   /** The daily reconciliation of the acquirers' settlement reports with the ledger (issue 14). */
   reconciliation?: Reconciliation;
+  /**
+   * What the merchant view of an organization and the payment search read (issue 15 item 7): charges,
+   * their daily activity, balances, batches, payouts, webhook health and branding, each through its service.
+   */
+  merchants: Omit<MerchantViewDeps, 'audit' | 'db'>;
   renderer: Renderer;
   /** The operator listener's public base URL (the OpenAPI document's server). */
   baseUrl: () => string;
@@ -74,9 +80,11 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
     db: options.db,
     sessions: options.sessions,
     cursors: options.cursors,
+    merchants: { ...options.merchants, audit: options.audit, db: options.db },
   };
   await app.register(operatorApiRoutes, deps);
   await app.register(operatorConsoleRoutes, { ...deps, renderer });
+  await app.register(operatorPaymentRoutes, { ...deps.merchants, renderer });
   await app.register(operatorAlertRoutes, {
     alerts: options.alerts,
     ledger: options.ledger,

@@ -29,6 +29,19 @@ export function findEndpoint(db: Kdb, owner: Owner, id: string, lock = false) {
   return query.executeTakeFirst();
 }
 
+/** An organization's endpoints of both environments, not deleted, newest first (at most `limit`). */
+export function endpointsOfOrganization(db: Kdb, organizationId: string, limit: number) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 export function listEndpoints(db: Kdb, owner: Owner, page: { limit: number; after?: Cursor }) {
   let query = db
     .selectFrom('webhook_endpoints')
@@ -227,15 +240,21 @@ export async function deliveryOfEndpoint(
   return row !== undefined;
 }
 
-/** Per endpoint: its pending deliveries, those due by `now`, and the oldest one's creation (the metrics). */
+/**
+ * Per endpoint: its pending deliveries, those due by `now`, and the oldest one's creation (the metrics);
+ * only the endpoints named when `endpointIds` is given (the operator's view of one organization).
+ */
 export async function pendingByEndpoint(
   db: Kdb,
   now: Date,
+  endpointIds?: readonly string[],
 ): Promise<
   Array<{ endpoint_id: string; environment: Environment; pending: string; due: string; oldest: Date }>
 > {
-  return db
-    .selectFrom('webhook_deliveries')
+  if (endpointIds !== undefined && endpointIds.length === 0) return [];
+  let query = db.selectFrom('webhook_deliveries');
+  if (endpointIds !== undefined) query = query.where('endpoint_id', 'in', [...endpointIds]);
+  return query
     .select(['endpoint_id', 'environment'])
     .select((eb) => [
       eb.fn.countAll<string>().as('pending'),

@@ -15,6 +15,7 @@ import {
   type EndpointAttempt,
   findDelivery,
   pendingByEndpoint,
+  endpointsOfOrganization,
   findEndpoint,
   listEndpoints,
   transitionDelivery,
@@ -88,6 +89,22 @@ export interface WebhookEndpointService {
   backlog(): Promise<
     Array<{ endpointId: string; environment: string; pending: number; due: number; oldestSeconds: number }>
   >;
+  /**
+   * The operator's view of one organization's webhooks (issue 15 item 7): its endpoints of both
+   * environments (at most `limit`, newest first), each with since when it has been failing and its backlog.
+   */
+  healthOf(organizationId: string, limit: number): Promise<EndpointHealth[]>;
+}
+
+/** An endpoint as the operator console's merchant view shows it. */
+export interface EndpointHealth {
+  endpoint: WebhookEndpointView;
+  /** When its deliveries started failing (reset by a success); null while healthy. */
+  failingSince: string | null;
+  /** Undelivered deliveries, those due now, and the oldest one's age in seconds (0 without any). */
+  pending: number;
+  due: number;
+  oldestSeconds: number;
 }
 
 export interface WebhookEndpointServiceDeps {
@@ -315,6 +332,32 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
         due: Number(row.due),
         oldestSeconds: Math.max(0, (now.getTime() - new Date(row.oldest).getTime()) / 1000),
       }));
+    },
+
+    async healthOf(organizationId, limit) {
+      const now = clock.now();
+      const rows = await endpointsOfOrganization(db, organizationId, limit);
+      const backlog = new Map(
+        (
+          await pendingByEndpoint(
+            db,
+            now,
+            rows.map((row) => row.id),
+          )
+        ).map((row) => [row.endpoint_id, row]),
+      );
+      return rows.map((row) => {
+        const pending = backlog.get(row.id);
+        return {
+          endpoint: endpointView(row, now),
+          failingSince: row.failing_since?.toISOString() ?? null,
+          pending: Number(pending?.pending ?? 0),
+          due: Number(pending?.due ?? 0),
+          oldestSeconds: pending
+            ? Math.max(0, Math.round((now.getTime() - new Date(pending.oldest).getTime()) / 1000))
+            : 0,
+        };
+      });
     },
 
     async retry(owner, id) {

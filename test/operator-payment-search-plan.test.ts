@@ -1,0 +1,155 @@
+/**
+ * Issue 15 item 7: the operator console's payment search reads one index per kind (migration 0024), never
+ * every charge. The statements of real searches through the operator listener are captured (a Kysely
+ * plugin on the gateway's own database handle), then explained against a table seeded with 10,000 charges
+ * of 20 organizations, analysed: a sequential scan of `charges` fails the test, on PGlite and PostgreSQL.
+ */
+import {
+  CompiledQuery,
+  PostgresQueryCompiler,
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+} from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createOrganization } from './helpers/merchants.js';
+import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
+
+const SEEDED = 10_000;
+const ORGANIZATIONS = 20;
+
+interface Captured {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+let recording = false;
+const captured: Captured[] = [];
+const compiler = new PostgresQueryCompiler();
+
+const capture: KyselyPlugin = {
+  transformQuery(args: PluginTransformQueryArgs) {
+    if (recording) {
+      const compiled = compiler.compileQuery(args.node, args.queryId);
+      captured.push({ sql: compiled.sql, parameters: compiled.parameters });
+    }
+    return args.node;
+  },
+  async transformResult(args: PluginTransformResultArgs) {
+    return args.result;
+  },
+};
+
+let t: TestGateway;
+let raw: Database;
+let support: StaffSession;
+
+beforeAll(async () => {
+  t = await startTestGateway({
+    env: { ROLES: 'api,operator,sandbox-acquirer' },
+    wrapDatabase: (database) => {
+      raw = database;
+      return { ...database, db: database.db.withPlugin(capture) };
+    },
+  });
+  const organizations: string[] = [];
+  for (let i = 0; i < ORGANIZATIONS; i++) organizations.push(await createOrganization(raw.db, t.clock));
+  // Spread over the organizations and both environments; a third paid by card (one of 50 last fours),
+  // most with a customer e-mail (one of 500), every reference used by two organizations.
+  await sql`
+    INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
+                         status, creation_state, provider, provider_request, provider_payment_id,
+                         provider_status, customer_email, card_brand, card_last4, expires_at, created_at, updated_at)
+    SELECT 'ch_seed' || i,
+           (${organizations}::text[])[1 + i % ${ORGANIZATIONS}],
+           CASE WHEN i % 2 = 0 THEN 'sandbox' ELSE 'live' END,
+           1000 + i, 'TRY', 'credit_card_tr', 'seed-' || (i / 2),
+           CASE WHEN i % 3 = 0 THEN 'succeeded' ELSE 'pending' END,
+           'created', 'sandbox', '{}'::jsonb, 'pay_seed' || i, 'awaiting_payment',
+           CASE WHEN i % 10 = 0 THEN NULL ELSE 'Buyer' || (i % 500) || '@Example.test' END,
+           CASE WHEN i % 3 = 0 THEN 'visa' END,
+           CASE WHEN i % 3 = 0 THEN lpad((1000 + i % 50)::text, 4, '0') END,
+           ${t.clock.now()}::timestamptz + interval '1 day',
+           ${t.clock.now()}::timestamptz - (i % 720) * interval '1 hour',
+           ${t.clock.now()}::timestamptz - (i % 720) * interval '1 hour'
+    FROM generate_series(1, ${SEEDED}) AS i
+  `.execute(raw.db);
+  await sql`ANALYZE charges`.execute(raw.db);
+  support = await loginStaff(t, await createStaffUser(t, 'support'));
+}, 120_000);
+afterAll(async () => t?.close());
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+async function planOf(statement: Captured): Promise<PlanNode> {
+  const result = await raw.db.executeQuery<{ 'QUERY PLAN': unknown }>(
+    CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
+  );
+  const cell = result.rows[0]?.['QUERY PLAN'];
+  const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
+  const root = plan[0]?.Plan;
+  if (!root) throw new Error(`no plan for ${statement.sql}`);
+  return root;
+}
+
+/** The search's statement on `charges` for this query, with the indexes its plan reads. */
+async function searched(query: string): Promise<{ html: string; indexes: string[]; seqScan: boolean }> {
+  captured.length = 0;
+  recording = true;
+  let html: string;
+  try {
+    const response = await fetch(`${t.urls.operator}/payments?${query}`, {
+      headers: { cookie: support.cookie },
+    });
+    expect(response.status, query).toBe(200);
+    html = await response.text();
+  } finally {
+    recording = false;
+  }
+  const statements = captured.filter((s) => /^select .* from "charges"/i.test(s.sql));
+  expect(statements, query).toHaveLength(1);
+  const nodes = nodesOf(await planOf(statements[0] as Captured));
+  return {
+    html,
+    indexes: nodes.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])),
+    seqScan: nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'charges'),
+  };
+}
+
+const rows = (html: string) => [...html.matchAll(/<tr data-charge-id="/g)].length;
+
+describe('the payment search’s statements', () => {
+  it('read one index per kind and never scan every charge', async () => {
+    const byId = await searched('q=ch_seed4242');
+    expect(byId.seqScan).toBe(false);
+    expect(byId.indexes).toEqual(['charges_pkey']);
+    expect(rows(byId.html)).toBe(1);
+
+    const byReference = await searched('q=seed-77&kind=reference');
+    expect(byReference.seqScan).toBe(false);
+    expect(byReference.indexes).toEqual(['charges_reference_search_idx']);
+    expect(rows(byReference.html)).toBe(2);
+
+    const byEmail = await searched(`q=${encodeURIComponent('BUYER7@example.TEST')}`);
+    expect(byEmail.seqScan).toBe(false);
+    expect(byEmail.indexes).toEqual(['charges_email_search_idx']);
+    expect(rows(byEmail.html)).toBe(SEEDED / 500);
+
+    // 1 in 150 charges: more than the page holds; the 50 newest read from the index, in its order.
+    const byLast4 = await searched('q=1012');
+    expect(byLast4.seqScan).toBe(false);
+    expect(byLast4.indexes).toEqual(['charges_last4_search_idx']);
+    expect(rows(byLast4.html)).toBe(50);
+    expect(byLast4.html).toContain('only the 50 newest are shown');
+  }, 60_000);
+});
