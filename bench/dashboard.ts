@@ -10,7 +10,7 @@
  *    charges of the other organizations (sandbox and live) interleaved: set-based (`INSERT … SELECT
  *    generate_series`), `session_replication_role = replica`, with statuses (succeeded, failed, expired,
  *    pending in the last hour, a few rejected creations that no list shows), methods, amounts (10 TRY to
- *    20 000 TRY, most small), unique references, customer e-mails (about eight charges per address),
+ *    20 000 TRY, most small), unique references, customer e-mails (about seven charges per address),
  *    card brands and last fours, failure codes, refunds of some succeeded charges (full and partial, in
  *    the `refunds` table) and the `charge_succeeded` ledger entry of each succeeded charge (the export's
  *    fee and net columns). Then VACUUM ANALYZE.
@@ -160,7 +160,7 @@ async function seedCharges(url: string, owned: number, seed: number): Promise<vo
       (await client.query<{ n: string }>(`SELECT count(*)::text AS n FROM charges`)).rows[0]?.n ?? 0,
     );
     const total = (await ownerCharges(client)) + owned;
-    // About eight charges per customer address at every size.
+    // One address per eight charges: about seven charges per address (one charge in ten has none).
     const customers = Math.max(50, Math.floor(total / 8));
     await client.query('BEGIN');
     await client.query(
@@ -172,18 +172,21 @@ async function seedCharges(url: string, owned: number, seed: number): Promise<vo
            WHEN s.r1 < 0.72 THEN 'succeeded' WHEN s.r1 < 0.88 THEN 'failed' ELSE 'expired' END AS status,
          least(s.amount, (s.amount * f.bps + 5000) / 10000 + f.fixed) AS fee
        FROM (
-         SELECT i,
-           CASE WHEN i % 2 = 1 THEN 'org_' || lpad('1', 29, '0')
-             ELSE 'org_' || lpad(to_hex(((i / 2) % $2::int) + 2), 29, '0') END AS org,
-           CASE WHEN i % 2 = 1 OR i % 4 = 0 THEN 'sandbox' ELSE 'live' END AS env,
-           date_trunc('milliseconds', now() - random() * interval '90 days') AS at,
-           1000 + floor(power(random(), 3) * 1999000)::bigint AS amount,
+         -- random() is drawn once per row here (a subquery with volatile outputs is not flattened).
+         SELECT i, org, env, at, amount, r1, r2, rejected, email,
            CASE WHEN m < 0.55 THEN 'credit_card_tr' WHEN m < 0.65 THEN 'credit_card_international'
-             ELSE 'bank_transfer' END AS method,
-           random() AS r1, random() AS r2, random() < 0.01 AS rejected,
-           CASE WHEN random() < 0.9 THEN 'customer' || floor(random() * $3::int)::int || '@shopper.example' END AS email
-         FROM generate_series($1::int + 1, $1::int + $4::int * 2) i
-         CROSS JOIN LATERAL (SELECT random() AS m) x
+             ELSE 'bank_transfer' END AS method
+         FROM (
+           SELECT i,
+             CASE WHEN i % 2 = 1 THEN 'org_' || lpad('1', 29, '0')
+               ELSE 'org_' || lpad(to_hex(((i / 2) % $2::int) + 2), 29, '0') END AS org,
+             CASE WHEN i % 2 = 1 OR i % 4 = 0 THEN 'sandbox' ELSE 'live' END AS env,
+             date_trunc('milliseconds', now() - random() * interval '90 days') AS at,
+             1000 + floor(power(random(), 3) * 1999000)::bigint AS amount,
+             random() AS m, random() AS r1, random() AS r2, random() < 0.01 AS rejected,
+             CASE WHEN random() < 0.9 THEN 'customer' || floor(random() * $3::int)::int || '@shopper.example' END AS email
+           FROM generate_series($1::int + 1, $1::int + $4::int * 2) i
+         ) g
        ) s
        JOIN bench_fees f ON f.method = s.method`,
       [offset, NOISE_ORGANIZATIONS, customers, owned],
@@ -289,7 +292,7 @@ async function capture<T>(work: () => Promise<T>): Promise<{ value: T; statement
 }
 
 interface Plan {
-  /** The charges (or refunds) indexes the plan reads, or the scan type without one. */
+  /** The indexes the plan reads on the charges, refunds and ledger tables, or the scan without one. */
   indexes: string[];
   /** The rows those scans went through, the ones a filter or recheck threw away included. */
   rowsRead: number;
@@ -313,10 +316,16 @@ async function explain(client: pg.Client, statement: Statement): Promise<Plan> {
     const record = node as Record<string, unknown>;
     const relation = record['Relation Name'];
     // The amount order's cursor reads one row by its primary key: not the list's walk.
-    if ((relation === 'charges' || relation === 'refunds') && record['Index Name'] !== 'charges_pkey') {
+    if (
+      typeof relation === 'string' &&
+      WORK_TABLES.test(relation) &&
+      record['Index Name'] !== 'charges_pkey'
+    ) {
       if (record['Node Type'] !== 'Bitmap Heap Scan')
         indexes.add(
-          typeof record['Index Name'] === 'string' ? record['Index Name'] : String(record['Node Type']),
+          typeof record['Index Name'] === 'string'
+            ? record['Index Name']
+            : `${String(record['Node Type'])} on ${relation}`,
         );
       const perLoop =
         Number(record['Actual Rows'] ?? 0) +
@@ -329,7 +338,7 @@ async function explain(client: pg.Client, statement: Statement): Promise<Plan> {
     if (
       record['Node Type'] === 'Bitmap Index Scan' &&
       typeof index === 'string' &&
-      /^(charges|refunds)_/.test(index)
+      /^(charges|refunds|journal_entries|ledger_postings)_/.test(index)
     )
       indexes.add(`${index} (bitmap)`);
     if (record['Node Type'] === 'Sort')
@@ -386,6 +395,7 @@ function targetsFor(now: Date, deep: string, reference: string, email: string): 
     list('filter: reference (exact)', `reference=${encodeURIComponent(reference)}`),
     list('filter: customer e-mail (other case)', `email=${encodeURIComponent(email.toUpperCase())}`),
     list('sort: amount, largest first', 'sort=amount_desc'),
+    list('combined: international, 19 000 TRY or more (rare)', 'method=credit_card_international&min=19000'),
     list(
       'combined: succeeded, international, last 30 days',
       `status=succeeded&method=credit_card_international&from=${day(29)}&to=${day(0)}`,
@@ -554,8 +564,11 @@ export async function benchDashboard(options: DashboardBenchOptions) {
           }
           const first = chargeStatements[0];
           const last = chargeStatements.at(-1);
+          // The fee and net of the first page's succeeded charges, read from the ledger.
+          const fees = work.find((statement) => /from "journal_entries"/.test(statement.text));
           return {
             ...(first ? { firstPage: await explain(client, first) } : {}),
+            ...(fees ? { feesOfFirstPage: await explain(client, fees) } : {}),
             ...(last && last !== first ? { lastPage: await explain(client, last) } : {}),
           };
         });
