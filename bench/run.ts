@@ -9,12 +9,16 @@
  * `ledger.balance` of one owner at BENCH_BALANCE_SIZES entries, without a checkpoint, after one and with a
  * tail, beside the plain SUM and `select 1`. Then the daily settlement batch (bench/settlement.ts):
  * BENCH_SETTLEMENT_CHARGES paid charges of BENCH_SETTLEMENT_ORGANIZATIONS organizations, beside the bare
- * SQL that reads and writes the same rows.
+ * SQL that reads and writes the same rows. Then the dashboard lists (bench/dashboard.ts): the Payments
+ * list, its filters and cursor, the overview, the charge exports and `GET /v1/charges?limit=100` of one
+ * organization at BENCH_DASHBOARD_SIZES charges, through an in-process gateway and a signed-in session,
+ * beside the SQL of each request replayed through node-postgres and the plans of the list statements.
  * Prints one JSON document on stdout. BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 32),
  * BENCH_PAYOUT_ORGANIZATIONS (default 50), BENCH_BALANCE_SIZES (default 1000,10000,100000),
  * BENCH_SETTLEMENT_CHARGES (default 1 000 000), BENCH_SETTLEMENT_ORGANIZATIONS (default 10 000) and
  * BENCH_SETTLEMENT_HISTORY (default 1: the previous business day settled first; 0: empty settlement
- * tables) tune it; BENCH_ONLY=balance or BENCH_ONLY=settlement runs that section alone; DATABASE_URL
+ * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000) tune it; BENCH_ONLY=balance,
+ * BENCH_ONLY=settlement or BENCH_ONLY=dashboard runs that section alone; DATABASE_URL
  * names the server (default the local one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -30,6 +34,7 @@ import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/he
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
 import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import { benchBalance } from './balance.js';
+import { benchDashboard } from './dashboard.js';
 import { load, round, type Measurement } from './measure.js';
 import { benchPayouts } from './payouts.js';
 import { benchSettlement } from './settlement.js';
@@ -40,18 +45,22 @@ const PAYOUT_ORGANIZATIONS = Number(process.env.BENCH_PAYOUT_ORGANIZATIONS ?? 50
 const SETTLEMENT_CHARGES = Number(process.env.BENCH_SETTLEMENT_CHARGES ?? 1_000_000);
 const SETTLEMENT_ORGANIZATIONS = Number(process.env.BENCH_SETTLEMENT_ORGANIZATIONS ?? 10_000);
 const SETTLEMENT_HISTORY = (process.env.BENCH_SETTLEMENT_HISTORY ?? '1').trim();
-const BALANCE_SIZES = (process.env.BENCH_BALANCE_SIZES?.trim() || '1000,10000,100000')
-  .split(',')
-  .map((size) => Number(size.trim().replace(/_/g, '')));
+const sizesOf = (text: string) => text.split(',').map((size) => Number(size.trim().replace(/_/g, '')));
+const BALANCE_SIZES = sizesOf(process.env.BENCH_BALANCE_SIZES?.trim() || '1000,10000,100000');
+const DASHBOARD_SIZES = sizesOf(process.env.BENCH_DASHBOARD_SIZES?.trim() || '1000,10000,100000');
+const SECTIONS = ['balance', 'settlement', 'dashboard'] as const;
 const ONLY = process.env.BENCH_ONLY?.trim() || undefined;
 if (SETTLEMENT_HISTORY !== '0' && SETTLEMENT_HISTORY !== '1')
   throw new Error(`BENCH_SETTLEMENT_HISTORY must be 0 or 1, got "${SETTLEMENT_HISTORY}"`);
-if (ONLY !== undefined && ONLY !== 'settlement' && ONLY !== 'balance')
-  throw new Error(`BENCH_ONLY must be "balance" or "settlement" (or unset for every section), got "${ONLY}"`);
+if (ONLY !== undefined && !(SECTIONS as readonly string[]).includes(ONLY))
+  throw new Error(
+    `BENCH_ONLY must be "balance", "settlement" or "dashboard" (or unset for every section), got "${ONLY}"`,
+  );
 for (const [name, value] of [
   ['BENCH_SETTLEMENT_CHARGES', SETTLEMENT_CHARGES],
   ['BENCH_SETTLEMENT_ORGANIZATIONS', SETTLEMENT_ORGANIZATIONS],
   ...BALANCE_SIZES.map((size) => ['BENCH_BALANCE_SIZES (each, comma-separated)', size] as const),
+  ...DASHBOARD_SIZES.map((size) => ['BENCH_DASHBOARD_SIZES (each, comma-separated)', size] as const),
 ] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 }
@@ -64,6 +73,8 @@ const machine = () => ({
 });
 
 const balanceSection = () => benchBalance({ sizes: BALANCE_SIZES });
+
+const dashboardSection = () => benchDashboard({ sizes: DASHBOARD_SIZES });
 
 const settlementSection = () =>
   benchSettlement({
@@ -269,6 +280,7 @@ async function main(): Promise<void> {
     // (the gateway and the payout programs are stopped).
     const balance = await balanceSection();
     const settlement = await settlementSection();
+    const dashboard = await dashboardSection();
 
     const withRatios = (measurement: Measurement) => ({
       ...measurement,
@@ -299,6 +311,7 @@ async function main(): Promise<void> {
           },
           balance,
           settlement,
+          dashboard,
         },
         null,
         2,
@@ -316,6 +329,8 @@ async function main(): Promise<void> {
 
 if (ONLY === 'settlement') {
   console.log(JSON.stringify({ machine: machine(), settlement: await settlementSection() }, null, 2));
+} else if (ONLY === 'dashboard') {
+  console.log(JSON.stringify({ machine: machine(), dashboard: await dashboardSection() }, null, 2));
 } else if (ONLY === 'balance') {
   console.log(JSON.stringify({ machine: machine(), balance: await balanceSection() }, null, 2));
 } else {
