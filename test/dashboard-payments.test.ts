@@ -216,7 +216,7 @@ describe('the payment pages', () => {
     const turkish = await client.get('/dashboard/payments?lang=tr&min=250%2C50');
     expect(paymentsIn(turkish.text)).toEqual([second.id]);
     expect(turkish.text).toContain('250,50 TRY');
-    expect(turkish.text).toContain('class="payment-method">Havale/EFT</dd>');
+    expect(turkish.text).toContain('class="payment-method">Havale/EFT</td>');
     expect(turkish.text).toContain('<h1>Ödemeler</h1>');
 
     // The live environment has its own charges.

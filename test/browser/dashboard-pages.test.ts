@@ -66,6 +66,7 @@ function pages(): Array<[string, string]> {
     ['payment', `/dashboard/payments/${chargeId}`],
     ['customers', '/dashboard/customers'],
     ['exports', '/dashboard/exports'],
+    ['balance', '/dashboard/balance'],
     ['settlements', '/dashboard/settlements'],
     ['wallets', '/dashboard/wallets'],
     ['api-keys', '/dashboard/api-keys'],
