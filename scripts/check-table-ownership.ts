@@ -39,6 +39,7 @@ export const OWNERS: Record<string, string> = {
   emails: 'email',
   charges: 'charges',
   provider_notifications: 'charges',
+  charge_card_attempts: 'charges',
   refunds: 'refunds',
   events: 'events',
   journal_entries: 'ledger',

@@ -502,6 +502,7 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     customers: services.customers,
     charges: services.charges,
     activity: services.activity,
+    eventFeed: services.eventFeed,
     refunds: services.refunds,
     ledger: services.ledger,
     events: services.eventLookup,

@@ -447,14 +447,31 @@ describe('the payment pages', () => {
     expect(page.text).not.toContain(TEST_CARDS.cardDeclined.number);
     expect(textOf(page.text, 'payment-status')).toBe('Pending');
     expect(textOf(page.text, 'payment-card')).toBe('visa •••• 3220');
+    // Each attempt with what the acquirer answered, the card as brand and last four.
     expect(page.text).toContain(
-      'data-kind="attempts"><span class="member-name">Card attempts: 2 · Last card: visa •••• 3220</span>',
+      'data-kind="attempt-declined"><span class="member-name">Card attempt 1 · declined · visa •••• 0002 · code card_declined</span>',
+    );
+    expect(page.text).toContain(
+      'data-kind="attempt-challenge"><span class="member-name">Card attempt 2 · 3-D Secure challenge · visa •••• 3220</span>',
     );
     expect(page.text).toContain(
       'data-kind="three-ds"><span class="member-name">3-D Secure: waiting for the customer to authenticate</span>',
     );
     const turkish = await client.get(`/dashboard/payments/${charge.id}?lang=tr`);
-    expect(turkish.text).toContain('Kart denemeleri: 2 · Son kart: visa •••• 3220');
+    expect(turkish.text).toContain('1. kart denemesi · reddedildi · visa •••• 0002 · kod card_declined');
+
+    // A charge attempted before attempts were recorded (migration 0023) shows the count and the last card.
+    await t.testDb.database.db
+      .deleteFrom('charge_card_attempts')
+      .where('charge_id', '=', charge.id)
+      .execute();
+    const older = await client.get(`/dashboard/payments/${charge.id}?lang=en`);
+    expect(older.text).toContain(
+      'data-kind="attempts"><span class="member-name">Card attempts: 2 · Last card: visa •••• 3220</span>',
+    );
+    expect(older.text).not.toContain('data-kind="attempt-');
+    const olderTurkish = await client.get(`/dashboard/payments/${charge.id}?lang=tr`);
+    expect(olderTurkish.text).toContain('Kart denemeleri: 2 · Son kart: visa •••• 3220');
   });
 
   it('refund part, then the rest, with a confirmation step; the page changes; rules are friendly errors', async () => {

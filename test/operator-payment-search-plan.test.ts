@@ -1,5 +1,5 @@
 /**
- * Issue 15 item 7: the operator console's payment search reads one index per kind (migration 0024), never
+ * Issue 15 item 7: the operator console's payment search reads one index per kind (migration 0022), never
  * every charge. The statements of real searches through the operator listener are captured (a Kysely
  * plugin on the gateway's own database handle), then explained against a table seeded with 10,000 charges
  * of 20 organizations, analysed: a sequential scan of `charges` fails the test, on PGlite and PostgreSQL.

@@ -256,6 +256,17 @@ export interface BankTransferInstructions {
   paymentReference: string;
 }
 
+/** One card attempt of the hosted checkout (migration 0023): what the acquirer answered, the card's last four. */
+export interface ChargeCardAttemptsTable {
+  charge_id: string;
+  number: number;
+  outcome: 'succeeded' | 'declined' | 'challenge' | 'error';
+  failure_code: string | null;
+  card_brand: string | null;
+  card_last4: string | null;
+  attempted_at: Timestamp;
+}
+
 export interface ProviderNotificationsTable {
   provider: string;
   id: string;
@@ -419,6 +430,7 @@ export interface DB {
   emails: EmailsTable;
   charges: ChargesTable;
   provider_notifications: ProviderNotificationsTable;
+  charge_card_attempts: ChargeCardAttemptsTable;
   refunds: RefundsTable;
   events: EventsTable;
   journal_entries: JournalEntriesTable;

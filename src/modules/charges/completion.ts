@@ -65,8 +65,21 @@ export interface PaymentCompletion {
   applyLocked(trx: Trx, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome>;
   /** Reads the payment back from the acquirer and applies it. */
   sync(chargeId: string): Promise<ApplyOutcome>;
-  /** Counts one card attempt of a pending charge; false when its attempts are used up. */
-  takeCardAttempt(chargeId: string): Promise<boolean>;
+  /** Counts one card attempt of a pending charge: its number, or undefined when its attempts are used up. */
+  takeCardAttempt(chargeId: string): Promise<number | undefined>;
+  /**
+   * What the acquirer answered to attempt `number` (the charge page's timeline): the outcome, the
+   * decline's code, the card's brand and last four; `error` when the acquirer could not be asked.
+   */
+  recordCardAttempt(
+    chargeId: string,
+    number: number,
+    attempt: {
+      outcome: 'succeeded' | 'declined' | 'challenge' | 'error';
+      failureCode: string | null;
+      card: { brand: string | null; last4: string } | null;
+    },
+  ): Promise<void>;
   /** Cancels unpaid charges past `expiresAt` at the acquirer and applies the answer; returns how many. */
   expireDue(limit?: number): Promise<number>;
   /** One batch of the expiry job: claims due charges, and reports what became of them. */
@@ -286,6 +299,20 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
 
     async takeCardAttempt(chargeId) {
       return charges.takeCardAttempt(db, chargeId, deps.cardAttempts);
+    },
+
+    async recordCardAttempt(chargeId, number, attempt) {
+      const last4 =
+        attempt.card !== null && /^[0-9]{4}$/.test(attempt.card.last4) ? attempt.card.last4 : null;
+      await charges.recordCardAttempt(db, {
+        charge_id: chargeId,
+        number,
+        outcome: attempt.outcome,
+        failure_code: attempt.failureCode,
+        card_brand: last4 === null ? null : (attempt.card?.brand ?? null),
+        card_last4: last4,
+        attempted_at: clock.now(),
+      });
     },
 
     async expireDue(limit = 50) {

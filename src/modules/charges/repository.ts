@@ -1,6 +1,6 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
-import type { ChargesTable, Environment, PaymentMethod } from '../../db/schema.js';
+import type { ChargeCardAttemptsTable, ChargesTable, Environment, PaymentMethod } from '../../db/schema.js';
 import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import {
@@ -141,7 +141,7 @@ export type OperatorChargeMatch =
 
 /**
  * Created charges of every organization and environment matching one exact key, newest first, at most
- * `limit`: the id by its primary key, the others by their search indexes (migration 0024).
+ * `limit`: the id by its primary key, the others by their search indexes (migration 0022).
  */
 export async function searchAcrossOrganizations(
   db: Kdb,
@@ -405,8 +405,8 @@ export async function update(trx: Trx, id: string, patch: ChargePatch): Promise<
   return trx.updateTable('charges').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Counts one card attempt of a pending charge; false when its attempts are used up. */
-export async function takeCardAttempt(db: Kdb, id: string, maxAttempts: number): Promise<boolean> {
+/** Counts one card attempt of a pending charge: its number, or undefined when its attempts are used up. */
+export async function takeCardAttempt(db: Kdb, id: string, maxAttempts: number): Promise<number | undefined> {
   const taken = await db
     .updateTable('charges')
     .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
@@ -415,7 +415,28 @@ export async function takeCardAttempt(db: Kdb, id: string, maxAttempts: number):
     .where('card_attempts', '<', maxAttempts)
     .returning('card_attempts')
     .executeTakeFirst();
-  return taken !== undefined;
+  return taken?.card_attempts;
+}
+
+export type CardAttemptRow = Selectable<ChargeCardAttemptsTable>;
+
+/** What the acquirer answered to attempt `number` (once: a second write of the same attempt is ignored). */
+export async function recordCardAttempt(db: Kdb, row: CardAttemptRow): Promise<void> {
+  await db
+    .insertInto('charge_card_attempts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['charge_id', 'number']).doNothing())
+    .execute();
+}
+
+/** A charge's card attempts, in order. */
+export async function cardAttemptsOf(db: Kdb, chargeId: string): Promise<CardAttemptRow[]> {
+  return db
+    .selectFrom('charge_card_attempts')
+    .selectAll()
+    .where('charge_id', '=', chargeId)
+    .orderBy('number')
+    .execute();
 }
 
 /** The merchant references of charges, by id (settlement's items). */

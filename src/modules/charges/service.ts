@@ -106,6 +106,17 @@ export interface ChargeDetails {
   charge: ChargeView;
   /** Card attempts the checkout counted (the card of the last one is `charge.card`). */
   cardAttempts: number;
+  /**
+   * Each of them, in order, with what the acquirer answered (migration 0023; a charge attempted before it
+   * has none, only the count).
+   */
+  attempts: Array<{
+    number: number;
+    outcome: 'succeeded' | 'declined' | 'challenge' | 'error';
+    failureCode: string | null;
+    card: { brand: string | null; last4: string } | null;
+    at: string;
+  }>;
   /** When the charge reached its final status; null while pending. */
   finalizedAt: string | null;
   /** The acquirer's notifications about the charge, oldest first: card brand and last four only. */
@@ -287,10 +298,20 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     async details(owner, id) {
       const row = await charges.findVisible(db, owner, id);
       if (!row) return err({ code: 'not_found' });
-      const notifications = await charges.notificationsOf(db, row.id);
+      const [notifications, attempts] = await Promise.all([
+        charges.notificationsOf(db, row.id),
+        charges.cardAttemptsOf(db, row.id),
+      ]);
       return ok({
         charge: toView(row),
         cardAttempts: row.card_attempts,
+        attempts: attempts.map((attempt) => ({
+          number: attempt.number,
+          outcome: attempt.outcome,
+          failureCode: attempt.failure_code,
+          card: attempt.card_last4 === null ? null : { brand: attempt.card_brand, last4: attempt.card_last4 },
+          at: new Date(attempt.attempted_at).toISOString(),
+        })),
         finalizedAt: row.finalized_at?.toISOString() ?? null,
         notifications: notifications.map((n) => ({
           id: n.id,

@@ -234,13 +234,21 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
 
       const acquirer = deps.acquirerFor(charge.environment);
       if (!acquirer) return { outcome: 'acquirer_error', page, problem: 'unavailable' };
-      if (!(await completion.takeCardAttempt(charge.id))) return { outcome: 'show_page' };
+      const attemptNumber = await completion.takeCardAttempt(charge.id);
+      if (attemptNumber === undefined) return { outcome: 'show_page' };
+      // The last four digits the customer typed: the most of a card number the gateway keeps.
+      const typedLast4 = checked.card.number.slice(-4);
       let result: Awaited<ReturnType<Acquirer['authorize']>>;
       try {
         result = await acquirer.authorize(paymentId, checked.card, returnUrl);
       } catch (error) {
         if (!isAcquirerProblem(error)) throw error;
         logProblem(error, charge.id, 'authorize');
+        await completion.recordCardAttempt(charge.id, attemptNumber, {
+          outcome: 'error',
+          failureCode: null,
+          card: { brand: null, last4: typedLast4 },
+        });
         // The attempt stays counted: a card tester gains nothing from an upstream failure.
         const after = await pageFor(await syncQuietly(charge, 'authorize'));
         return after.kind === 'card'
@@ -248,6 +256,13 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
           : { outcome: 'show_page' };
       }
       const { attempt, ...payment } = result;
+      await completion.recordCardAttempt(charge.id, attemptNumber, {
+        outcome: attempt.outcome,
+        failureCode: attempt.failure?.code ?? null,
+        card: payment.card
+          ? { brand: payment.card.brand, last4: payment.card.last4 }
+          : { brand: null, last4: typedLast4 },
+      });
       const applied = await completion.apply(charge.id, payment);
       logger.info(
         { chargeId: charge.id, outcome: attempt.outcome, status: applied.charge.status },

@@ -22,6 +22,7 @@ export interface DashboardMessages {
     wallets: string;
     developers: string;
     webhooks: string;
+    events: string;
     settings: string;
     team: string;
     branding: string;
@@ -193,6 +194,7 @@ const en: DashboardMessages = {
     wallets: 'Wallets',
     developers: 'Developers',
     webhooks: 'Webhooks',
+    events: 'Events',
     settings: 'Settings',
     team: 'Team',
     branding: 'Branding',
@@ -405,6 +407,7 @@ const tr: DashboardMessages = {
     wallets: 'Cüzdanlar',
     developers: 'Geliştiriciler',
     webhooks: 'Webhook’lar',
+    events: 'Olaylar',
     settings: 'Ayarlar',
     team: 'Ekip',
     branding: 'Marka',

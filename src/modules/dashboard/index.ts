@@ -6,6 +6,7 @@ import type { Renderer } from '../../web/render.js';
 import type { ApiKeyService } from '../api-keys/service.js';
 import type { ChargeService } from '../charges/service.js';
 import type { CustomerService } from '../customers/index.js';
+import type { EventFeed } from '../events/feed.js';
 import type { EventLookup } from '../events/lookup.js';
 import type { Ledger } from '../ledger/index.js';
 import type { PayoutService } from '../payouts/service.js';
@@ -19,6 +20,7 @@ import type { BrandingService } from '../organizations/branding.js';
 import { balancePages } from './balance.js';
 import { brandingPages } from './branding.js';
 import { customerPages } from './customers.js';
+import { eventPages } from './events.js';
 import { exportPages } from './exports.js';
 import { homePages } from './home.js';
 import type { ActivityReader } from './overview.js';
@@ -52,6 +54,8 @@ export interface DashboardModuleOptions {
   events: Pick<EventLookup, 'idsAboutCharge' | 'byIds'>;
   /** The overview's daily figures of charges and refunds (issue 15 item 3). */
   activity: ActivityReader;
+  /** The event pages (the Developers area, flag `events`): the same reads as `GET /v1/events`. */
+  eventFeed: EventFeed;
   branding: Pick<BrandingService, 'get' | 'update'>;
   secureCookies: boolean;
   renderer: Renderer;
@@ -97,6 +101,7 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
     webhooks: options.webhooks,
     events: options.events,
   });
+  await app.register(eventPages, { kit, events: options.eventFeed });
   await app.register(brandingPages, { kit, branding: options.branding });
   await app.register(exportPages, {
     kit,

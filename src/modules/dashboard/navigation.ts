@@ -88,6 +88,13 @@ const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefi
     areas: [
       { id: 'api-keys-link', path: '/dashboard/api-keys', label: (m) => m.nav.apiKeys },
       { id: 'webhooks-link', path: '/dashboard/webhooks', label: (m) => m.nav.webhooks },
+      {
+        id: 'events-link',
+        path: '/dashboard/events',
+        label: (m) => m.nav.events,
+        permission: 'readEvents',
+        feature: 'events',
+      },
     ],
   },
   {

@@ -110,6 +110,14 @@ export interface PaymentMessages {
     attempts: string;
     /** `{brand}`, `{last4}`. */
     lastCard: string;
+    /** One card attempt: `{number}`, then its outcome, the card and the decline's code. */
+    attempt: string;
+    attemptOutcomes: Record<'succeeded' | 'declined' | 'challenge' | 'error', string>;
+    /** `{brand}`, `{last4}`; a card whose brand the acquirer did not name has `{last4}` only. */
+    attemptCard: string;
+    attemptCardNoBrand: string;
+    /** `{code}`. */
+    declineCode: string;
     threeDs: string;
     /** `{type}`, `{outcome}`. */
     notification: string;
@@ -248,6 +256,16 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       created: 'Created',
       attempts: 'Card attempts: {count}',
       lastCard: 'Last card: {brand} •••• {last4}',
+      attempt: 'Card attempt {number}',
+      attemptOutcomes: {
+        succeeded: 'approved',
+        declined: 'declined',
+        challenge: '3-D Secure challenge',
+        error: 'the acquirer could not be reached',
+      },
+      attemptCard: '{brand} •••• {last4}',
+      attemptCardNoBrand: '•••• {last4}',
+      declineCode: 'code {code}',
       threeDs: '3-D Secure: waiting for the customer to authenticate',
       notification: 'Acquirer notification {type} ({outcome})',
       refund: 'Refund of {amount}: {status}',
@@ -384,6 +402,16 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       created: 'Oluşturuldu',
       attempts: 'Kart denemeleri: {count}',
       lastCard: 'Son kart: {brand} •••• {last4}',
+      attempt: '{number}. kart denemesi',
+      attemptOutcomes: {
+        succeeded: 'onaylandı',
+        declined: 'reddedildi',
+        challenge: '3-D Secure doğrulaması',
+        error: 'ödeme kuruluşuna ulaşılamadı',
+      },
+      attemptCard: '{brand} •••• {last4}',
+      attemptCardNoBrand: '•••• {last4}',
+      declineCode: 'kod {code}',
       threeDs: '3-D Secure: müşterinin doğrulaması bekleniyor',
       notification: 'Banka bildirimi {type} ({outcome})',
       refund: '{amount} iade: {status}',

@@ -548,7 +548,27 @@ function timelineOf(
 ): TimelineItem[] {
   const { charge } = details;
   const items: TimelineItem[] = [{ at: charge.createdAt, kind: 'created', text: m.timeline.created }];
-  if (details.cardAttempts > 0) {
+  // Each card attempt as the checkout recorded it; a charge attempted before attempts were recorded
+  // (migration 0023) shows the count and the last card instead.
+  for (const attempt of details.attempts) {
+    items.push({
+      at: attempt.at,
+      kind: `attempt-${attempt.outcome}`,
+      text: [
+        format(m.timeline.attempt, { number: attempt.number }),
+        m.timeline.attemptOutcomes[attempt.outcome],
+        attempt.card === null
+          ? ''
+          : attempt.card.brand === null
+            ? format(m.timeline.attemptCardNoBrand, { last4: attempt.card.last4 })
+            : format(m.timeline.attemptCard, { brand: attempt.card.brand, last4: attempt.card.last4 }),
+        attempt.failureCode === null ? '' : format(m.timeline.declineCode, { code: attempt.failureCode }),
+      ]
+        .filter((part) => part !== '')
+        .join(' · '),
+    });
+  }
+  if (details.cardAttempts > 0 && details.attempts.length === 0) {
     const card = charge.card;
     // The gateway keeps the count and the last card, not each attempt's time: the last attempt is when a
     // pending charge last changed, or when a final one ended (a refund changes a charge later).

@@ -75,6 +75,11 @@ export const DASHBOARD_PERMISSIONS = {
    * them (support answers customers); the ID number is never shown to anyone.
    */
   readCustomers: ['owner', 'admin', 'developer', 'viewer'],
+  /**
+   * The event pages (the Developers area, flag `events`): what happened and what webhooks carried. Every
+   * role reads them, as every role reads payments.
+   */
+  readEvents: ['owner', 'admin', 'developer', 'viewer'],
   /** The Payments pages (issue 15 item 1): every role reads the charges, their timeline and ledger lines. */
   readPayments: ['owner', 'admin', 'developer', 'viewer'],
   /** Refund all or part of a charge from its page (issue 15 item 1): money leaves the organization. */

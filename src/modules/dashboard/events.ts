@@ -1,0 +1,121 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ApiError } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import type { EventFeed } from '../events/feed.js';
+import { EVENT_TYPES, type EventPayload, type EventType } from '../events/service.js';
+import { localeOf, type SignedIn } from '../users/http.js';
+import { EVENT_MESSAGES, type EventMessages } from './event-i18n.js';
+import { PageQuerySchema, type PageKit } from './kit.js';
+
+export interface DashboardEventPagesOptions {
+  kit: PageKit;
+  /** The same reads as `GET /v1/events…`: the events of the session's environment. */
+  events: EventFeed;
+}
+
+const EVENT_PAGE_LIMIT = 25;
+
+const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const EventListQuerySchema = Type.Object({
+  ...PageQuerySchema.properties,
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  type: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+/** Where the dashboard shows what an event is about, if it has a page for it. */
+function linkOf(event: EventPayload): { path: string; kind: 'payment' | 'payout' } | undefined {
+  const id = typeof event.data.id === 'string' ? event.data.id : undefined;
+  if (event.payment)
+    return { path: `/dashboard/payments/${encodeURIComponent(event.payment.id)}`, kind: 'payment' };
+  if (id !== undefined && event.eventType.startsWith('payout.'))
+    return { path: `/dashboard/payouts/${encodeURIComponent(id)}`, kind: 'payout' };
+  return undefined;
+}
+
+/**
+ * The event pages of the merchant dashboard (the Developers area of issue 15 item 0), for an organization
+ * with the `events` flag, as `GET /v1/events` is (otherwise 404 and no link): the events of the session's
+ * environment newest first, by type, and each event with its payload exactly as webhooks carry it and a
+ * link to what it is about. Read only; every role reads them (`readEvents`).
+ */
+export async function eventPages(app: App, options: DashboardEventPagesOptions): Promise<void> {
+  const { kit, events } = options;
+  kit.handleErrors(app);
+
+  const ownerOf = ({ account, session }: SignedIn) => ({
+    organizationId: account.organization.id,
+    environment: session.environment,
+  });
+  const em = (request: FastifyRequest): EventMessages => EVENT_MESSAGES[localeOf(request)];
+  const pageData = (request: FastifyRequest, current: SignedIn) => {
+    const messages = em(request);
+    return { title: () => messages.title, environment: current.session.environment, em: messages };
+  };
+
+  const reader = async (request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined> => {
+    const current = await kit.signedIn(request, reply);
+    if (!current) return undefined;
+    if (!kit.hasFeature(current, 'events')) throw new ApiError('not_found', 'No such page.');
+    if (kit.may(current, 'readEvents')) return current;
+    await kit.render(request, reply, 'dashboard-events', 403, {
+      ...pageData(request, current),
+      refused: true,
+    });
+    return undefined;
+  };
+
+  app.get(
+    '/dashboard/events',
+    { schema: { hide: true, querystring: EventListQuerySchema } },
+    async (request, reply) => {
+      const current = await reader(request, reply);
+      if (!current) return reply;
+      const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
+      const typeText = request.query.type === '' ? undefined : request.query.type;
+      const type = EVENT_TYPES.find((candidate) => candidate === typeText);
+      const data = pageData(request, current);
+      const page = {
+        ...data,
+        types: EVENT_TYPES,
+        type: typeText ?? '',
+        events: [] as EventPayload[],
+        nextCursor: null as string | null,
+        paged: cursor !== undefined,
+        linkOf,
+      };
+      if (typeText !== undefined && type === undefined)
+        return kit.render(request, reply, 'dashboard-events', 400, { ...page, badType: true });
+      const listed = await events.list(ownerOf(current), {
+        limit: EVENT_PAGE_LIMIT,
+        ...(cursor === undefined ? {} : { cursor }),
+        ...(type === undefined ? {} : { type: type satisfies EventType }),
+      });
+      if (!listed.ok) throw new ApiError('not_found', 'No such page of events.');
+      return kit.render(request, reply, 'dashboard-events', 200, {
+        ...page,
+        events: listed.value.data,
+        nextCursor: listed.value.nextCursor,
+      });
+    },
+  );
+
+  app.get(
+    '/dashboard/events/:id',
+    { schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema } },
+    async (request, reply) => {
+      const current = await reader(request, reply);
+      if (!current) return reply;
+      const found = await events.get(ownerOf(current), request.params.id);
+      if (!found.ok) throw new ApiError('not_found', 'No such event.');
+      const event = found.value;
+      return kit.render(request, reply, 'dashboard-event', 200, {
+        ...pageData(request, current),
+        title: () => event.eventType,
+        event,
+        link: linkOf(event),
+        payload: JSON.stringify(event, null, 2),
+      });
+    },
+  );
+}
