@@ -228,6 +228,46 @@ describe('the payment pages', () => {
     expect(live.text).toContain('TRY 999.99');
   });
 
+  it('search by charge id, the card’s last four, a customer’s e-mail or a reference, exactly, in the environment', async () => {
+    const merchant = await createMerchant(t);
+    const card = await paidCharge(merchant, { amount: 11_100 });
+    const mailed = await newCharge(merchant, {
+      amount: 22_200,
+      customer: { email: 'Deniz.Kaya@Example.com' },
+    });
+    const referenced = await newCharge(merchant, { amount: 33_300, merchantReference: 'order-search-7' });
+    const stranger = await createMerchant(t);
+    const theirs = await paidCharge(stranger, { amount: 44_400, merchantReference: 'order-search-7' });
+    const client = await signedIn(merchant.organizationId, 'viewer');
+    const searched = async (q: string, extra = '') => {
+      const page = await client.get(`/dashboard/payments?lang=en&q=${encodeURIComponent(q)}${extra}`);
+      expect(page.status, q).toBe(200);
+      return paymentsIn(page.text);
+    };
+
+    expect(await searched(card.id)).toEqual([card.id]);
+    expect(await searched(CARD_NUMBER.slice(-4))).toEqual([card.id]);
+    expect(await searched('deniz.kaya@example.COM')).toEqual([mailed.id]);
+    expect(await searched('order-search-7')).toEqual([referenced.id]);
+    // Exactly: a part of a reference or of an e-mail finds nothing; another organization's charge neither.
+    expect(await searched('order-search')).toEqual([]);
+    expect(await searched('deniz.kaya@')).toEqual([]);
+    expect(await searched(theirs.id)).toEqual([]);
+    // With the filters: the search and a status together.
+    expect(await searched(card.id, '&status=pending')).toEqual([]);
+    expect(await searched(card.id, '&status=succeeded')).toEqual([card.id]);
+    // The box keeps what was searched, escaped.
+    const page = await client.get(`/dashboard/payments?lang=en&q=${encodeURIComponent('<b>x</b>')}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('id="search-q" name="q" type="search"');
+    expect(page.text).toContain('value="&lt;b&gt;x&lt;/b&gt;"');
+    expect(page.text).not.toContain('<b>x</b>');
+
+    const tooLong = await client.get(`/dashboard/payments?lang=en&q=${'a'.repeat(255)}`);
+    expect(tooLong.status).toBe(400);
+    expect(problemsIn(tooLong.text)).toEqual(['search']);
+  });
+
   it('refuse a bad filter with a 400 page that names it, never a 500', async () => {
     const merchant = await createMerchant(t);
     await newCharge(merchant);

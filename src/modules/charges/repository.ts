@@ -186,6 +186,11 @@ export interface ChargeSearch {
   reference?: string;
   /** The customer's e-mail address, exactly but for case. */
   email?: string;
+  /**
+   * The list's search box: one charge id, the card's last four digits, a customer's e-mail (any case) or
+   * a merchant reference, each exactly.
+   */
+  search?: { kind: 'id' | 'last4' | 'email' | 'reference'; value: string };
 }
 
 /**
@@ -214,6 +219,17 @@ export async function searchVisible(
   if (filter.amountMin !== undefined) query = query.where('amount', '>=', filter.amountMin);
   if (filter.amountMax !== undefined) query = query.where('amount', '<=', filter.amountMax);
   if (filter.reference !== undefined) query = query.where('merchant_reference', '=', filter.reference);
+  if (filter.search !== undefined) {
+    const { kind, value } = filter.search;
+    if (kind === 'id') query = query.where('id', '=', value);
+    else if (kind === 'reference') query = query.where('merchant_reference', '=', value);
+    else if (kind === 'last4')
+      query = query.where('card_last4', 'is not', null).where('card_last4', '=', value);
+    else
+      query = query
+        .where('customer_email', 'is not', null)
+        .where(sql<string>`lower(customer_email)`, '=', value.toLowerCase());
+  }
   if (filter.email !== undefined) {
     // Spelled as charges_customer_email_idx is (migration 0020), its predicate too.
     query = query

@@ -16,6 +16,7 @@ export type FilterProblem =
   | 'amountOrder'
   | 'reference'
   | 'email'
+  | 'search'
   | 'sort'
   | 'cursor';
 
@@ -29,6 +30,10 @@ export interface PaymentMessages {
   /** `{environment}`: the session's environment. */
   intro: string;
   filters: string;
+  /** The search box over the list. */
+  searchLabel: string;
+  searchHint: string;
+  searchButton: string;
   any: string;
   filter: string;
   clear: string;
@@ -151,6 +156,10 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
     title: 'Payments',
     intro: 'The charges your integration made through the API. {environment} charges.',
     filters: 'Filters',
+    searchLabel: 'Search',
+    searchHint:
+      'A charge id (ch_…), the card’s last four digits, a customer’s e-mail or your reference, exactly.',
+    searchButton: 'Search',
     any: 'Any',
     filter: 'Show',
     clear: 'Clear the filters',
@@ -189,6 +198,7 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       amountOrder: 'The smallest amount is more than the largest.',
       reference: 'The reference is longer than 120 characters.',
       email: 'The e-mail address is longer than 254 characters.',
+      search: 'Search for at most 254 characters.',
       sort: 'Choose an order from the list.',
       cursor: 'That page of the list is not available any more; start from the first page.',
     },
@@ -298,6 +308,10 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
     title: 'Ödemeler',
     intro: 'Entegrasyonunuzun API ile oluşturduğu ödemeler. {environment} ödemeleri.',
     filters: 'Filtreler',
+    searchLabel: 'Ara',
+    searchHint:
+      'Bir ödeme numarası (ch_…), kartın son dört hanesi, bir müşterinin e-postası veya referansınız, tam olarak.',
+    searchButton: 'Ara',
     any: 'Tümü',
     filter: 'Göster',
     clear: 'Filtreleri temizle',
@@ -336,6 +350,7 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       amountOrder: 'En az tutar en çok tutardan büyük.',
       reference: 'Referans 120 karakterden uzun.',
       email: 'E-posta adresi 254 karakterden uzun.',
+      search: 'En fazla 254 karakter arayın.',
       sort: 'Listeden bir sıralama seçin.',
       cursor: 'Listenin bu sayfası artık yok; ilk sayfadan başlayın.',
     },

@@ -60,6 +60,7 @@ const PaymentListQuerySchema = Type.Object({
   max: Text,
   reference: Text,
   email: Text,
+  q: Text,
   sort: Text,
 });
 const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -85,6 +86,8 @@ interface ListForm {
   max: string;
   reference: string;
   email: string;
+  /** The search box. */
+  q: string;
   sort: string;
 }
 
@@ -154,6 +157,7 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
         max: q.max?.trim() ?? '',
         reference: q.reference?.trim() ?? '',
         email: q.email?.trim() ?? '',
+        q: q.q?.trim() ?? '',
         sort: q.sort?.trim() ?? '',
       };
       const parsed = parseFilters(form);
@@ -494,6 +498,10 @@ function parseFilters(
     if (form.email.length > EMAIL_MAX) problems.push('email');
     else filter.email = form.email;
   }
+  if (form.q !== '') {
+    if (form.q.length > EMAIL_MAX) problems.push('search');
+    else filter.search = { kind: searchKindOf(form.q), value: form.q };
+  }
   let sort: ChargeSort = 'newest';
   if (form.sort !== '') {
     const chosen = SORTS.find((value) => value === form.sort);
@@ -501,6 +509,14 @@ function parseFilters(
     else problems.push('sort');
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, filter, sort };
+}
+
+/** What the search box was given, by its shape: a charge id, a card's last four, an e-mail, or a reference. */
+function searchKindOf(text: string): 'id' | 'last4' | 'email' | 'reference' {
+  if (/^ch_[0-9a-z]+$/.test(text)) return 'id';
+  if (/^[0-9]{4}$/.test(text)) return 'last4';
+  if (text.includes('@')) return 'email';
+  return 'reference';
 }
 
 /** A day as `<input type="date">` sends it (YYYY-MM-DD), as midnight UTC; null when it is no such day. */
