@@ -5,43 +5,18 @@
  * sequential scan of `charges` in any of those plans fails the test, on PGlite and on PostgreSQL alike:
  * a statement no index can serve is planned as a sequential scan at any table size.
  */
-import {
-  CompiledQuery,
-  PostgresQueryCompiler,
-  sql,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-} from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
 import { request, validCharge } from './helpers/http.js';
 import { apiUrl, createMerchant, createOrganization, type Merchant } from './helpers/merchants.js';
 
 const SEEDED = 10_000;
 
-interface Captured {
-  sql: string;
-  parameters: readonly unknown[];
-}
-
-let recording = false;
-const captured: Captured[] = [];
-const compiler = new PostgresQueryCompiler();
-
-const capture: KyselyPlugin = {
-  transformQuery(args: PluginTransformQueryArgs) {
-    if (recording) {
-      const compiled = compiler.compileQuery(args.node, args.queryId);
-      captured.push({ sql: compiled.sql, parameters: compiled.parameters });
-    }
-    return args.node;
-  },
-  async transformResult(args: PluginTransformResultArgs) {
-    return args.result;
-  },
-};
+const recorder = statementRecorder();
+const captured = recorder.captured;
 
 let t: TestGateway;
 let raw: Database;
@@ -53,7 +28,7 @@ beforeAll(async () => {
     env: { ROLES: 'api,operator,sandbox-acquirer' },
     wrapDatabase: (database) => {
       raw = database;
-      return { ...database, db: database.db.withPlugin(capture) };
+      return { ...database, db: database.db.withPlugin(recorder.plugin) };
     },
   });
   merchant = await createMerchant(t);
@@ -90,7 +65,7 @@ function scansOf(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(scansOf)];
 }
 
-async function planOf(statement: Captured): Promise<PlanNode> {
+async function planOf(statement: CapturedStatement): Promise<PlanNode> {
   const result = await raw.db.executeQuery<{ 'QUERY PLAN': unknown }>(
     CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
   );
@@ -112,7 +87,7 @@ const post = (body: Record<string, unknown>, key?: string) =>
 
 describe('the statements of charge creation', () => {
   it('never scan the whole charges table, with a fresh key, a reused expired key, no key or a duplicate reference', async () => {
-    recording = true;
+    recorder.recording = true;
     try {
       expect((await post(validCharge(), `plan-${Date.now()}`)).status).toBe(201);
       // Held by a seeded charge created 62 hours ago: the old holder lets go of it.
@@ -124,7 +99,7 @@ describe('the statements of charge creation', () => {
         (await post(validCharge({ merchantReference: 'plan-dup' }), `plan-dup-${Date.now()}`)).status,
       ).toBe(409);
     } finally {
-      recording = false;
+      recorder.recording = false;
     }
     const onCharges = captured.filter((statement) =>
       /\b(?:from|update|into)\s+"charges"/i.test(statement.sql),

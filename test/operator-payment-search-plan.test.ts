@@ -4,44 +4,19 @@
  * plugin on the gateway's own database handle), then explained against a table seeded with 10,000 charges
  * of 20 organizations, analysed: a sequential scan of `charges` fails the test, on PGlite and PostgreSQL.
  */
-import {
-  CompiledQuery,
-  PostgresQueryCompiler,
-  sql,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-} from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
 import { createOrganization } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
 
 const SEEDED = 10_000;
 const ORGANIZATIONS = 20;
 
-interface Captured {
-  sql: string;
-  parameters: readonly unknown[];
-}
-
-let recording = false;
-const captured: Captured[] = [];
-const compiler = new PostgresQueryCompiler();
-
-const capture: KyselyPlugin = {
-  transformQuery(args: PluginTransformQueryArgs) {
-    if (recording) {
-      const compiled = compiler.compileQuery(args.node, args.queryId);
-      captured.push({ sql: compiled.sql, parameters: compiled.parameters });
-    }
-    return args.node;
-  },
-  async transformResult(args: PluginTransformResultArgs) {
-    return args.result;
-  },
-};
+const recorder = statementRecorder();
+const captured = recorder.captured;
 
 let t: TestGateway;
 let raw: Database;
@@ -52,7 +27,7 @@ beforeAll(async () => {
     env: { ROLES: 'api,operator,sandbox-acquirer' },
     wrapDatabase: (database) => {
       raw = database;
-      return { ...database, db: database.db.withPlugin(capture) };
+      return { ...database, db: database.db.withPlugin(recorder.plugin) };
     },
   });
   const organizations: string[] = [];
@@ -91,7 +66,7 @@ interface PlanNode {
 
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
-async function planOf(statement: Captured): Promise<PlanNode> {
+async function planOf(statement: CapturedStatement): Promise<PlanNode> {
   const result = await raw.db.executeQuery<{ 'QUERY PLAN': unknown }>(
     CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
   );
@@ -105,7 +80,7 @@ async function planOf(statement: Captured): Promise<PlanNode> {
 /** The search's statement on `charges` for this query, with the indexes its plan reads. */
 async function searched(query: string): Promise<{ html: string; indexes: string[]; seqScan: boolean }> {
   captured.length = 0;
-  recording = true;
+  recorder.recording = true;
   let html: string;
   try {
     const response = await fetch(`${t.urls.operator}/payments?${query}`, {
@@ -114,11 +89,11 @@ async function searched(query: string): Promise<{ html: string; indexes: string[
     expect(response.status, query).toBe(200);
     html = await response.text();
   } finally {
-    recording = false;
+    recorder.recording = false;
   }
   const statements = captured.filter((s) => /^select .* from "charges"/i.test(s.sql));
   expect(statements, query).toHaveLength(1);
-  const nodes = nodesOf(await planOf(statements[0] as Captured));
+  const nodes = nodesOf(await planOf(statements[0] as CapturedStatement));
   return {
     html,
     indexes: nodes.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])),
