@@ -107,6 +107,7 @@ export function createPageKit(deps: {
         },
         locale,
         otherLocale: locale === 'en' ? 'tr' : 'en',
+        languageHref: languageHref(request.url, locale === 'en' ? 'tr' : 'en'),
         languageSwitch: m.languageSwitch,
         title: data.title(m, w),
         script: data.script,
@@ -209,4 +210,14 @@ export function clientMessages(locale: Locale): string {
     changed: m.security.changed,
     invalidEmail: m.home.inviteErrors.invalid_email,
   });
+}
+
+/**
+ * The language link of a page: the same page and query (a list's filters, cursor and search) in the other
+ * language. Only the query changes, so the link cannot lead anywhere else.
+ */
+export function languageHref(url: string, otherLocale: string): string {
+  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  query.set('lang', otherLocale);
+  return `?${query.toString()}`;
 }
