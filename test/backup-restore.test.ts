@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { generateEncryptionKeys } from '../src/shared/secret-box.js';
 import { acquirerControl } from './helpers/acquirer.js';
@@ -146,10 +146,22 @@ describe('backups', () => {
   const procedure = onPostgres
     ? 'pg_dump of the running database, pg_restore into a new one'
     : 'a copy of the stopped DATA_DIR';
+  // Each step its own test (and time limit); a step that fails leaves the next without its input.
+  let t: TestGateway;
+  let restored: TestGateway;
+  let shop: Merchant;
+  let seller: Merchant;
+  let payoutId = '';
+  let chargeIds: string[] = [];
+  let before: InvariantReport['counts'];
+  let answered: unknown;
 
-  it(`restore a working gateway with its money intact: ${procedure}`, async () => {
-    const t = await backup.start();
-    const shop = await createMerchant(t, {});
+  beforeAll(async () => {
+    t = await backup.start();
+    shop = await createMerchant(t, {});
+  });
+
+  it('takes real traffic, and the original passes the invariant check', async () => {
     const paid = [];
     for (const amount of [10_000, 20_000, 30_000]) paid.push(await paidCharge(t, shop, 'sandbox', amount));
     expect((await refund(t, shop, paid[0]!.id)).status).toBe(201);
@@ -163,8 +175,8 @@ describe('backups', () => {
     });
     expect((await refund(t, shop, paid[2]!.id, 1_000)).status).toBe(502);
     // A live merchant paid, released by settlement and paid out (pending on the treasury rail).
-    const seller = await liveFundedMerchant(t);
-    const payout = await livePayout<{ id: string; payoutAmount: string }>(t, seller, 100_000);
+    seller = await liveFundedMerchant(t);
+    payoutId = (await livePayout<{ id: string; payoutAmount: string }>(t, seller, 100_000)).id;
     const unpaid = await merchantApi<{ id: string }>(t, shop, 'sandbox', '/v1/charges', validCharge());
     expect(unpaid.status, unpaid.text).toBe(201);
     // Checkpoints cover the postings so far; more postings come after them.
@@ -172,18 +184,22 @@ describe('backups', () => {
     const late = await paidCharge(t, shop, 'sandbox', 7_000);
     expect((await refund(t, shop, late.id, 2_000)).status).toBe(201);
 
-    const chargeIds = [...paid.map((charge) => charge.id), late.id, unpaid.body.id];
-    const before = sound(await checkInvariants(t.gateway.services.db, t.gateway.services.ledger));
+    chargeIds = [...paid.map((charge) => charge.id), late.id, unpaid.body.id];
+    before = sound(await checkInvariants(t.gateway.services.db, t.gateway.services.ledger));
     expect(before).toMatchObject({ succeededCharges: 5, succeededRefunds: 3, payouts: 1 });
-    const answered = await snapshot(t, [shop, seller], chargeIds, payout.id);
+    answered = await snapshot(t, [shop, seller], chargeIds, payoutId);
+  });
 
-    const restored = await backup.restore(t);
-    expect(
-      sound(await checkInvariants(restored.gateway.services.db, restored.gateway.services.ledger)),
-    ).toEqual(before);
-    expect(await snapshot(restored, [shop, seller], chargeIds, payout.id)).toEqual(answered);
+  it(`restores into a gateway that passes the same check and answers the same: ${procedure}`, async () => {
+    restored = await backup.restore(t);
+    const counts = sound(
+      await checkInvariants(restored.gateway.services.db, restored.gateway.services.ledger),
+    );
+    expect(counts).toEqual(before);
+    expect(await snapshot(restored, [shop, seller], chargeIds, payoutId)).toEqual(answered);
+  });
 
-    // The restored gateway takes new money and keeps its ledger whole through a checkpoint run.
+  it('the restored gateway takes new money and keeps its ledger whole through a checkpoint run', async () => {
     const after = await paidCharge(restored, shop, 'sandbox', 9_000);
     expect((await refund(restored, shop, after.id, 9_000)).status).toBe(201);
     await restored.gateway.services.ledger.advanceCheckpoints();
