@@ -300,7 +300,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       worker = startWorker(backgroundJobs(services), logger.child({ role: 'worker' }));
     }
     // What only a query can tell, read when Prometheus scrapes this process's /metrics.
-    removeScrapeSource = addScrapeSource({ webhookBacklog: () => services.webhooks.endpoints.backlog() });
+    removeScrapeSource = addScrapeSource({
+      webhookBacklog: () => services.webhooks.endpoints.backlog(),
+      jobQueues: () => services.jobs.dueStats(),
+    });
     return {
       urls,
       database,

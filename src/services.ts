@@ -74,6 +74,7 @@ import {
   type WalletOperatorCommands,
 } from './modules/operator/wallet-commands.js';
 import { createJobKit, type JobKit } from './worker/kit.js';
+import { countEvent, observedRateSource } from './observability/metrics.js';
 import { createCursorCodec, type CursorCodec } from './shared/pagination.js';
 import {
   createSecretBox,
@@ -198,7 +199,7 @@ export function createServices(input: {
   });
   const acquirerFor = (environment: Environment) => acquirers[environment]?.acquirer;
   const ledger = createLedger({ db, clock, feesFor: feeRateIn });
-  const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock })] });
+  const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock }), countEvent] });
   const webhookResolver = createHostResolver();
   const eventLookup = createEventLookup({ db });
   const organizations = createOrganizationAdminService({ db, clock, audit, cursors });
@@ -229,7 +230,7 @@ export function createServices(input: {
     name: 'sandbox',
   });
   const sandboxRate = withFallback(
-    sandboxFeed,
+    observedRateSource('ticker:sandbox', sandboxFeed),
     createConfiguredRateSource({ rate: config.payouts.sandboxRate, clock, name: 'sandbox' }),
     ['unreachable'],
   );
@@ -242,7 +243,10 @@ export function createServices(input: {
     maxAgeMs: config.payouts.operatorRateMaxAgeMs,
   });
   const liveRate = config.payouts.ticker
-    ? withFallback(createTickerRateSource({ ...config.payouts.ticker, clock }), operatorRate)
+    ? withFallback(
+        observedRateSource('ticker:live', createTickerRateSource({ ...config.payouts.ticker, clock })),
+        operatorRate,
+      )
     : operatorRate;
   const completion = createPaymentCompletion({
     db,

@@ -88,12 +88,66 @@ export const settlementOutcomes = new Counter({
   registers: [metricsRegistry],
 });
 
+export const refundOutcomes = new Counter({
+  name: 'gateway_refunds_total',
+  help: 'Refunds that reached an outcome, by environment and outcome (succeeded, failed).',
+  labelNames: ['environment', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const eventsRecorded = new Counter({
+  name: 'gateway_events_total',
+  help:
+    'Events recorded (each once), by environment and type: charges by outcome (charge.succeeded, ' +
+    'charge.failed, charge.expired), refunds (charge.refunded), payouts (payout.completed, payout.failed…).',
+  labelNames: ['environment', 'type'] as const,
+  registers: [metricsRegistry],
+});
+
+/**
+ * The events counter as an event subscriber (src/modules/events): counted in the transaction that records
+ * the event, so a transaction that rolls back after it is counted too.
+ */
+export function countEvent(_trx: unknown, event: { environment: string; type: string }): Promise<void> {
+  eventsRecorded.inc({ environment: event.environment, type: event.type });
+  return Promise.resolve();
+}
+
+/**
+ * A rate source whose every quote is observed as a call to `peer` (`ticker:live`, `ticker:sandbox`):
+ * outcome `ok`, or the refusal's reason (`unreachable`: no answer or not 2xx; `missing`, `invalid`,
+ * `stale`: an answer without a fresh, valid rate).
+ */
+export function observedRateSource<Quote>(
+  peer: string,
+  source: { quote(): Promise<Quote> },
+): { quote(): Promise<Quote> } {
+  return {
+    async quote() {
+      const started = performance.now();
+      const observe = (outcome: string) =>
+        upstreamCalls.observe({ peer, operation: 'rate', outcome }, (performance.now() - started) / 1000);
+      try {
+        const quote = await source.quote();
+        observe('ok');
+        return quote;
+      } catch (error) {
+        const reason = (error as { reason?: unknown }).reason;
+        observe(typeof reason === 'string' ? reason : 'error');
+        throw error;
+      }
+    },
+  };
+}
+
 /** What a running gateway reports when Prometheus scrapes. */
 export interface ScrapeSource {
   pool?: () => { total: number; idle: number; waiting: number };
   webhookBacklog?: () => Promise<
     Array<{ endpointId: string; environment: string; pending: number; due: number; oldestSeconds: number }>
   >;
+  /** The job kit's queues: rows due now and the oldest's age, per job. */
+  jobQueues?: () => Promise<Array<{ job: string; due: number; oldestDueSeconds: number }>>;
 }
 
 const sources = new Set<ScrapeSource>();
@@ -163,8 +217,44 @@ new Gauge({
   },
 });
 
+type QueueRow = Awaited<ReturnType<NonNullable<ScrapeSource['jobQueues']>>>[number];
+/** The job queues of this scrape (`scrape` clears it first): both job gauges read them once. */
+let queuesRead: Promise<QueueRow[]> | undefined;
+
+function jobQueues(): Promise<QueueRow[]> {
+  queuesRead ??= Promise.all([...sources].map((source) => source.jobQueues?.() ?? [])).then((all) =>
+    all.flat(),
+  );
+  return queuesRead;
+}
+
+new Gauge({
+  name: 'gateway_job_due_rows',
+  help: 'Rows of each queue job (the job kit) whose attempt is due now and not yet claimed.',
+  labelNames: ['job'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    const rows = await jobQueues();
+    this.reset();
+    for (const row of rows) this.set({ job: row.job }, row.due);
+  },
+});
+
+new Gauge({
+  name: 'gateway_job_oldest_due_seconds',
+  help: 'How long the oldest due row of each queue job has been due (0: none due).',
+  labelNames: ['job'] as const,
+  registers: [metricsRegistry],
+  async collect() {
+    const rows = await jobQueues();
+    this.reset();
+    for (const row of rows) this.set({ job: row.job }, row.oldestDueSeconds);
+  },
+});
+
 /** The metrics text for a scrape. */
 export async function scrape(): Promise<{ contentType: string; body: string }> {
   backlogRead = undefined;
+  queuesRead = undefined;
   return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
 }

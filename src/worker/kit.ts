@@ -4,7 +4,14 @@ import type { Logger } from 'pino';
 import type { Kdb } from '../db/database.js';
 import type { OperatorAlerts } from '../modules/operator/alerts.js';
 import type { Clock } from '../shared/clock.js';
-import { createDueQueue, errorText, type DueQueue, type ParkedRow, type QueueSpec } from './queue.js';
+import {
+  createDueQueue,
+  errorText,
+  type DueQueue,
+  type DueStats,
+  type ParkedRow,
+  type QueueSpec,
+} from './queue.js';
 import { createRunLog, type RunLog, type RunReport } from './run-log.js';
 import { calendarJob, type CalendarJobSpec } from './schedule.js';
 import type { Job } from './worker.js';
@@ -25,6 +32,8 @@ export interface JobKit {
   recorded(job: Job): Job;
   /** Parked rows of every queue, newest first. */
   parked(limit: number): Promise<ParkedRow[]>;
+  /** Due rows and the oldest's age of every queue (one indexed read each), for the metrics. */
+  dueStats(): Promise<DueStats[]>;
 }
 
 export interface JobKitDeps {
@@ -100,6 +109,10 @@ export function createJobKit(deps: JobKitDeps): JobKit {
     async parked(limit) {
       const all = (await Promise.all(queues.map((queue) => queue.parked(limit)))).flat();
       return all.sort((a, b) => b.parkedAt.localeCompare(a.parkedAt)).slice(0, limit);
+    },
+
+    dueStats() {
+      return Promise.all(queues.map((queue) => queue.dueStats()));
     },
   };
 }

@@ -111,6 +111,14 @@ export interface DueQueue {
   fail(trx: Trx, claimed: Claimed, error: unknown): Promise<FailOutcome>;
   /** The parked rows, newest first. */
   parked(limit: number): Promise<ParkedRow[]>;
+  /** How many rows are due now and how long the oldest has been due (0 when none): read at a scrape. */
+  dueStats(): Promise<DueStats>;
+}
+
+export interface DueStats {
+  job: string;
+  due: number;
+  oldestDueSeconds: number;
 }
 
 export interface QueueDeps {
@@ -219,6 +227,30 @@ export function createDueQueue(deps: QueueDeps, spec: QueueSpec): DueQueue {
         lastError: row.last_error,
         parkedAt: new Date(row.parked_at).toISOString(),
       }));
+    },
+
+    async dueStats() {
+      const now = clock.now();
+      // The due order's bound repeats the claim's condition in the spelling of the queue's partial index
+      // (`coalesce(next, first)` or `next`), so the count is a range read of that index.
+      const result = await sql<{ due: number | string; next_min: Date | null; first_min: Date | null }>`
+        select count(*) as due,
+          min(${nextAt}) filter (where ${nextAt} is not null) as next_min,
+          ${spec.firstDueAt === undefined ? sql`null` : sql`min(${spec.firstDueAt}) filter (where ${nextAt} is null)`} as first_min
+        from ${table}
+        where ${spec.eligible} and ${col('parked_at')} is null and ${dueOrder} <= ${now} and ${dueCondition(now)}`.execute(
+        db,
+      );
+      const row = result.rows[0];
+      const dueAt = [
+        row?.next_min == null ? undefined : new Date(row.next_min).getTime(),
+        row?.first_min == null ? undefined : new Date(row.first_min).getTime() + (spec.firstDelayMs ?? 0),
+      ].filter((time): time is number => time !== undefined);
+      return {
+        job: spec.job,
+        due: Number(row?.due ?? 0),
+        oldestDueSeconds: dueAt.length === 0 ? 0 : Math.max(0, (now.getTime() - Math.min(...dueAt)) / 1000),
+      };
     },
   };
 }

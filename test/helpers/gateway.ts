@@ -10,6 +10,7 @@ import { startSandboxAcquirer, type SandboxAcquirer } from '../../sandbox-acquir
 import { startSandboxChain, type SandboxChain } from '../../sandbox-chain/server.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { recordingStatements } from './release-statements.js';
 
 export interface TestGateway {
   gateway: Gateway;
@@ -121,7 +122,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     config,
     logger: createLogger({ level: config.logLevel, destination }),
     clock,
-    database: options.wrapDatabase ? options.wrapDatabase(testDb.database) : testDb.database,
+    database: recordingStatements(
+      options.wrapDatabase ? options.wrapDatabase(testDb.database) : testDb.database,
+    ),
   }).catch(async (error: unknown) => {
     await testDb.drop();
     await liveAcquirer?.close();

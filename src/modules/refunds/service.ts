@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { sql } from 'kysely';
+import { refundOutcomes } from '../../observability/metrics.js';
 import { HOUR, MINUTE, type Clock } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
@@ -107,6 +108,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         updated_at: now,
       });
       if (!done) throw new Error(`refund ${refund.id} left pending under its row lock`);
+      refundOutcomes.inc({ environment: done.environment, outcome: 'succeeded' });
       const posted = await deps.ledger.postRefund(trx, {
         id: done.id,
         chargeId: charge.id,
@@ -160,6 +162,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         updated_at: clock.now(),
       });
       if (!failed) throw new Error(`refund ${refundId} is no longer pending`);
+      refundOutcomes.inc({ environment: failed.environment, outcome: 'failed' });
       return failed;
     });
   }
