@@ -16,7 +16,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { openDatabase } from '../src/db/database.js';
+import { createLedger } from '../src/modules/ledger/service.js';
+import { feeRateIn } from '../src/modules/organizations/fee-rates.js';
 import { projectRoot } from '../src/paths.js';
+import { systemClock } from '../src/shared/clock.js';
+import { checkInvariants as checkDatabaseInvariants } from '../test/helpers/invariants.js';
 import { checkInvariants, type ChainTransfer } from './invariants.js';
 import { killProgram, startProgram, type ProgramSpec, type RunningProgram } from './processes.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -295,8 +300,13 @@ async function main(): Promise<number> {
     log(drained ? 'drained' : `not drained after ${settings.drainSeconds} s`);
 
     const transfers = await chainTransfers(`http://127.0.0.1:${chainPort}`, secrets.chainKey);
+    const database = await openDatabase({ databaseUrl: dbUrl, poolSize: 2 });
+    const databaseReport = await checkDatabaseInvariants(
+      database.db,
+      createLedger({ db: database.db, clock: systemClock, feesFor: feeRateIn }),
+    ).finally(() => database.close());
     const checks = await withClient(dbUrl, (client) =>
-      checkInvariants({ client, merchants, acknowledged, traffic, transfers }),
+      checkInvariants({ client, database: databaseReport, merchants, acknowledged, traffic, transfers }),
     );
     const ok = drained && failures.length === 0 && checks.every((c) => c.ok);
     const report = {
