@@ -236,7 +236,6 @@ describe('failover', () => {
       expect(failure.status, JSON.stringify(failure)).toBe(503);
       if (failure.what !== 'checkout') expect(failure.code).toBe('service_unavailable');
     }
-    expect(failures.length).toBeGreaterThan(0);
 
     // On the new primary: everything acknowledged, with its events and ledger entries.
     const now = pair.standby.url;
