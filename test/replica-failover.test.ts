@@ -22,20 +22,21 @@ let merchant: Merchant;
 const READ_APPLICATION = 'gateway-read';
 
 beforeAll(async () => {
-  pair = await startReplicatedPair();
-  const { primary, standby } = pair;
-  const database = await openDatabase({
-    databaseUrl: `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres?target_session_attrs=read-write`,
-    readDatabaseUrl: `postgres://postgres@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/postgres?application_name=${READ_APPLICATION}`,
-    poolSize: 8,
+  // The gateway starts (and migrates) on the primary while the standby is being copied from it.
+  pair = await startReplicatedPair(async ({ primary, standby }) => {
+    const database = await openDatabase({
+      databaseUrl: `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres?target_session_attrs=read-write`,
+      readDatabaseUrl: `postgres://postgres@127.0.0.1:${standby.port},127.0.0.1:${primary.port}/postgres?application_name=${READ_APPLICATION}`,
+      poolSize: 8,
+    });
+    t = await startTestGateway({
+      database,
+      // Each card payment comes from an address of its own (X-Forwarded-For): the checkout's per-address
+      // limit is not what this test is about.
+      env: { ROLES: 'api,sandbox-acquirer,sandbox-chain', TRUSTED_PROXIES: '127.0.0.1' },
+    });
+    merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'], payoutSchedule: 'manual' });
   });
-  t = await startTestGateway({
-    database,
-    // Each card payment comes from an address of its own (X-Forwarded-For): the checkout's per-address
-    // limit is not what this test is about.
-    env: { ROLES: 'api,sandbox-acquirer,sandbox-chain', TRUSTED_PROXIES: '127.0.0.1' },
-  });
-  merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'], payoutSchedule: 'manual' });
 });
 afterAll(async () => {
   await t?.close();

@@ -63,14 +63,13 @@ async function freePort(): Promise<number> {
 const clusterUrl = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`;
 
 /** Small and quick: a few connections' worth of memory, no locale, the directory's own socket. */
-function serverOptions(dir: string, port: number, extra: string[]): string {
+function serverOptions(dir: string, port: number): string {
   return [
     `-p ${port}`,
     '-c listen_addresses=127.0.0.1',
     `-c unix_socket_directories=${dir}`,
     '-c shared_buffers=16MB',
     '-c max_connections=50',
-    ...extra,
   ].join(' ');
 }
 
@@ -99,7 +98,17 @@ export async function queryCluster<Row extends pg.QueryResultRow>(
   }
 }
 
-export async function startReplicatedPair(): Promise<ReplicatedPair> {
+/**
+ * Starts the primary, then makes the standby from a base backup while `duringCopy` runs against the
+ * primary (the gateway's start and migrations, in the test), and only then makes the standby synchronous:
+ * from there on every commit waits until the standby has applied it (`remote_apply`), so what the gateway
+ * acknowledges is on the standby and readable there. `synchronous_standby_names` goes to the primary's
+ * `postgresql.auto.conf` after the base backup, so the standby, once promoted, waits for no standby of its
+ * own.
+ */
+export async function startReplicatedPair(
+  duringCopy: (clusters: { primary: Cluster; standby: Cluster }) => Promise<void> = async () => undefined,
+): Promise<ReplicatedPair> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-replica-'));
   if (process.getuid?.() === 0) {
     const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout.trim());
@@ -108,6 +117,20 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
   const primaryDir = path.join(dir, 'primary');
   const standbyDir = path.join(dir, 'standby');
   const running = new Set<string>();
+  const start = async (dataDir: string, port: number) => {
+    running.add(dataDir);
+    await server('pg_ctl', [
+      'start',
+      '-D',
+      dataDir,
+      '-l',
+      `${dataDir}.log`,
+      '-w',
+      '-s',
+      '-o',
+      serverOptions(dir, port),
+    ]);
+  };
   const stop = async (dataDir: string) => {
     if (!running.delete(dataDir)) return;
     await server('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-s']);
@@ -118,6 +141,8 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
   };
   try {
     const [primaryPort, standbyPort] = [await freePort(), await freePort()];
+    const primary = { port: primaryPort, url: clusterUrl(primaryPort) };
+    const standby = { port: standbyPort, url: clusterUrl(standbyPort) };
     await server('initdb', [
       '-D',
       primaryDir,
@@ -130,60 +155,40 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
       'UTF8',
       '--no-locale',
     ]);
-    // Every commit waits until the standby has applied it (remote_apply): what the gateway acknowledged is
-    // on the standby, and readable there. Set on the primary's command line only, so that the standby
-    // (whose files pg_basebackup copies) does not wait for a standby of its own once promoted.
-    running.add(primaryDir);
-    await server('pg_ctl', [
-      'start',
-      '-D',
-      primaryDir,
-      '-l',
-      path.join(dir, 'primary.log'),
-      '-w',
-      '-s',
-      '-o',
-      serverOptions(dir, primaryPort, [
-        `-c synchronous_standby_names=${STANDBY_NAME}`,
-        '-c synchronous_commit=remote_apply',
-      ]),
-    ]);
-    await server('pg_basebackup', [
-      '-D',
-      standbyDir,
-      '-d',
-      `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${STANDBY_NAME}`,
-      '-X',
-      'stream',
-      '-c',
-      'fast',
-      // standby.signal and primary_conninfo (with the application_name above).
-      '-R',
-    ]);
-    running.add(standbyDir);
-    await server('pg_ctl', [
-      'start',
-      '-D',
-      standbyDir,
-      '-l',
-      path.join(dir, 'standby.log'),
-      '-w',
-      '-s',
-      '-o',
-      serverOptions(dir, standbyPort, []),
-    ]);
-    const primary = { port: primaryPort, url: clusterUrl(primaryPort) };
+    await start(primaryDir, primaryPort);
+    const copy = async () => {
+      await server('pg_basebackup', [
+        '-D',
+        standbyDir,
+        '-d',
+        `host=127.0.0.1 port=${primaryPort} user=postgres application_name=${STANDBY_NAME}`,
+        '-X',
+        'stream',
+        '-c',
+        'fast',
+        // standby.signal and primary_conninfo (with the application_name above).
+        '-R',
+      ]);
+      await start(standbyDir, standbyPort);
+    };
+    const [copied, during] = await Promise.allSettled([copy(), duringCopy({ primary, standby })]);
+    if (copied.status === 'rejected') throw copied.reason;
+    if (during.status === 'rejected') throw during.reason;
+    await queryCluster(primary.url, `alter system set synchronous_standby_names = '${STANDBY_NAME}'`);
+    await queryCluster(primary.url, "alter system set synchronous_commit = 'remote_apply'");
+    await queryCluster(primary.url, 'select pg_reload_conf()');
     await until('the standby to stream synchronously', async () => {
-      const rows = await queryCluster<{ sync_state: string }>(
+      const rows = await queryCluster<{ sync_state: string; setting: string }>(
         primary.url,
-        'select sync_state from pg_stat_replication where application_name = $1',
+        `select sync_state, current_setting('synchronous_commit') as setting
+           from pg_stat_replication where application_name = $1`,
         [STANDBY_NAME],
       );
-      return rows[0]?.sync_state === 'sync';
+      return rows[0]?.sync_state === 'sync' && rows[0].setting === 'remote_apply';
     });
     return {
       primary,
-      standby: { port: standbyPort, url: clusterUrl(standbyPort) },
+      standby,
       crashPrimary: () => stop(primaryDir),
       promoteStandby: async () => {
         await server('pg_ctl', ['promote', '-D', standbyDir, '-w', '-s']);
