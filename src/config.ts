@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { worstCaseCallMs } from './modules/acquirer/http-client.js';
+import { parseHostList } from './db/hosts.js';
 import { parseEncryptionKeys, type VersionedKey } from './shared/secret-box.js';
 
 export const ROLES = ['api', 'operator', 'worker', 'sandbox-acquirer', 'sandbox-chain'] as const;
@@ -13,6 +14,8 @@ export interface Config {
   ports: { web: number; sandboxApi: number; liveApi: number; operator: number };
   baseUrls: { web: string; sandboxApi: string; liveApi: string; operator: string };
   databaseUrl: string | undefined;
+  /** `DATABASE_READ_URL`: stale-tolerant reads (lists, exports, dashboard figures) go there (ADR 0040). */
+  databaseReadUrl: string | undefined;
   databasePoolSize: number;
   dataDir: string;
   redisUrl: string | undefined;
@@ -205,12 +208,31 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     );
   }
 
+  // PostgreSQL URLs may list several hosts, libpq style (src/db/hosts.ts): `new URL` refuses those.
+  const postgresUrl = (name: string): string | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    try {
+      parseHostList(raw);
+      return raw;
+    } catch (error) {
+      problems.push(`${name} ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+  const databaseUrl = postgresUrl('DATABASE_URL');
+  const databaseReadUrl = postgresUrl('DATABASE_READ_URL');
+  if (databaseReadUrl !== undefined && read('DATABASE_URL') === undefined) {
+    problems.push('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
+  }
+
   const config: Config = {
     nodeEnv,
     host,
     ports,
     baseUrls,
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    databaseReadUrl,
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     dataDir: path.resolve(read('DATA_DIR') ?? './data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),

@@ -116,6 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options.database ??
     (await openDatabase({
       databaseUrl: config.databaseUrl,
+      readDatabaseUrl: config.databaseReadUrl,
       poolSize: config.databasePoolSize,
       dataDir: config.dataDir,
       onStaleLock: (ownerPid) =>

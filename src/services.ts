@@ -183,6 +183,9 @@ export function createServices(input: {
 }): Services {
   const { database, clock, config, logger, urls, box, acquirers } = input;
   const db = database.db;
+  // Lists, exports and dashboard figures may read a replica (DATABASE_READ_URL, ADR 0040); every write,
+  // and every read inside a transaction, stays on `db`.
+  const readDb = database.readDb;
   const sessions = createSessionManager({ db, clock, secureCookies: config.nodeEnv === 'production' });
   const cursors = createCursorCodec(box.deriveKey('pagination-cursor'));
   const audit = createAuditLog({ clock, cursors });
@@ -275,6 +278,7 @@ export function createServices(input: {
   });
   const payouts = createPayoutService({
     db,
+    readDb,
     clock,
     logger: logger.child({ module: 'payouts' }),
     cursors,
@@ -371,8 +375,8 @@ export function createServices(input: {
     wallets,
     customers,
     activity: {
-      charges: (owner, range) => dailyChargeActivity(db, owner, range),
-      refunds: (owner, range) => dailyRefundActivity(db, owner, range),
+      charges: (owner, range) => dailyChargeActivity(readDb, owner, range),
+      refunds: (owner, range) => dailyRefundActivity(readDb, owner, range),
     },
     walletOperator: createWalletOperatorCommands({ wallets, organizations }),
     eventLookup,
@@ -436,6 +440,7 @@ export function createServices(input: {
     }),
     refunds: createRefundService({
       db,
+      readDb,
       clock,
       logger: logger.child({ module: 'refunds' }),
       acquirerFor,
@@ -449,6 +454,7 @@ export function createServices(input: {
     }),
     charges: createChargeService({
       db,
+      readDb,
       clock,
       box,
       logger: logger.child({ module: 'charges' }),

@@ -28,7 +28,8 @@ beforeAll(async () => {
     env: { ROLES: 'api,operator,sandbox-acquirer' },
     wrapDatabase: (database) => {
       raw = database;
-      return { ...database, db: database.db.withPlugin(recorder.plugin) };
+      const db = database.db.withPlugin(recorder.plugin);
+      return { ...database, db, readDb: db };
     },
   });
   merchant = await createMerchant(t);

@@ -105,7 +105,8 @@ beforeAll(async () => {
     env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer,sandbox-chain' },
     wrapDatabase: (database) => {
       raw = database;
-      return { ...database, db: database.db.withPlugin(capture) };
+      const db = database.db.withPlugin(capture);
+      return { ...database, db, readDb: db };
     },
   });
 });

@@ -27,7 +27,8 @@ beforeAll(async () => {
     env: { ROLES: 'api,operator,sandbox-acquirer' },
     wrapDatabase: (database) => {
       raw = database;
-      return { ...database, db: database.db.withPlugin(recorder.plugin) };
+      const db = database.db.withPlugin(recorder.plugin);
+      return { ...database, db, readDb: db };
     },
   });
   const organizations: string[] = [];

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { DB } from './schema.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { addScrapeSource, dbQueryDuration } from '../observability/metrics.js';
+import { createHostPool } from './hosts.js';
 
 export type Kdb = Kysely<DB>;
 /**
@@ -23,6 +24,11 @@ export interface ScriptSession {
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
   readonly db: Kdb;
+  /**
+   * Reads that may be a little stale (lists, exports, dashboard figures): `DATABASE_READ_URL`'s pool
+   * when set (ADR 0040), otherwise `db`. Never for writes, nor for a read inside a transaction.
+   */
+  readonly readDb: Kdb;
   /** Runs `work` on one dedicated session (a pooled client, or PGlite's only session). */
   withScriptSession<T>(work: (session: ScriptSession) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
@@ -31,6 +37,8 @@ export interface Database {
 
 export interface DatabaseOptions {
   databaseUrl?: string | undefined;
+  /** `DATABASE_READ_URL`: a second pool for stale-tolerant reads (PostgreSQL only). */
+  readDatabaseUrl?: string | undefined;
   poolSize?: number;
   /** Directory of the embedded database; undefined keeps it in memory (tests). */
   dataDir?: string | undefined;
@@ -49,13 +57,12 @@ const DATE_OID = 1082;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.readDatabaseUrl)
     : openPglite(options.dataDir, options.onStaleLock, options.snapshot);
 }
 
-function openPostgres(connectionString: string, max: number): Database {
-  const pool = new pg.Pool({
-    connectionString,
+function openPostgres(connectionString: string, max: number, readConnectionString?: string): Database {
+  const poolOptions = {
     max,
     idleTimeoutMillis: 30_000,
     // A `date` is a calendar day, not an instant: kept as its 'YYYY-MM-DD' text, as on PGlite below.
@@ -65,16 +72,24 @@ function openPostgres(connectionString: string, max: number): Database {
           ? (value: string) => value
           : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
-  });
-  // A failed idle client (server restart) must not crash the process; the next checkout reconnects.
-  pool.on('error', () => undefined);
+  };
+  // Several hosts (a primary and its standbys) are tried in turn for the one asked for: src/db/hosts.ts.
+  const pool = createHostPool(connectionString, poolOptions);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observeQuery });
+  const readDb =
+    readConnectionString === undefined
+      ? db
+      : new Kysely<DB>({
+          dialect: new PostgresDialect({ pool: createHostPool(readConnectionString, poolOptions) }),
+          log: observeQuery,
+        });
   const removeSource = addScrapeSource({
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   });
   return {
     kind: 'postgres',
     db,
+    readDb,
     async withScriptSession(work) {
       const client = await pool.connect();
       try {
@@ -95,6 +110,7 @@ function openPostgres(connectionString: string, max: number): Database {
     async close() {
       removeSource();
       await db.destroy();
+      if (readDb !== db) await readDb.destroy();
     },
   };
 }
@@ -138,6 +154,7 @@ async function openPglite(
   return {
     kind: 'pglite',
     db,
+    readDb: db,
     async withScriptSession(work) {
       return work({
         exec: async (script) => {

@@ -119,7 +119,10 @@ export function envelope(error: ApiError, requestId: string): ErrorEnvelope {
 
 /** Response schemas of the failures a route can produce, keyed by status, for route declarations. */
 export function errorResponses(...statuses: number[]): Record<number, typeof ErrorEnvelopeSchema> {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorEnvelopeSchema]));
+  // A route that may fail (500) may also find the database unavailable, during a failover (ADR 0040) or
+  // when the process shuts down: 503 `service_unavailable`.
+  const all = statuses.includes(500) && !statuses.includes(503) ? [...statuses, 503] : statuses;
+  return Object.fromEntries(all.map((status) => [status, ErrorEnvelopeSchema]));
 }
 
 /**

@@ -13,6 +13,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { httpRequestDuration, httpRequests } from '../observability/metrics.js';
 import { newId } from '../shared/ids.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { ApiError, envelope } from './errors.js';
 import {
   guardRequestLine,
@@ -225,6 +226,10 @@ function invalidJson(message: string): ApiError {
 
 export function toApiError(error: FastifyError | ApiError): ApiError {
   if (error instanceof ApiError) return error;
+  // The primary lost, or not yet promoted (ADR 0040): a retry shortly succeeds, so not a 500.
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('service_unavailable', 'The database is unavailable; retry shortly.');
+  }
   const known = error.code !== undefined ? FASTIFY_ERRORS[error.code] : undefined;
   if (known) return known(error);
   if (error instanceof SyntaxError && error.statusCode === 400)

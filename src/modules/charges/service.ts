@@ -29,6 +29,8 @@ export type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository
 
 export interface ChargeServiceDeps {
   db: Kdb;
+  /** Stale-tolerant reads, lists and exports: `DATABASE_READ_URL`'s pool (ADR 0040); `db` when unset. */
+  readDb?: Kdb;
   clock: Clock;
   box: SecretBox;
   logger: Logger;
@@ -142,6 +144,7 @@ const ACQUIRER_METHOD: Record<ChargeRow['payment_method'], AcquirerMethod> = {
 
 export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   const { db, clock, box, logger } = deps;
+  const readDb = deps.readDb ?? db;
 
   const toView = (row: ChargeRow): ChargeView => chargeView(row, deps.urls.checkout());
 
@@ -276,7 +279,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       });
       const after = cursor === undefined ? undefined : pages.decode(cursor);
       if (after && !after.ok) return after;
-      const rows = await charges.listVisible(db, owner, { customerId }, after?.value, limit + 1);
+      const rows = await charges.listVisible(readDb, owner, { customerId }, after?.value, limit + 1);
       const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
       return ok({ data: page.data.map(toView), nextCursor: page.nextCursor });
     },
@@ -290,7 +293,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       });
       const after = cursor === undefined ? undefined : pages.decode(cursor);
       if (after && !after.ok) return after;
-      const rows = await charges.searchVisible(db, owner, filter, sort, after?.value, limit + 1);
+      const rows = await charges.searchVisible(readDb, owner, filter, sort, after?.value, limit + 1);
       const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
       return ok({ data: page.data.map(toView), nextCursor: page.nextCursor });
     },
@@ -329,7 +332,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
     },
 
     async pageCreatedIn(owner, window, after, limit) {
-      return (await charges.pageCreatedIn(db, owner, window, after, limit)).map(toView);
+      return (await charges.pageCreatedIn(readDb, owner, window, after, limit)).map(toView);
     },
 
     async searchAcrossOrganizations(match, limit) {

@@ -218,6 +218,8 @@ export interface FxRateView {
 
 export interface PayoutServiceDeps {
   db: Kdb;
+  /** Stale-tolerant reads, lists and exports: `DATABASE_READ_URL`'s pool (ADR 0040); `db` when unset. */
+  readDb?: Kdb;
   clock: Clock;
   logger: Logger;
   cursors: CursorCodec;
@@ -240,6 +242,7 @@ export interface PayoutServiceDeps {
  */
 export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
   const { db, clock } = deps;
+  const readDb = deps.readDb ?? db;
   const calendar = createBusinessCalendar();
   const ownerOfRow = (row: PayoutRow): PayoutOwner => ({
     organizationId: row.organization_id,
@@ -541,7 +544,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     },
 
     async pageCreatedIn(owner, window, after, limit) {
-      return (await payouts.pageCreatedIn(db, owner, window, after, limit)).map(payoutView);
+      return (await payouts.pageCreatedIn(readDb, owner, window, after, limit)).map(payoutView);
     },
 
     async list(owner, query) {
@@ -555,7 +558,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       const after = query.cursor === undefined ? undefined : pages.decode(query.cursor);
       if (after && !after.ok) return after;
       const rows = await payouts.listVisible(
-        db,
+        readDb,
         owner,
         {
           status: query.status,

@@ -71,6 +71,8 @@ export const REFUND_RETRY: RetryPolicy = { baseMs: MINUTE, capMs: HOUR, maxAttem
 
 export interface RefundServiceDeps {
   db: Kdb;
+  /** Stale-tolerant reads, lists and exports: `DATABASE_READ_URL`'s pool (ADR 0040); `db` when unset. */
+  readDb?: Kdb;
   clock: Clock;
   logger: Logger;
   acquirerFor: (environment: Environment) => Acquirer | undefined;
@@ -94,6 +96,7 @@ export interface RefundServiceDeps {
  */
 export function createRefundService(deps: RefundServiceDeps): RefundService {
   const { db, clock, logger } = deps;
+  const readDb = deps.readDb ?? db;
 
   async function finish(refundId: string, answer: AcquirerRefund, claimed?: Claimed): Promise<RefundRow> {
     return db.transaction().execute(async (trx) => {
@@ -304,11 +307,11 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
     async list(owner, chargeId) {
       const charge = await deps.charges.findVisible(owner, chargeId);
       if (!charge) return err({ code: 'charge_not_found' });
-      return ok((await refunds.listByCharge(db, chargeId)).map(refundView));
+      return ok((await refunds.listByCharge(readDb, chargeId)).map(refundView));
     },
 
     async pageCreatedIn(owner, window, after, limit) {
-      return (await refunds.pageCreatedIn(db, owner, window, after, limit)).map(refundView);
+      return (await refunds.pageCreatedIn(readDb, owner, window, after, limit)).map(refundView);
     },
 
     async retryPending(limit = 20) {
