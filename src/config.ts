@@ -13,6 +13,12 @@ export interface Config {
   ports: { web: number; sandboxApi: number; liveApi: number; operator: number };
   baseUrls: { web: string; sandboxApi: string; liveApi: string; operator: string };
   databaseUrl: string | undefined;
+  /**
+   * `DATABASE_MIGRATION_URL`: a direct connection to the same database for the migrations and their
+   * session-level lock, when DATABASE_URL goes through a transaction pooler (PgBouncer); undefined
+   * migrates through DATABASE_URL (docs/decisions/0035-pgbouncer.md).
+   */
+  databaseMigrationUrl: string | undefined;
   databasePoolSize: number;
   dataDir: string;
   redisUrl: string | undefined;
@@ -205,12 +211,21 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     );
   }
 
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseMigrationUrl = url('DATABASE_MIGRATION_URL', ['postgres:', 'postgresql:']);
+  if (databaseMigrationUrl !== undefined && read('DATABASE_URL') === undefined) {
+    problems.push(
+      'DATABASE_MIGRATION_URL needs DATABASE_URL: it is a second way into the same PostgreSQL database',
+    );
+  }
+
   const config: Config = {
     nodeEnv,
     host,
     ports,
     baseUrls,
-    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    databaseMigrationUrl,
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     dataDir: path.resolve(read('DATA_DIR') ?? './data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
