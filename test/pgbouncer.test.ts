@@ -31,7 +31,14 @@ import { createFreshDatabase, dropDatabase, postgresServerUrl } from './helpers/
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
 import { startPgBouncer, type PgBouncer } from './helpers/pgbouncer.js';
-import { baseEnv, eventually, killAllGateways, spawnGateway, type BannerUrls } from './helpers/process.js';
+import {
+  baseEnv,
+  eventually,
+  killAllGateways,
+  spawnGateway,
+  type BannerUrls,
+  type GatewayProcess,
+} from './helpers/process.js';
 
 const CREDENTIALS = {
   apiKey: 'sa_pgbouncer_test_key',
@@ -58,6 +65,7 @@ let databaseName: string;
 /** A second database behind the pooler, for the migrations' own case. */
 let migrationTarget: string;
 let api: BannerUrls;
+let workerProcess: GatewayProcess;
 let apiKey: string;
 const received: Received[] = [];
 let receiverUrl: string;
@@ -120,10 +128,12 @@ beforeAll(async () => {
     // The settlement schedule's latest period (03:00 UTC) runs as the worker starts; no reconciliation.
     SETTLEMENT_CRON: '0 3 * * *',
     RECONCILIATION_CRON: 'off',
+    // node-postgres names its connections after it: the pooler's clients say which process they are.
+    PGAPPNAME: `gateway-${roles}`,
   });
   // Both start on the empty database at once: the migrations run once, on the direct connection.
   const apiProcess = spawnGateway({ env: env('api') });
-  const workerProcess = spawnGateway({ env: env('worker') });
+  workerProcess = spawnGateway({ env: env('worker') });
   cleanups.push(() => killAllGateways());
   [api] = await Promise.all([apiProcess.waitForBanner(45_000), workerProcess.waitForBanner(45_000)]);
 
@@ -252,9 +262,12 @@ describe('the gateway behind PgBouncer in transaction pooling mode', () => {
     expect(Number(stats?.total_xact_count)).toBeGreaterThan(20);
     expect(Number(stats?.total_query_count)).toBeGreaterThanOrEqual(Number(stats?.total_xact_count));
 
-    // Many clients (the api's and the worker's pools, and the test's), at most two server connections.
+    // More clients (the api's and the worker's pools, and the test's) than server connections.
     const clients = (await bouncer.admin('SHOW CLIENTS')).filter((row) => row.database === databaseName);
     expect(clients.length).toBeGreaterThan(SERVER_CONNECTIONS);
+    const names = new Set(clients.map((row) => row.application_name));
+    expect(names).toContain('gateway-api');
+    expect(names).toContain('gateway-worker');
 
     // Every session the database has is one of the pooler's server connections: the processes keep no
     // direct connection (the migrations' was closed once they were done).
@@ -271,6 +284,8 @@ describe('the gateway behind PgBouncer in transaction pooling mode', () => {
       await direct.end();
     }
     const servers = (await bouncer.admin('SHOW SERVERS')).filter((row) => row.database === databaseName);
+    // The worker, which serves no listener, is still running (it used to exit once its connections idled).
+    expect(workerProcess.exited).toBe(false);
     expect(servers.length).toBeLessThanOrEqual(SERVER_CONNECTIONS);
     expect(backends.length).toBeGreaterThan(0);
     expect(servers.map((row) => Number(row.remote_pid))).toEqual(expect.arrayContaining(backends));
