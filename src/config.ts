@@ -16,6 +16,12 @@ export interface Config {
   databaseUrl: string | undefined;
   /** `DATABASE_READ_URL`: stale-tolerant reads (lists, exports, dashboard figures) go there (ADR 0040). */
   databaseReadUrl: string | undefined;
+  /**
+   * `DATABASE_MIGRATION_URL`: a direct connection to the same database for the migrations and their
+   * session-level lock, when DATABASE_URL goes through a transaction pooler (PgBouncer); undefined
+   * migrates through DATABASE_URL (docs/decisions/0035-pgbouncer.md).
+   */
+  databaseMigrationUrl: string | undefined;
   databasePoolSize: number;
   dataDir: string;
   redisUrl: string | undefined;
@@ -225,6 +231,13 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   if (databaseReadUrl !== undefined && read('DATABASE_URL') === undefined) {
     problems.push('DATABASE_READ_URL needs DATABASE_URL (the embedded database has no replica)');
   }
+  // One server, the primary itself: a single host (its client is a plain pg.Client).
+  const databaseMigrationUrl = url('DATABASE_MIGRATION_URL', ['postgres:', 'postgresql:']);
+  if (databaseMigrationUrl !== undefined && read('DATABASE_URL') === undefined) {
+    problems.push(
+      'DATABASE_MIGRATION_URL needs DATABASE_URL: it is a second way into the same PostgreSQL database',
+    );
+  }
 
   const config: Config = {
     nodeEnv,
@@ -233,6 +246,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     baseUrls,
     databaseUrl,
     databaseReadUrl,
+    databaseMigrationUrl,
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     dataDir: path.resolve(read('DATA_DIR') ?? './data'),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
-import { migrate, readMigrations } from './db/migrator.js';
+import { migrateThrough, readMigrations } from './db/migrator.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { API_CSP, createHttpServer, type App } from './http/server.js';
 import { ApiError, envelope } from './http/errors.js';
@@ -171,7 +171,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 
   try {
-    const applied = await migrate(database, readMigrations(migrationsDir));
+    const applied = await migrateThrough(
+      database,
+      config.databaseMigrationUrl,
+      readMigrations(migrationsDir),
+    );
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
     if (config.redisUrl) {

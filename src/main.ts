@@ -36,6 +36,11 @@ async function main(): Promise<void> {
     }
   };
 
+  // The program runs until it is told to stop, whatever its roles: a worker-only process has no
+  // listener, and the worker's timers are unref'd (they hold no embedding program or test open), so
+  // without this handle it would exit, with code 0, as soon as its database connections went idle.
+  const keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
+
   let resolveStarted: (gateway: Gateway | undefined) => void = () => undefined;
   const started = new Promise<Gateway | undefined>((resolve) => (resolveStarted = resolve));
   let closing = false;
@@ -44,6 +49,7 @@ async function main(): Promise<void> {
     // SIGINT) that the process group already delivered, so one stop often arrives twice.
     if (closing) return;
     closing = true;
+    clearInterval(keepAlive);
     const deadline = Date.now() + config.shutdownTimeoutMs;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     // Not unref'd: the forced exit fires even if everything else has gone quiet without finishing.

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
-import { migrate, readMigrations } from '../db/migrator.js';
+import { migrateThrough, readMigrations } from '../db/migrator.js';
 import type { FeatureFlag, KycStatus, StaffRole } from '../db/schema.js';
 import { CLI_TOKEN_FILE, DATABASE_KIND_FILE } from '../gateway.js';
 import { ApiError, toApiError } from '../http/errors.js';
@@ -273,7 +273,7 @@ async function directBackend(config: Config): Promise<Backend> {
     poolSize: 2,
     dataDir: config.dataDir,
   });
-  await migrate(database, readMigrations(migrationsDir));
+  await migrateThrough(database, config.databaseMigrationUrl, readMigrations(migrationsDir));
   const logger = createLogger({ level: 'warn', destination: createLogDestination(process.stderr) });
   const fixed = (name: keyof Config['baseUrls']) => () => config.baseUrls[name];
   const services = createServices({

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { sha256Hex } from '../shared/crypto.js';
 import type { Database } from './database.js';
 
@@ -29,8 +30,15 @@ export function readMigrations(dir: string): Migration[] {
  * Applies pending migrations, each in its own transaction, under a session-level advisory lock so
  * that several processes starting together migrate once. Forward only: an applied migration whose
  * file changed stops the start-up instead of leaving the schema in an unknown state.
+ *
+ * The lock and the transactions must stay on one server session: behind a transaction pooler
+ * (PgBouncer in transaction mode) consecutive statements may reach different sessions, so a gateway
+ * behind one migrates through `migrateThrough` and a direct connection (DATABASE_MIGRATION_URL).
  */
-export async function migrate(database: Database, migrations: Migration[]): Promise<string[]> {
+export async function migrate(
+  database: Pick<Database, 'withScriptSession'>,
+  migrations: Migration[],
+): Promise<string[]> {
   return database.withScriptSession(async (session) => {
     await session.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     try {
@@ -84,4 +92,39 @@ export async function migrate(database: Database, migrations: Migration[]): Prom
       await session.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
     }
   });
+}
+
+/**
+ * Migrates `database`, through `migrationUrl` when it is set: one direct connection to the same
+ * PostgreSQL database (DATABASE_MIGRATION_URL), opened for the migrations and closed after them, for a
+ * pool that goes through a transaction pooler (docs/decisions/0035-pgbouncer.md). Unset, the migrations
+ * take a session of the pool.
+ */
+export async function migrateThrough(
+  database: Database,
+  migrationUrl: string | undefined,
+  migrations: Migration[],
+): Promise<string[]> {
+  if (migrationUrl === undefined || database.kind !== 'postgres') return migrate(database, migrations);
+  const client = new pg.Client({ connectionString: migrationUrl });
+  // An error of the idle connection (the server went away) fails the next query instead of the process.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await migrate(
+      {
+        withScriptSession: (work) =>
+          work({
+            exec: async (script) => {
+              await client.query(script);
+            },
+            query: async <Row>(text: string, params: unknown[] = []) =>
+              (await client.query(text, params)).rows as Row[],
+          }),
+      },
+      migrations,
+    );
+  } finally {
+    await client.end();
+  }
 }
