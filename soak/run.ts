@@ -22,6 +22,7 @@ import { feeRateIn } from '../src/modules/organizations/fee-rates.js';
 import { projectRoot } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { checkInvariants as checkDatabaseInvariants } from '../test/helpers/invariants.js';
+import { startPgBouncer, type PgBouncer } from '../test/helpers/pgbouncer.js';
 import { checkInvariants, type ChainTransfer } from './invariants.js';
 import { killProgram, startProgram, type ProgramSpec, type RunningProgram } from './processes.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -40,6 +41,8 @@ interface Settings {
   serverUrl: string;
   redisUrl: string;
   keepDatabase: boolean;
+  /** Through a PgBouncer of the run's own in transaction pooling mode (the default), or straight. */
+  pgbouncer: boolean;
 }
 
 function readSettings(env: NodeJS.ProcessEnv): Settings {
@@ -66,6 +69,7 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
       'postgres://postgres@127.0.0.1:5432/postgres',
     redisUrl: env.REDIS_URL?.trim() || 'redis://127.0.0.1:6379',
     keepDatabase: env.SOAK_KEEP_DATABASE === '1',
+    pgbouncer: env.SOAK_PGBOUNCER?.trim() !== '0',
   };
 }
 
@@ -109,6 +113,11 @@ async function main(): Promise<number> {
   const name = `gw_soak_${randomBytes(6).toString('hex')}`;
   await withClient(settings.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
   const dbUrl = databaseUrl(settings.serverUrl, name);
+  // The processes reach the database through the pooler, the migrations (and their lock) directly, as
+  // docs/operations.md ("PgBouncer") deploys them.
+  const bouncer = settings.pgbouncer
+    ? await startPgBouncer({ serverUrl: settings.serverUrl, databases: [name], poolSize: 10 })
+    : undefined;
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'gw-soak-'));
   const programs = new Map<string, RunningProgram>();
   const receivers: Receiver[] = [];
@@ -157,7 +166,8 @@ async function main(): Promise<number> {
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: dbUrl,
+      DATABASE_URL: bouncer?.url(name) ?? dbUrl,
+      DATABASE_MIGRATION_URL: dbUrl,
       DATABASE_POOL_SIZE: '5',
       REDIS_URL: settings.redisUrl,
       REDIS_KEY_PREFIX: `${name}:`,
@@ -314,6 +324,7 @@ async function main(): Promise<number> {
       settings: { ...settings, serverUrl: undefined },
       seconds: (Date.now() - started) / 1000,
       processes: { api: settings.apis, worker: settings.workers, kills },
+      pgbouncer: bouncer && (await pgbouncerFigures(bouncer, name)),
       acknowledged: {
         charges: acknowledged.charges.size,
         paid: acknowledged.paid.size,
@@ -346,6 +357,7 @@ async function main(): Promise<number> {
     if (!settings.keepDatabase) {
       await withClient(settings.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     }
+    await bouncer?.close();
     rmSync(workDir, { recursive: true, force: true });
   }
   return exitCode;
@@ -405,6 +417,20 @@ async function newMerchant(
   if (wallet.status !== 201 && wallet.status !== 200)
     throw new Error(`wallet: ${wallet.status} ${wallet.text}`);
   return { ...merchant, receiver };
+}
+
+/** What the pooler saw of the run: its transactions and the clients it multiplexed on its server connections. */
+async function pgbouncerFigures(bouncer: PgBouncer, database: string) {
+  const stats = (await bouncer.admin('SHOW STATS')).find((row) => row.database === database);
+  const pools = (await bouncer.admin('SHOW POOLS')).find((row) => row.database === database);
+  return {
+    poolMode: pools?.pool_mode,
+    transactions: Number(stats?.total_xact_count ?? 0),
+    queries: Number(stats?.total_query_count ?? 0),
+    clientsNow: Number(pools?.cl_active ?? 0) + Number(pools?.cl_waiting ?? 0),
+    serverConnectionsNow:
+      Number(pools?.sv_active ?? 0) + Number(pools?.sv_idle ?? 0) + Number(pools?.sv_used ?? 0),
+  };
 }
 
 async function chainTransfers(url: string, key: string): Promise<ChainTransfer[]> {
