@@ -12,8 +12,8 @@ import { PGLITE_TEMPLATE_ENV } from './helpers/database.js';
 /**
  * Once for the whole run, before any test file starts:
  * - builds `dist/`: the process, crash and CLI tests spawn the built program (as `npm start` runs it)
- *   instead of compiling the sources with tsx in every child. The build is incremental
- *   (tsconfig.build.json), so an up-to-date `dist/` costs a second;
+ *   instead of compiling the sources with tsx in every child. It runs in build mode (`tsc -b`, as
+ *   `npm run build`), which finds an up-to-date `dist/` from file times without compiling anything;
  * - on the PGlite pass, migrates one embedded database and keeps it as the run's template: a data
  *   directory that spawned programs start from (`seedDataDir`) and its snapshot that each test file's
  *   in-memory database starts from (`createTestDatabase({ migrated: true })`). An empty PGlite costs an
@@ -23,7 +23,7 @@ import { PGLITE_TEMPLATE_ENV } from './helpers/database.js';
 export default async function setup(): Promise<() => void> {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   let started = Date.now();
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: projectRoot, stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: projectRoot, stdio: 'inherit' });
   console.warn(`global setup: dist/ built in ${Date.now() - started} ms`);
   if (process.env.DATABASE_URL?.trim()) return () => undefined;
 

@@ -123,6 +123,14 @@ function observeQuery(event: LogEvent): void {
   );
 }
 
+/**
+ * PostgreSQL settings of the embedded database (docs/operations.md, "Memory of the embedded database").
+ * Its shared buffers live in the WebAssembly memory, which grows and never shrinks: the default 128 MB
+ * was most of the process's resident memory, for a cache of pages that the data directory's files (in
+ * the operating system's page cache) or the in-memory file system already hold.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
 async function openPglite(
   dataDir: string | undefined,
   onStaleLock: ((ownerPid: number) => void) | undefined,
@@ -139,6 +147,7 @@ async function openPglite(
         : snapshot !== undefined
           ? { loadDataDir: snapshot }
           : {}),
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((setting) => ['-c', setting])],
       // Same representation as node-postgres: int8 and numeric arrive as decimal strings.
       parsers: {
         [pgliteTypes.INT8]: (value: string) => value,

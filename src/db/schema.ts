@@ -189,6 +189,8 @@ export interface ApiKeyRequestsTable {
 export interface ApiKeyAuthEpochTable {
   id: ColumnType<boolean, boolean | undefined, never>;
   version: ColumnType<string, string | bigint, string | bigint>;
+  /** How long an instance may trust a reading of `version` (decision 0038); 0: a reading per request. */
+  lease_ms: ColumnType<number, number | undefined, number>;
 }
 
 export type ChargeStatus = 'pending' | 'succeeded' | 'failed' | 'expired';

@@ -8,7 +8,13 @@ import { featureRefusal, type AuthFailure } from './errors.js';
 import { isAddressAllowed, parseAllowlist, type CidrRange } from './ip-allowlist.js';
 import { parseApiKey } from './key-format.js';
 import { DEFAULT_RATE_LIMITS } from './rate-limiter.js';
-import { findKeyForAuth, readAuthEpoch, touchLastUsed, type KeyForAuth } from './repository.js';
+import {
+  findKeyForAuth,
+  readAuthEpoch,
+  touchLastUsed,
+  type AuthEpochReading,
+  type KeyForAuth,
+} from './repository.js';
 
 export const KEY_CACHE_TTL_MS = MINUTE;
 const KEY_CACHE_MAX_ENTRIES = 10_000;
@@ -54,11 +60,12 @@ interface CachedKey {
  * missing, malformed or bad checksum (no database access), unknown or revoked, expired, other
  * environment, outside allowedIps, live key before KYC approval.
  *
- * Lookups are cached per instance for a minute, keyed by the key's SHA-256. Every request first reads
- * the auth epoch (a one-row table moved by triggers on every revocation and on every change of a key or
- * its organization), with reads coalesced so that one query serves all requests that arrived before it
- * started. A cached lookup is used only if it was made under the epoch just read, so a revocation
- * committed anywhere is seen by the next request on every instance.
+ * Lookups are cached per instance for a minute, keyed by the key's SHA-256. A cached lookup is used
+ * only under the auth epoch it was made under (a one-row table moved by triggers on every revocation and
+ * on every change of a key or its organization). The epoch itself is held under a lease
+ * (`leasedEpoch`, decision 0038): every change that moves it waits out a lease before it commits, so a
+ * revocation that returned is seen by the next request on every instance without each request reading
+ * the epoch.
  */
 export function createApiKeyAuthenticator(deps: {
   db: Kdb;
@@ -71,7 +78,7 @@ export function createApiKeyAuthenticator(deps: {
   const ttlMs = deps.cacheTtlMs ?? KEY_CACHE_TTL_MS;
   const cache = new Map<string, CachedKey>();
   let newestEpoch = -1n;
-  const epoch = coalesced(async () => BigInt(await readAuthEpoch(db)));
+  const epoch = leasedEpoch(() => readAuthEpoch(db));
 
   const lookup = async (secretHash: string): Promise<CachedKey | undefined> => {
     const current = await epoch();
@@ -163,6 +170,39 @@ export function createApiKeyAuthenticator(deps: {
       return undefined;
     },
   };
+}
+
+/**
+ * A reading is trusted for this share of its lease: room for the rates of the instance's and the
+ * database server's clocks to differ (NTP slews by 500 ppm at most).
+ */
+export const LEASE_TRUST = 0.9;
+
+/**
+ * The current auth epoch, read again only when the last settled reading's lease ran out (decision
+ * 0038). A reading is timed from before its query was sent; the database makes every transaction that
+ * moves the epoch take the epoch's lock before its bump and wait a whole lease before it commits, and a
+ * reading that found the lock free is given the lease. So a change that committed after such a reading
+ * committed more than a lease after the reading started: once the change has returned to its writer,
+ * no instance trusts a reading that misses it. A reading taken while a writer held the lock has no lease:
+ * it serves the requests that asked for it, and the next request reads again. Readings are coalesced
+ * (`coalesced`), so an instance under load sends one at a time.
+ */
+export function leasedEpoch(
+  read: () => Promise<AuthEpochReading>,
+  now: () => number = () => performance.now(),
+): () => Promise<bigint> {
+  let lease: { version: bigint; until: number } | undefined;
+  const fresh = coalesced(async () => {
+    const startedAt = now();
+    const reading = await read();
+    lease =
+      reading.leaseMs > 0
+        ? { version: reading.version, until: startedAt + reading.leaseMs * LEASE_TRUST }
+        : undefined;
+    return reading.version;
+  });
+  return () => (lease !== undefined && now() < lease.until ? Promise.resolve(lease.version) : fresh());
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type {
   ApiKeyRequestsTable,
@@ -73,9 +73,24 @@ export async function findKeyForAuth(db: Kdb, secretHash: string): Promise<KeyFo
   };
 }
 
-export async function readAuthEpoch(db: Kdb): Promise<string> {
-  const row = await db.selectFrom('api_key_auth_epoch').select('version').executeTakeFirstOrThrow();
-  return String(row.version);
+/** A reading of the auth epoch: its version, and how long it may be trusted (0: this request only). */
+export interface AuthEpochReading {
+  version: bigint;
+  leaseMs: number;
+}
+
+/**
+ * Reads the auth epoch through `api_key_auth_epoch_read()` (migration 0028, decision 0038): one round
+ * trip, on its own (never inside a transaction), and on the primary.
+ */
+export async function readAuthEpoch(db: Kdb): Promise<AuthEpochReading> {
+  const { rows } = await sql<{
+    version: string;
+    lease_ms: number;
+  }>`SELECT version, lease_ms FROM api_key_auth_epoch_read()`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error('api_key_auth_epoch_read() returned no row');
+  return { version: BigInt(row.version), leaseMs: row.lease_ms };
 }
 
 /**
