@@ -105,7 +105,7 @@ async function main(): Promise<number> {
 
   // The programs run from dist/, as `npm start` runs them; the build is incremental.
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], {
     cwd: projectRoot,
     stdio: ['ignore', 2, 2],
   });
