@@ -78,7 +78,11 @@ export async function createDatabaseFrom(template: string): Promise<string> {
   const source = new URL(template).pathname.slice(1);
   await withClient(postgresServerUrl, async (client) => {
     await client.query(`DROP DATABASE ${name}`);
-    await client.query(`CREATE DATABASE ${name} TEMPLATE ${source}`);
+    // FILE_COPY: the copy is not written to the WAL block by block (PostgreSQL 15's default), which at a
+    // million charges would leave the measured phase behind gigabytes of WAL; then a checkpoint, so
+    // that none is owed while it runs.
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${source} STRATEGY FILE_COPY`);
+    await client.query('CHECKPOINT');
   });
   return url;
 }
