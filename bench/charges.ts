@@ -101,7 +101,7 @@ async function seedCharges(url: string, organizations: readonly string[], size: 
            status, creation_state, idempotency_key, provider, provider_request, provider_payment_id,
            provider_status, customer_email, card_brand, card_last4, expires_at, created_at, updated_at)
          SELECT 'ch_seed' || lpad(i::text, 10, '0'), ($1::text[])[1 + i % array_length($1::text[], 1)],
-           'sandbox', 1000 + (i * 7919) % 2000000, 'TRY',
+           'sandbox', 1000 + (i::bigint * 7919) % 2000000, 'TRY',
            (ARRAY['credit_card_tr', 'credit_card_international', 'bank_transfer'])[1 + i % 3],
            'seed-' || i,
            CASE WHEN i % 100 = 0 THEN 'pending' WHEN i % 7 = 0 THEN 'failed' ELSE 'succeeded' END,
