@@ -24,7 +24,7 @@
  *    statement under EXPLAIN ANALYZE (the charges index read, the rows it went through, any sort).
  */
 import os from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
@@ -40,7 +40,7 @@ import { resolveSecretBox } from '../src/services.js';
 import { WebClient } from '../test/helpers/accounts.js';
 import { createFreshDatabase, dropDatabase } from '../test/helpers/database.js';
 import { issueKey } from '../test/helpers/merchants.js';
-import { round, timed, withClient } from './measure.js';
+import { capture, round, timed, withClient, type Statement } from './measure.js';
 
 export interface DashboardBenchOptions {
   /** The organization's charges at each step, grown in ascending order in one database. */
@@ -265,31 +265,6 @@ async function seedCharges(url: string, owned: number, seed: number): Promise<vo
 }
 
 // ------------------------------------------------------------------------ statements and their plans
-
-interface Statement {
-  text: string;
-  values: unknown[];
-}
-
-/** Every statement node-postgres sends while `work` runs (the gateway is in this process). */
-async function capture<T>(work: () => Promise<T>): Promise<{ value: T; statements: Statement[] }> {
-  type Query = (...args: unknown[]) => unknown;
-  const prototype = pg.Client.prototype as unknown as { query: Query };
-  const original = prototype.query;
-  const statements: Statement[] = [];
-  prototype.query = function (this: unknown, ...args: unknown[]) {
-    const [first, second] = args;
-    const text = typeof first === 'string' ? first : (first as { text?: unknown } | undefined)?.text;
-    const values = Array.isArray(second) ? second : (first as { values?: unknown } | undefined)?.values;
-    if (typeof text === 'string') statements.push({ text, values: Array.isArray(values) ? values : [] });
-    return original.apply(this, args);
-  };
-  try {
-    return { value: await work(), statements };
-  } finally {
-    prototype.query = original;
-  }
-}
 
 interface Plan {
   /** The indexes the plan reads on the charges, refunds and ledger tables, or the scan without one. */

@@ -14,11 +14,21 @@ export interface Measurement {
 
 export const round = (value: number) => Math.round(value * 100) / 100;
 
-/** autocannon against a listener, summarised as a Measurement. */
+/**
+ * `value / ceiling` to three significant digits: a small ratio stays visible (0.0042, not 0); null
+ * without a ceiling.
+ */
+export const ratio = (value: number, ceiling: number): number | null =>
+  ceiling === 0 ? null : Number((value / ceiling).toPrecision(3));
+
+/**
+ * autocannon against a listener, summarised as a Measurement. Throughput counts 2xx answers only: a
+ * refusal or an error is fast and would flatter it.
+ */
 export async function load(options: autocannon.Options): Promise<Measurement> {
   const result = await autocannon(options);
   return {
-    requestsPerSecond: round(result.requests.average),
+    requestsPerSecond: round(result['2xx'] / Math.max(result.duration, 0.001)),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     total: result.requests.total,
@@ -92,4 +102,30 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: 
   const started = performance.now();
   const value = await work();
   return { value, ms: round(performance.now() - started) };
+}
+
+/** One statement as node-postgres sent it. */
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/** Every statement node-postgres sends in this process while `work` runs. */
+export async function capture<T>(work: () => Promise<T>): Promise<{ value: T; statements: Statement[] }> {
+  type Query = (...args: unknown[]) => unknown;
+  const prototype = pg.Client.prototype as unknown as { query: Query };
+  const original = prototype.query;
+  const statements: Statement[] = [];
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    const [first, second] = args;
+    const text = typeof first === 'string' ? first : (first as { text?: unknown } | undefined)?.text;
+    const values = Array.isArray(second) ? second : (first as { values?: unknown } | undefined)?.values;
+    if (typeof text === 'string') statements.push({ text, values: Array.isArray(values) ? values : [] });
+    return original.apply(this, args);
+  };
+  try {
+    return { value: await work(), statements };
+  } finally {
+    prototype.query = original;
+  }
 }

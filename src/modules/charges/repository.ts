@@ -80,11 +80,11 @@ export async function lockByPaymentId(
     .executeTakeFirst();
 }
 
+/** The `creating` or `created` charge of the owner holding an idempotency key (at most one), of any age. */
 export async function findByIdempotencyKey(
   db: Kdb,
   owner: ChargeOwner,
   key: string,
-  rememberedSince: Date,
 ): Promise<ChargeRow | undefined> {
   return db
     .selectFrom('charges')
@@ -93,7 +93,6 @@ export async function findByIdempotencyKey(
     .where('environment', '=', owner.environment)
     .where('idempotency_key', '=', key)
     .where('creation_state', 'in', ['creating', 'created'])
-    .where('created_at', '>', rememberedSince)
     .executeTakeFirst();
 }
 
@@ -348,8 +347,25 @@ export async function releaseForgottenKey(
     .execute();
 }
 
-export async function insert(trx: Trx, values: ChargeInsert): Promise<ChargeRow> {
-  return trx.insertInto('charges').values(values).returningAll().executeTakeFirstOrThrow();
+/**
+ * Phase 1 of a creation in one statement: the new charge, unless a `creating` or `created` charge of the
+ * owner already holds its idempotency key (`charges_idempotency_key` is the arbiter); undefined then, and
+ * nothing is written. Any other uniqueness (the merchant reference) still raises its violation.
+ */
+export async function insertUnlessKeyHeld(db: Kdb, values: ChargeInsert): Promise<ChargeRow | undefined> {
+  return db
+    .insertInto('charges')
+    .values(values)
+    .onConflict((oc) =>
+      oc
+        .columns(['organization_id', 'environment', 'idempotency_key'])
+        // The index's own predicate, in literals: PostgreSQL infers a partial arbiter index only from a
+        // predicate it can prove implies the index's, which a bound parameter never does.
+        .where(sql<boolean>`idempotency_key IS NOT NULL AND creation_state IN ('creating', 'created')`)
+        .doNothing(),
+    )
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Takes the creation lease of a `creating` charge whose lease has lapsed; undefined when someone holds it. */

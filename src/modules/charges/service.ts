@@ -20,6 +20,7 @@ import {
 import type { CustomerDetails, CustomerService } from '../customers/index.js';
 import type { ChargeError } from './errors.js';
 import type { ChargeOwner, ChargeRow } from './model.js';
+import type { ChargeInsert } from './repository.js';
 import * as charges from './repository.js';
 import type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository.js';
 import { type ChargeCreate, type ChargeListQuery, type ChargeView } from './schemas.js';
@@ -222,46 +223,49 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       if (!acquirer) return err({ code: 'acquirer_not_configured' });
 
       const now = clock.now();
-      let charge: ChargeRow | undefined;
-      if (idempotencyKey !== undefined) {
-        // A retry of a request that created its charge (possibly before a crash) continues with it.
-        const earlier = await charges.findByIdempotencyKey(
-          db,
-          owner,
-          idempotencyKey,
-          new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
-        );
-        if (earlier?.creation_state === 'created') return ok(toView(earlier));
-        if (earlier) {
-          charge = await takeLease(db, earlier.id, now, deps.creationLeaseMs);
-          if (!charge) return err({ code: 'creation_in_progress' });
-        }
-      }
-      if (!charge) {
-        const id = newId('ch', now);
-        const inserted = await insertCharge(db, owner, input, {
-          id,
-          customer: customer.value,
-          provider: acquirer.name,
-          providerRequest: {
-            idempotencyKey: id,
-            amount: String(input.amount),
-            currency: 'TRY',
-            method: ACQUIRER_METHOD[input.paymentMethod],
-            reference: id,
-            description: input.merchantReference,
-            notificationUrl: deps.urls.notifications(owner.environment),
-            maxAttempts: deps.cardAttempts,
-          },
-          idempotencyKey,
-          now,
-          leaseMs: deps.creationLeaseMs,
-          expiresAfterMs: deps.chargeExpiresAfterMs,
-        });
+      const id = newId('ch', now);
+      const values = chargeRow(owner, input, {
+        id,
+        customer: customer.value,
+        provider: acquirer.name,
+        providerRequest: {
+          idempotencyKey: id,
+          amount: String(input.amount),
+          currency: 'TRY',
+          method: ACQUIRER_METHOD[input.paymentMethod],
+          reference: id,
+          description: input.merchantReference,
+          notificationUrl: deps.urls.notifications(owner.environment),
+          maxAttempts: deps.cardAttempts,
+        },
+        idempotencyKey,
+        now,
+        leaseMs: deps.creationLeaseMs,
+        expiresAfterMs: deps.chargeExpiresAfterMs,
+      });
+      // Phase 1 is one statement when the key is new (the usual case): the insert itself finds out,
+      // through the key's unique index, whether a charge already holds the key.
+      const rememberedSince = new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS);
+      let releaseBefore: Date | undefined;
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const inserted = await insertCharge(db, owner, input, values, releaseBefore);
         if (!inserted.ok) return inserted;
-        charge = inserted.value;
+        if (inserted.value) return finishCreation(inserted.value, acquirer);
+        // A `creating` or `created` charge holds the key (idempotencyKey is set: without one nothing
+        // conflicts).
+        const holder = await charges.findByIdempotencyKey(db, owner, idempotencyKey ?? '');
+        if (!holder) continue; // it let go of the key in between: insert again
+        if (holder.created_at > rememberedSince) {
+          // A retry of a request that created its charge (possibly before a crash) continues with it.
+          if (holder.creation_state === 'created') return ok(toView(holder));
+          const leased = await takeLease(db, holder.id, now, deps.creationLeaseMs);
+          if (!leased) return err({ code: 'creation_in_progress' });
+          return finishCreation(leased, acquirer);
+        }
+        // Forgotten after the idempotency window: the old charge lets go of it as the new one takes it.
+        releaseBefore = rememberedSince;
       }
-      return finishCreation(charge, acquirer);
+      return err({ code: 'creation_in_progress' });
     },
 
     async get(owner, id) {
@@ -484,8 +488,7 @@ export function chargeView(row: ChargeRow, checkoutUrl: string): ChargeView {
 type ChargeCustomer = Omit<CustomerDetails, 'id'> & { id: string | null };
 
 /** Phase 1: the charge row, before the acquirer hears of it. */
-async function insertCharge(
-  db: Kdb,
+function chargeRow(
   owner: ChargeOwner,
   input: ChargeCreate,
   options: {
@@ -498,49 +501,61 @@ async function insertCharge(
     leaseMs: number;
     expiresAfterMs: number;
   },
-): Promise<Result<ChargeRow, ChargeError>> {
+): ChargeInsert {
   const { id, now } = options;
+  return {
+    id,
+    organization_id: owner.organizationId,
+    environment: owner.environment,
+    amount: String(input.amount),
+    currency: 'TRY',
+    payment_method: input.paymentMethod,
+    merchant_reference: input.merchantReference,
+    creation_state: 'creating',
+    creation_locked_until: new Date(now.getTime() + options.leaseMs),
+    idempotency_key: options.idempotencyKey ?? null,
+    created_by_key_id: owner.keyId ?? null,
+    provider: options.provider,
+    provider_request: JSON.stringify(options.providerRequest),
+    provider_payment_id: null,
+    provider_status: null,
+    provider_error: null,
+    customer_name: options.customer.name,
+    customer_email: options.customer.email,
+    customer_phone: options.customer.phone,
+    customer_reference: options.customer.reference,
+    customer_id_number_enc: options.customer.idNumberSealed,
+    customer_id: options.customer.id,
+    metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+    return_url: input.returnUrl ?? null,
+    expires_at: new Date(now.getTime() + options.expiresAfterMs),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/**
+ * Writes phase 1: the charge, or undefined when a `creating` or `created` charge of the owner holds its
+ * idempotency key. With `releaseBefore`, a holder created before it (a key forgotten after the window)
+ * lets go of the key first, in the same transaction.
+ */
+async function insertCharge(
+  db: Kdb,
+  owner: ChargeOwner,
+  input: ChargeCreate,
+  values: ChargeInsert,
+  releaseBefore: Date | undefined,
+): Promise<Result<ChargeRow | undefined, ChargeError>> {
   try {
-    const row = await db.transaction().execute(async (trx: Trx) => {
-      if (options.idempotencyKey !== undefined) {
-        await charges.releaseForgottenKey(
-          trx,
-          owner,
-          options.idempotencyKey,
-          new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS),
-        );
-      }
-      return charges.insert(trx, {
-        id,
-        organization_id: owner.organizationId,
-        environment: owner.environment,
-        amount: String(input.amount),
-        currency: 'TRY',
-        payment_method: input.paymentMethod,
-        merchant_reference: input.merchantReference,
-        creation_state: 'creating',
-        creation_locked_until: new Date(now.getTime() + options.leaseMs),
-        idempotency_key: options.idempotencyKey ?? null,
-        created_by_key_id: owner.keyId ?? null,
-        provider: options.provider,
-        provider_request: JSON.stringify(options.providerRequest),
-        provider_payment_id: null,
-        provider_status: null,
-        provider_error: null,
-        customer_name: options.customer.name,
-        customer_email: options.customer.email,
-        customer_phone: options.customer.phone,
-        customer_reference: options.customer.reference,
-        customer_id_number_enc: options.customer.idNumberSealed,
-        customer_id: options.customer.id,
-        metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
-        return_url: input.returnUrl ?? null,
-        expires_at: new Date(now.getTime() + options.expiresAfterMs),
-        created_at: now,
-        updated_at: now,
-      });
-    });
-    return ok(row);
+    if (releaseBefore === undefined || values.idempotency_key == null)
+      return ok(await charges.insertUnlessKeyHeld(db, values));
+    const key = values.idempotency_key;
+    return ok(
+      await db.transaction().execute(async (trx: Trx) => {
+        await charges.releaseForgottenKey(trx, owner, key, releaseBefore);
+        return charges.insertUnlessKeyHeld(trx, values);
+      }),
+    );
   } catch (error) {
     if (isUniqueViolation(error, 'charges_merchant_reference_key')) {
       const holder = await charges.findReferenceHolder(db, owner, input.merchantReference);

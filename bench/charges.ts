@@ -1,0 +1,418 @@
+/**
+ * The charge endpoints of `npm run bench` (issue 16 item 5; docs/benchmarks.md "Charge creation"):
+ * `POST /v1/charges` and `GET /v1/charges?limit=20` through the gateway, each beside the SQL ceiling of
+ * the same request, as the `charges` table grows (all merchants together).
+ *
+ * For each size:
+ * 1. A template database, migrated: BENCH_MERCHANTS organizations (the first one measured, its sandbox API
+ *    key) and `size` charges spread over them, set-based, with idempotency keys (a third older than the
+ *    24-hour window), references, e-mails, card digits and statuses as traffic leaves them; then VACUUM
+ *    ANALYZE. Two copies of it (`CREATE DATABASE … TEMPLATE`): one for the ceilings, one for the endpoint,
+ *    so that no phase leaves rows in the table another phase measures.
+ * 2. The ceilings, on their copy: a gateway in the bench's process answers one warm-up and then one
+ *    measured request of each kind while node-postgres's client records every statement it sends
+ *    (authentication, the idempotency claim, the charge's phases, the stored outcome: all of them, in
+ *    their transactions). Those statements are replayed through node-postgres, BENCH_CONNECTIONS loops
+ *    for BENCH_DURATION_S, each creation with fresh ids, key and reference: the same durable work as the
+ *    endpoint, without HTTP, JSON, the acquirer or Node's share of the gateway.
+ * 3. The endpoint, on its copy: the built gateway in a process of its own (roles api and sandbox-acquirer,
+ *    a pool of BENCH_CONNECTIONS) under autocannon: POST at full speed, POST at a fixed rate of half its
+ *    ceiling (the latency the goal is about), then the list. Throughput counts 2xx answers only.
+ */
+import { randomBytes } from 'node:crypto';
+import type autocannon from 'autocannon';
+import os from 'node:os';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { migrate, readMigrations } from '../src/db/migrator.js';
+import { startGateway } from '../src/gateway.js';
+import { createLogger } from '../src/logger.js';
+import { migrationsDir } from '../src/paths.js';
+import { systemClock } from '../src/shared/clock.js';
+import { newId } from '../src/shared/ids.js';
+import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
+import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
+import { createOrganization, issueKey } from '../test/helpers/merchants.js';
+import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import {
+  capture,
+  load,
+  loop,
+  ratio,
+  round,
+  timed,
+  withClient,
+  type Measurement,
+  type Statement,
+} from './measure.js';
+
+export interface ChargeBenchOptions {
+  sizes: readonly number[];
+  durationS: number;
+  connections: number;
+  /** Organizations the seeded charges are spread over (default 10); the first one is measured. */
+  merchants?: number;
+}
+
+const log = (message: string) => console.error(`[bench charges] ${message}`);
+
+/**
+ * Letters only: no digit run in a reference or key can look like a card number to the card filter
+ * (a UUID's hex without dashes sometimes holds 13 or more digits in a row).
+ */
+export function letters(bytes = 12): string {
+  return [...randomBytes(bytes)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('');
+}
+
+export const chargeBody = (reference: string) => ({
+  amount: 12550,
+  currency: 'TRY',
+  paymentMethod: 'credit_card_tr',
+  merchantReference: `bench-${reference}`,
+});
+
+export async function createDatabaseFrom(template: string): Promise<string> {
+  const url = await createFreshDatabase();
+  const name = new URL(url).pathname.slice(1);
+  const source = new URL(template).pathname.slice(1);
+  await withClient(postgresServerUrl, async (client) => {
+    await client.query(`DROP DATABASE ${name}`);
+    // FILE_COPY: the copy is not written to the WAL block by block (PostgreSQL 15's default), which at a
+    // million charges would leave the measured phase behind gigabytes of WAL; then a checkpoint, so
+    // that none is owed while it runs.
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${source} STRATEGY FILE_COPY`);
+    await client.query('CHECKPOINT');
+  });
+  return url;
+}
+
+/** `size` charges over `organizations` (ids in the order given), as traffic leaves them. */
+async function seedCharges(url: string, organizations: readonly string[], size: number): Promise<void> {
+  await withClient(url, async (client) => {
+    const superuser = (await client.query<{ on: string }>(`SHOW is_superuser`)).rows[0]?.on === 'on';
+    const chunk = 100_000;
+    for (let from = 1; from <= size; from += chunk) {
+      const to = Math.min(size, from + chunk - 1);
+      await client.query('BEGIN');
+      if (superuser) await client.query(`SET LOCAL session_replication_role = replica`);
+      await client.query(
+        `INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
+           status, creation_state, idempotency_key, provider, provider_request, provider_payment_id,
+           provider_status, customer_email, card_brand, card_last4, expires_at, created_at, updated_at)
+         SELECT 'ch_seed' || lpad(i::text, 10, '0'), ($1::text[])[1 + i % array_length($1::text[], 1)],
+           'sandbox', 1000 + (i::bigint * 7919) % 2000000, 'TRY',
+           (ARRAY['credit_card_tr', 'credit_card_international', 'bank_transfer'])[1 + i % 3],
+           'seed-' || i,
+           CASE WHEN i % 100 = 0 THEN 'pending' WHEN i % 7 = 0 THEN 'failed' ELSE 'succeeded' END,
+           CASE WHEN i % 50 = 0 THEN 'rejected' ELSE 'created' END,
+           'seed-key-' || i, 'sandbox', '{}'::jsonb, 'pay_seed' || i,
+           CASE WHEN i % 7 = 0 THEN 'failed' ELSE 'succeeded' END,
+           CASE WHEN i % 10 = 0 THEN NULL ELSE 'customer' || (i % 9973) || '@shop.example' END,
+           CASE WHEN i % 3 = 2 THEN NULL ELSE 'visa' END,
+           CASE WHEN i % 3 = 2 THEN NULL ELSE lpad((i % 10000)::text, 4, '0') END,
+           now() + interval '1 day',
+           now() - (i % 72) * interval '1 hour' - (i % 3600) * interval '1 second',
+           now() - (i % 72) * interval '1 hour'
+         FROM generate_series($2::int, $3::int) AS i`,
+        [organizations, from, to],
+      );
+      await client.query('COMMIT');
+    }
+    await client.query('VACUUM ANALYZE charges');
+  });
+}
+
+/** A template database at `size` charges: the measured merchant's id and sandbox key secret. */
+export async function template(size: number, merchants: number) {
+  const url = await createFreshDatabase();
+  const database = await openDatabase({ databaseUrl: url, poolSize: 2 });
+  try {
+    await migrate(database, readMigrations(migrationsDir));
+    const organizations: string[] = [];
+    for (let index = 0; index < merchants; index++)
+      organizations.push(await createOrganization(database.db, systemClock, { name: `Bench ${index}` }));
+    const measured = organizations[0] ?? '';
+    const key = await issueKey(database.db, systemClock, measured, { scopes: ['all'] });
+    const seeded = await timed(() => seedCharges(url, organizations, size));
+    return { url, organizationId: measured, secret: key.secret, seedMs: seeded.ms };
+  } catch (error) {
+    await database.close();
+    await dropDatabase(url);
+    throw error;
+  } finally {
+    await database.close().catch(() => undefined);
+  }
+}
+
+/** What one request sent, and the values it made up (replaced by fresh ones on each replay). */
+interface Recorded {
+  statements: Statement[];
+  made: string[];
+  transactions: number;
+}
+
+/** The statements of one POST and of one list, captured on a gateway in this process. */
+async function record(
+  url: string,
+  secret: string,
+): Promise<{ post: Recorded; get: Recorded; list: Recorded }> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    WEB_PORT: '0',
+    SANDBOX_API_PORT: '0',
+    LIVE_API_PORT: '0',
+    OPERATOR_PORT: '0',
+    SANDBOX_ACQUIRER_PORT: '0',
+    LOG_LEVEL: 'warn',
+    ROLES: 'api,sandbox-acquirer',
+    DATABASE_URL: url,
+  });
+  config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
+  const gateway = await startGateway({
+    config,
+    logger: createLogger({ level: 'warn', destination: process.stderr }),
+    clock: systemClock,
+    database: await openDatabase({ databaseUrl: url, poolSize: 5 }),
+  });
+  try {
+    const api = gateway.urls.sandboxApi ?? '';
+    const headers = { 'x-api-key': secret, 'content-type': 'application/json' };
+    const post = async () => {
+      const key = letters();
+      const reference = letters();
+      const response = await fetch(`${api}/v1/charges`, {
+        method: 'POST',
+        headers: { ...headers, 'x-idempotency-key': key },
+        body: JSON.stringify(chargeBody(reference)),
+      });
+      const text = await response.text();
+      if (response.status !== 201) throw new Error(`POST /v1/charges answered ${response.status}: ${text}`);
+      const charge = JSON.parse(text) as { id: string; providerPaymentId: string };
+      return [key, `bench-${reference}`, charge.id, charge.providerPaymentId];
+    };
+    const list = async () => {
+      const response = await fetch(`${api}/v1/charges?limit=20`, { headers });
+      if (response.status !== 200) throw new Error(`GET /v1/charges answered ${response.status}`);
+      await response.arrayBuffer();
+      return [];
+    };
+    const [, , chargeId] = await post();
+    const get = async () => {
+      const response = await fetch(`${api}/v1/charges/${chargeId}`, { headers });
+      if (response.status !== 200) throw new Error(`GET /v1/charges/{id} answered ${response.status}`);
+      await response.arrayBuffer();
+      return [];
+    };
+    await list();
+    await get();
+    const posted = await capture(post);
+    const got = await capture(get);
+    const listed = await capture(list);
+    const transactions = (statements: Statement[]) =>
+      statements.filter((statement) => /^\s*begin\b/i.test(statement.text)).length;
+    return {
+      post: {
+        statements: posted.statements,
+        made: posted.value,
+        transactions: transactions(posted.statements),
+      },
+      get: { statements: got.statements, made: [], transactions: transactions(got.statements) },
+      list: { statements: listed.statements, made: [], transactions: transactions(listed.statements) },
+    };
+  } finally {
+    await gateway.close();
+  }
+}
+
+/** `value` with each made-up string replaced by its fresh counterpart. */
+function substitute(value: unknown, pairs: ReadonlyArray<readonly [string, string]>): unknown {
+  if (typeof value !== 'string') return value;
+  let text = value;
+  for (const [from, to] of pairs) text = text.split(from).join(to);
+  return text;
+}
+
+/** The recorded statements replayed `connections` at a time, fresh made-up values on each replay. */
+async function replay(url: string, recorded: Recorded, durationS: number, connections: number) {
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  try {
+    return await loop(
+      async () => {
+        const fresh = recorded.made.map((made) =>
+          made.startsWith('ch_')
+            ? newId('ch', new Date())
+            : made.startsWith('pay_')
+              ? `pay_${letters(13)}`
+              : made.startsWith('bench-')
+                ? `bench-${letters()}`
+                : letters(),
+        );
+        const pairs = recorded.made.map((made, index) => [made, fresh[index] ?? made] as const);
+        const client = await pool.connect();
+        try {
+          for (const statement of recorded.statements)
+            await client.query(
+              statement.text,
+              statement.values.map((value) => substitute(value, pairs)),
+            );
+          return true;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        } finally {
+          client.release();
+        }
+      },
+      durationS,
+      connections,
+    );
+  } finally {
+    await pool.end();
+  }
+}
+
+const shapes = (statements: Statement[]) =>
+  statements.map((statement) => statement.text.replace(/\s+/g, ' ').slice(0, 90));
+
+async function endpoint(
+  url: string,
+  secret: string,
+  options: { durationS: number; connections: number; halfCeiling: number },
+) {
+  const gateway: GatewayProcess = spawnGateway({
+    env: {
+      ...baseEnv(),
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      WEB_PORT: '0',
+      SANDBOX_API_PORT: '0',
+      LIVE_API_PORT: '0',
+      OPERATOR_PORT: '0',
+      SANDBOX_ACQUIRER_PORT: '0',
+      SANDBOX_CHAIN_PORT: '0',
+      LOG_LEVEL: 'warn',
+      ROLES: 'api,sandbox-acquirer',
+      DATABASE_URL: url,
+      DATABASE_POOL_SIZE: String(options.connections),
+    },
+  });
+  try {
+    const urls = await gateway.waitForBanner(90_000);
+    const api = urls.sandboxApi ?? '';
+    const headers = { 'x-api-key': secret, 'content-type': 'application/json' };
+    const posting: autocannon.Options = {
+      url: api,
+      connections: options.connections,
+      duration: options.durationS,
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/charges',
+          setupRequest: (request) => {
+            const reference = letters();
+            request.headers = { ...headers, 'x-idempotency-key': letters() };
+            request.body = JSON.stringify(chargeBody(reference));
+            return request;
+          },
+        },
+      ],
+    };
+    // A few requests first: the gateway's first requests compile and connect.
+    await load({ ...posting, duration: 2 });
+    const post = await load(posting);
+    const postAtHalfCeiling = await load({
+      ...posting,
+      overallRate: Math.max(1, Math.round(options.halfCeiling)),
+    });
+    const list = await load({
+      url: `${api}/v1/charges?limit=20`,
+      headers,
+      connections: options.connections,
+      duration: options.durationS,
+    });
+    const first = (await (await fetch(`${api}/v1/charges?limit=1`, { headers })).json()) as {
+      data: Array<{ id: string }>;
+    };
+    const get = await load({
+      url: `${api}/v1/charges/${first.data[0]?.id ?? 'ch_missing'}`,
+      headers,
+      connections: options.connections,
+      duration: options.durationS,
+    });
+    return { post, postAtHalfCeiling, get, list };
+  } finally {
+    gateway.child.kill('SIGTERM');
+    await gateway.waitForExit(30_000).catch(() => gateway.child.kill('SIGKILL'));
+  }
+}
+
+export async function benchCharges(options: ChargeBenchOptions) {
+  const sizes = [...new Set(options.sizes)].sort((a, b) => a - b);
+  const merchants = options.merchants ?? 10;
+  const results = [];
+  for (const size of sizes) {
+    log(`size ${size}: seeding`);
+    const seed = await template(size, merchants);
+    const loadAtStart = os.loadavg().map(round);
+    try {
+      const ceilingUrl = await createDatabaseFrom(seed.url);
+      let recorded: Awaited<ReturnType<typeof record>>;
+      let postCeiling: Measurement;
+      let listCeiling: Measurement;
+      let getCeiling: Measurement;
+      try {
+        log(`size ${size}: recording one request of each kind, then the SQL ceilings`);
+        recorded = await record(ceilingUrl, seed.secret);
+        postCeiling = await replay(ceilingUrl, recorded.post, options.durationS, options.connections);
+        getCeiling = await replay(ceilingUrl, recorded.get, options.durationS, options.connections);
+        listCeiling = await replay(ceilingUrl, recorded.list, options.durationS, options.connections);
+      } finally {
+        await dropDatabase(ceilingUrl);
+      }
+      const endpointUrl = await createDatabaseFrom(seed.url);
+      let measured: Awaited<ReturnType<typeof endpoint>>;
+      try {
+        log(`size ${size}: the endpoints`);
+        measured = await endpoint(endpointUrl, seed.secret, {
+          durationS: options.durationS,
+          connections: options.connections,
+          halfCeiling: postCeiling.requestsPerSecond / 2,
+        });
+      } finally {
+        await dropDatabase(endpointUrl);
+      }
+      results.push({
+        charges: size,
+        seedMs: seed.seedMs,
+        loadAverage: { start: loadAtStart, end: os.loadavg().map(round) },
+        'POST /v1/charges': {
+          ...measured.post,
+          sqlCeiling: postCeiling,
+          ratioToSqlCeiling: ratio(measured.post.requestsPerSecond, postCeiling.requestsPerSecond),
+          atHalfTheCeiling: measured.postAtHalfCeiling,
+          statements: recorded.post.statements.length,
+          transactions: recorded.post.transactions,
+          statementShapes: shapes(recorded.post.statements),
+        },
+        'GET /v1/charges/{id}': {
+          ...measured.get,
+          sqlCeiling: getCeiling,
+          ratioToSqlCeiling: ratio(measured.get.requestsPerSecond, getCeiling.requestsPerSecond),
+          statements: recorded.get.statements.length,
+        },
+        'GET /v1/charges?limit=20': {
+          ...measured.list,
+          sqlCeiling: listCeiling,
+          ratioToSqlCeiling: ratio(measured.list.requestsPerSecond, listCeiling.requestsPerSecond),
+          statements: recorded.list.statements.length,
+          statementShapes: shapes(recorded.list.statements),
+        },
+      });
+    } finally {
+      await dropDatabase(seed.url);
+    }
+  }
+  return results;
+}

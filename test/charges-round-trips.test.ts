@@ -1,0 +1,173 @@
+/**
+ * Issue 16 item 5: what one `POST /v1/charges` costs the database, so that round trips cannot creep back.
+ * Every statement the gateway sends is recorded (a Kysely plugin on its own database handle, whose
+ * transactions are watched), for a creation with a fresh key, and for one whose key an old charge still
+ * holds (the forgotten-key path). The plans are read with sequential scans disabled: a statement that
+ * still plans one on `charges` or `idempotency_keys` has no index that can serve it, at any table size.
+ */
+import { CompiledQuery, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { request, validCharge } from './helpers/http.js';
+import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
+
+const recorder = statementRecorder();
+
+let t: TestGateway;
+let raw: Database;
+let merchant: Merchant;
+
+beforeAll(async () => {
+  t = await startTestGateway({
+    // No worker: only the requests' own statements are recorded.
+    env: { ROLES: 'api,sandbox-acquirer' },
+    wrapDatabase: (database) => {
+      raw = database;
+      return { ...database, db: recorder.track(database.db) };
+    },
+  });
+  merchant = await createMerchant(t);
+  // Enough rows of the merchant, analysed, that the planner's choice of index means something.
+  await sql`
+    INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
+                         status, creation_state, idempotency_key, provider, provider_request, provider_payment_id,
+                         provider_status, expires_at, created_at, updated_at)
+    SELECT 'ch_seed' || i, ${merchant.organizationId}, 'sandbox', 1000 + i, 'TRY', 'credit_card_tr', 'seed-' || i,
+           'pending', 'created', 'seed-key-' || i, 'sandbox', '{}'::jsonb, 'pay_seed' || i, 'awaiting_payment',
+           ${t.clock.now()}::timestamptz + interval '1 day',
+           ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour',
+           ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour'
+    FROM generate_series(1, 2000) AS i
+  `.execute(raw.db);
+  await sql`ANALYZE charges`.execute(raw.db);
+  await sql`ANALYZE idempotency_keys`.execute(raw.db);
+  // The key's first request reads and touches the API key; the recorded ones find it cached.
+  expect((await post(validCharge(), 'round-trips-warm-up')).status).toBe(201);
+}, 60_000);
+afterAll(async () => t?.close());
+
+const post = (body: Record<string, unknown>, key: string) =>
+  request<{ id: string }>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {
+    body,
+    headers: { 'x-api-key': merchant.keys.sandbox.secret, 'x-idempotency-key': key },
+  });
+
+/** The statements of one request, with the transactions it opened. */
+async function recordOne(send: () => Promise<{ status: number; text: string }>) {
+  recorder.captured.length = 0;
+  recorder.transactions = 0;
+  recorder.recording = true;
+  let response: { status: number; text: string };
+  try {
+    response = await send();
+  } finally {
+    recorder.recording = false;
+  }
+  return { response, statements: [...recorder.captured], transactions: recorder.transactions };
+}
+
+const CREATION_TABLES = /\b(?:from|update|into)\s+"(?:charges|idempotency_keys)"/i;
+const shape = (statement: CapturedStatement) => statement.sql.split(/\s+/).slice(0, 3).join(' ');
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+/** The plan of a statement with sequential scans disabled (in a transaction of its own: one session). */
+async function planWithoutSeqScan(statement: CapturedStatement): Promise<PlanNode[]> {
+  return raw.db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+    const result = await trx.executeQuery<{ 'QUERY PLAN': unknown }>(
+      CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
+    );
+    const cell = result.rows[0]?.['QUERY PLAN'];
+    const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
+    return nodesOf(plan[0]?.Plan ?? { 'Node Type': 'none' });
+  });
+}
+
+const seqScans = (nodes: PlanNode[]) =>
+  nodes.filter(
+    (node) =>
+      node['Node Type'] === 'Seq Scan' &&
+      (node['Relation Name'] === 'charges' || node['Relation Name'] === 'idempotency_keys'),
+  );
+
+describe('one POST /v1/charges', () => {
+  it('sends four creation statements, opens no transaction, and every one of them can use an index', async () => {
+    const { response, statements, transactions } = await recordOne(() =>
+      post(validCharge(), `round-trips-${Date.now()}`),
+    );
+    expect(response.status, response.text).toBe(201);
+    const creation = statements.filter((statement) => CREATION_TABLES.test(statement.sql));
+    // The idempotency claim, phase 1 (the charge, its key's holder found by the insert itself), phase 2
+    // after the acquirer, the stored outcome: each one statement that commits on its own.
+    expect(creation.map(shape)).toEqual([
+      'insert into "idempotency_keys"',
+      'insert into "charges"',
+      'update "charges" set',
+      'update "idempotency_keys" set',
+    ]);
+    expect(transactions).toBe(0);
+    expect(statements.filter((statement) => statement.inTransaction)).toEqual([]);
+    // Everything else the request sends (the API key's revocation epoch): at most one more. The request
+    // log (`api_key_requests`) is written in batches off the request's path, whenever its timer fires.
+    const others = statements.filter(
+      (statement) => !CREATION_TABLES.test(statement.sql) && !/into "api_key_requests"/.test(statement.sql),
+    );
+    expect(others.length, others.map((statement) => statement.sql).join('\n')).toBeLessThanOrEqual(1);
+    for (const statement of creation)
+      expect(seqScans(await planWithoutSeqScan(statement)), statement.sql).toEqual([]);
+  });
+
+  it('releases a key an old charge still holds through the key index, in one transaction with the insert', async () => {
+    const old = await post(validCharge(), 'round-trips-forgotten');
+    expect(old.status, old.text).toBe(201);
+    // The key's outcome and its charge are two days old: the store forgot it, the charge still holds it.
+    const twoDaysAgo = new Date(t.clock.now().getTime() - 48 * 3_600_000);
+    await raw.db
+      .updateTable('charges')
+      .set({ created_at: twoDaysAgo })
+      .where('id', '=', old.body.id)
+      .execute();
+    await raw.db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: twoDaysAgo })
+      .where('key', '=', 'round-trips-forgotten')
+      .execute();
+
+    const { response, statements, transactions } = await recordOne(() =>
+      post(validCharge(), 'round-trips-forgotten'),
+    );
+    expect(response.status, response.text).toBe(201);
+    const fresh = response.text.includes(old.body.id)
+      ? undefined
+      : (JSON.parse(response.text) as { id: string });
+    expect(fresh?.id).toBeDefined();
+    expect(transactions).toBe(1);
+    const release = statements.find((statement) =>
+      /^update "charges" set "idempotency_key" = \$1/i.test(statement.sql),
+    );
+    expect(release?.inTransaction).toBe(true);
+    const nodes = await planWithoutSeqScan(release ?? { sql: 'select 1', parameters: [] });
+    expect(nodes.map((node) => node['Index Name'])).toContain('charges_idempotency_key');
+    for (const statement of statements.filter((s) => CREATION_TABLES.test(s.sql)))
+      expect(seqScans(await planWithoutSeqScan(statement)), statement.sql).toEqual([]);
+    const holders = await raw.db
+      .selectFrom('charges')
+      .select(['id', 'idempotency_key'])
+      .where('id', 'in', [old.body.id, fresh?.id ?? ''])
+      .orderBy('created_at')
+      .execute();
+    expect(holders).toEqual([
+      { id: old.body.id, idempotency_key: null },
+      { id: fresh?.id, idempotency_key: 'round-trips-forgotten' },
+    ]);
+  });
+});
