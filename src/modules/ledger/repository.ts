@@ -581,15 +581,16 @@ export async function insertEntriesWithPostings(
   return new Set(rows.rows.map((row) => row.source_id));
 }
 
-/** The charge and refund entries created in (after, upTo] of these owners, oldest first, with each owner. */
+/** Each owner's charge and refund entries created in (its `after`, upTo], oldest first, with the owner. */
 export async function findPendingCreditsOf(
   trx: Trx,
-  owners: readonly LedgerOwner[],
-  after: Date,
+  owners: ReadonlyArray<LedgerOwner & { after: Date }>,
   upTo: Date,
 ): Promise<Array<PendingCredit & LedgerOwner>> {
   if (owners.length === 0) return [];
-  const list = JSON.stringify(owners.map((owner) => ({ o: owner.organizationId, e: owner.environment })));
+  const list = JSON.stringify(
+    owners.map((owner) => ({ o: owner.organizationId, e: owner.environment, a: owner.after.toISOString() })),
+  );
   const rows = await sql<{
     organization_id: string;
     environment: Environment;
@@ -604,10 +605,11 @@ export async function findPendingCreditsOf(
       (coalesce(sum(p.amount) filter (where p.account = 'acquirer_clearing'), 0))::text as gross,
       (coalesce(-sum(p.amount) filter (where p.account = 'fee_revenue'), 0))::text as fee,
       (coalesce(-sum(p.amount) filter (where p.account = 'merchant_pending'), 0))::text as net
-    from jsonb_to_recordset(${list}::jsonb) as w (o text, e text)
+    from jsonb_to_recordset(${list}::jsonb) as w (o text, e text, a timestamptz)
     join journal_entries e on e.organization_id = w.o and e.environment = w.e
+      and e.created_at > w.a and e.created_at <= ${upTo}
     join ledger_postings p on p.entry_id = e.id
-    where e.kind in ('charge_succeeded', 'refund') and e.created_at > ${after} and e.created_at <= ${upTo}
+    where e.kind in ('charge_succeeded', 'refund')
     group by e.id, e.organization_id, e.environment, e.kind, e.source_id, e.created_at
     order by e.created_at, e.id`.execute(trx);
   return rows.rows.map((row) => ({

@@ -156,14 +156,13 @@ export interface Ledger {
    * `postRelease` and `postPayoutCreated` take), all pending ones then all available ones, each in the
    * owners' order (the caller sorts them). `availableOf`: each owner's available balance (key
    * `organizationId:environment`); the caller holds the locks. `pendingCreditsOf`: `pendingCredits` of
-   * every owner at once, each with its owner.
+   * every owner at once, each owner from its own `after`, each credit with its owner.
    */
   lockBalances(trx: Trx, owners: readonly LedgerOwner[]): Promise<void>;
   availableOf(trx: Trx, owners: readonly LedgerOwner[]): Promise<Map<string, bigint>>;
   pendingCreditsOf(
     trx: Trx,
-    owners: readonly LedgerOwner[],
-    after: Date,
+    owners: ReadonlyArray<LedgerOwner & { after: Date }>,
     upTo: Date,
   ): Promise<Array<PendingCredit & LedgerOwner>>;
   /**
@@ -418,7 +417,7 @@ export function createLedger(deps: LedgerDeps): Ledger {
       return new Map([...balances].map(([key, balance]) => [key, -balance]));
     },
 
-    pendingCreditsOf: (trx, owners, after, upTo) => findPendingCreditsOf(trx, owners, after, upTo),
+    pendingCreditsOf: (trx, owners, upTo) => findPendingCreditsOf(trx, owners, upTo),
 
     async postReleases(trx, releases) {
       const entries = releases.map((release) => {

@@ -39,8 +39,7 @@ export interface ChunkLedger {
   availableOf(trx: Trx, owners: readonly LedgerOwner[]): Promise<Map<string, bigint>>;
   pendingCreditsOf(
     trx: Trx,
-    owners: readonly LedgerOwner[],
-    after: Date,
+    owners: ReadonlyArray<LedgerOwner & { after: Date }>,
     upTo: Date,
   ): Promise<Array<PendingCredit & LedgerOwner>>;
   postReleases(
@@ -145,10 +144,11 @@ export function createChunkSettler(deps: ChunkDeps) {
         const cutoff = previous.get(keyOf(owner));
         return cutoff ? cutoff.getTime() - LATE_COMMIT_WINDOW_MS : 0;
       };
-      const earliest = Math.min(...candidates.map(afterOf));
-      const credits = (
-        await deps.ledger.pendingCreditsOf(trx, candidates, new Date(earliest), options.cutoff)
-      ).filter((credit) => credit.createdAt.getTime() > afterOf(credit));
+      const credits = await deps.ledger.pendingCreditsOf(
+        trx,
+        candidates.map((owner) => ({ ...owner, after: new Date(afterOf(owner)) })),
+        options.cutoff,
+      );
       const released = new Set<string>();
       const sourceIds = credits.map((credit) => credit.sourceId);
       for (let start = 0; start < sourceIds.length; start += IDS_PER_STATEMENT * 5)
