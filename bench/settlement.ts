@@ -95,9 +95,9 @@ async function seed(url: string, options: SettlementBenchOptions, cutoff: Date, 
 
     await client.query('BEGIN');
     await client.query(
-      `INSERT INTO organizations (id, name, application_id, contact_email, kyc_status, feature_flags,
-         rate_limit_live, rate_limit_sandbox, created_at, updated_at)
-       SELECT 'org_' || lpad(to_hex(k), 29, '0'), 'Settlement bench ' || k, NULL,
+      `INSERT INTO organizations (id, name, display_name, application_id, contact_email, kyc_status,
+         feature_flags, rate_limit_live, rate_limit_sandbox, created_at, updated_at)
+       SELECT 'org_' || lpad(to_hex(k), 29, '0'), 'Settlement bench ' || k, 'Settlement bench ' || k, NULL,
          'bench' || k || '@merchant.example', 'APPROVED', ARRAY['apiKeys', 'payouts', 'wallets'],
          1000000, 1000000, $2::timestamptz, $2::timestamptz
        FROM generate_series(1, $1::int) k`,

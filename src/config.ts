@@ -102,7 +102,7 @@ export interface Config {
      * settlement reports of the day before with the ledger; undefined (`off`): none.
      */
     reconciliationCron: string | undefined;
-    /** `SETTLEMENT_CONCURRENCY` (default 4): owners a settlement run settles at once. */
+    /** `SETTLEMENT_CONCURRENCY` (default 4): chunks, then single owners, a settlement run settles at once. */
     concurrency: number;
   };
 }

@@ -52,6 +52,11 @@ export interface EventRecorder {
    * second call returns undefined.
    */
   record(trx: Trx, input: EventInput): Promise<EventPayload | undefined>;
+  /**
+   * `record` of many events in one insert (a settlement chunk's): each is recorded once per resource as
+   * `record` does; returns those this call recorded. The subscribers run for each of them.
+   */
+  recordMany(trx: Trx, inputs: readonly EventInput[]): Promise<EventPayload[]>;
 }
 
 /** What else must happen in the transaction that records an event (the webhook fan-out). */
@@ -62,6 +67,57 @@ export type EventSubscriber = (
 
 export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSubscriber[] }): EventRecorder {
   return {
+    async recordMany(trx, inputs) {
+      if (inputs.length === 0) return [];
+      const now = deps.clock.now();
+      const payloads = inputs.map((input): EventPayload => ({
+        id: newId('evt', now),
+        eventType: input.type,
+        createdAt: now.toISOString(),
+        livemode: input.environment === 'live',
+        data: input.data,
+        ...(input.payment ? { payment: input.payment } : {}),
+      }));
+      const inserted = await trx
+        .insertInto('events')
+        .values(
+          inputs.map((input, index) => ({
+            id: payloads[index]?.id ?? '',
+            organization_id: input.organizationId,
+            environment: input.environment,
+            type: input.type,
+            resource_id: input.resourceId,
+            payload: JSON.stringify(payloads[index]),
+            created_at: now,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict
+            .columns(['resource_id', 'type'])
+            .where(sql<boolean>`type not in ('charge.refunded', 'wallet.default_changed')`)
+            .doNothing(),
+        )
+        .returning('id')
+        .execute();
+      const ids = new Set(inserted.map((row) => row.id));
+      const recorded: EventPayload[] = [];
+      for (const [index, payload] of payloads.entries()) {
+        const input = inputs[index];
+        if (!input || !ids.has(payload.id)) continue;
+        recorded.push(payload);
+        for (const subscriber of deps.subscribers ?? []) {
+          await subscriber(trx, {
+            id: payload.id,
+            organizationId: input.organizationId,
+            environment: input.environment,
+            type: input.type,
+            createdAt: now,
+          });
+        }
+      }
+      return recorded;
+    },
+
     async record(trx, input) {
       const now = deps.clock.now();
       const payload: EventPayload = {

@@ -491,3 +491,135 @@ export async function findChargeFees(
     .execute();
   return new Map(rows.map((row) => [row.source_id, { fee: row.fee, net: row.net }]));
 }
+
+// The set-based forms the settlement batch uses for a chunk of owners (docs/decisions/0041).
+
+/**
+ * Takes advisory locks of these keys until the end of the caller's transaction, in the order given (the
+ * caller sorts them: two transactions taking overlapping sets in the same order never deadlock).
+ */
+export async function lockKeys(trx: Trx, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await sql`select count(pg_advisory_xact_lock(hashtextextended(t.key, 0)))
+    from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) with ordinality as t (key, n)`.execute(
+    trx,
+  );
+}
+
+export const pendingLockKey = (owner: LedgerOwner, currency: 'TRY') =>
+  `ledger-pending:${owner.organizationId}:${owner.environment}:${currency}`;
+export const availableLockKey = (owner: LedgerOwner, currency: 'TRY') =>
+  `ledger-available:${owner.organizationId}:${owner.environment}:${currency}`;
+
+/**
+ * Each owner's balance of one account (signed, debits positive) from its checkpoint and the postings
+ * since, as `accountBalances` reads one owner's, in one statement (one snapshot).
+ */
+export async function accountBalanceOf(
+  db: Kdb,
+  owners: readonly LedgerOwner[],
+  account: LedgerAccount,
+  currency: 'TRY',
+): Promise<Map<string, bigint>> {
+  if (owners.length === 0) return new Map();
+  const list = JSON.stringify(owners.map((owner) => ({ o: owner.organizationId, e: owner.environment })));
+  const rows = await sql<{ o: string; e: Environment; balance: string }>`
+    select w.o, w.e, (coalesce(c.balance, 0) + coalesce((
+      select sum(p.amount) from ledger_postings p
+      where p.organization_id = w.o and p.environment = w.e and p.currency = ${currency}
+        and p.account = ${account}
+        and p.written_by >= coalesce(c.covers_before, h.covers_before, '0'::xid8)
+    ), 0))::text as balance
+    from jsonb_to_recordset(${list}::jsonb) as w (o text, e text)
+    left join ledger_checkpoint_horizon h on true
+    left join ledger_balance_checkpoints c
+      on c.organization_id = w.o and c.environment = w.e and c.account = ${account}
+        and c.currency = ${currency}`.execute(db);
+  return new Map(rows.rows.map((row) => [`${row.o}:${row.e}`, BigInt(row.balance)]));
+}
+
+/**
+ * New entries of one kind with their postings, set-based: each entry is inserted unless one with its kind
+ * and source exists. Returns the sources whose entry this call wrote (the caller checks it wrote all).
+ */
+export async function insertEntriesWithPostings(
+  trx: Trx,
+  kind: JournalEntryKind,
+  entries: ReadonlyArray<{ owner: LedgerOwner; sourceId: string; postings: Posting[] }>,
+  currency: 'TRY',
+  now: Date,
+): Promise<Set<string>> {
+  if (entries.length === 0) return new Set();
+  const list = JSON.stringify(
+    entries.map((entry) => ({
+      o: entry.owner.organizationId,
+      e: entry.owner.environment,
+      s: entry.sourceId,
+      p: entry.postings
+        .filter((posting) => posting.amount !== 0n)
+        .map((posting) => ({ a: posting.account, m: posting.amount.toString() })),
+    })),
+  );
+  const rows = await sql<{ source_id: string }>`
+    with w as (
+      select * from jsonb_to_recordset(${list}::jsonb) as w (o text, e text, s text, p jsonb)
+    ),
+    e as (
+      insert into journal_entries (organization_id, environment, kind, source_id, currency, created_at)
+      select w.o, w.e, ${kind}, w.s, ${currency}, ${now} from w
+      on conflict (kind, source_id) do nothing
+      returning id, source_id
+    ),
+    p as (
+      insert into ledger_postings (entry_id, organization_id, environment, account, currency, amount, created_at)
+      select e.id, w.o, w.e, l.v ->> 'a', ${currency}, (l.v ->> 'm')::bigint, ${now}
+      from e join w on w.s = e.source_id
+      cross join lateral jsonb_array_elements(w.p) with ordinality as l (v, n)
+      order by e.id, l.n
+    )
+    select source_id from e`.execute(trx);
+  return new Set(rows.rows.map((row) => row.source_id));
+}
+
+/** Each owner's charge and refund entries created in (its `after`, upTo], oldest first, with the owner. */
+export async function findPendingCreditsOf(
+  trx: Trx,
+  owners: ReadonlyArray<LedgerOwner & { after: Date }>,
+  upTo: Date,
+): Promise<Array<PendingCredit & LedgerOwner>> {
+  if (owners.length === 0) return [];
+  const list = JSON.stringify(
+    owners.map((owner) => ({ o: owner.organizationId, e: owner.environment, a: owner.after.toISOString() })),
+  );
+  const rows = await sql<{
+    organization_id: string;
+    environment: Environment;
+    kind: PendingCredit['kind'];
+    source_id: string;
+    created_at: Date;
+    gross: string;
+    fee: string;
+    net: string;
+  }>`
+    select e.organization_id, e.environment, e.kind, e.source_id, e.created_at,
+      (coalesce(sum(p.amount) filter (where p.account = 'acquirer_clearing'), 0))::text as gross,
+      (coalesce(-sum(p.amount) filter (where p.account = 'fee_revenue'), 0))::text as fee,
+      (coalesce(-sum(p.amount) filter (where p.account = 'merchant_pending'), 0))::text as net
+    from jsonb_to_recordset(${list}::jsonb) as w (o text, e text, a timestamptz)
+    join journal_entries e on e.organization_id = w.o and e.environment = w.e
+      and e.created_at > w.a and e.created_at <= ${upTo}
+    join ledger_postings p on p.entry_id = e.id
+    where e.kind in ('charge_succeeded', 'refund')
+    group by e.id, e.organization_id, e.environment, e.kind, e.source_id, e.created_at
+    order by e.created_at, e.id`.execute(trx);
+  return rows.rows.map((row) => ({
+    organizationId: row.organization_id,
+    environment: row.environment,
+    kind: row.kind,
+    sourceId: row.source_id,
+    createdAt: new Date(row.created_at),
+    gross: row.gross,
+    fee: row.fee,
+    net: row.net,
+  }));
+}

@@ -12,6 +12,12 @@ import {
   findNegativePending,
   findOwnersWithCredits,
   findPendingCredits,
+  findPendingCreditsOf,
+  accountBalanceOf,
+  availableLockKey,
+  insertEntriesWithPostings,
+  lockKeys,
+  pendingLockKey,
   insertEntryOnce,
   insertPostings,
   lockAvailableBalance,
@@ -144,6 +150,31 @@ export interface Ledger {
    * caller's transaction, and answers the available balance under it, as decimal text.
    */
   lockedAvailable(trx: Trx, owner: LedgerOwner): Promise<string>;
+  /**
+   * The set-based forms of a settlement chunk (docs/decisions/0041-settlement-chunks.md), each in the
+   * caller's transaction. `lockBalances`: the pending- and available-balance locks of these owners (those
+   * `postRelease` and `postPayoutCreated` take), all pending ones then all available ones, each in the
+   * owners' order (the caller sorts them). `availableOf`: each owner's available balance (key
+   * `organizationId:environment`); the caller holds the locks. `pendingCreditsOf`: `pendingCredits` of
+   * every owner at once, each owner from its own `after`, each credit with its owner.
+   */
+  lockBalances(trx: Trx, owners: readonly LedgerOwner[]): Promise<void>;
+  availableOf(trx: Trx, owners: readonly LedgerOwner[]): Promise<Map<string, bigint>>;
+  pendingCreditsOf(
+    trx: Trx,
+    owners: ReadonlyArray<LedgerOwner & { after: Date }>,
+    upTo: Date,
+  ): Promise<Array<PendingCredit & LedgerOwner>>;
+  /**
+   * `postRelease` of many new releases, under `lockBalances`: throws unless every entry is new (the
+   * chunk's transaction then rolls back whole).
+   */
+  postReleases(trx: Trx, releases: readonly ReleaseForLedger[]): Promise<void>;
+  /**
+   * `postPayoutCreated` of many new payouts, under `lockBalances`; the caller has checked each amount
+   * against `availableOf` under those locks. Throws unless every entry is new.
+   */
+  postPayoutsCreated(trx: Trx, payouts: readonly PayoutForLedger[]): Promise<void>;
   /** An environment's charge and refund entries booked in [from, to), as acquirer clearing saw them. */
   clearingMovements(environment: Environment, from: Date, to: Date): Promise<ClearingMovement[]>;
   /** The clearing movements of these charges or refunds (`kind`), whenever booked. */
@@ -371,6 +402,61 @@ export function createLedger(deps: LedgerDeps): Ledger {
         throw new Error('the available balance is locked inside the caller transaction');
       await lockAvailableBalance(trx, owner, CURRENCY);
       return sumAvailable(trx, owner, CURRENCY);
+    },
+
+    async lockBalances(trx, owners) {
+      if (!trx.isTransaction) throw new Error('balance locks are taken inside the caller transaction');
+      await lockKeys(trx, [
+        ...owners.map((owner) => pendingLockKey(owner, CURRENCY)),
+        ...owners.map((owner) => availableLockKey(owner, CURRENCY)),
+      ]);
+    },
+
+    async availableOf(trx, owners) {
+      const balances = await accountBalanceOf(trx, owners, 'merchant_available', CURRENCY);
+      return new Map([...balances].map(([key, balance]) => [key, -balance]));
+    },
+
+    pendingCreditsOf: (trx, owners, upTo) => findPendingCreditsOf(trx, owners, upTo),
+
+    async postReleases(trx, releases) {
+      const entries = releases.map((release) => {
+        const amount = parseAmount(release.amount, `release ${release.id}`);
+        return {
+          owner: { organizationId: release.organizationId, environment: release.environment },
+          sourceId: release.id,
+          postings: [
+            { account: 'merchant_pending' as const, amount },
+            { account: 'merchant_available' as const, amount: -amount },
+          ],
+        };
+      });
+      const written = await insertEntriesWithPostings(
+        trx,
+        'settlement_batch',
+        entries,
+        CURRENCY,
+        clock.now(),
+      );
+      if (written.size !== entries.length)
+        throw new Error(`${entries.length - written.size} release entries existed already`);
+    },
+
+    async postPayoutsCreated(trx, payouts) {
+      const entries = payouts.map((payout) => {
+        const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+        return {
+          owner: { organizationId: payout.organizationId, environment: payout.environment },
+          sourceId: payout.id,
+          postings: [
+            { account: 'merchant_available' as const, amount },
+            { account: 'merchant_in_transit' as const, amount: -amount },
+          ],
+        };
+      });
+      const written = await insertEntriesWithPostings(trx, 'payout_created', entries, CURRENCY, clock.now());
+      if (written.size !== entries.length)
+        throw new Error(`${entries.length - written.size} payout entries existed already`);
     },
 
     async balance(owner) {

@@ -45,6 +45,13 @@ export interface PayoutWallets {
     owner: PayoutOwner,
     walletId: string | undefined,
   ): Promise<{ ok: true; wallet: PayoutDestination } | { ok: false; reason: DestinationRefusal }>;
+  /**
+   * In the caller's transaction, for many owners at once (a settlement chunk): each owner's active
+   * default wallet (key `organizationId:environment`), as `destination(trx, owner, undefined)` answers
+   * when it finds no change due. An owner with a wallet change whose cool-down has passed is absent (its
+   * `destination` applies the change first), and so is one without an active default wallet.
+   */
+  defaultDestinations(trx: Trx, owners: readonly PayoutOwner[]): Promise<Map<string, PayoutDestination>>;
 }
 
 /** One line of `GET /v1/payouts/{id}/transactions`: a charge (with its fee) or a refund the payout carries. */
@@ -74,6 +81,8 @@ export interface PayoutContents {
    * payout now belong to this one (the transactions made available since the previous payout).
    */
   attach(trx: Trx, owner: PayoutOwner, payoutId: string): Promise<number>;
+  /** `attach` of many payouts (of distinct owners) in one statement. */
+  attachMany(trx: Trx, payouts: ReadonlyArray<PayoutOwner & { payoutId: string }>): Promise<number>;
   /** A failed or canceled payout gives its transactions back to the next payout. */
   detach(trx: Trx, payoutId: string): Promise<void>;
   /** The payout's transactions in keyset order (availableAt, id), `limit` at most, after `after` (an item id). */

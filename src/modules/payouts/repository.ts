@@ -14,6 +14,12 @@ export async function insert(trx: Trx, values: Insertable<PayoutsTable>): Promis
   return trx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
+/** Many new payouts in one statement (a settlement chunk's automatic payouts). */
+export async function insertMany(trx: Trx, values: Insertable<PayoutsTable>[]): Promise<PayoutRow[]> {
+  if (values.length === 0) return [];
+  return trx.insertInto('payouts').values(values).returningAll().execute();
+}
+
 export async function findVisible(db: Kdb, owner: PayoutOwner, id: string): Promise<PayoutRow | undefined> {
   return db
     .selectFrom('payouts')

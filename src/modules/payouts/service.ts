@@ -1,8 +1,9 @@
+import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Kdb, Trx } from '../../db/database.js';
 import { payoutsCreated } from '../../observability/metrics.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { Environment } from '../../db/schema.js';
+import type { Environment, PayoutsTable } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import {
@@ -12,6 +13,7 @@ import {
   lessSpread,
   minor,
   neededFor,
+  type Minor,
   parseRate,
 } from '../../shared/money.js';
 import { toPage, type CreatedWindow, type Cursor, type CursorCodec } from '../../shared/pagination.js';
@@ -47,6 +49,23 @@ export interface PayoutLedger {
   postPayoutCreated(trx: Trx, payout: LedgerPayout): Promise<PayoutDebit>;
   postPayoutPaid(trx: Trx, payout: LedgerPayout): Promise<{ created: boolean }>;
   postPayoutReturned(trx: Trx, payout: LedgerPayout): Promise<{ created: boolean }>;
+  /** `postPayoutCreated` of many new payouts, under the owners' locks taken by the caller. */
+  postPayoutsCreated(trx: Trx, payouts: readonly LedgerPayout[]): Promise<void>;
+}
+
+/**
+ * A settlement chunk's automatic payout, planned under the owner's available-balance lock before the
+ * chunk writes anything (`planAutomatic`), then made with the others of the chunk (`createPlanned`).
+ */
+export interface AutomaticPayoutPlan {
+  owner: PayoutOwner;
+  wallet: PayoutDestination;
+  /** TRY minor units leaving the available balance, USDT sent, the spread kept; the applied rate. */
+  covered: Minor<'TRY'>;
+  converted: Minor<'USDT'>;
+  spread: bigint;
+  spreadBps: number;
+  rate: string;
 }
 
 /** Why the settlement batch made no automatic payout. */
@@ -120,6 +139,30 @@ export interface PayoutService {
   ): Promise<
     { ok: true; payout: PayoutView } | { ok: false; reason: AutomaticPayoutRefusal; minimum?: string }
   >;
+
+  /**
+   * The set-based form of `createAutomatic` for a settlement chunk (docs/decisions/0041), in the caller's
+   * transaction, which holds the owners' available-balance locks: for each owner (key
+   * `organizationId:environment`) with `available` TRY (its balance under the lock plus what the chunk
+   * releases into it), the payout `createAutomatic` would make, or why it would make none. Writes
+   * nothing.
+   */
+  planAutomatic(
+    trx: Trx,
+    requests: ReadonlyArray<{ owner: PayoutOwner; available: bigint }>,
+    quote: RateQuote,
+  ): Promise<
+    Map<string, { ok: true; plan: AutomaticPayoutPlan } | { ok: false; reason: AutomaticPayoutRefusal }>
+  >;
+  /**
+   * Makes the planned payouts (ledger entries, payout rows, their contents attached, `payout.created`)
+   * in a few statements; throws (the caller's transaction rolls back) unless every one is new.
+   */
+  createPlanned(
+    trx: Trx,
+    plans: ReadonlyArray<AutomaticPayoutPlan & { description: string }>,
+    quote: RateQuote,
+  ): Promise<Map<string, PayoutView>>;
 
   /** Sets `submitted_at` once, before a rail is first asked to send; undefined when not pending or already set. */
   markSubmitting(payoutId: string): Promise<PayoutRow | undefined>;
@@ -401,23 +444,25 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     };
   }
 
-  /** Inserts a pending payout of `covered` TRY (`converted` USDT) and attaches what it carries; announced. */
-  async function insertPayout(
-    trx: Trx,
+  /** The row of a new pending payout of `covered` TRY (`converted` USDT) to `wallet` at `quote`. */
+  function payoutRowOf(
     owner: PayoutOwner & { keyId?: string },
     payout: {
       id: string;
       now: Date;
       wallet: PayoutDestination;
       quote: RateQuote;
-      conversion: ReturnType<typeof conversion>;
+      conversion: Pick<
+        ReturnType<typeof conversion>,
+        'converted' | 'covered' | 'spread' | 'spreadBps' | 'rate'
+      >;
       automatic: boolean;
       description: string | null;
       metadata: Record<string, string>;
     },
-  ): Promise<PayoutRow> {
+  ): Insertable<PayoutsTable> {
     const { now, wallet, quote, conversion: converted } = payout;
-    const row = await payouts.insert(trx, {
+    return {
       id: payout.id,
       organization_id: owner.organizationId,
       environment: owner.environment,
@@ -448,7 +493,25 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       updated_at: now,
       // The sandbox chain's submission queue takes it at once; the treasury waits for an operator.
       next_attempt_at: owner.environment === 'live' ? null : now,
-    });
+    };
+  }
+
+  /** Inserts a pending payout of `covered` TRY (`converted` USDT) and attaches what it carries; announced. */
+  async function insertPayout(
+    trx: Trx,
+    owner: PayoutOwner & { keyId?: string },
+    payout: {
+      id: string;
+      now: Date;
+      wallet: PayoutDestination;
+      quote: RateQuote;
+      conversion: ReturnType<typeof conversion>;
+      automatic: boolean;
+      description: string | null;
+      metadata: Record<string, string>;
+    },
+  ): Promise<PayoutRow> {
+    const row = await payouts.insert(trx, payoutRowOf(owner, payout));
     await deps.contents.attach(trx, owner, row.id);
     await announce(trx, row, 'payout.created');
     // Counted before the commit: a rolled-back creation is counted too (a rare over-count, never a miss).
@@ -536,6 +599,108 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
         metadata: {},
       });
       return { ok: true, payout: payoutView(row) };
+    },
+
+    async planAutomatic(trx, requests, quote) {
+      const owners = requests.map((request) => request.owner);
+      const wallets = await deps.wallets.defaultDestinations(trx, owners);
+      const minimums = new Map<string, bigint>();
+      const spreads = new Map<Environment, number>();
+      const plans = new Map<
+        string,
+        { ok: true; plan: AutomaticPayoutPlan } | { ok: false; reason: AutomaticPayoutRefusal }
+      >();
+      for (const { owner, available } of requests) {
+        const key = `${owner.organizationId}:${owner.environment}`;
+        const wallet = wallets.get(key);
+        if (!wallet) {
+          plans.set(key, { ok: false, reason: 'no_default_wallet' });
+          continue;
+        }
+        if (available <= 0n) {
+          plans.set(key, { ok: false, reason: 'nothing_available' });
+          continue;
+        }
+        const minimumKey = `${wallet.network}:${owner.environment}`;
+        let minimum = minimums.get(minimumKey);
+        if (minimum === undefined) {
+          minimum = BigInt(await payouts.minimumFor(trx, wallet.network, owner.environment));
+          minimums.set(minimumKey, minimum);
+        }
+        let spreadBps = spreads.get(owner.environment);
+        if (spreadBps === undefined) {
+          spreadBps = await spreadOf(trx, owner.environment);
+          spreads.set(owner.environment, spreadBps);
+        }
+        const converted = conversion(available, quote, spreadBps);
+        if (available < minimum || converted.converted === 0n) {
+          plans.set(key, { ok: false, reason: 'below_minimum' });
+          continue;
+        }
+        plans.set(key, {
+          ok: true,
+          plan: {
+            owner,
+            wallet,
+            covered: converted.covered,
+            converted: converted.converted,
+            spread: converted.spread,
+            spreadBps: converted.spreadBps,
+            rate: converted.rate,
+          },
+        });
+      }
+      return plans;
+    },
+
+    async createPlanned(trx, plans, quote) {
+      if (plans.length === 0) return new Map();
+      const now = clock.now();
+      const made = plans.map((plan) => ({ ...plan, id: newId('po', now) }));
+      await deps.ledger.postPayoutsCreated(
+        trx,
+        made.map((plan) => ({
+          id: plan.id,
+          amount: formatMinor(plan.covered),
+          spread: plan.spread.toString(),
+          ...plan.owner,
+        })),
+      );
+      const rows = await payouts.insertMany(
+        trx,
+        made.map((plan) =>
+          payoutRowOf(plan.owner, {
+            id: plan.id,
+            now,
+            wallet: plan.wallet,
+            quote,
+            conversion: plan,
+            automatic: true,
+            description: plan.description,
+            metadata: {},
+          }),
+        ),
+      );
+      if (rows.length !== made.length) throw new Error('a planned payout was not inserted');
+      await deps.contents.attachMany(
+        trx,
+        rows.map((row) => ({ ...ownerOfRow(row), payoutId: row.id })),
+      );
+      const views = new Map(
+        rows.map((row) => [`${row.organization_id}:${row.environment}`, payoutView(row)]),
+      );
+      await deps.events.recordMany(
+        trx,
+        rows.map((row) => ({
+          organizationId: row.organization_id,
+          environment: row.environment,
+          type: 'payout.created' as const,
+          resourceId: row.id,
+          data: views.get(`${row.organization_id}:${row.environment}`) ?? payoutView(row),
+        })),
+      );
+      for (const row of rows) payoutsCreated.inc({ environment: row.environment, kind: 'automatic' });
+      return views;
     },
 
     async retrieve(owner, id) {

@@ -21,6 +21,7 @@ import {
   type BusinessCalendar,
   type BusinessDate,
 } from './calendar.js';
+import { CHUNK_OWNERS, createChunkSettler, type ChunkLedger, type ChunkPayouts } from './chunk.js';
 import * as settlement from './repository.js';
 import { statementContent, statementHash, type Statement } from './statement.js';
 import {
@@ -38,7 +39,9 @@ import {
  * rate quoted for it, or carries it (the reason on the batch), or holds it while there is no usable rate.
  * Every step is idempotent: the batch is unique per owner and business date, the payout phase moves the
  * batch row under its lock in the transaction that creates the payout, so a run repeated after a crash at
- * any point resumes where it stopped and never pays twice.
+ * any point resumes where it stopped and never pays twice. A run settles the plain case first in
+ * set-based chunks of owners (chunk.ts, docs/decisions/0041-settlement-chunks.md), one transaction each,
+ * and every other owner through these per-owner steps.
  */
 
 /** What the payout phase needs of the payouts module (given in src/services.ts). */
@@ -69,8 +72,8 @@ export interface BatchDeps {
   clock: Clock;
   logger: Logger;
   settlement: Pick<SettlementService, 'release'>;
-  payouts: BatchPayouts;
-  ledger: BatchLedger;
+  payouts: BatchPayouts & ChunkPayouts;
+  ledger: BatchLedger & ChunkLedger;
   events: EventRecorder;
   audit: AuditLog;
   alerts: { raise(trx: Kdb, alert: NewOperatorAlert): Promise<boolean> };
@@ -84,8 +87,9 @@ export interface BatchDeps {
   cutoffOf?: (businessDate: BusinessDate) => Date;
   calendar?: BusinessCalendar;
   /**
-   * Owners a run settles at once (`SETTLEMENT_CONCURRENCY`, default 4): each owner's steps take only its
-   * own locks, so owners proceed side by side on the pool's connections. 1 settles one after another.
+   * Chunks of owners (chunk.ts), then single owners, a run settles at once (`SETTLEMENT_CONCURRENCY`,
+   * default 4): each takes only its own owners' locks, so they proceed side by side on the pool's
+   * connections. 1 settles one after another.
    */
   concurrency?: number;
 }
@@ -274,6 +278,7 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
   const calendar = deps.calendar ?? createBusinessCalendar();
   const cutoffOf = deps.cutoffOf ?? ((date: BusinessDate) => new Date(`${date}T03:00:00.000Z`));
   const concurrency = Math.max(1, deps.concurrency ?? 4);
+  const chunks = createChunkSettler(deps);
 
   /** A run's quotes: one per environment, asked again after `RUN_QUOTE_REUSE_MS`; a failure is not kept. */
   function runQuotes(): QuoteOf {
@@ -531,8 +536,39 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
           environment: open.environment,
         });
       const quoteOf = runQuotes();
+      // The set-based path first (chunk.ts): chunks of owners in key order, each in one transaction; the
+      // owners a chunk leaves (held, carried, reserves, refund debt, a batch already made) or a failed
+      // chunk's go through the per-owner path below.
+      const sorted = [...owners.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
+      const pieces: PayoutOwner[][] = [];
+      for (let start = 0; start < sorted.length; start += CHUNK_OWNERS)
+        pieces.push(sorted.slice(start, start + CHUNK_OWNERS));
+      const rest: PayoutOwner[] = [];
       await pMap(
-        owners.values(),
+        pieces,
+        async (piece) => {
+          if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
+          try {
+            const quotes = new Map<Environment, Quoted>();
+            for (const environment of new Set(piece.map((owner) => owner.environment)))
+              quotes.set(environment, await quoteOf(environment));
+            const outcome = await chunks.settleChunk(piece, { cutoff, businessDate }, quotes);
+            report.owners += outcome.settled.size;
+            report.paidOut += outcome.settled.size;
+            for (let i = 0; i < outcome.settled.size; i++) settlementOutcomes.inc({ outcome: 'paid_out' });
+            rest.push(...outcome.rest);
+          } catch (error) {
+            logger.error(
+              { err: error, owners: piece.length, businessDate },
+              'a settlement chunk failed; its owners are settled one by one',
+            );
+            rest.push(...piece);
+          }
+        },
+        { concurrency, stopOnError: true },
+      );
+      await pMap(
+        rest,
         async (owner) => {
           if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
           report.owners += 1;

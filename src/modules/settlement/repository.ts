@@ -81,6 +81,22 @@ export async function attachUnpaid(trx: Trx, owner: PayoutOwner, payoutId: strin
   return Number(result.numUpdatedRows);
 }
 
+/** `attachUnpaid` of many payouts of distinct owners, in one statement. */
+export async function attachUnpaidMany(
+  trx: Trx,
+  payouts: ReadonlyArray<PayoutOwner & { payoutId: string }>,
+): Promise<number> {
+  if (payouts.length === 0) return 0;
+  const list = JSON.stringify(
+    payouts.map((payout) => ({ o: payout.organizationId, e: payout.environment, p: payout.payoutId })),
+  );
+  const result = await sql`
+    update settlement_items s set payout_id = w.p
+    from jsonb_to_recordset(${list}::jsonb) as w (o text, e text, p text)
+    where s.organization_id = w.o and s.environment = w.e and s.payout_id is null`.execute(trx);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
 export async function detach(trx: Trx, payoutId: string): Promise<void> {
   await trx
     .updateTable('settlement_items')
@@ -392,4 +408,140 @@ export async function latestCreditCutoff(db: Kdb, owner: PayoutOwner): Promise<D
     .where('net', '>', '0')
     .executeTakeFirst();
   return row?.cutoff == null ? undefined : new Date(row.cutoff);
+}
+
+// The set-based forms of a settlement chunk (docs/decisions/0041-settlement-chunks.md).
+
+const ownerList = (owners: readonly PayoutOwner[]) =>
+  JSON.stringify(owners.map((owner) => ({ o: owner.organizationId, e: owner.environment })));
+
+/** `lockOwner` of every owner, in the order given (the caller sorts them), in one statement. */
+export async function lockOwners(trx: Trx, owners: readonly PayoutOwner[]): Promise<void> {
+  if (owners.length === 0) return;
+  const keys = JSON.stringify(
+    owners.map((owner) => `settlement:${owner.organizationId}:${owner.environment}`),
+  );
+  await sql`select count(pg_advisory_xact_lock(hashtextextended(t.key, 0)))
+    from jsonb_array_elements_text(${keys}::jsonb) with ordinality as t (key, n)`.execute(trx);
+}
+
+/** The owners (key `organizationId:environment`) that have a batch of this business date. */
+export async function ownersWithBatchOn(
+  db: Kdb,
+  owners: readonly PayoutOwner[],
+  businessDate: string,
+): Promise<Set<string>> {
+  if (owners.length === 0) return new Set();
+  const rows = await sql<{ organization_id: string; environment: string }>`
+    select b.organization_id, b.environment
+    from jsonb_to_recordset(${ownerList(owners)}::jsonb) as w (o text, e text)
+    join settlement_batches b
+      on b.organization_id = w.o and b.environment = w.e and b.business_date = ${businessDate}`.execute(db);
+  return new Set(rows.rows.map((row) => `${row.organization_id}:${row.environment}`));
+}
+
+/** `latestCreditCutoff` of every owner (absent: none). */
+export async function latestCreditCutoffs(
+  db: Kdb,
+  owners: readonly PayoutOwner[],
+): Promise<Map<string, Date>> {
+  if (owners.length === 0) return new Map();
+  const rows = await sql<{ organization_id: string; environment: string; cutoff: Date }>`
+    select b.organization_id, b.environment, max(b.cutoff) as cutoff
+    from jsonb_to_recordset(${ownerList(owners)}::jsonb) as w (o text, e text)
+    join settlement_batches b on b.organization_id = w.o and b.environment = w.e and b.net > 0
+    group by b.organization_id, b.environment`.execute(db);
+  return new Map(rows.rows.map((row) => [`${row.organization_id}:${row.environment}`, new Date(row.cutoff)]));
+}
+
+/** The owners (of these) with a reserve due by `businessDate` and not yet released. */
+export async function ownersWithDueReservesOf(
+  db: Kdb,
+  owners: readonly PayoutOwner[],
+  businessDate: string,
+): Promise<Set<string>> {
+  if (owners.length === 0) return new Set();
+  const rows = await dueReserveBatches(db, businessDate)
+    .select(['b.organization_id', 'b.environment'])
+    .distinct()
+    .where('b.organization_id', 'in', [...new Set(owners.map((owner) => owner.organizationId))])
+    .execute();
+  return new Set(rows.map((row) => `${row.organization_id}:${row.environment}`));
+}
+
+export async function settingsOf(
+  db: Kdb,
+  organizationIds: readonly string[],
+): Promise<Map<string, SettingsRow>> {
+  if (organizationIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('settlement_settings')
+    .selectAll()
+    .where('organization_id', 'in', [...organizationIds])
+    .execute();
+  return new Map(rows.map((row) => [row.organization_id, row]));
+}
+
+/** `releasedSources` for any number of sources, in one statement. */
+export async function releasedSourcesOf(trx: Trx, sourceIds: readonly string[]): Promise<Set<string>> {
+  if (sourceIds.length === 0) return new Set();
+  const rows = await sql<{ source_id: string }>`
+    select s.source_id from settlement_items s
+    where s.source_id in (select jsonb_array_elements_text(${JSON.stringify(sourceIds)}::jsonb))`.execute(
+    trx,
+  );
+  return new Set(rows.rows.map((row) => row.source_id));
+}
+
+/** `latestStatement` of every owner (absent: no statement yet). */
+export async function latestStatements(
+  db: Kdb,
+  owners: readonly PayoutOwner[],
+): Promise<Map<string, { statement_seq: number; statement_hash: string }>> {
+  if (owners.length === 0) return new Map();
+  const rows = await sql<{ o: string; e: string; statement_seq: number; statement_hash: string }>`
+    select w.o, w.e, h.statement_seq, h.statement_hash
+    from jsonb_to_recordset(${ownerList(owners)}::jsonb) as w (o text, e text)
+    cross join lateral (
+      select s.statement_seq, s.statement_hash from settlement_batches s
+      where s.organization_id = w.o and s.environment = w.e and s.statement_seq is not null
+      order by s.statement_seq desc limit 1
+    ) h`.execute(db);
+  return new Map(
+    rows.rows.map((row) => [
+      `${row.o}:${row.e}`,
+      { statement_seq: Number(row.statement_seq), statement_hash: row.statement_hash },
+    ]),
+  );
+}
+
+/**
+ * New batches in their final state, in one statement; ON CONFLICT on the batch's unique key (owner and
+ * business date) does nothing, and the caller checks that every one was inserted.
+ */
+export async function insertBatches(
+  trx: Trx,
+  batches: Insertable<SettlementBatchesTable>[],
+): Promise<BatchRow[]> {
+  if (batches.length === 0) return [];
+  return trx
+    .insertInto('settlement_batches')
+    .values(batches)
+    .onConflict((conflict) =>
+      conflict.columns(['organization_id', 'environment', 'business_date']).doNothing(),
+    )
+    .returningAll()
+    .execute();
+}
+
+/** Many items in one statement (the rows as JSON, typed by the table). */
+export async function insertItemsMany(trx: Trx, items: Insertable<SettlementItemsTable>[]): Promise<number> {
+  if (items.length === 0) return 0;
+  const result = await sql`
+    insert into settlement_items (id, batch_id, organization_id, environment, type, source_id, charge_id,
+      merchant_reference, amount, fee, net, occurred_at, available_at, payout_id)
+    select id, batch_id, organization_id, environment, type, source_id, charge_id, merchant_reference,
+      amount, fee, net, occurred_at, available_at, payout_id
+    from jsonb_populate_recordset(null::settlement_items, ${JSON.stringify(items)}::jsonb)`.execute(trx);
+  return Number(result.numAffectedRows ?? 0n);
 }

@@ -190,6 +190,7 @@ export function createSettlementService(deps: {
 
   const payoutContents: PayoutContents = {
     attach: (trx, owner, payoutId) => settlement.attachUnpaid(trx, owner, payoutId),
+    attachMany: (trx, payouts) => settlement.attachUnpaidMany(trx, payouts),
     detach: (trx, payoutId) => settlement.detach(trx, payoutId),
     async list(payoutId, page) {
       const after = page.after === undefined ? undefined : await settlement.findItem(db, page.after);

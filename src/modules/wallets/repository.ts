@@ -301,3 +301,30 @@ export async function upsertCooldown(
     )
     .execute();
 }
+
+/**
+ * Of these owners, those with a change whose cool-down has passed (`lockDueChanges` would apply it), and
+ * each other owner's default wallet, in two statements (a settlement chunk).
+ */
+export async function defaultWalletsOf(
+  db: Kdb,
+  owners: readonly WalletOwner[],
+  now: Date,
+): Promise<{ changeDue: Set<string>; defaults: WalletRow[] }> {
+  if (owners.length === 0) return { changeDue: new Set(), defaults: [] };
+  const organizations = [...new Set(owners.map((owner) => owner.organizationId))];
+  const due = await db
+    .selectFrom('wallet_changes')
+    .select(['organization_id', 'environment'])
+    .where('status', '=', 'cooling_down')
+    .where('effective_at', '<=', now)
+    .where('organization_id', 'in', organizations)
+    .execute();
+  const defaults = await db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('organization_id', 'in', organizations)
+    .where('is_default', '=', true)
+    .execute();
+  return { changeDue: new Set(due.map((row) => `${row.organization_id}:${row.environment}`)), defaults };
+}

@@ -583,6 +583,18 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
       return { ok: true, wallet: { walletId: wallet.id, network: wallet.network, address: wallet.address } };
     },
 
+    async defaultDestinations(trx, owners) {
+      const { changeDue, defaults } = await repo.defaultWalletsOf(trx, owners, clock.now());
+      const wanted = new Set(owners.map((owner) => `${owner.organizationId}:${owner.environment}`));
+      const found = new Map<string, { walletId: string; network: WalletRow['network']; address: string }>();
+      for (const wallet of defaults) {
+        const key = `${wallet.organization_id}:${wallet.environment}`;
+        if (!wanted.has(key) || changeDue.has(key) || wallet.status !== 'active') continue;
+        found.set(key, { walletId: wallet.id, network: wallet.network, address: wallet.address });
+      }
+      return found;
+    },
+
     async listChanges({ status, limit }) {
       const rows = await repo.listChanges(db, {
         statuses: status ? [status] : ['awaiting_confirmation', 'cooling_down'],

@@ -1,0 +1,361 @@
+import type { Logger } from 'pino';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { canonicalJson } from '../../shared/canonical-json.js';
+import { newId } from '../../shared/ids.js';
+import type { Result } from '../../shared/result.js';
+import { chargeReferences } from '../charges/service.js';
+import type { EventRecorder } from '../events/service.js';
+import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
+import type { PayoutOwner } from '../payouts/ports.js';
+import type { RateQuote } from '../payouts/rates.js';
+import type { AutomaticPayoutPlan, AutomaticPayoutRefusal } from '../payouts/service.js';
+import { refundChargeIds } from '../refunds/service.js';
+import type { BusinessDate } from './calendar.js';
+import * as settlement from './repository.js';
+import { batchView } from './service.js';
+import { statementContent, statementHash } from './statement.js';
+
+/**
+ * The set-based path of a settlement run (docs/decisions/0041-settlement-chunks.md): a chunk of a few
+ * hundred owners released and paid out in one transaction of a fixed number of statements, instead of
+ * some forty statements in two transactions per owner. It settles only the owners whose batch is the
+ * plain case, decided under their locks before anything is written: no batch of the date yet, credits
+ * whose net is positive, no reserve (none set, none due), the daily schedule, no carry notice to clear,
+ * an active default wallet with no change due, and a balance the payout engine would pay out at the
+ * run's rate. Every other owner is left untouched and answered back: the run settles it through the
+ * per-owner path (`settleOwner`), which carries, holds, nets refund debt and releases reserves.
+ *
+ * Exactly once holds as on the per-owner path: the chunk takes each owner's settlement lock (the one
+ * `release` and the payout phase take) in a fixed order before it reads, skips an owner with a batch of
+ * the date, and inserts its batches with ON CONFLICT on their unique key, checking that each was new. The
+ * chunk commits whole or not at all: a crash anywhere leaves nothing of it, and the next run does it again.
+ */
+
+/** What the chunk needs of the ledger. */
+export interface ChunkLedger {
+  lockBalances(trx: Trx, owners: readonly LedgerOwner[]): Promise<void>;
+  availableOf(trx: Trx, owners: readonly LedgerOwner[]): Promise<Map<string, bigint>>;
+  pendingCreditsOf(
+    trx: Trx,
+    owners: ReadonlyArray<LedgerOwner & { after: Date }>,
+    upTo: Date,
+  ): Promise<Array<PendingCredit & LedgerOwner>>;
+  postReleases(
+    trx: Trx,
+    releases: ReadonlyArray<{ id: string; amount: string } & LedgerOwner>,
+  ): Promise<void>;
+}
+
+/** What the chunk needs of the payouts module. */
+export interface ChunkPayouts {
+  planAutomatic(
+    trx: Trx,
+    requests: ReadonlyArray<{ owner: PayoutOwner; available: bigint }>,
+    quote: RateQuote,
+  ): Promise<
+    Map<string, { ok: true; plan: AutomaticPayoutPlan } | { ok: false; reason: AutomaticPayoutRefusal }>
+  >;
+  createPlanned(
+    trx: Trx,
+    plans: ReadonlyArray<AutomaticPayoutPlan & { description: string }>,
+    quote: RateQuote,
+  ): Promise<Map<string, { id: string; amount: string; payoutAmount: string; rate: { value: string } }>>;
+}
+
+export interface ChunkDeps {
+  db: Kdb;
+  clock: Clock;
+  logger: Logger;
+  ledger: ChunkLedger;
+  payouts: ChunkPayouts;
+  events: EventRecorder;
+}
+
+export interface ChunkOutcome {
+  /** The owners this chunk settled (key `organizationId:environment`), with their paid-out batch. */
+  settled: Map<string, settlement.BatchRow>;
+  /** The owners it left for the per-owner path, in the order given. */
+  rest: PayoutOwner[];
+}
+
+/** Owners in one chunk's transaction. */
+export const CHUNK_OWNERS = 200;
+/** Ids per statement when a list is passed as parameters (far below PostgreSQL's 65 535). */
+const IDS_PER_STATEMENT = 10_000;
+/** As `service.ts`: how far before an owner's previous batch's cutoff its release looks again. */
+const LATE_COMMIT_WINDOW_MS = 3_600_000;
+
+const keyOf = (owner: PayoutOwner) => `${owner.organizationId}:${owner.environment}`;
+
+async function inPieces<K, V>(
+  ids: readonly K[],
+  read: (piece: K[]) => Promise<Map<K, V>>,
+): Promise<Map<K, V>> {
+  const all = new Map<K, V>();
+  for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT)
+    for (const [key, value] of await read(ids.slice(start, start + IDS_PER_STATEMENT))) all.set(key, value);
+  return all;
+}
+
+export function createChunkSettler(deps: ChunkDeps) {
+  const { db, clock } = deps;
+
+  /**
+   * Settles what it can of `owners` (sorted by the caller) as the batch of `businessDate`, in one
+   * transaction. `quotes`: the run's rate per environment, asked before the transaction.
+   */
+  async function settleChunk(
+    owners: readonly PayoutOwner[],
+    options: { cutoff: Date; businessDate: BusinessDate },
+    quotes: ReadonlyMap<Environment, Result<RateQuote, { code: string }>>,
+  ): Promise<ChunkOutcome> {
+    const quoteOf = (owner: PayoutOwner) => {
+      const quoted = quotes.get(owner.environment);
+      return quoted?.ok ? quoted.value : undefined;
+    };
+    const quoted = owners.filter((owner) => quoteOf(owner) !== undefined);
+    const settled = await db.transaction().execute(async (trx) => {
+      // Locks first, in the owners' order: the settlement locks (release and payout phase), then the
+      // pending and available balance locks (the ledger's writers'): the per-owner path takes them in
+      // the same classes in the same order, one owner at a time.
+      await settlement.lockOwners(trx, quoted);
+      await deps.ledger.lockBalances(trx, quoted);
+      const organizations = [...new Set(quoted.map((owner) => owner.organizationId))];
+      const [batched, settings, reserved] = [
+        await settlement.ownersWithBatchOn(trx, quoted, options.businessDate),
+        await settlement.settingsOf(trx, organizations),
+        await settlement.ownersWithDueReservesOf(trx, quoted, options.businessDate),
+      ];
+      let candidates = quoted.filter((owner) => {
+        const key = keyOf(owner);
+        if (batched.has(key) || reserved.has(key)) return false;
+        const row = settings.get(owner.organizationId);
+        if (!row) return true;
+        const notice = owner.environment === 'live' ? row.carry_notice_live : row.carry_notice_sandbox;
+        return row.payout_schedule === 'daily' && row.reserve_bps === 0 && notice === null;
+      });
+      if (candidates.length === 0) return new Map<string, settlement.BatchRow>();
+
+      // Each owner's credits since its last batch that released credits (as `release` reads them).
+      const previous = await settlement.latestCreditCutoffs(trx, candidates);
+      const afterOf = (owner: PayoutOwner) => {
+        const cutoff = previous.get(keyOf(owner));
+        return cutoff ? cutoff.getTime() - LATE_COMMIT_WINDOW_MS : 0;
+      };
+      const credits = await deps.ledger.pendingCreditsOf(
+        trx,
+        candidates.map((owner) => ({ ...owner, after: new Date(afterOf(owner)) })),
+        options.cutoff,
+      );
+      const released = new Set<string>();
+      const sourceIds = credits.map((credit) => credit.sourceId);
+      for (let start = 0; start < sourceIds.length; start += IDS_PER_STATEMENT * 5)
+        for (const id of await settlement.releasedSourcesOf(
+          trx,
+          sourceIds.slice(start, start + IDS_PER_STATEMENT * 5),
+        ))
+          released.add(id);
+      const fresh = new Map<string, PendingCredit[]>();
+      for (const credit of credits) {
+        if (released.has(credit.sourceId)) continue;
+        const key = keyOf(credit);
+        const list = fresh.get(key) ?? [];
+        list.push(credit);
+        fresh.set(key, list);
+      }
+      const netOf = (key: string) => (fresh.get(key) ?? []).reduce((total, c) => total + BigInt(c.net), 0n);
+      // Nothing new, or refunds exceed the new credits (a debt): the per-owner path says so.
+      candidates = candidates.filter((owner) => netOf(keyOf(owner)) > 0n);
+      if (candidates.length === 0) return new Map<string, settlement.BatchRow>();
+
+      // The payout each would make: on its balance under the lock plus what this batch releases.
+      const available = await deps.ledger.availableOf(trx, candidates);
+      const plans: Array<AutomaticPayoutPlan & { description: string }> = [];
+      for (const environment of ['live', 'sandbox'] as const) {
+        const ofEnvironment = candidates.filter((owner) => owner.environment === environment);
+        const quote = ofEnvironment[0] && quoteOf(ofEnvironment[0]);
+        if (!quote) continue;
+        const planned = await deps.payouts.planAutomatic(
+          trx,
+          ofEnvironment.map((owner) => ({
+            owner,
+            available: (available.get(keyOf(owner)) ?? 0n) + netOf(keyOf(owner)),
+          })),
+          quote,
+        );
+        for (const owner of ofEnvironment) {
+          const plan = planned.get(keyOf(owner));
+          if (plan?.ok) plans.push({ ...plan.plan, description: `Settlement of ${options.businessDate}` });
+        }
+      }
+      if (plans.length === 0) return new Map<string, settlement.BatchRow>();
+      const settling = plans.map((plan) => plan.owner);
+
+      // The release: batches, items, ledger entries (as `release` writes them, for every owner at once).
+      const lines = settling.flatMap((owner) => fresh.get(keyOf(owner)) ?? []);
+      const refundIds = lines.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);
+      const chargeOfRefund = await inPieces(refundIds, (piece) => refundChargeIds(trx, piece));
+      const chargeIdOf = (credit: PendingCredit) =>
+        credit.kind === 'refund' ? (chargeOfRefund.get(credit.sourceId) ?? credit.sourceId) : credit.sourceId;
+      const references = await inPieces([...new Set(lines.map(chargeIdOf))], (piece) =>
+        chargeReferences(trx, piece),
+      );
+      const heads = await settlement.latestStatements(trx, settling);
+      const now = clock.now();
+      const batchIds = new Map(settling.map((owner) => [keyOf(owner), newId('stl', now)]));
+      await deps.ledger.postReleases(
+        trx,
+        settling.map((owner) => ({
+          id: batchIds.get(keyOf(owner)) ?? '',
+          amount: netOf(keyOf(owner)).toString(),
+          ...owner,
+        })),
+      );
+      const quoteByEnvironment = (environment: Environment) => {
+        const quote = quotes.get(environment);
+        if (!quote?.ok) throw new Error(`no quote for ${environment}`);
+        return quote.value;
+      };
+      const payouts = new Map<
+        string,
+        { id: string; amount: string; payoutAmount: string; rate: { value: string } }
+      >();
+      for (const environment of ['live', 'sandbox'] as const) {
+        const ofEnvironment = plans.filter((plan) => plan.owner.environment === environment);
+        if (ofEnvironment.length === 0) continue;
+        for (const [key, view] of await deps.payouts.createPlanned(
+          trx,
+          ofEnvironment,
+          quoteByEnvironment(environment),
+        ))
+          payouts.set(key, view);
+      }
+
+      const batches: Parameters<typeof settlement.insertBatches>[1] = [];
+      const items: settlement.ItemRow[] = [];
+      const itemsOf = new Map<string, settlement.ItemRow[]>();
+      const expected = new Map<string, string>();
+      for (const owner of settling) {
+        const key = keyOf(owner);
+        const ownLines = fresh.get(key) ?? [];
+        const payout = payouts.get(key);
+        if (!payout) throw new Error(`the planned payout of ${key} was not made`);
+        const quote = quoteByEnvironment(owner.environment);
+        const id = batchIds.get(key) ?? '';
+        const sum = (pick: (credit: PendingCredit) => bigint) =>
+          ownLines.reduce((total, credit) => total + pick(credit), 0n);
+        const ownItems = ownLines.map((credit): settlement.ItemRow => ({
+          id: newId('txn', now),
+          batch_id: id,
+          organization_id: owner.organizationId,
+          environment: owner.environment,
+          type: credit.kind === 'refund' ? ('refund' as const) : ('charge' as const),
+          source_id: credit.sourceId,
+          charge_id: chargeIdOf(credit),
+          merchant_reference: references.get(chargeIdOf(credit)) ?? null,
+          amount: credit.gross,
+          fee: credit.fee,
+          net: credit.net,
+          occurred_at: credit.createdAt,
+          available_at: now,
+          payout_id: payout.id,
+        }));
+        items.push(...ownItems);
+        itemsOf.set(id, ownItems);
+        const head = heads.get(key);
+        const release: settlement.BatchRow = {
+          id,
+          organization_id: owner.organizationId,
+          environment: owner.environment,
+          business_date: options.businessDate,
+          origin: 'schedule',
+          cutoff: options.cutoff,
+          status: 'paid_out',
+          gross: sum((credit) => (credit.kind === 'charge_succeeded' ? BigInt(credit.gross) : 0n)).toString(),
+          fees: sum((credit) => BigInt(credit.fee)).toString(),
+          refunds: sum((credit) => (credit.kind === 'refund' ? -BigInt(credit.gross) : 0n)).toString(),
+          net: netOf(key).toString(),
+          item_count: ownLines.length,
+          reserve_held: '0',
+          reserve_release_date: null,
+          reserve_released: '0',
+          payout_id: payout.id,
+          carry_reason: null,
+          hold_reason: null,
+          rate: payout.rate.value,
+          rate_source: quote.source,
+          rate_at: quote.at,
+          payout_amount: payout.amount,
+          payout_usdt: payout.payoutAmount,
+          payout_attempts: 1,
+          statement_seq: (head?.statement_seq ?? 0) + 1,
+          statement_hash: null,
+          previous_hash: head?.statement_hash ?? null,
+          created_at: now,
+          updated_at: now,
+        };
+        const content = statementContent(
+          release,
+          {
+            status: 'paid_out',
+            carryReason: null,
+            rate: { value: payout.rate.value, source: quote.source, at: quote.at },
+            payout: { id: payout.id, amount: payout.amount, payoutAmount: payout.payoutAmount },
+            sequence: release.statement_seq ?? 0,
+          },
+          ownItems,
+          [],
+        );
+        expected.set(id, canonicalJson(content));
+        batches.push({ ...release, statement_hash: statementHash(release.previous_hash, content) });
+      }
+      const inserted = await settlement.insertBatches(trx, batches);
+      if (inserted.length !== batches.length)
+        throw new Error(`${batches.length - inserted.length} batches of the chunk existed already`);
+      // The statement of each batch as verification will rebuild it from the stored row: the same.
+      for (const row of inserted) {
+        const ownItems = itemsOf.get(row.id) ?? [];
+        const again = statementContent(
+          row,
+          {
+            status: 'paid_out',
+            carryReason: null,
+            rate:
+              row.rate !== null && row.rate_source !== null && row.rate_at !== null
+                ? { value: row.rate, source: row.rate_source, at: row.rate_at }
+                : null,
+            payout: {
+              id: row.payout_id ?? '',
+              amount: row.payout_amount ?? '',
+              payoutAmount: row.payout_usdt ?? '',
+            },
+            sequence: row.statement_seq ?? 0,
+          },
+          ownItems,
+          [],
+        );
+        if (canonicalJson(again) !== expected.get(row.id))
+          throw new Error(`settlement batch ${row.id}: its stored row does not give the statement hashed`);
+      }
+      const written = await settlement.insertItemsMany(trx, items);
+      if (written !== items.length) throw new Error('the items of the chunk were not all written');
+      await deps.events.recordMany(
+        trx,
+        inserted.map((row) => ({
+          organizationId: row.organization_id,
+          environment: row.environment,
+          type: 'balance.settled' as const,
+          resourceId: row.id,
+          data: batchView(row) as unknown as Record<string, unknown>,
+        })),
+      );
+      return new Map(inserted.map((row) => [`${row.organization_id}:${row.environment}`, row]));
+    });
+    deps.logger.debug({ owners: owners.length, settled: settled.size }, 'settlement chunk committed');
+    return { settled, rest: owners.filter((owner) => !settled.has(keyOf(owner))) };
+  }
+
+  return { settleChunk };
+}
