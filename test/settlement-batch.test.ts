@@ -732,6 +732,10 @@ describe('owners side by side', () => {
     for (const report of reports) expect(report).toMatchObject({ failed: 0, held: 0 });
     expect(reports.reduce((total, report) => total + report.paidOut, 0)).toBe(6);
     expect(reports.reduce((total, report) => total + report.carried, 0)).toBe(3);
+    // The six plain owners (a default wallet, nothing held back) went through the set-based chunks
+    // (chunk.ts), not the per-owner fallback, and no chunk failed.
+    expect(reports.reduce((total, report) => total + report.chunked, 0)).toBe(6);
+    for (const report of reports) expect(report.chunksFailed).toBe(0);
 
     const rates = new Set<string>();
     for (const [i, merchant] of merchants.entries()) {

@@ -38,6 +38,11 @@ const DayReportSchema = Type.Object(
     held: Type.Integer({ description: 'Batches waiting for a usable rate; the daily job retries them.' }),
     unchanged: Type.Integer({ description: 'Batches of the date an earlier run had already ended.' }),
     failed: Type.Integer({ description: 'Owners whose batch failed (logged); run the date again.' }),
+    chunked: Type.Integer({ description: 'Of paidOut, the owners settled by a set-based chunk (ADR 0041).' }),
+    chunksFailed: Type.Integer({
+      description:
+        'Chunks rolled back and settled one owner at a time instead (logged at error level): 0 on a healthy run.',
+    }),
   },
   { description: 'What one run of a business date did.' },
 );
