@@ -33,6 +33,8 @@ const RETRY: RetryPolicy = { schedule: RETRY_SCHEDULE_MS, jitter: JITTER, maxAtt
 export const RETENTION_MS = 30 * DAY;
 /** Outcomes written in one transaction at most. */
 const WRITE_BATCH = 200;
+/** How long the first outcome of a write waits for others to join it. */
+const WRITE_GATHER_MS = 2;
 /** How soon a pump with attempts in flight looks again for deliveries that became due. */
 const BUSY_POLL_MS = 100;
 
@@ -97,6 +99,56 @@ interface Claimed {
   previousSecret: string | null;
 }
 
+/**
+ * The due deliveries a claim may take, locked (FOR UPDATE SKIP LOCKED) in the caller's transaction: the
+ * earliest due first, at most `perEndpoint` of each enabled endpoint, none of the `capped` endpoints. The
+ * endpoints with pending deliveries are found by a skip scan of `webhook_deliveries_endpoint_due_idx`
+ * (one probe each) and each one's earliest due read from the same index, so the cost follows the number
+ * of such endpoints, not the backlog (ADR 0036). Each ORDER BY is the index's own order, so that no other
+ * index of the table (by endpoint and creation, say) can stand in for it whatever the statistics say.
+ */
+export function dueCandidates(trx: Trx, options: DueOptions) {
+  return dueCandidatesQuery(options).execute(trx);
+}
+
+interface DueOptions {
+  now: Date;
+  perEndpoint: number;
+  capped: readonly string[];
+  slots: number;
+}
+
+/** The statement of `dueCandidates` (the benchmark explains it). */
+export function dueCandidatesQuery(options: DueOptions) {
+  const { now, perEndpoint, capped, slots } = options;
+  return sql<{ id: string; endpoint_id: string }>`
+    with recursive pending_endpoints (id) as (
+      (select endpoint_id from webhook_deliveries where status = 'pending'
+       order by endpoint_id, next_attempt_at, id limit 1)
+      union all
+      select (select d.endpoint_id from webhook_deliveries d
+              where d.status = 'pending' and d.endpoint_id > p.id
+              order by d.endpoint_id, d.next_attempt_at, d.id limit 1)
+      from pending_endpoints p
+      where p.id is not null
+    )
+    select due.id, due.endpoint_id
+    from pending_endpoints p
+    join webhook_endpoints w
+      on w.id = p.id and w.status = 'enabled' and w.deleted_at is null
+      ${capped.length > 0 ? sql`and p.id not in (${sql.join(capped)})` : sql``}
+    cross join lateral (
+      select d.id, d.endpoint_id, d.next_attempt_at
+      from webhook_deliveries d
+      where d.endpoint_id = p.id and d.status = 'pending' and d.next_attempt_at <= ${now}
+      order by d.next_attempt_at, d.id
+      limit ${perEndpoint}
+      for update of d skip locked
+    ) due
+    order by due.next_attempt_at, due.id
+    limit ${slots}`;
+}
+
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const { db, clock, box, logger } = deps;
   const perEndpoint = Math.max(1, deps.perEndpoint ?? Math.floor(deps.concurrency / 4));
@@ -128,13 +180,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     logger.info({ released: deliveries.length }, 'released unsent webhook deliveries for shutdown');
   }
 
-  /**
-   * Claims up to `slots` due deliveries, at most `perEndpoint` in flight per endpoint in this process.
-   * Its cost follows the number of endpoints with pending deliveries, not the backlog (ADR 0036): the
-   * endpoints are found by a skip scan of `webhook_deliveries_endpoint_due_idx` (one probe each), and each
-   * enabled endpoint's earliest due deliveries are read from the same index, locked with SKIP LOCKED.
-   * Across endpoints the earliest due go first, as before.
-   */
+  /** Claims up to `slots` due deliveries (`dueCandidates`), at most `perEndpoint` in flight per endpoint. */
   async function claim(slots: number): Promise<Claimed[]> {
     if (slots <= 0) return [];
     const now = clock.now();
@@ -143,31 +189,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     // never fill the window and starve the others.
     const capped = [...inFlight].filter(([, busy]) => busy >= perEndpoint).map(([id]) => id);
     const rows = await db.transaction().execute(async (trx) => {
-      const candidates = await sql<{ id: string; endpoint_id: string }>`
-        with recursive pending_endpoints (id) as (
-          (select endpoint_id from webhook_deliveries where status = 'pending' order by endpoint_id limit 1)
-          union all
-          select (select d.endpoint_id from webhook_deliveries d
-                  where d.status = 'pending' and d.endpoint_id > p.id
-                  order by d.endpoint_id limit 1)
-          from pending_endpoints p
-          where p.id is not null
-        )
-        select due.id, due.endpoint_id
-        from pending_endpoints p
-        join webhook_endpoints w
-          on w.id = p.id and w.status = 'enabled' and w.deleted_at is null
-          ${capped.length > 0 ? sql`and p.id not in (${sql.join(capped)})` : sql``}
-        cross join lateral (
-          select d.id, d.endpoint_id, d.next_attempt_at
-          from webhook_deliveries d
-          where d.endpoint_id = p.id and d.status = 'pending' and d.next_attempt_at <= ${now}
-          order by d.next_attempt_at, d.id
-          limit ${perEndpoint}
-          for update of d skip locked
-        ) due
-        order by due.next_attempt_at, due.id
-        limit ${slots}`.execute(trx);
+      const candidates = await dueCandidates(trx, { now, perEndpoint, capped, slots });
       const taken = new Map(inFlight);
       const chosen: string[] = [];
       for (const candidate of candidates.rows) {
@@ -278,12 +300,14 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   function record(finished: Finished): Promise<void> {
     return new Promise<void>((written, failed) => {
       unwritten.push({ ...finished, written, failed });
-      if (!writing) void writeAll();
+      if (writing) return;
+      writing = true;
+      // A moment for the outcomes ending at about the same time to join the first one's write.
+      setTimeout(() => void writeAll(), WRITE_GATHER_MS);
     });
   }
 
   async function writeAll(): Promise<void> {
-    writing = true;
     try {
       while (unwritten.length > 0) {
         const batch = unwritten.splice(0, WRITE_BATCH);
@@ -496,6 +520,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     async pump(budgetMs = 10 * SECOND, signal?: AbortSignal, idlePollMs?: number) {
       const deadline = Date.now() + budgetMs;
       const pollMs = idlePollMs ?? BUSY_POLL_MS;
+      // While its attempts are in flight, a pump claims for an eighth of the slots at least, not for each
+      // one as it frees up.
+      const minClaim = Math.max(1, Math.floor(deps.concurrency / 8));
       let mine = 0;
       let total = 0;
       for (;;) {
@@ -503,8 +530,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         // run claims around them). A stop waits for them itself (stop()), up to the shutdown deadline.
         if (Date.now() >= deadline || stopping || signal?.aborted) return total;
         const free = deps.concurrency - running;
-        if (free <= 0) {
-          // Every slot is taken: the next claim as soon as one frees up.
+        if (free <= 0 || (free < minClaim && mine > 0)) {
+          // (Nearly) every slot is taken: the next claim as soon as enough free up.
           await pause(deadline - Date.now(), signal);
           continue;
         }
