@@ -160,6 +160,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const sender = createWebhookSender({ socketsPerTarget: perEndpoint });
   const inFlight = new Map<string, number>();
   let running = 0;
+  /** Attempts ended (outcome recorded or handed back) in this process so far. */
+  let ended = 0;
   let stopping = false;
   /** Every claim and attempt under way in this process, whichever call started it. */
   const attempts = new Set<Promise<unknown>>();
@@ -479,6 +481,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       )
       .finally(() => {
         running -= 1;
+        ended += 1;
         const left = (inFlight.get(delivery.endpointId) ?? 1) - 1;
         if (left <= 0) inFlight.delete(delivery.endpointId);
         else inFlight.set(delivery.endpointId, left);
@@ -535,13 +538,15 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
           await pause(deadline - Date.now(), signal);
           continue;
         }
+        const endedBefore = ended;
         const claimed = await round((work) => {
           mine += 1;
           void work.finally(() => (mine -= 1));
         });
         total += claimed;
-        // A full round: there may be more due at once.
-        if (claimed === free) continue;
+        // A full round: there may be more due at once. Attempts that ended during the claim freed slots
+        // (and uncapped endpoints) the claim did not see: look again at once too.
+        if (claimed === free || ended !== endedBefore) continue;
         if (claimed === 0 && mine === 0) {
           if (idlePollMs === undefined) return total;
           await pause(Math.min(idlePollMs, deadline - Date.now()), signal);
