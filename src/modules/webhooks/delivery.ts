@@ -160,7 +160,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const sender = createWebhookSender({ socketsPerTarget: perEndpoint });
   const inFlight = new Map<string, number>();
   let running = 0;
-  /** Attempts ended (outcome recorded or handed back) in this process so far. */
+  /** Slots freed (an endpoint's or the worker's) in this process so far. */
   let ended = 0;
   let stopping = false;
   /** Every claim and attempt under way in this process, whichever call started it. */
@@ -263,7 +263,11 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     });
   }
 
-  async function attempt(delivery: Claimed): Promise<void> {
+  /**
+   * Sends one delivery and records its outcome. `answered` is called when the endpoint is done with it
+   * (answer, error or timeout): its endpoint slot frees up then, while the outcome waits for its write.
+   */
+  async function attempt(delivery: Claimed, answered: () => void): Promise<void> {
     // The last moment before anything leaves this process: a stop from here on hands the delivery back.
     if (stopping) {
       await release([delivery]);
@@ -283,6 +287,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       resolver: deps.resolver,
       allowPrivate: deps.allowPrivateTargets,
     });
+    answered();
     await record({ delivery, attemptedAt, outcome });
   }
 
@@ -473,18 +478,28 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   function start(delivery: Claimed, onStarted: (work: Promise<void>) => void): void {
+    // A slot of the worker is held until the outcome is written; one of the endpoint's, while the endpoint
+    // has the request.
     running += 1;
     inFlight.set(delivery.endpointId, (inFlight.get(delivery.endpointId) ?? 0) + 1);
-    const work = attempt(delivery)
+    let answered = false;
+    const leaveEndpoint = () => {
+      if (answered) return;
+      answered = true;
+      ended += 1;
+      const left = (inFlight.get(delivery.endpointId) ?? 1) - 1;
+      if (left <= 0) inFlight.delete(delivery.endpointId);
+      else inFlight.set(delivery.endpointId, left);
+      wakeAll();
+    };
+    const work = attempt(delivery, leaveEndpoint)
       .catch((error: unknown) =>
         logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt could not be recorded'),
       )
       .finally(() => {
         running -= 1;
         ended += 1;
-        const left = (inFlight.get(delivery.endpointId) ?? 1) - 1;
-        if (left <= 0) inFlight.delete(delivery.endpointId);
-        else inFlight.set(delivery.endpointId, left);
+        leaveEndpoint();
         attempts.delete(work);
         wakeAll();
       });
