@@ -15,12 +15,16 @@
  * list, its filters and cursor, the overview, the charge exports and `GET /v1/charges?limit=100` of one
  * organization at BENCH_DASHBOARD_SIZES charges, through an in-process gateway and a signed-in session,
  * beside the SQL of each request replayed through node-postgres and the plans of the list statements.
+ * Then the webhooks (bench/webhooks.ts): deliveries/s draining a backlog to a keep-alive loopback receiver
+ * beside that receiver's own ceiling, commit-to-first-attempt latency at 150 events/s, and the claim's
+ * cost at 1k and 100k due beside the claim statement it replaced.
  * Prints one JSON document on stdout. BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 32),
  * BENCH_PAYOUT_ORGANIZATIONS (default 50), BENCH_BALANCE_SIZES (default 1000,10000,100000),
  * BENCH_SETTLEMENT_CHARGES (default 1 000 000), BENCH_SETTLEMENT_ORGANIZATIONS (default 10 000) and
  * BENCH_SETTLEMENT_HISTORY (default 1: the previous business day settled first; 0: empty settlement
- * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000), BENCH_CHARGE_SIZES tune it; BENCH_ONLY=charges,
- * BENCH_ONLY=balance, BENCH_ONLY=settlement or BENCH_ONLY=dashboard runs that section alone; DATABASE_URL
+ * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000), BENCH_CHARGE_SIZES, BENCH_WEBHOOK_BACKLOG
+ * (default 20 000) tune it; BENCH_ONLY=charges, BENCH_ONLY=balance, BENCH_ONLY=settlement,
+ * BENCH_ONLY=dashboard or BENCH_ONLY=webhooks runs that section alone; DATABASE_URL
  * names the server (default the local one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,6 +39,7 @@ import { benchDashboard } from './dashboard.js';
 import { load, ratio } from './measure.js';
 import { benchPayouts } from './payouts.js';
 import { benchSettlement } from './settlement.js';
+import { benchWebhooks } from './webhooks.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -46,13 +51,13 @@ const sizesOf = (text: string) => text.split(',').map((size) => Number(size.trim
 const BALANCE_SIZES = sizesOf(process.env.BENCH_BALANCE_SIZES?.trim() || '1000,10000,100000');
 const DASHBOARD_SIZES = sizesOf(process.env.BENCH_DASHBOARD_SIZES?.trim() || '1000,10000,100000');
 const CHARGE_SIZES = sizesOf(process.env.BENCH_CHARGE_SIZES?.trim() || '1000,100000');
-const SECTIONS = ['charges', 'balance', 'settlement', 'dashboard'] as const;
+const SECTIONS = ['charges', 'balance', 'settlement', 'dashboard', 'webhooks'] as const;
 const ONLY = process.env.BENCH_ONLY?.trim() || undefined;
 if (SETTLEMENT_HISTORY !== '0' && SETTLEMENT_HISTORY !== '1')
   throw new Error(`BENCH_SETTLEMENT_HISTORY must be 0 or 1, got "${SETTLEMENT_HISTORY}"`);
 if (ONLY !== undefined && !(SECTIONS as readonly string[]).includes(ONLY))
   throw new Error(
-    `BENCH_ONLY must be "charges", "balance", "settlement" or "dashboard" (or unset for every section), got "${ONLY}"`,
+    `BENCH_ONLY must be "charges", "balance", "settlement", "dashboard" or "webhooks" (or unset for every section), got "${ONLY}"`,
   );
 for (const [name, value] of [
   ['BENCH_SETTLEMENT_CHARGES', SETTLEMENT_CHARGES],
@@ -77,6 +82,13 @@ const chargesSection = () =>
 const balanceSection = () => benchBalance({ sizes: BALANCE_SIZES });
 
 const dashboardSection = () => benchDashboard({ sizes: DASHBOARD_SIZES });
+
+const webhooksSection = () =>
+  benchWebhooks({
+    durationS: DURATION_S,
+    connections: CONNECTIONS,
+    backlog: Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 20_000),
+  });
 
 const settlementSection = () =>
   benchSettlement({
@@ -138,6 +150,7 @@ async function main(): Promise<void> {
     const balance = await balanceSection();
     const settlement = await settlementSection();
     const dashboard = await dashboardSection();
+    const webhooks = await webhooksSection();
 
     console.log(
       JSON.stringify(
@@ -172,6 +185,7 @@ async function main(): Promise<void> {
           balance,
           settlement,
           dashboard,
+          webhooks,
         },
         null,
         2,
@@ -188,6 +202,8 @@ if (ONLY === 'charges') {
   console.log(JSON.stringify({ machine: machine(), settlement: await settlementSection() }, null, 2));
 } else if (ONLY === 'dashboard') {
   console.log(JSON.stringify({ machine: machine(), dashboard: await dashboardSection() }, null, 2));
+} else if (ONLY === 'webhooks') {
+  console.log(JSON.stringify({ machine: machine(), webhooks: await webhooksSection() }, null, 2));
 } else if (ONLY === 'balance') {
   console.log(JSON.stringify({ machine: machine(), balance: await balanceSection() }, null, 2));
 } else {

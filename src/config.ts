@@ -88,8 +88,12 @@ export interface Config {
     timeoutMs: number;
     /** Development and tests only: lets endpoints target private, loopback and link-local addresses. */
     allowPrivateTargets: boolean;
-    /** Attempts one worker process sends at once (at most 2 to the same endpoint). */
+    /** Attempts one worker process sends at once (`WEBHOOK_CONCURRENCY`). */
     concurrency: number;
+    /** Attempts in flight to one endpoint from one worker process (`WEBHOOK_PER_ENDPOINT`). */
+    perEndpoint: number;
+    /** How often an idle worker looks for new deliveries (`WEBHOOK_POLL_MS`). */
+    pollMs: number;
   };
   /** Wallet change controls (issue 13): WALLET_CHANGE_COOLDOWN_HOURS, the default cool-down. */
   wallets: { changeCooldownHours: number };
@@ -239,6 +243,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     );
   }
 
+  const webhookConcurrency = integer('WEBHOOK_CONCURRENCY', 128, 1, 1000);
   const config: Config = {
     nodeEnv,
     host,
@@ -285,7 +290,10 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
       allowPrivateTargets:
         oneOf('WEBHOOK_ALLOW_PRIVATE_TARGETS', ['true', 'false'] as const, 'false') === 'true',
-      concurrency: integer('WEBHOOK_CONCURRENCY', 10, 1, 200),
+      concurrency: webhookConcurrency,
+      // A quarter of the slots by default: a slow endpoint holds at most that share of a worker.
+      perEndpoint: integer('WEBHOOK_PER_ENDPOINT', Math.max(1, Math.floor(webhookConcurrency / 4)), 1, 1000),
+      pollMs: integer('WEBHOOK_POLL_MS', 100, 10, 10_000),
     },
     wallets: { changeCooldownHours: integer('WALLET_CHANGE_COOLDOWN_HOURS', 24, 0, 720) },
     settlement: {

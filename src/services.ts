@@ -402,6 +402,7 @@ export function createServices(input: {
         allowPrivateTargets: config.webhooks.allowPrivateTargets,
         timeoutMs: config.webhooks.timeoutMs,
         concurrency: config.webhooks.concurrency,
+        perEndpoint: config.webhooks.perEndpoint,
         dashboardUrl: () => urls.web(),
       }),
       resolver: webhookResolver,

@@ -183,6 +183,9 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       SANDBOX_ACQUIRER_API_KEY: ACQUIRER.apiKey,
       SANDBOX_ACQUIRER_NOTIFICATION_SECRET: ACQUIRER.notificationSecret,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // Fewer slots than deliveries (the defaults before ADR 0036), so the stop finds some claimed and unsent.
+      WEBHOOK_CONCURRENCY: '10',
+      WEBHOOK_PER_ENDPOINT: '2',
       // A lease of 2 x 20 s + 10 s: the restart below finishes long before a lapsed lease could matter.
       WEBHOOK_TIMEOUT_MS: '20000',
       SHUTDOWN_TIMEOUT_MS: '20000',

@@ -88,11 +88,13 @@ export function backgroundJobs(services: Services): Job[] {
       },
     },
     {
-      // Issue 7: signed at-least-once delivery of merchant webhooks; slots refill as attempts end.
+      // Issue 7: signed at-least-once delivery of merchant webhooks; slots refill as attempts end. Issue 16:
+      // each run polls for 10 s, again at once after a full round and every WEBHOOK_POLL_MS when idle (by
+      // polling alone, which works through a transaction pooler; ADR 0036).
       name: 'webhook-delivery',
-      intervalMs: SECOND,
+      intervalMs: 10,
       run: async (signal) => ({
-        rows: await services.webhooks.dispatcher.pump(undefined, signal),
+        rows: await services.webhooks.dispatcher.pump(10 * SECOND, signal, services.config.webhooks.pollMs),
         errors: 0,
       }),
       // Issue 17: a stop waits for attempts already sent and releases claimed, unsent ones at once.

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 
 /** What another module may read of recorded events: the events module keeps its table. */
@@ -6,8 +5,8 @@ export interface EventLookup {
   /** Type and payload of each event asked for that exists. */
   byIds(ids: readonly string[]): Promise<Map<string, { type: string; payload: Record<string, unknown> }>>;
   /**
-   * The events of an organization about a charge (spec section 4): the event's resource is the charge,
-   * or the payload's `id`, `paymentId`, `payment.paymentId` or `data.id` equals its id.
+   * The events of an organization about a charge (spec section 4: the payload's `data.id` is the charge):
+   * those recorded with the charge as their resource, the charge's own and its refunds' (ADR 0036).
    */
   idsAboutCharge(organizationId: string, chargeId: string): Promise<string[]>;
 }
@@ -25,19 +24,13 @@ export function createEventLookup(deps: { db: Kdb }): EventLookup {
     },
 
     async idsAboutCharge(organizationId, chargeId) {
+      // The charge's own events and its refunds' are recorded with the charge as their resource (and carry
+      // it as `data.id` and `payment.id`): one probe of `events_resource_idx`, whatever the table's size.
       const rows = await deps.db
         .selectFrom('events')
         .select('id')
+        .where('resource_id', '=', chargeId)
         .where('organization_id', '=', organizationId)
-        .where((eb) =>
-          eb.or([
-            eb('resource_id', '=', chargeId),
-            eb(sql`payload->>'id'`, '=', chargeId),
-            eb(sql`payload->>'paymentId'`, '=', chargeId),
-            eb(sql`payload->'payment'->>'paymentId'`, '=', chargeId),
-            eb(sql`payload->'data'->>'id'`, '=', chargeId),
-          ]),
-        )
         .execute();
       return rows.map((row) => row.id);
     },
