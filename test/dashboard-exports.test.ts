@@ -168,30 +168,52 @@ async function switchTo(client: WebClient, environment: 'sandbox' | 'live'): Pro
   expect(res.status).toBe(303);
 }
 
-/** RFC 4180 CSV: quoted cells may hold commas, quotes (doubled) and line ends. */
+/**
+ * RFC 4180 CSV: quoted cells may hold commas, quotes (doubled) and line ends. Text between two special
+ * characters is taken as one slice (a large export is some 24 MB; a character at a time took seconds).
+ */
 function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let cell = '';
   let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
+  const special = /[",\n]/g;
+  let i = 0;
+  while (i < text.length) {
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
+      const quote = text.indexOf('"', i);
+      if (quote === -1) {
+        cell += text.slice(i);
+        break;
+      }
+      cell += text.slice(i, quote);
+      if (text[quote + 1] === '"') {
         cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
+        i = quote + 2;
+      } else {
+        quoted = false;
+        i = quote + 1;
+      }
+      continue;
+    }
+    special.lastIndex = i;
+    const match = special.exec(text);
+    if (match === null) {
+      cell += text.slice(i);
+      break;
+    }
+    cell += text.slice(i, match.index);
+    i = match.index + 1;
+    if (match[0] === '"') quoted = true;
+    else if (match[0] === ',') {
       row.push(cell);
       cell = '';
-    } else if (c === '\n') {
+    } else {
       row.push(cell);
       rows.push(row);
       row = [];
       cell = '';
-    } else cell += c;
+    }
   }
   if (cell !== '' || row.length > 0) rows.push([...row, cell]);
   return rows;

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -9,11 +9,15 @@ import { migrate, readMigrations } from '../src/db/migrator.js';
 import { migrationsDir, projectRoot } from '../src/paths.js';
 import { PGLITE_TEMPLATE_ENV } from './helpers/database.js';
 
+const SETUP_DONE_ENV = 'GW_TEST_GLOBAL_SETUP_DONE';
+
 /**
  * Once for the whole run, before any test file starts:
  * - builds `dist/`: the process, crash and CLI tests spawn the built program (as `npm start` runs it)
  *   instead of compiling the sources with tsx in every child. It runs in build mode (`tsc -b`, as
- *   `npm run build`), which finds an up-to-date `dist/` from file times without compiling anything;
+ *   `npm run build`), which finds an up-to-date `dist/` from file times without compiling anything; a
+ *   clean clone's full build runs in a child process while this one makes the PGlite template, the two
+ *   together on the two CPUs;
  * - on the PGlite pass, migrates one embedded database and keeps it as the run's template: a data
  *   directory that spawned programs start from (`seedDataDir`) and its snapshot that each test file's
  *   in-memory database starts from (`createTestDatabase({ migrated: true })`). An empty PGlite costs an
@@ -21,14 +25,53 @@ import { PGLITE_TEMPLATE_ENV } from './helpers/database.js';
  *   through GW_TEST_PGLITE_TEMPLATE; the teardown removes it.
  */
 export default async function setup(): Promise<() => void> {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  let started = Date.now();
-  execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: projectRoot, stdio: 'inherit' });
-  console.warn(`global setup: dist/ built in ${Date.now() - started} ms`);
-  if (process.env.DATABASE_URL?.trim()) return () => undefined;
-
-  started = Date.now();
+  // Every project of vitest.config.ts runs its global setup, one after the other, in this process: the
+  // first does the work, the others find it done.
+  if (process.env[SETUP_DONE_ENV] === '1') return () => undefined;
+  process.env[SETUP_DONE_ENV] = '1';
+  const built = build();
+  if (process.env.DATABASE_URL?.trim()) {
+    await built;
+    return () => undefined;
+  }
+  const started = Date.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-pglite-template-'));
+  try {
+    await makeTemplate(dir);
+    console.warn(`global setup: migrated PGlite template in ${Date.now() - started} ms`);
+    await built;
+  } catch (error) {
+    await built.catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  process.env[PGLITE_TEMPLATE_ENV] = dir;
+  return () => rmSync(dir, { recursive: true, force: true });
+}
+
+/** `tsc -b tsconfig.build.json` in a child process; rejects with its output when the build fails. */
+function build(): Promise<void> {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [tsc, '-b', 'tsconfig.build.json'],
+      { cwd: projectRoot },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(`the build of dist/ failed:\n${stdout}${stderr}`));
+          return;
+        }
+        console.warn(`global setup: dist/ built in ${Date.now() - started} ms`);
+        resolve();
+      },
+    );
+  });
+}
+
+/** A migrated embedded database in `dir`: its data directory (`data/`) and its snapshot (`snapshot.tar`). */
+async function makeTemplate(dir: string): Promise<void> {
   const dataDir = path.join(dir, 'data');
   const database = await openDatabase({ dataDir });
   try {
@@ -43,7 +86,4 @@ export default async function setup(): Promise<() => void> {
   } finally {
     await pglite.close();
   }
-  process.env[PGLITE_TEMPLATE_ENV] = dir;
-  console.warn(`global setup: migrated PGlite template in ${Date.now() - started} ms`);
-  return () => rmSync(dir, { recursive: true, force: true });
 }

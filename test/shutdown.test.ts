@@ -77,11 +77,12 @@ function programEnv(dataDir: string, extra: Record<string, string>): Record<stri
 }
 
 /**
- * Enough requests that their log lines overflow the pipe (64 KiB) and the program's buffer (16 KiB);
- * every one must still be answered, which shows logging never waits for the reader.
+ * Enough requests that their log lines overflow the pipe (64 KiB) and the program's buffer (16 KiB) several
+ * times over (each request logs its URL, some 4 KB: 120 requests are about 500 KB); every one must still
+ * be answered, which shows logging never waits for the reader.
  */
-async function burstOfRequests(baseUrl: string, count = 600): Promise<void> {
-  const padding = 'x'.repeat(400);
+async function burstOfRequests(baseUrl: string, count = 120): Promise<void> {
+  const padding = 'x'.repeat(4000);
   for (let sent = 0; sent < count; sent += 20) {
     const statuses = await Promise.all(
       Array.from({ length: 20 }, async () => (await fetch(`${baseUrl}/healthz?pad=${padding}`)).status),
@@ -131,7 +132,7 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     const urls = await gateway.waitForBanner(120_000);
     gateway.child.stdout?.destroy();
     // Writes now fail with EPIPE: the program must neither crash nor stall on them.
-    await burstOfRequests(urls.sandboxApi ?? '', 200);
+    await burstOfRequests(urls.sandboxApi ?? '', 40);
     const exit = await sigterm(gateway);
     expect(exit.code).toBe(0);
     expect(exit.afterMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + EXIT_SLACK_MS);
@@ -167,7 +168,7 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     const dataDir = tempDir();
     const acquirer = await startSandboxAcquirer({ port: 0, ...ACQUIRER, clock: systemClock });
     cleanups.push(() => acquirer.close());
-    const receiver = await startSlowReceiver(3000);
+    const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     const { env: targetEnv, open } = await target.prepare(dataDir);
 
@@ -195,6 +196,9 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
       apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
 
+    // The receiver holds every request until released: the first attempts stay on the wire, and with at
+    // most two per endpoint in flight nothing more is sent, until the stop has begun.
+    receiver.holdFrom(1);
     const first = spawnGateway({ env });
     const firstApi = (await first.waitForBanner(120_000)).sandboxApi ?? '';
     const ENDPOINTS = 3;
@@ -236,9 +240,12 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       200,
     );
 
-    // Stop while attempts are on the wire (the receiver holds each for 3 s before its 200).
+    // Stop while attempts are on the wire; they are answered once the stop has begun.
     await receiver.waitForRequests(2, 60_000);
-    const exit = await sigterm(first);
+    const exited = sigterm(first);
+    await first.waitFor(/shutting down: finishing requests in flight/);
+    receiver.release();
+    const exit = await exited;
     expect(exit.code, `${first.stdout()}\n${first.stderr()}`).toBe(0);
     const sentBeforeStop = receiver.received.length;
     expect(sentBeforeStop).toBeLessThan(total);
@@ -265,11 +272,15 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     }
 
     // A restart sends the rest at once (no lease to wait for), and no delivery reaches the receiver twice.
+    // The last attempt is held on the wire: the stop waits for it and records it.
+    receiver.holdFrom(total);
     const second = spawnGateway({ env });
     await second.waitForBanner(120_000);
     await receiver.waitForRequests(total, 45_000);
-    // The last attempts are still on the wire: the stop waits for them and records them.
-    const secondExit = await sigterm(second);
+    const secondExited = sigterm(second);
+    await second.waitFor(/shutting down: finishing requests in flight/);
+    receiver.release();
+    const secondExit = await secondExited;
     expect(secondExit.code).toBe(0);
     const keys = receiver.received.map((received) => `${received.path} ${received.eventId}`);
     expect(new Set(keys).size).toBe(total);
@@ -329,7 +340,7 @@ describe('the webhook dispatcher stopped between its claim and the send', { time
     // No worker role: this test drives the dispatcher itself.
     const t = await startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } });
     cleanups.push(() => t.close());
-    const receiver = await startSlowReceiver(0);
+    const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     const merchant = await createMerchant(t);
     const key = merchant.keys.sandbox.secret;
@@ -388,10 +399,15 @@ interface Received {
   eventId: string;
 }
 
-/** A webhook receiver on loopback that answers every request 200 after `delayMs`. */
-async function startSlowReceiver(delayMs: number) {
+/**
+ * A webhook receiver on loopback that answers every request 200 at once, except the requests it is told
+ * to hold (`holdFrom(n)`: the n-th request received and every later one), which wait for `release()`.
+ */
+async function startReceiver() {
   const received: Received[] = [];
   const waiters: Array<() => void> = [];
+  let holdingFrom = Number.POSITIVE_INFINITY;
+  const held: Array<() => void> = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -399,7 +415,8 @@ async function startSlowReceiver(delayMs: number) {
       const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string };
       received.push({ path: req.url ?? '', eventId: event.id });
       for (const waiter of waiters.splice(0)) waiter();
-      setTimeout(() => res.end('ok'), delayMs);
+      if (received.length >= holdingFrom) held.push(() => res.end('ok'));
+      else res.end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -407,6 +424,14 @@ async function startSlowReceiver(delayMs: number) {
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
+    holdFrom: (count: number) => {
+      holdingFrom = count;
+    },
+    /** Answers the held requests and holds no more. */
+    release: () => {
+      holdingFrom = Number.POSITIVE_INFINITY;
+      for (const answer of held.splice(0)) answer();
+    },
     waitForRequests: (count: number, timeoutMs: number) =>
       new Promise<void>((resolve, reject) => {
         const timer = setTimeout(
