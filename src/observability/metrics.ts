@@ -108,8 +108,11 @@ export const eventsRecorded = new Counter({
  * The events counter as an event subscriber (src/modules/events): counted in the transaction that records
  * the event, so a transaction that rolls back after it is counted too.
  */
-export function countEvent(_trx: unknown, event: { environment: string; type: string }): Promise<void> {
-  eventsRecorded.inc({ environment: event.environment, type: event.type });
+export function countEvent(
+  _trx: unknown,
+  events: ReadonlyArray<{ environment: string; type: string }>,
+): Promise<void> {
+  for (const event of events) eventsRecorded.inc({ environment: event.environment, type: event.type });
   return Promise.resolve();
 }
 

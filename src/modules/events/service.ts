@@ -59,11 +59,21 @@ export interface EventRecorder {
   recordMany(trx: Trx, inputs: readonly EventInput[]): Promise<EventPayload[]>;
 }
 
-/** What else must happen in the transaction that records an event (the webhook fan-out). */
-export type EventSubscriber = (
-  trx: Trx,
-  event: { id: string; organizationId: string; environment: Environment; type: EventType; createdAt: Date },
-) => Promise<void>;
+/** An event as its subscribers see it. */
+export interface RecordedEvent {
+  id: string;
+  organizationId: string;
+  environment: Environment;
+  type: EventType;
+  createdAt: Date;
+}
+
+/**
+ * What else must happen in the transaction that records events (the webhook fan-out): called once per
+ * `record` or `recordMany` with every event that call recorded, so that a subscriber can handle a
+ * settlement chunk's thousands of events in a few set-based statements.
+ */
+export type EventSubscriber = (trx: Trx, events: readonly RecordedEvent[]) => Promise<void>;
 
 export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSubscriber[] }): EventRecorder {
   return {
@@ -101,20 +111,21 @@ export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSub
         .execute();
       const ids = new Set(inserted.map((row) => row.id));
       const recorded: EventPayload[] = [];
+      const subscribed: RecordedEvent[] = [];
       for (const [index, payload] of payloads.entries()) {
         const input = inputs[index];
         if (!input || !ids.has(payload.id)) continue;
         recorded.push(payload);
-        for (const subscriber of deps.subscribers ?? []) {
-          await subscriber(trx, {
-            id: payload.id,
-            organizationId: input.organizationId,
-            environment: input.environment,
-            type: input.type,
-            createdAt: now,
-          });
-        }
+        subscribed.push({
+          id: payload.id,
+          organizationId: input.organizationId,
+          environment: input.environment,
+          type: input.type,
+          createdAt: now,
+        });
       }
+      if (subscribed.length > 0)
+        for (const subscriber of deps.subscribers ?? []) await subscriber(trx, subscribed);
       return recorded;
     },
 
@@ -149,15 +160,14 @@ export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSub
         .returning('id')
         .executeTakeFirst();
       if (!inserted) return undefined;
-      for (const subscriber of deps.subscribers ?? []) {
-        await subscriber(trx, {
-          id: payload.id,
-          organizationId: input.organizationId,
-          environment: input.environment,
-          type: input.type,
-          createdAt: now,
-        });
-      }
+      const event: RecordedEvent = {
+        id: payload.id,
+        organizationId: input.organizationId,
+        environment: input.environment,
+        type: input.type,
+        createdAt: now,
+      };
+      for (const subscriber of deps.subscribers ?? []) await subscriber(trx, [event]);
       return payload;
     },
   };
