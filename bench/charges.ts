@@ -34,11 +34,13 @@ import { newId } from '../src/shared/ids.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
+import { killProgram, startProgram } from '../soak/processes.js';
 import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import {
   capture,
   load,
   loop,
+  processCpuMs,
   ratio,
   round,
   timed,
@@ -284,9 +286,27 @@ async function endpoint(
   secret: string,
   options: { durationS: number; connections: number; halfCeiling: number },
 ) {
+  // The acquirer is another party: a program of its own, as in production (and in the soak), so that
+  // its work does not share the gateway's thread.
+  const acquirerCredentials = {
+    SANDBOX_ACQUIRER_API_KEY: `sa_${randomBytes(16).toString('hex')}`,
+    SANDBOX_ACQUIRER_NOTIFICATION_SECRET: randomBytes(32).toString('hex'),
+  };
+  const acquirer = startProgram({
+    name: 'acquirer',
+    program: 'sandbox-acquirer/main.ts',
+    args: [],
+    env: { ...baseEnv(), LOG_LEVEL: 'warn', SANDBOX_ACQUIRER_PORT: '0', ...acquirerCredentials },
+    ready: /Sandbox acquirer listening on (\S+)/,
+    killable: false,
+  });
+  await acquirer.ready;
+  const acquirerUrl = /Sandbox acquirer listening on (\S+)/.exec(acquirer.output())?.[1] ?? '';
   const gateway: GatewayProcess = spawnGateway({
     env: {
       ...baseEnv(),
+      SANDBOX_ACQUIRER_URL: acquirerUrl,
+      ...acquirerCredentials,
       NODE_ENV: 'test',
       HOST: '127.0.0.1',
       WEB_PORT: '0',
@@ -296,7 +316,7 @@ async function endpoint(
       SANDBOX_ACQUIRER_PORT: '0',
       SANDBOX_CHAIN_PORT: '0',
       LOG_LEVEL: 'warn',
-      ROLES: 'api,sandbox-acquirer',
+      ROLES: 'api',
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: String(options.connections),
     },
@@ -324,7 +344,15 @@ async function endpoint(
     };
     // A few requests first: the gateway's first requests compile and connect.
     await load({ ...posting, duration: 2 });
+    const cpuBefore = { gateway: processCpuMs(gateway.child.pid), acquirer: processCpuMs(acquirer.child.pid) };
     const post = await load(posting);
+    const answered = post.requestsPerSecond * options.durationS;
+    const perRequest = (before: number | null, after: number | null) =>
+      before === null || after === null || answered === 0 ? null : round((after - before) / answered);
+    const cpuMsPerRequest = {
+      gateway: perRequest(cpuBefore.gateway, processCpuMs(gateway.child.pid)),
+      acquirer: perRequest(cpuBefore.acquirer, processCpuMs(acquirer.child.pid)),
+    };
     const postAtHalfCeiling = await load({
       ...posting,
       overallRate: Math.max(1, Math.round(options.halfCeiling)),
@@ -344,10 +372,11 @@ async function endpoint(
       connections: options.connections,
       duration: options.durationS,
     });
-    return { post, postAtHalfCeiling, get, list };
+    return { post, postAtHalfCeiling, get, list, cpuMsPerRequest };
   } finally {
     gateway.child.kill('SIGTERM');
     await gateway.waitForExit(30_000).catch(() => gateway.child.kill('SIGKILL'));
+    await killProgram(acquirer, 'SIGTERM');
   }
 }
 
@@ -394,6 +423,7 @@ export async function benchCharges(options: ChargeBenchOptions) {
           ...measured.post,
           sqlCeiling: postCeiling,
           ratioToSqlCeiling: ratio(measured.post.requestsPerSecond, postCeiling.requestsPerSecond),
+          cpuMsPerRequest: measured.cpuMsPerRequest,
           atHalfTheCeiling: measured.postAtHalfCeiling,
           statements: recorded.post.statements.length,
           transactions: recorded.post.transactions,

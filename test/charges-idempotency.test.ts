@@ -75,6 +75,59 @@ describe('idempotent charge creation', () => {
     expect(await acquirer().paymentsFor(first.body.id)).toHaveLength(1);
   });
 
+  it('stores, with the acquirer ids, exactly the 201 it sends, which is the charge as stored (ADR 0046)', async () => {
+    const key = uniqueKey('stored');
+    const created = await post(validCharge({ metadata: { order: 'o-1' } }), key);
+    expect(created.status, created.text).toBe(201);
+    const stored = await t.gateway.database.db
+      .selectFrom('idempotency_keys')
+      .select(['state', 'response_status', 'response_body'])
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({ state: 'completed', response_status: 201, response_body: created.text });
+    const read = await request<Body>(`${apiUrl(t.urls, 'sandbox')}/v1/charges/${created.body.id}`, {
+      method: 'GET',
+      headers: { 'x-api-key': merchant.keys.sandbox.secret },
+    });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+    expect(created.body.providerPaymentId).toMatch(/\S/);
+  });
+
+  it('finishes a creation whose lease was taken over while it waited on the acquirer, and stores its 201', async () => {
+    const key = uniqueKey('lease');
+    const body = validCharge();
+    await acquirer().addFault({ operation: 'create_payment', action: 'latency', latencyMs: 1500, times: 1 });
+    const pending = post(body, key);
+    // While the request waits on the acquirer, its lease changes hands (as when the recovery job or a
+    // retry takes over a lapsed lease): the folded phase 2 must not apply, the lone one does.
+    let taken = 0;
+    for (let i = 0; i < 50 && taken === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const result = await t.gateway.database.db
+        .updateTable('charges')
+        .set({ creation_locked_until: new Date(t.clock.now().getTime() + 123_456) })
+        .where('merchant_reference', '=', String(body.merchantReference))
+        .where('creation_state', '=', 'creating')
+        .executeTakeFirst();
+      taken = Number(result.numUpdatedRows);
+    }
+    expect(taken).toBe(1);
+    const created = await pending;
+    expect(created.status, created.text).toBe(201);
+    const rows = await chargesWithReference(String(body.merchantReference));
+    expect(rows).toEqual([{ id: created.body.id, creation_state: 'created' }]);
+    const stored = await t.gateway.database.db
+      .selectFrom('idempotency_keys')
+      .select(['state', 'response_body'])
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({ state: 'completed', response_body: created.text });
+    const replay = await post(body, key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(created.text);
+  });
+
   it('answers 409 idempotency_key_reuse for the same key with another body', async () => {
     const key = uniqueKey('reuse');
     const body = validCharge();

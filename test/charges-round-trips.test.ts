@@ -100,20 +100,21 @@ const seqScans = (nodes: PlanNode[]) =>
   );
 
 describe('one POST /v1/charges', () => {
-  it('sends four creation statements, opens no transaction, and every one of them can use an index', async () => {
+  it('sends three creation statements, opens no transaction, and every one of them can use an index', async () => {
     const { response, statements, transactions } = await recordOne(() =>
       post(validCharge(), `round-trips-${Date.now()}`),
     );
     expect(response.status, response.text).toBe(201);
     const creation = statements.filter((statement) => CREATION_TABLES.test(statement.sql));
-    // The idempotency claim, phase 1 (the charge, its key's holder found by the insert itself), phase 2
-    // after the acquirer, the stored outcome: each one statement that commits on its own.
+    // The idempotency claim, phase 1 (the charge, its key's holder found by the insert itself), then
+    // after the acquirer phase 2 and the stored outcome in one statement (ADR 0046): each one statement
+    // that commits on its own.
     expect(creation.map(shape)).toEqual([
       'insert into "idempotency_keys"',
       'insert into "charges"',
-      'update "charges" set',
-      'update "idempotency_keys" set',
+      'with companion as',
     ]);
+    expect(creation[2]?.sql).toMatch(/^with companion as \(update "charges" set .*update idempotency_keys/s);
     expect(transactions).toBe(0);
     expect(statements.filter((statement) => statement.inTransaction)).toEqual([]);
     // Everything else the request sends (the API key's revocation epoch): at most one more. The request

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Compilable, type OperationNodeSource } from 'kysely';
 import type { Kdb } from '../db/database.js';
 import { DAY, MINUTE } from '../shared/clock.js';
 
@@ -37,10 +37,24 @@ export interface IdempotencyStore {
   }): Promise<ClaimOutcome>;
   /** Records the outcome of one's own claim; a no-op when the claim was taken over. */
   complete(claim: Claim, outcome: { status: number; body: string }): Promise<void>;
+  /**
+   * Records the outcome of one's own claim in one statement with `companion`, a write whose result the
+   * outcome describes (ADR 0046): both commit together, and the outcome is stored only when the companion
+   * changed a row. `rows`: what the companion returned (empty when it changed nothing); `stored`: whether
+   * the outcome was recorded (false also when the claim was taken over).
+   */
+  completeWith<R>(
+    claim: Claim,
+    outcome: { status: number; body: string },
+    companion: Companion<R>,
+  ): Promise<{ rows: R[]; stored: boolean }>;
   /** Forgets one's own claim so that a retry runs again; a no-op when the claim was taken over. */
   release(claim: Claim): Promise<void>;
   purgeExpired(now: Date, batchSize?: number): Promise<number>;
 }
+
+/** A data-modifying statement with a RETURNING clause, such as Kysely's `updateTable(...).returningAll()`. */
+export type Companion<R> = Compilable<R> & OperationNodeSource;
 
 export function createIdempotencyStore(
   db: Kdb,
@@ -125,6 +139,31 @@ export function createIdempotencyStore(
         .where('state', '=', 'in_flight')
         .where('locked_until', '=', lockedUntil)
         .execute();
+    },
+
+    async completeWith<R>(
+      { scope, key, lockedUntil }: Claim,
+      { status, body }: { status: number; body: string },
+      companion: Companion<R>,
+    ) {
+      // Data-modifying CTEs all run, whatever the outer statement reads; the outcome's own condition
+      // (`exists (select 1 from companion)`) is what ties it to the companion's result.
+      const result = await sql<Record<string, unknown>>`with companion as (${companion}),
+        outcome as (
+          update idempotency_keys
+             set state = 'completed', response_status = ${status}, response_body = ${body}
+           where scope = ${scope} and key = ${key} and state = 'in_flight' and locked_until = ${lockedUntil}
+             and exists (select 1 from companion)
+          returning 1
+        )
+        select companion.*, exists (select 1 from outcome) as "outcome stored" from companion`.execute(db);
+      let stored = false;
+      const rows = result.rows.map((row) => {
+        const { 'outcome stored': recorded, ...rest } = row;
+        stored = recorded === true;
+        return rest as R;
+      });
+      return { rows, stored };
     },
 
     async release({ scope, key, lockedUntil }) {

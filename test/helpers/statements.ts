@@ -32,6 +32,18 @@ export interface StatementRecorder {
 /** Captures the statements the gateway sends, to explain their plans in a test. */
 export function statementRecorder(): StatementRecorder {
   const compiler = new PostgresQueryCompiler();
+  const captureOf = new WeakMap<object, CapturedStatement>();
+  /** The nodes below `root` that were captured as queries of their own. */
+  const queriesWithin = (root: object): object[] => {
+    const found: object[] = [];
+    const visit = (value: unknown, isRoot: boolean) => {
+      if (value === null || typeof value !== 'object') return;
+      if (!isRoot && captureOf.has(value)) found.push(value);
+      for (const child of Array.isArray(value) ? value : Object.values(value)) visit(child, false);
+    };
+    visit(root, true);
+    return found;
+  };
   let depth = 0;
   const watch = <B extends object>(builder: B): B =>
     new Proxy(builder, {
@@ -77,12 +89,21 @@ export function statementRecorder(): StatementRecorder {
     plugin: {
       transformQuery(args: PluginTransformQueryArgs) {
         if (recorder.recording) {
+          // A query built inside another (a builder interpolated into a `sql` template, as a
+          // data-modifying CTE) comes through here on its own first; it is part of the statement that
+          // holds it, never sent alone.
+          const nested = new Set(queriesWithin(args.node).map((node) => captureOf.get(node)));
+          for (let i = recorder.captured.length - 1; i >= 0 && nested.size > 0; i--) {
+            if (nested.has(recorder.captured[i])) recorder.captured.splice(i, 1);
+          }
           const compiled = compiler.compileQuery(args.node, args.queryId);
-          recorder.captured.push({
+          const entry: CapturedStatement = {
             sql: compiled.sql,
             parameters: compiled.parameters,
             inTransaction: depth > 0,
-          });
+          };
+          recorder.captured.push(entry);
+          captureOf.set(args.node, entry);
         }
         return args.node;
       },

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { upstreamCalls } from '../../observability/metrics.js';
+import { httpCall, HttpTransportError, type HttpAnswer } from '../../shared/http-client.js';
 import { sanitizeProviderMessage } from './sanitize.js';
 import {
   AcquirerRejectedError,
@@ -69,9 +70,9 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
           { peer: `acquirer:${options.name}`, operation, outcome },
           (performance.now() - started) / 1000,
         );
-      let response: Response;
+      let response: HttpAnswer;
       try {
-        response = await fetch(`${options.baseUrl()}${request.path}`, {
+        response = await httpCall(`${options.baseUrl()}${request.path}`, {
           method: request.method,
           headers: {
             authorization: `Bearer ${options.apiKey()}`,
@@ -79,8 +80,8 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
             ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
             ...(request.idempotencyKey !== undefined ? { 'idempotency-key': request.idempotencyKey } : {}),
           },
-          body: request.body === undefined ? undefined : JSON.stringify(request.body),
-          signal: AbortSignal.timeout(options.timeoutMs),
+          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+          timeoutMs: options.timeoutMs,
         });
       } catch (error) {
         observe('unavailable');
@@ -91,18 +92,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
         );
         continue;
       }
-      let text: string;
-      try {
-        text = await response.text();
-      } catch (error) {
-        observe('unavailable');
-        lastProblem = describeNetworkFailure(error, options.timeoutMs);
-        logger.warn(
-          { acquirer: options.name, operation, attempt, problem: lastProblem },
-          'acquirer call failed',
-        );
-        continue;
-      }
+      const text = response.text;
       const latencyMs = Math.round(performance.now() - started);
       const parsed = parseJson(text);
       if (response.status >= 500) {
@@ -243,8 +233,7 @@ function parseJson(text: string): unknown {
 }
 
 function describeNetworkFailure(error: unknown, timeoutMs: number): string {
-  const name = (error as { name?: string }).name;
-  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-  const cause = (error as { cause?: { code?: string } }).cause;
-  return cause?.code ? `network failure (${cause.code})` : 'network failure';
+  if (!(error instanceof HttpTransportError)) return 'network failure';
+  if (error.code === 'timeout') return `no answer within ${timeoutMs} ms`;
+  return `network failure (${error.code})`;
 }

@@ -390,6 +390,21 @@ export async function releaseLease(db: Kdb, id: string, now: Date): Promise<void
 }
 
 /**
+ * Phase 2 as a statement not yet run (for IdempotencyStore.completeWith, ADR 0046): `creating` ->
+ * `created` with `patch`, only while the creation lease is still `lease` (nobody took it over).
+ */
+export function finishCreationHolding(db: Kdb, id: string, lease: Date | null, patch: ChargePatch) {
+  assertAllowed(CREATION_TRANSITIONS, ['creating'], 'created', `charge ${id} creation`);
+  return db
+    .updateTable('charges')
+    .set({ ...patch, creation_state: 'created' })
+    .where('id', '=', id)
+    .where('creation_state', '=', 'creating')
+    .where('creation_locked_until', lease === null ? 'is' : '=', lease)
+    .returning('id');
+}
+
+/**
  * Moves `creation_state` from one of `from` to `to` with `patch`, in one statement; undefined when the
  * charge was in none of `from` (someone else moved it first). A single statement, so it takes the
  * database or a transaction.

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { errorResponses, toApiError } from '../../http/errors.js';
 import {
   IDEMPOTENCY_HEADER,
@@ -17,7 +18,7 @@ import {
   ChargeListSchema,
   ChargeViewSchema,
 } from './schemas.js';
-import type { ChargeService } from './service.js';
+import type { ChargeService, CreationOutcome } from './service.js';
 
 export { PROVIDER_RETRY_AFTER_SECONDS } from './errors.js';
 
@@ -73,9 +74,28 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
     },
     async (request, reply) => {
       const header = request.headers[IDEMPOTENCY_HEADER];
+      // With an idempotency claim, phase 2 and the stored outcome commit in one statement (ADR 0046);
+      // the claim is then done with and the stored bytes are the answer.
+      const claim = request.idempotencyClaim;
+      let storedBody: string | undefined;
+      const outcome: CreationOutcome | undefined =
+        claim === null
+          ? undefined
+          : {
+              serialize: (view) => {
+                const body = reply.code(201).serialize(view);
+                return typeof body === 'string' ? body : Buffer.from(body as Buffer).toString('utf8');
+              },
+              storeWith: async (stored, companion) => {
+                const done = await options.idempotency.store.completeWith(claim, stored, companion);
+                if (done.rows.length > 0) storedBody = stored.body;
+                return done;
+              },
+            };
       const result = await service.create(ownerOf(request), request.body, {
         idempotencyKey: Array.isArray(header) ? header[0] : header,
         features: callerOf(request).featureFlags,
+        ...(outcome === undefined ? {} : { outcome }),
       });
       chargeCreations.inc({
         environment: ownerOf(request).environment,
@@ -84,7 +104,15 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
       if (!result.ok && result.error.code === 'provider_unavailable') {
         reply.header('retry-after', PROVIDER_RETRY_AFTER_SECONDS);
       }
-      return reply.code(201).send(unwrap(result));
+      const view = unwrap(result);
+      if (storedBody !== undefined) {
+        // Stored (or the claim was taken over, when the retry that holds it now records its own outcome):
+        // either way this request's claim is finished.
+        request.idempotencyClaim = null;
+        // A string with a JSON content type goes out as it is: these are the serialiser's own bytes.
+        return (reply as FastifyReply).code(201).type('application/json; charset=utf-8').send(storedBody);
+      }
+      return reply.code(201).send(view);
     },
   );
 

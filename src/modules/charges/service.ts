@@ -3,6 +3,7 @@ import type { Kdb, Trx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Environment, FeatureFlag } from '../../db/schema.js';
 import type { ValidationIssue } from '../../http/errors.js';
+import type { Companion } from '../../http/idempotency-store.js';
 import { metadataIssues } from '../../http/input.js';
 import { DAY, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
@@ -52,6 +53,21 @@ export interface ChargeServiceDeps {
   customers: Pick<CustomerService, 'detailsForCharge'>;
 }
 
+/**
+ * The idempotent outcome of a creation request, written in the same statement as phase 2 (ADR 0046): the
+ * acquirer's ids and the stored 201 commit together, one commit instead of two. The route provides it
+ * when the request holds an idempotency claim.
+ */
+export interface CreationOutcome {
+  /** The exact body the route answers the view with (its response serialiser for 201). */
+  serialize(view: ChargeView): string;
+  /** Stores `{ status: 201, body }` in one statement with `companion`; see IdempotencyStore.completeWith. */
+  storeWith<R>(
+    outcome: { status: number; body: string },
+    companion: Companion<R>,
+  ): Promise<{ rows: R[]; stored: boolean }>;
+}
+
 export interface ChargeService {
   create(
     owner: ChargeOwner,
@@ -60,6 +76,8 @@ export interface ChargeService {
       idempotencyKey: string | undefined;
       /** The organization's feature flags (`customerId` needs `customers`). */
       features?: readonly FeatureFlag[];
+      /** The request's idempotent outcome, stored in phase 2's statement (ADR 0046). */
+      outcome?: CreationOutcome;
     },
   ): Promise<Result<ChargeView, ChargeError>>;
   get(owner: ChargeOwner, id: string): Promise<Result<ChargeView, ChargeError>>;
@@ -156,6 +174,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   async function finishCreation(
     charge: ChargeRow,
     acquirer: Acquirer,
+    outcome: CreationOutcome | undefined,
   ): Promise<Result<ChargeView, ChargeError>> {
     let payment: AcquirerPayment;
     try {
@@ -177,7 +196,22 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       if (error instanceof AcquirerUnavailableError) return err({ code: 'provider_unavailable' });
       throw error;
     }
-    const created = await markCreated(db, charge.id, payment, clock.now());
+    const now = clock.now();
+    if (outcome !== undefined) {
+      // Nothing but the lease's holder writes a `creating` charge (notifications find a charge by the
+      // payment id this very statement sets; the recovery job and a retry first take the lease): while
+      // the lease is still ours, the row is phase 1's plus this patch, so its view is known before the
+      // statement runs, and the stored outcome is exactly the 201 the route sends.
+      const patch = createdPatch(payment, now);
+      const expected = toView({ ...charge, ...patch, creation_state: 'created' });
+      const done = await outcome.storeWith(
+        { status: 201, body: outcome.serialize(expected) },
+        charges.finishCreationHolding(db, charge.id, charge.creation_locked_until, patch),
+      );
+      if (done.rows.length > 0) return ok(expected);
+      // The lease was taken over (this request outlived it): finish as a lone write, as without a key.
+    }
+    const created = await markCreated(db, charge.id, payment, now);
     if (created) return ok(toView(created));
     // Someone else (the recovery job after a lapsed lease) finished it first, with the same payment.
     const current = await charges.findById(db, charge.id);
@@ -212,7 +246,8 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   }
 
   return {
-    async create(owner, input, { idempotencyKey, features }) {
+    async create(owner, input, options) {
+      const { idempotencyKey, features } = options;
       if (input.customerId !== undefined && !(features ?? []).includes('customers'))
         return err({ code: 'customers_disabled' });
       const issues = checkInput(input, owner.environment);
@@ -250,7 +285,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       for (let attempt = 0; attempt < 3; attempt++) {
         const inserted = await insertCharge(db, owner, input, values, releaseBefore);
         if (!inserted.ok) return inserted;
-        if (inserted.value) return finishCreation(inserted.value, acquirer);
+        if (inserted.value) return finishCreation(inserted.value, acquirer, options.outcome);
         // A `creating` or `created` charge holds the key (idempotencyKey is set: without one nothing
         // conflicts).
         const holder = await charges.findByIdempotencyKey(db, owner, idempotencyKey ?? '');
@@ -260,7 +295,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           if (holder.creation_state === 'created') return ok(toView(holder));
           const leased = await takeLease(db, holder.id, now, deps.creationLeaseMs);
           if (!leased) return err({ code: 'creation_in_progress' });
-          return finishCreation(leased, acquirer);
+          return finishCreation(leased, acquirer, options.outcome);
         }
         // Forgotten after the idempotency window: the old charge lets go of it as the new one takes it.
         releaseBefore = rememberedSince;
@@ -571,18 +606,23 @@ async function takeLease(db: Kdb, id: string, now: Date, leaseMs: number): Promi
   return charges.takeLease(db, id, now, new Date(now.getTime() + leaseMs));
 }
 
+/** What phase 2 writes: the acquirer's ids, and the lease let go. */
+function createdPatch(payment: AcquirerPayment, now: Date) {
+  return {
+    creation_locked_until: null,
+    provider_payment_id: payment.id,
+    provider_status: payment.status,
+    updated_at: now,
+  };
+}
+
 async function markCreated(
   db: Kdb,
   id: string,
   payment: AcquirerPayment,
   now: Date,
 ): Promise<ChargeRow | undefined> {
-  return charges.transitionCreation(db, id, ['creating'], 'created', {
-    creation_locked_until: null,
-    provider_payment_id: payment.id,
-    provider_status: payment.status,
-    updated_at: now,
-  });
+  return charges.transitionCreation(db, id, ['creating'], 'created', createdPatch(payment, now));
 }
 
 async function markRejected(db: Kdb, id: string, error: AcquirerRejectedError, now: Date): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
+import { httpCall } from '../../shared/http-client.js';
 import { MoneyError, parseRate } from '../../shared/money.js';
 import { RateUnavailableError, type RateQuote, type RateSource } from './rates.js';
 import { latestFxRates } from './repository.js';
@@ -43,12 +44,13 @@ export function createTickerRateSource(options: {
       const name = options.name ?? `ticker:${new URL(url).host}`;
       let body: unknown;
       try {
-        const response = await fetch(url, {
+        const response = await httpCall(url, {
+          method: 'GET',
           headers: { accept: 'application/json' },
-          signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
+          timeoutMs: options.timeoutMs ?? 5000,
         });
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        body = await response.json();
+        if (response.status < 200 || response.status > 299) throw new Error(`HTTP ${response.status}`);
+        body = JSON.parse(response.text);
       } catch (error) {
         throw new RateUnavailableError(
           'unreachable',

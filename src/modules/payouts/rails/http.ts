@@ -1,4 +1,5 @@
 import { upstreamCalls } from '../../../observability/metrics.js';
+import { httpCall, type HttpAnswer } from '../../../shared/http-client.js';
 import { RailRejectedError, RailUnavailableError } from './types.js';
 
 /** One JSON call to a rail or an explorer: 5xx, timeouts and network failures are "unavailable". */
@@ -26,22 +27,22 @@ async function callOnce(
   url: string,
   init: { method?: string; body?: unknown; apiKey?: string | undefined; timeoutMs: number },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  let response: Response;
+  let response: HttpAnswer;
   try {
-    response = await fetch(url, {
-      method: init.method ?? 'GET',
+    response = await httpCall(url, {
+      method: init.method === 'POST' ? 'POST' : 'GET',
       headers: {
         accept: 'application/json',
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(init.apiKey === undefined ? {} : { authorization: `Bearer ${init.apiKey}` }),
       },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-      signal: AbortSignal.timeout(init.timeoutMs),
+      timeoutMs: init.timeoutMs,
     });
   } catch (error) {
     throw new RailUnavailableError(`${new URL(url).host} did not answer: ${(error as Error).message}`);
   }
-  const text = await response.text().catch(() => '');
+  const text = response.text;
   if (response.status >= 500)
     throw new RailUnavailableError(`${new URL(url).host} answered ${response.status}`);
   let body: Record<string, unknown> = {};
