@@ -344,7 +344,10 @@ async function endpoint(
     };
     // A few requests first: the gateway's first requests compile and connect.
     await load({ ...posting, duration: 2 });
-    const cpuBefore = { gateway: processCpuMs(gateway.child.pid), acquirer: processCpuMs(acquirer.child.pid) };
+    const cpuBefore = {
+      gateway: processCpuMs(gateway.child.pid),
+      acquirer: processCpuMs(acquirer.child.pid),
+    };
     const post = await load(posting);
     const answered = post.requestsPerSecond * options.durationS;
     const perRequest = (before: number | null, after: number | null) =>
