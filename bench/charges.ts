@@ -278,7 +278,7 @@ async function replay(url: string, recorded: Recorded, durationS: number, connec
   }
 }
 
-const shapes = (statements: Statement[]) =>
+export const shapes = (statements: Statement[]) =>
   statements.map((statement) => statement.text.replace(/\s+/g, ' ').slice(0, 90));
 
 async function endpoint(

@@ -11,6 +11,8 @@ export interface Measurement {
   errors: number;
   non2xx: number;
   statusCodes?: Record<string, number>;
+  /** The one status `requestsPerSecond` counts when it is not every 2xx (a form post's 303). */
+  counted?: number;
 }
 
 export const round = (value: number) => Math.round(value * 100) / 100;
@@ -23,36 +25,45 @@ export const ratio = (value: number, ceiling: number): number | null =>
   ceiling === 0 ? null : Number((value / ceiling).toPrecision(3));
 
 /**
- * autocannon against a listener, summarised as a Measurement. Throughput counts 2xx answers only: a
- * refusal or an error is fast and would flatter it.
+ * autocannon against a listener, summarised as a Measurement. Throughput counts 2xx answers only (or,
+ * with `success`, answers of that one status: a form post that succeeds answers 303): a refusal or an
+ * error is fast and would flatter it.
  */
-export async function load(options: autocannon.Options): Promise<Measurement> {
+export async function load(
+  options: autocannon.Options,
+  { success }: { success?: number } = {},
+): Promise<Measurement> {
   const result = await autocannon(options);
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [
+      code,
+      (stats as { count: number }).count,
+    ]),
+  );
+  const answered = success === undefined ? result['2xx'] : (statusCodes[String(success)] ?? 0);
   return {
-    requestsPerSecond: round(result['2xx'] / Math.max(result.duration, 0.001)),
+    requestsPerSecond: round(answered / Math.max(result.duration, 0.001)),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     total: result.requests.total,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [
-        code,
-        (stats as { count: number }).count,
-      ]),
-    ),
+    statusCodes,
+    ...(success === undefined ? {} : { counted: success }),
   };
 }
 
 /**
  * `once` run by `connections` concurrent loops for `durationS` seconds, without HTTP: the latency of
  * each call that returns true; one that returns false counts as refused (`non2xx`), one that throws as an
- * error.
+ * error. With `limit`, no more than that many calls start (indexes 0 to limit - 1): the loops stop
+ * early when they are used up, and the throughput is over the time they ran.
  */
 export async function loop(
   once: (index: number) => Promise<boolean>,
   durationS: number,
   connections: number,
+  limit = Number.POSITIVE_INFINITY,
 ): Promise<Measurement> {
   const latencies: number[] = [];
   let refused = 0;
@@ -62,7 +73,7 @@ export async function loop(
   const started = performance.now();
   await Promise.all(
     Array.from({ length: connections }, async () => {
-      while (performance.now() < deadline) {
+      while (performance.now() < deadline && next < limit) {
         const began = performance.now();
         try {
           if (await once(next++)) latencies.push(performance.now() - began);
@@ -105,13 +116,14 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: 
   return { value, ms: round(performance.now() - started) };
 }
 
-/** One statement as node-postgres sent it. */
+/** One statement as node-postgres sent it (and, once it answered, the rows it returned). */
 export interface Statement {
   text: string;
   values: unknown[];
+  rows?: unknown[];
 }
 
-/** Every statement node-postgres sends in this process while `work` runs. */
+/** Every statement node-postgres sends in this process while `work` runs, with the rows each returned. */
 export async function capture<T>(work: () => Promise<T>): Promise<{ value: T; statements: Statement[] }> {
   type Query = (...args: unknown[]) => unknown;
   const prototype = pg.Client.prototype as unknown as { query: Query };
@@ -121,8 +133,19 @@ export async function capture<T>(work: () => Promise<T>): Promise<{ value: T; st
     const [first, second] = args;
     const text = typeof first === 'string' ? first : (first as { text?: unknown } | undefined)?.text;
     const values = Array.isArray(second) ? second : (first as { values?: unknown } | undefined)?.values;
-    if (typeof text === 'string') statements.push({ text, values: Array.isArray(values) ? values : [] });
-    return original.apply(this, args);
+    const answer = original.apply(this, args);
+    if (typeof text === 'string') {
+      const statement: Statement = { text, values: Array.isArray(values) ? values : [] };
+      statements.push(statement);
+      if (answer instanceof Promise)
+        answer.then(
+          (result: { rows?: unknown[] }) => {
+            statement.rows = result?.rows;
+          },
+          () => undefined,
+        );
+    }
+    return answer;
   };
   try {
     return { value: await work(), statements };

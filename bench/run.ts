@@ -6,6 +6,9 @@
  *   at BENCH_CHARGE_SIZES charges in the table (default 1000,100000), each beside the SQL that one such
  *   request sends, recorded and replayed through node-postgres without HTTP (its database ceiling), on
  *   copies of one seeded database so that no phase measures another's rows.
+ * - the hosted checkout (bench/checkout.ts): `GET /c/{paymentId}` of an unpaid card charge and the card
+ *   form's `POST /c/{paymentId}/card` paying it through the sandbox acquirer, at BENCH_CHECKOUT_SIZES
+ *   charges in the table (default 1000,100000), each beside the SQL one such request sends, replayed.
  * Then the payouts (bench/payouts.ts): creation through HTTP and through the service, and the engine's
  * send-and-confirm throughput against the sandbox chain. Then the ledger balance (bench/balance.ts):
  * `ledger.balance` of one owner at BENCH_BALANCE_SIZES entries, without a checkpoint, after one and with a
@@ -22,12 +25,14 @@
  * BENCH_PAYOUT_ORGANIZATIONS (default 50), BENCH_BALANCE_SIZES (default 1000,10000,100000),
  * BENCH_SETTLEMENT_CHARGES (default 1 000 000), BENCH_SETTLEMENT_ORGANIZATIONS (default 10 000) and
  * BENCH_SETTLEMENT_HISTORY (default 1: the previous business day settled first; 0: empty settlement
- * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000), BENCH_CHARGE_SIZES, BENCH_WEBHOOK_BACKLOG
- * (default 20 000) tune it; BENCH_ONLY=charges, BENCH_ONLY=balance, BENCH_ONLY=settlement,
- * BENCH_ONLY=dashboard or BENCH_ONLY=webhooks runs that section alone; DATABASE_URL
- * names the server (default the local one).
+ * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000), BENCH_CHARGE_SIZES, BENCH_CHECKOUT_SIZES,
+ * BENCH_WEBHOOK_BACKLOG (default 20 000) tune it; BENCH_ONLY=charges, BENCH_ONLY=checkout,
+ * BENCH_ONLY=balance, BENCH_ONLY=settlement, BENCH_ONLY=dashboard or BENCH_ONLY=webhooks runs that section
+ * alone; DATABASE_URL names the server (default the local one). The gateway processes run from dist/,
+ * built first (incrementally), as `npm start` runs them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
@@ -35,6 +40,7 @@ import { migrationsDir, projectRoot } from '../src/paths.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { benchBalance } from './balance.js';
 import { benchCharges } from './charges.js';
+import { benchCheckout } from './checkout.js';
 import { benchDashboard } from './dashboard.js';
 import { load, ratio } from './measure.js';
 import { benchPayouts } from './payouts.js';
@@ -51,13 +57,14 @@ const sizesOf = (text: string) => text.split(',').map((size) => Number(size.trim
 const BALANCE_SIZES = sizesOf(process.env.BENCH_BALANCE_SIZES?.trim() || '1000,10000,100000');
 const DASHBOARD_SIZES = sizesOf(process.env.BENCH_DASHBOARD_SIZES?.trim() || '1000,10000,100000');
 const CHARGE_SIZES = sizesOf(process.env.BENCH_CHARGE_SIZES?.trim() || '1000,100000');
-const SECTIONS = ['charges', 'balance', 'settlement', 'dashboard', 'webhooks'] as const;
+const CHECKOUT_SIZES = sizesOf(process.env.BENCH_CHECKOUT_SIZES?.trim() || '1000,100000');
+const SECTIONS = ['charges', 'checkout', 'balance', 'settlement', 'dashboard', 'webhooks'] as const;
 const ONLY = process.env.BENCH_ONLY?.trim() || undefined;
 if (SETTLEMENT_HISTORY !== '0' && SETTLEMENT_HISTORY !== '1')
   throw new Error(`BENCH_SETTLEMENT_HISTORY must be 0 or 1, got "${SETTLEMENT_HISTORY}"`);
 if (ONLY !== undefined && !(SECTIONS as readonly string[]).includes(ONLY))
   throw new Error(
-    `BENCH_ONLY must be "charges", "balance", "settlement", "dashboard" or "webhooks" (or unset for every section), got "${ONLY}"`,
+    `BENCH_ONLY must be "charges", "checkout", "balance", "settlement", "dashboard" or "webhooks" (or unset for every section), got "${ONLY}"`,
   );
 for (const [name, value] of [
   ['BENCH_SETTLEMENT_CHARGES', SETTLEMENT_CHARGES],
@@ -65,6 +72,7 @@ for (const [name, value] of [
   ...BALANCE_SIZES.map((size) => ['BENCH_BALANCE_SIZES (each, comma-separated)', size] as const),
   ...DASHBOARD_SIZES.map((size) => ['BENCH_DASHBOARD_SIZES (each, comma-separated)', size] as const),
   ...CHARGE_SIZES.map((size) => ['BENCH_CHARGE_SIZES (each, comma-separated)', size] as const),
+  ...CHECKOUT_SIZES.map((size) => ['BENCH_CHECKOUT_SIZES (each, comma-separated)', size] as const),
 ] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
 }
@@ -78,6 +86,9 @@ const machine = () => ({
 
 const chargesSection = () =>
   benchCharges({ sizes: CHARGE_SIZES, durationS: DURATION_S, connections: CONNECTIONS });
+
+const checkoutSection = () =>
+  benchCheckout({ sizes: CHECKOUT_SIZES, durationS: DURATION_S, connections: CONNECTIONS });
 
 const balanceSection = () => benchBalance({ sizes: BALANCE_SIZES });
 
@@ -128,6 +139,9 @@ async function main(): Promise<void> {
     // The charges, each size on copies of a database of its own (bench/charges.ts).
     const charges = await chargesSection();
 
+    // The hosted checkout, each size on copies of a database of its own (bench/checkout.ts).
+    const checkout = await checkoutSection();
+
     // Payouts on a database of their own.
     const payoutsDatabase = await createFreshDatabase();
     let payouts: Awaited<ReturnType<typeof benchPayouts>>;
@@ -175,6 +189,19 @@ async function main(): Promise<void> {
               ),
             },
           })),
+          checkout: checkout.map((size) => ({
+            ...size,
+            ratiosToEmptyFastify: {
+              'GET /c/{paymentId}': ratio(
+                size['GET /c/{paymentId}'].requestsPerSecond,
+                emptyRoute.requestsPerSecond,
+              ),
+              'POST /c/{paymentId}/card': ratio(
+                size['POST /c/{paymentId}/card'].requestsPerSecond,
+                emptyRoute.requestsPerSecond,
+              ),
+            },
+          })),
           payouts: {
             ...payouts,
             ratioToEmptyFastify: ratio(
@@ -196,8 +223,21 @@ async function main(): Promise<void> {
   }
 }
 
+// The gateway processes the sections spawn run from dist/, as `npm start` runs them; the build is
+// incremental.
+execFileSync(
+  process.execPath,
+  [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'],
+  {
+    cwd: projectRoot,
+    stdio: ['ignore', 2, 2],
+  },
+);
+
 if (ONLY === 'charges') {
   console.log(JSON.stringify({ machine: machine(), charges: await chargesSection() }, null, 2));
+} else if (ONLY === 'checkout') {
+  console.log(JSON.stringify({ machine: machine(), checkout: await checkoutSection() }, null, 2));
 } else if (ONLY === 'settlement') {
   console.log(JSON.stringify({ machine: machine(), settlement: await settlementSection() }, null, 2));
 } else if (ONLY === 'dashboard') {
