@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Kdb, Trx } from '../../db/database.js';
+import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
@@ -7,10 +7,11 @@ import { newId } from '../../shared/ids.js';
 import type { Result } from '../../shared/result.js';
 import { chargeReferences } from '../charges/service.js';
 import type { EventRecorder } from '../events/service.js';
-import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
+import type { Ledger, PendingCredit } from '../ledger/service.js';
 import type { PayoutOwner } from '../payouts/ports.js';
 import type { RateQuote } from '../payouts/rates.js';
-import type { AutomaticPayoutPlan, AutomaticPayoutRefusal } from '../payouts/service.js';
+import type { PayoutView } from '../payouts/schemas.js';
+import type { AutomaticPayoutPlan, PayoutService } from '../payouts/service.js';
 import { refundChargeIds } from '../refunds/service.js';
 import type { BusinessDate } from './calendar.js';
 import * as settlement from './repository.js';
@@ -34,35 +35,10 @@ import { statementContent, statementHash } from './statement.js';
  */
 
 /** What the chunk needs of the ledger. */
-export interface ChunkLedger {
-  lockBalances(trx: Trx, owners: readonly LedgerOwner[]): Promise<void>;
-  availableOf(trx: Trx, owners: readonly LedgerOwner[]): Promise<Map<string, bigint>>;
-  pendingCreditsOf(
-    trx: Trx,
-    owners: ReadonlyArray<LedgerOwner & { after: Date }>,
-    upTo: Date,
-  ): Promise<Array<PendingCredit & LedgerOwner>>;
-  postReleases(
-    trx: Trx,
-    releases: ReadonlyArray<{ id: string; amount: string } & LedgerOwner>,
-  ): Promise<void>;
-}
+export type ChunkLedger = Pick<Ledger, 'lockBalances' | 'availableOf' | 'pendingCreditsOf' | 'postReleases'>;
 
 /** What the chunk needs of the payouts module. */
-export interface ChunkPayouts {
-  planAutomatic(
-    trx: Trx,
-    requests: ReadonlyArray<{ owner: PayoutOwner; available: bigint }>,
-    quote: RateQuote,
-  ): Promise<
-    Map<string, { ok: true; plan: AutomaticPayoutPlan } | { ok: false; reason: AutomaticPayoutRefusal }>
-  >;
-  createPlanned(
-    trx: Trx,
-    plans: ReadonlyArray<AutomaticPayoutPlan & { description: string }>,
-    quote: RateQuote,
-  ): Promise<Map<string, { id: string; amount: string; payoutAmount: string; rate: { value: string } }>>;
-}
+export type ChunkPayouts = Pick<PayoutService, 'planAutomatic' | 'createPlanned'>;
 
 export interface ChunkDeps {
   db: Kdb;
@@ -218,10 +194,7 @@ export function createChunkSettler(deps: ChunkDeps) {
         if (!quote?.ok) throw new Error(`no quote for ${environment}`);
         return quote.value;
       };
-      const payouts = new Map<
-        string,
-        { id: string; amount: string; payoutAmount: string; rate: { value: string } }
-      >();
+      const payouts = new Map<string, PayoutView>();
       for (const environment of ['live', 'sandbox'] as const) {
         const ofEnvironment = plans.filter((plan) => plan.owner.environment === environment);
         if (ofEnvironment.length === 0) continue;
