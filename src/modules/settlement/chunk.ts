@@ -14,6 +14,7 @@ import type { PayoutView } from '../payouts/schemas.js';
 import type { AutomaticPayoutPlan, PayoutService } from '../payouts/service.js';
 import { refundChargeIds } from '../refunds/service.js';
 import type { BusinessDate } from './calendar.js';
+import { chargeIdOf, LATE_COMMIT_WINDOW_MS, refundIdsOf, releaseLines } from './release.js';
 import * as settlement from './repository.js';
 import { batchView } from './service.js';
 import { statementContent, statementHash } from './statement.js';
@@ -60,8 +61,6 @@ export interface ChunkOutcome {
 export const CHUNK_OWNERS = 200;
 /** Ids per statement when a list is passed as parameters (far below PostgreSQL's 65 535). */
 const IDS_PER_STATEMENT = 10_000;
-/** As `service.ts`: how far before an owner's previous batch's cutoff its release looks again. */
-const LATE_COMMIT_WINDOW_MS = 3_600_000;
 
 const keyOf = (owner: PayoutOwner) => `${owner.organizationId}:${owner.environment}`;
 
@@ -171,12 +170,10 @@ export function createChunkSettler(deps: ChunkDeps) {
 
       // The release: batches, items, ledger entries (as `release` writes them, for every owner at once).
       const lines = settling.flatMap((owner) => fresh.get(keyOf(owner)) ?? []);
-      const refundIds = lines.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);
-      const chargeOfRefund = await inPieces(refundIds, (piece) => refundChargeIds(trx, piece));
-      const chargeIdOf = (credit: PendingCredit) =>
-        credit.kind === 'refund' ? (chargeOfRefund.get(credit.sourceId) ?? credit.sourceId) : credit.sourceId;
-      const references = await inPieces([...new Set(lines.map(chargeIdOf))], (piece) =>
-        chargeReferences(trx, piece),
+      const chargeOfRefund = await inPieces(refundIdsOf(lines), (piece) => refundChargeIds(trx, piece));
+      const references = await inPieces(
+        [...new Set(lines.map((credit) => chargeIdOf(credit, chargeOfRefund)))],
+        (piece) => chargeReferences(trx, piece),
       );
       const heads = await settlement.latestStatements(trx, settling);
       const now = clock.now();
@@ -217,24 +214,13 @@ export function createChunkSettler(deps: ChunkDeps) {
         if (!payout) throw new Error(`the planned payout of ${key} was not made`);
         const quote = quoteByEnvironment(owner.environment);
         const id = batchIds.get(key) ?? '';
-        const sum = (pick: (credit: PendingCredit) => bigint) =>
-          ownLines.reduce((total, credit) => total + pick(credit), 0n);
-        const ownItems = ownLines.map((credit): settlement.ItemRow => ({
-          id: newId('txn', now),
-          batch_id: id,
-          organization_id: owner.organizationId,
-          environment: owner.environment,
-          type: credit.kind === 'refund' ? ('refund' as const) : ('charge' as const),
-          source_id: credit.sourceId,
-          charge_id: chargeIdOf(credit),
-          merchant_reference: references.get(chargeIdOf(credit)) ?? null,
-          amount: credit.gross,
-          fee: credit.fee,
-          net: credit.net,
-          occurred_at: credit.createdAt,
-          available_at: now,
-          payout_id: payout.id,
-        }));
+        const own = releaseLines(
+          owner,
+          ownLines,
+          { id, now, payoutId: payout.id },
+          { chargeOfRefund, references },
+        );
+        const ownItems = own.items;
         items.push(...ownItems);
         itemsOf.set(id, ownItems);
         const head = heads.get(key);
@@ -246,9 +232,9 @@ export function createChunkSettler(deps: ChunkDeps) {
           origin: 'schedule',
           cutoff: options.cutoff,
           status: 'paid_out',
-          gross: sum((credit) => (credit.kind === 'charge_succeeded' ? BigInt(credit.gross) : 0n)).toString(),
-          fees: sum((credit) => BigInt(credit.fee)).toString(),
-          refunds: sum((credit) => (credit.kind === 'refund' ? -BigInt(credit.gross) : 0n)).toString(),
+          gross: own.gross.toString(),
+          fees: own.fees.toString(),
+          refunds: own.refunds.toString(),
           net: netOf(key).toString(),
           item_count: ownLines.length,
           reserve_held: '0',
