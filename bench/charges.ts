@@ -34,7 +34,7 @@ import { newId } from '../src/shared/ids.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
-import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import {
   capture,
   load,
@@ -157,18 +157,7 @@ async function record(
   url: string,
   secret: string,
 ): Promise<{ post: Recorded; get: Recorded; list: Recorded }> {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    SANDBOX_ACQUIRER_PORT: '0',
-    LOG_LEVEL: 'warn',
-    ROLES: 'api,sandbox-acquirer',
-    DATABASE_URL: url,
-  });
+  const config = loadConfig(gatewayEnv({ ROLES: 'api,sandbox-acquirer', DATABASE_URL: url }));
   config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
   const gateway = await startGateway({
     config,
@@ -285,21 +274,11 @@ async function endpoint(
   options: { durationS: number; connections: number; halfCeiling: number },
 ) {
   const gateway: GatewayProcess = spawnGateway({
-    env: {
-      ...baseEnv(),
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      WEB_PORT: '0',
-      SANDBOX_API_PORT: '0',
-      LIVE_API_PORT: '0',
-      OPERATOR_PORT: '0',
-      SANDBOX_ACQUIRER_PORT: '0',
-      SANDBOX_CHAIN_PORT: '0',
-      LOG_LEVEL: 'warn',
+    env: gatewayEnv({
       ROLES: 'api,sandbox-acquirer',
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: String(options.connections),
-    },
+    }),
   });
   try {
     const urls = await gateway.waitForBanner(90_000);
