@@ -35,7 +35,7 @@ import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secre
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
 import { killProgram, startProgram } from '../soak/processes.js';
-import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { baseEnv, gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import {
   capture,
   load,
@@ -159,18 +159,7 @@ async function record(
   url: string,
   secret: string,
 ): Promise<{ post: Recorded; get: Recorded; list: Recorded }> {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    SANDBOX_ACQUIRER_PORT: '0',
-    LOG_LEVEL: 'warn',
-    ROLES: 'api,sandbox-acquirer',
-    DATABASE_URL: url,
-  });
+  const config = loadConfig(gatewayEnv({ ROLES: 'api,sandbox-acquirer', DATABASE_URL: url }));
   config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
   const gateway = await startGateway({
     config,
@@ -303,23 +292,13 @@ async function endpoint(
   await acquirer.ready;
   const acquirerUrl = /Sandbox acquirer listening on (\S+)/.exec(acquirer.output())?.[1] ?? '';
   const gateway: GatewayProcess = spawnGateway({
-    env: {
-      ...baseEnv(),
+    env: gatewayEnv({
+      ROLES: 'api',
       SANDBOX_ACQUIRER_URL: acquirerUrl,
       ...acquirerCredentials,
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      WEB_PORT: '0',
-      SANDBOX_API_PORT: '0',
-      LIVE_API_PORT: '0',
-      OPERATOR_PORT: '0',
-      SANDBOX_ACQUIRER_PORT: '0',
-      SANDBOX_CHAIN_PORT: '0',
-      LOG_LEVEL: 'warn',
-      ROLES: 'api',
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: String(options.connections),
-    },
+    }),
   });
   try {
     const urls = await gateway.waitForBanner(90_000);

@@ -40,6 +40,7 @@ import { resolveSecretBox } from '../src/services.js';
 import { WebClient } from '../test/helpers/accounts.js';
 import { createFreshDatabase, dropDatabase } from '../test/helpers/database.js';
 import { issueKey } from '../test/helpers/merchants.js';
+import { gatewayEnv } from '../test/helpers/process.js';
 import { capture, round, timed, withClient, type Statement } from './measure.js';
 
 export interface DashboardBenchOptions {
@@ -418,20 +419,14 @@ export async function benchDashboard(options: DashboardBenchOptions) {
     } finally {
       await migrated.close();
     }
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      WEB_PORT: '0',
-      SANDBOX_API_PORT: '0',
-      LIVE_API_PORT: '0',
-      OPERATOR_PORT: '0',
-      SANDBOX_ACQUIRER_PORT: '0',
-      LOG_LEVEL: 'warn',
-      ROLES: 'api,sandbox-acquirer',
-      DATABASE_URL: url,
-      SETTLEMENT_CRON: 'off',
-      RECONCILIATION_CRON: 'off',
-    });
+    const config = loadConfig(
+      gatewayEnv({
+        ROLES: 'api,sandbox-acquirer',
+        DATABASE_URL: url,
+        SETTLEMENT_CRON: 'off',
+        RECONCILIATION_CRON: 'off',
+      }),
+    );
     config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
     gateway = await startGateway({
       config,

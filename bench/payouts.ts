@@ -20,7 +20,7 @@ import { systemClock } from '../src/shared/clock.js';
 import { generateEncryptionKeys } from '../src/shared/secret-box.js';
 import { acquirerControl } from '../test/helpers/acquirer.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
-import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import { load, loop, round } from './measure.js';
 
 const TRON_ADDRESS = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
@@ -48,25 +48,18 @@ export async function benchPayouts(options: PayoutBenchOptions) {
     blockIntervalMs: 250,
   });
   const encryptionKeys = generateEncryptionKeys();
-  const env = (roles: string) => ({
-    ...baseEnv(),
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    LOG_LEVEL: 'warn',
-    ROLES: roles,
-    DATABASE_URL: databaseUrl,
-    DATABASE_POOL_SIZE: String(connections),
-    SANDBOX_ACQUIRER_URL: acquirer.url,
-    SANDBOX_ACQUIRER_API_KEY: acquirerCredentials.apiKey,
-    SANDBOX_ACQUIRER_NOTIFICATION_SECRET: acquirerCredentials.notificationSecret,
-    SANDBOX_CHAIN_URL: chain.url,
-    SANDBOX_CHAIN_API_KEY: chainKey,
-    ENCRYPTION_KEYS: encryptionKeys,
-  });
+  const env = (roles: string) =>
+    gatewayEnv({
+      ROLES: roles,
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: String(connections),
+      SANDBOX_ACQUIRER_URL: acquirer.url,
+      SANDBOX_ACQUIRER_API_KEY: acquirerCredentials.apiKey,
+      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: acquirerCredentials.notificationSecret,
+      SANDBOX_CHAIN_URL: chain.url,
+      SANDBOX_CHAIN_API_KEY: chainKey,
+      ENCRYPTION_KEYS: encryptionKeys,
+    });
   let api: GatewayProcess | undefined;
   let worker: GatewayProcess | undefined;
   try {

@@ -38,7 +38,7 @@ import { systemClock } from '../src/shared/clock.js';
 import { formatRate, lessSpread, parseRate } from '../src/shared/money.js';
 import { generateEncryptionKeys } from '../src/shared/secret-box.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
-import { baseEnv } from '../test/helpers/process.js';
+import { gatewayEnv } from '../test/helpers/process.js';
 import { round, timed, withClient } from './measure.js';
 
 export interface SettlementBenchOptions {
@@ -387,21 +387,19 @@ function pick(env: NodeJS.ProcessEnv, names: readonly string[]): Record<string, 
 
 /** The real batch: the service composition of the gateway, the run of the 03:00 job. */
 async function runBatch(url: string, cutoff: Date) {
-  const config = loadConfig({
-    ...baseEnv(),
-    NODE_ENV: 'test',
-    ROLES: 'worker',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: url,
-    ENCRYPTION_KEYS: generateEncryptionKeys(),
-    SETTLEMENT_CRON: '0 3 * * *',
-    PAYOUT_FX_SPREAD_BPS: String(SPREAD_BPS),
-    // The rate was entered before the seed's VACUUM and copy: fresh enough however long they take.
-    FX_OPERATOR_RATE_MAX_AGE_SECONDS: String(7 * 86_400),
-    // The run's concurrency and pool as the gateway's configuration sets them, when given.
-    ...pick(process.env, ['SETTLEMENT_CONCURRENCY', 'DATABASE_POOL_SIZE']),
-  });
+  const config = loadConfig(
+    gatewayEnv({
+      ROLES: 'worker',
+      DATABASE_URL: url,
+      ENCRYPTION_KEYS: generateEncryptionKeys(),
+      SETTLEMENT_CRON: '0 3 * * *',
+      PAYOUT_FX_SPREAD_BPS: String(SPREAD_BPS),
+      // The rate was entered before the seed's VACUUM and copy: fresh enough however long they take.
+      FX_OPERATOR_RATE_MAX_AGE_SECONDS: String(7 * 86_400),
+      // The run's concurrency and pool as the gateway's configuration sets them, when given.
+      ...pick(process.env, ['SETTLEMENT_CONCURRENCY', 'DATABASE_POOL_SIZE']),
+    }),
+  );
   const database = await openDatabase({ databaseUrl: url, poolSize: config.databasePoolSize });
   try {
     const logger = createLogger({ level: 'warn', destination: createLogDestination(process.stderr) });

@@ -28,7 +28,7 @@ import { migrationsDir, projectRoot } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createFreshDatabase, dropDatabase } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
-import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import { load, round } from './measure.js';
 
 export interface WebhookBenchOptions {
@@ -261,24 +261,14 @@ export async function benchWebhooks(options: WebhookBenchOptions) {
     });
 
     gateway = spawnGateway({
-      env: {
-        ...baseEnv(),
-        NODE_ENV: 'test',
-        HOST: '127.0.0.1',
-        WEB_PORT: '0',
-        SANDBOX_API_PORT: '0',
-        LIVE_API_PORT: '0',
-        OPERATOR_PORT: '0',
-        SANDBOX_ACQUIRER_PORT: '0',
-        SANDBOX_CHAIN_PORT: '0',
-        LOG_LEVEL: 'warn',
+      env: gatewayEnv({
         ROLES: 'api,worker,sandbox-acquirer',
         DATABASE_URL: databaseUrl,
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
         // Settlement and reconciliation stay off: only the webhook jobs have work.
         SETTLEMENT_CRON: 'off',
         RECONCILIATION_CRON: 'off',
-      },
+      }),
     });
     const urls = await gateway.waitForBanner(90_000);
     const endpointIds: string[] = [];

@@ -22,7 +22,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, type ErrorBody } from './helpers/http.js';
 import { createMerchant, createOrganization, issueKey, revokeKeyInDatabase } from './helpers/merchants.js';
 import {
-  baseEnv,
+  gatewayEnv,
   killAllGateways,
   programDatabases,
   spawnGateway,
@@ -166,21 +166,13 @@ describe(`revocation across ${onPostgres ? 'two gateway processes on one Postgre
     } finally {
       await seeded.close();
     }
-    const env = (n: number) => ({
-      ...baseEnv(),
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      WEB_PORT: '0',
-      SANDBOX_API_PORT: '0',
-      LIVE_API_PORT: '0',
-      OPERATOR_PORT: '0',
-      LOG_LEVEL: 'warn',
-      ROLES: 'api,sandbox-acquirer',
-      SANDBOX_ACQUIRER_PORT: '0',
-      API_KEY_FAILURE_LIMIT_MAX: '1000000',
-      DATA_DIR: n === 0 ? dataDir : mkdtempSync(path.join(os.tmpdir(), 'gw-epoch-lease-peer-')),
-      ...targetEnv,
-    });
+    const env = (n: number) =>
+      gatewayEnv({
+        ROLES: 'api,sandbox-acquirer',
+        API_KEY_FAILURE_LIMIT_MAX: '1000000',
+        DATA_DIR: n === 0 ? dataDir : mkdtempSync(path.join(os.tmpdir(), 'gw-epoch-lease-peer-')),
+        ...targetEnv,
+      });
     processes = Array.from({ length: onPostgres ? 2 : 1 }, (_, n) => spawnGateway({ env: env(n) }));
     apis = (await Promise.all(processes.map((p) => p.waitForBanner(90_000)))).map(
       (urls) => urls.sandboxApi ?? '',

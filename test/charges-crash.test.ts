@@ -15,7 +15,13 @@ import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/
 import { acquirerControl } from './helpers/acquirer.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
-import { baseEnv, eventually, killAllGateways, programDatabases, spawnGateway } from './helpers/process.js';
+import {
+  eventually,
+  gatewayEnv,
+  killAllGateways,
+  programDatabases,
+  spawnGateway,
+} from './helpers/process.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -60,15 +66,7 @@ describe.each(targets)('a gateway killed between the acquirer call and its answe
       const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
       await seeded.close();
 
-      const env = {
-        ...baseEnv(),
-        NODE_ENV: 'test',
-        HOST: '127.0.0.1',
-        WEB_PORT: '0',
-        SANDBOX_API_PORT: '0',
-        LIVE_API_PORT: '0',
-        OPERATOR_PORT: '0',
-        LOG_LEVEL: 'warn',
+      const env = gatewayEnv({
         DATA_DIR: dataDir,
         ROLES: 'api,worker',
         SANDBOX_ACQUIRER_URL: acquirer.url,
@@ -78,7 +76,7 @@ describe.each(targets)('a gateway killed between the acquirer call and its answe
         ACQUIRER_MAX_ATTEMPTS: '1',
         IDEMPOTENCY_LOCK_MS: '6000',
         ...targetEnv,
-      };
+      });
       const body = validCharge();
       const idempotencyKey = `crash-${Date.now()}`;
       const post = (url: string): Promise<HttpResult<ChargeBody & ErrorBody>> =>

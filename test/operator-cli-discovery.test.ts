@@ -12,6 +12,7 @@ import { createFreshDatabase, describeOnPass, dropDatabase } from './helpers/dat
 import { request, validApplication } from './helpers/http.js';
 import {
   baseEnv,
+  gatewayEnv,
   killAllClis,
   killAllGateways,
   runOperatorCli,
@@ -36,21 +37,13 @@ function tempDir(): string {
 const runCli = (args: string[], env: Record<string, string>): Promise<CliResult> =>
   runOperatorCli(args, env, 120_000);
 
-function gatewayEnv(dataDir: string, databaseUrl: string): Record<string, string> {
-  return {
-    ...baseEnv(),
+function programEnv(dataDir: string, databaseUrl: string): Record<string, string> {
+  return gatewayEnv({
     NODE_ENV: 'development',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    SANDBOX_ACQUIRER_PORT: '0',
-    SANDBOX_CHAIN_PORT: '0',
     LOG_LEVEL: 'info',
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
-  };
+  });
 }
 
 /** The JSON log lines of the output (the banner is plain text). */
@@ -76,7 +69,7 @@ describeOnPass('postgres')('the operator CLI beside a gateway on PostgreSQL', { 
     cleanups.push(() => dropDatabase(databaseUrl));
     cliEnv = { ...baseEnv(), DATA_DIR: dataDir };
 
-    gateway = spawnGateway({ env: gatewayEnv(dataDir, databaseUrl) });
+    gateway = spawnGateway({ env: programEnv(dataDir, databaseUrl) });
     const urls = await gateway.waitForBanner(120_000);
     const login = /^ {2}Operator login: admin@gateway\.local \/ (\S+) {3}\(kept in (\S+)\)$/m.exec(
       gateway.stdout(),
@@ -122,7 +115,7 @@ describeOnPass('postgres')('the operator CLI beside a gateway on PostgreSQL', { 
   });
 
   it('on a later start, names the password file but prints no password; after a clean stop it refuses', async () => {
-    gateway = spawnGateway({ env: gatewayEnv(dataDir, databaseUrl) });
+    gateway = spawnGateway({ env: programEnv(dataDir, databaseUrl) });
     await gateway.waitForBanner(120_000);
     expect(gateway.stdout()).toMatch(
       /^ {2}Operator login: admin@gateway\.local {3}\(password in \S+operator-admin\.txt\)$/m,

@@ -11,6 +11,7 @@ import { createFreshDatabase, describeOnPass, dropDatabase, seedDataDir } from '
 import { request, validApplication } from './helpers/http.js';
 import {
   baseEnv,
+  gatewayEnv,
   killAllClis,
   killAllGateways,
   runOperatorCli,
@@ -342,18 +343,7 @@ describeOnPass('embedded')('on the embedded database of DATA_DIR', () => {
     beforeAll(async () => {
       tokenFile = path.join(dataDir, 'operator-cli-token');
       gateway = spawnGateway({
-        env: {
-          ...env,
-          NODE_ENV: 'development',
-          HOST: '127.0.0.1',
-          WEB_PORT: '0',
-          SANDBOX_API_PORT: '0',
-          LIVE_API_PORT: '0',
-          OPERATOR_PORT: '0',
-          SANDBOX_ACQUIRER_PORT: '0',
-          SANDBOX_CHAIN_PORT: '0',
-          LOG_LEVEL: 'warn',
-        },
+        env: gatewayEnv({ ...env, NODE_ENV: 'development' }),
       });
       const urls = await gateway.waitForBanner(90_000);
       operatorUrl = urls.operator ?? '';

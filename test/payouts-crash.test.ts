@@ -31,8 +31,8 @@ import { apiAt } from './helpers/client.js';
 import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
 import {
-  baseEnv,
   eventually,
+  gatewayEnv,
   killAllGateways,
   programDatabases,
   spawnGateway,
@@ -109,25 +109,18 @@ describe.each(targets)('the payout engine killed at every step, on $name', (targ
       const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
       await seeded.close();
 
-      const env = (roles: string) => ({
-        ...baseEnv(),
-        NODE_ENV: 'test',
-        HOST: '127.0.0.1',
-        WEB_PORT: '0',
-        SANDBOX_API_PORT: '0',
-        LIVE_API_PORT: '0',
-        OPERATOR_PORT: '0',
-        LOG_LEVEL: 'warn',
-        DATA_DIR: dataDir,
-        ROLES: roles,
-        SANDBOX_ACQUIRER_URL: acquirer.url,
-        SANDBOX_ACQUIRER_API_KEY: ACQUIRER.apiKey,
-        SANDBOX_ACQUIRER_NOTIFICATION_SECRET: ACQUIRER.notificationSecret,
-        SANDBOX_CHAIN_URL: chain.url,
-        SANDBOX_CHAIN_API_KEY: CHAIN_KEY,
-        PAYOUT_RAIL_TIMEOUT_MS: '1000',
-        ...targetEnv,
-      });
+      const env = (roles: string) =>
+        gatewayEnv({
+          DATA_DIR: dataDir,
+          ROLES: roles,
+          SANDBOX_ACQUIRER_URL: acquirer.url,
+          SANDBOX_ACQUIRER_API_KEY: ACQUIRER.apiKey,
+          SANDBOX_ACQUIRER_NOTIFICATION_SECRET: ACQUIRER.notificationSecret,
+          SANDBOX_CHAIN_URL: chain.url,
+          SANDBOX_CHAIN_API_KEY: CHAIN_KEY,
+          PAYOUT_RAIL_TIMEOUT_MS: '1000',
+          ...targetEnv,
+        });
       const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
         apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
       const start = async (roles: string) => {

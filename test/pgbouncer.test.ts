@@ -32,8 +32,8 @@ import { request, validCharge, type ErrorBody, type HttpResult } from './helpers
 import { createOrganization, issueKey } from './helpers/merchants.js';
 import { startPgBouncer, type PgBouncer } from './helpers/pgbouncer.js';
 import {
-  baseEnv,
   eventually,
+  gatewayEnv,
   killAllGateways,
   spawnGateway,
   type BannerUrls,
@@ -106,31 +106,24 @@ beforeAll(async () => {
 
   // One key for both processes: the worker opens the webhook secrets the api sealed.
   const encryptionKeys = generateEncryptionKeys();
-  const env = (roles: string) => ({
-    ...baseEnv(),
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    LOG_LEVEL: 'warn',
-    DATA_DIR: dataDir,
-    ROLES: roles,
-    DATABASE_URL: bouncer.url(databaseName),
-    DATABASE_MIGRATION_URL: directUrl,
-    ENCRYPTION_KEYS: encryptionKeys,
-    SANDBOX_ACQUIRER_URL: acquirer.url,
-    SANDBOX_ACQUIRER_API_KEY: CREDENTIALS.apiKey,
-    SANDBOX_ACQUIRER_NOTIFICATION_SECRET: CREDENTIALS.notificationSecret,
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    WEBHOOK_TIMEOUT_MS: '2000',
-    // The settlement schedule's latest period (03:00 UTC) runs as the worker starts; no reconciliation.
-    SETTLEMENT_CRON: '0 3 * * *',
-    RECONCILIATION_CRON: 'off',
-    // node-postgres names its connections after it: the pooler's clients say which process they are.
-    PGAPPNAME: `gateway-${roles}`,
-  });
+  const env = (roles: string) =>
+    gatewayEnv({
+      DATA_DIR: dataDir,
+      ROLES: roles,
+      DATABASE_URL: bouncer.url(databaseName),
+      DATABASE_MIGRATION_URL: directUrl,
+      ENCRYPTION_KEYS: encryptionKeys,
+      SANDBOX_ACQUIRER_URL: acquirer.url,
+      SANDBOX_ACQUIRER_API_KEY: CREDENTIALS.apiKey,
+      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: CREDENTIALS.notificationSecret,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      // The settlement schedule's latest period (03:00 UTC) runs as the worker starts; no reconciliation.
+      SETTLEMENT_CRON: '0 3 * * *',
+      RECONCILIATION_CRON: 'off',
+      // node-postgres names its connections after it: the pooler's clients say which process they are.
+      PGAPPNAME: `gateway-${roles}`,
+    });
   // Both start on the empty database at once: the migrations run once, on the direct connection.
   const apiProcess = spawnGateway({ env: env('api') });
   workerProcess = spawnGateway({ env: env('worker') });

@@ -7,8 +7,8 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { createFreshDatabase, dropDatabase, onPostgres, seedDataDir } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
 import {
-  baseEnv,
   eventually,
+  gatewayEnv,
   killAllGateways,
   probe,
   spawnGateway,
@@ -47,22 +47,13 @@ function tempDir(): string {
   return dir;
 }
 
-function gatewayEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    ...baseEnv(),
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    SANDBOX_ACQUIRER_PORT: '0',
-    SANDBOX_CHAIN_PORT: '0',
+function programEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return gatewayEnv({
     LOG_LEVEL: 'info',
     APPLICATION_RATE_LIMIT_MAX: '1000',
     DATA_DIR: dataDir,
     ...extra,
-  };
+  });
 }
 
 const pglite: Target = {
@@ -71,7 +62,7 @@ const pglite: Target = {
     const dataDir = tempDir();
     if (!options.fresh) seedDataDir(dataDir);
     return {
-      env: gatewayEnv(dataDir),
+      env: programEnv(dataDir),
       dataDir,
       databaseUrl: undefined,
       open: () => openDatabase({ dataDir }),
@@ -86,7 +77,7 @@ const postgres: Target = {
     const databaseUrl = await createFreshDatabase();
     cleanups.push(() => dropDatabase(databaseUrl));
     return {
-      env: gatewayEnv(dataDir, { DATABASE_URL: databaseUrl }),
+      env: programEnv(dataDir, { DATABASE_URL: databaseUrl }),
       dataDir,
       databaseUrl,
       open: () => openDatabase({ databaseUrl, poolSize: 2 }),
@@ -344,7 +335,7 @@ describe.each(targets)('the program on $name', { timeout: 300_000 }, (target) =>
 describe('the program with a bad configuration', { timeout: 120_000 }, () => {
   async function expectConfigFailure(env: Record<string, string>, args: string[], names: string[]) {
     const dataDir = path.join(tempDir(), 'never-created');
-    const gateway = spawnGateway({ env: gatewayEnv(dataDir, env), args });
+    const gateway = spawnGateway({ env: programEnv(dataDir, env), args });
     expect(await gateway.waitForExit(60_000)).toEqual({ code: 1, signal: null });
     expect(gateway.stderr()).toMatch(/^Invalid configuration:\n/);
     for (const name of names) expect(gateway.stderr()).toContain(name);

@@ -22,8 +22,8 @@ import { request, validApplication, validCharge, type ErrorBody, type HttpResult
 import { startTestGateway } from './helpers/gateway.js';
 import { createMerchant, createOrganization, issueKey } from './helpers/merchants.js';
 import {
-  baseEnv,
   eventually,
+  gatewayEnv,
   killAllGateways,
   spawnGateway,
   stallStdout,
@@ -56,16 +56,7 @@ function tempDir(): string {
 }
 
 function programEnv(dataDir: string, extra: Record<string, string>): Record<string, string> {
-  return {
-    ...baseEnv(),
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    SANDBOX_ACQUIRER_PORT: '0',
-    SANDBOX_CHAIN_PORT: '0',
+  return gatewayEnv({
     LOG_LEVEL: 'info',
     APPLICATION_RATE_LIMIT_MAX: '1000000',
     SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
@@ -73,7 +64,7 @@ function programEnv(dataDir: string, extra: Record<string, string>): Record<stri
     LOG_BUFFER_BYTES: '16384',
     DATA_DIR: dataDir,
     ...extra,
-  };
+  });
 }
 
 /**

@@ -22,7 +22,13 @@ import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
-import { baseEnv, eventually, killAllGateways, programDatabases, spawnGateway } from './helpers/process.js';
+import {
+  eventually,
+  gatewayEnv,
+  killAllGateways,
+  programDatabases,
+  spawnGateway,
+} from './helpers/process.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -134,15 +140,7 @@ describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
     const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
     await seeded.close();
 
-    const env = {
-      ...baseEnv(),
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      WEB_PORT: '0',
-      SANDBOX_API_PORT: '0',
-      LIVE_API_PORT: '0',
-      OPERATOR_PORT: '0',
-      LOG_LEVEL: 'warn',
+    const env = gatewayEnv({
       DATA_DIR: dataDir,
       ROLES: 'api,worker',
       SANDBOX_ACQUIRER_URL: acquirer.url,
@@ -151,7 +149,7 @@ describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
       ...targetEnv,
-    };
+    });
     const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
       apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
 

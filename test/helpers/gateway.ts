@@ -11,6 +11,7 @@ import { startSandboxChain, type SandboxChain } from '../../sandbox-chain/server
 import { openDatabase } from '../../src/db/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { recordingStatements } from './release-statements.js';
+import { gatewayEnv } from './process.js';
 
 export interface TestGateway {
   gateway: Gateway;
@@ -66,39 +67,33 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   }
   const liveChainKey = `sc_live_${randomBytes(12).toString('hex')}`;
   const liveChain: SandboxChain = await startSandboxChain({ port: 0, apiKey: liveChainKey, clock });
-  const base = loadConfig({
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    LOG_LEVEL: 'info',
-    APPLICATION_RATE_LIMIT_MAX: '1000',
-    // Suites send many wrong keys from loopback; the throttle's own test sets a low limit.
-    API_KEY_FAILURE_LIMIT_MAX: '1000000',
-    SANDBOX_ACQUIRER_PORT: '0',
-    SANDBOX_CHAIN_PORT: '0',
-    SANDBOX_CHAIN_BLOCK_MS: '0',
-    CHAIN_EXPLORER_URL: liveChain.url,
-    FX_TICKER_URL: `${liveChain.url}/v1/rates/TRY-USDT`,
-    FX_TICKER_TIME_FIELD: 'at',
-    ACQUIRER_TIMEOUT_MS: '2000',
-    // Webhook receivers in tests listen on loopback; a test of the URL rules sets it back to false.
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    // Tests move the manual clock across days: the daily settlement batch would release every suite's
-    // pending balances. The settlement suites turn it on.
-    SETTLEMENT_CRON: 'off',
-    RECONCILIATION_CRON: 'off',
-    ...(liveAcquirer
-      ? {
-          LIVE_ACQUIRER_URL: liveAcquirer.url,
-          LIVE_ACQUIRER_API_KEY: liveCredentials.apiKey,
-          LIVE_ACQUIRER_NOTIFICATION_SECRET: liveCredentials.notificationSecret,
-        }
-      : {}),
-    ...options.env,
-  });
+  const base = loadConfig(
+    gatewayEnv({
+      LOG_LEVEL: 'info',
+      APPLICATION_RATE_LIMIT_MAX: '1000',
+      // Suites send many wrong keys from loopback; the throttle's own test sets a low limit.
+      API_KEY_FAILURE_LIMIT_MAX: '1000000',
+      SANDBOX_CHAIN_BLOCK_MS: '0',
+      CHAIN_EXPLORER_URL: liveChain.url,
+      FX_TICKER_URL: `${liveChain.url}/v1/rates/TRY-USDT`,
+      FX_TICKER_TIME_FIELD: 'at',
+      ACQUIRER_TIMEOUT_MS: '2000',
+      // Webhook receivers in tests listen on loopback; a test of the URL rules sets it back to false.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // Tests move the manual clock across days: the daily settlement batch would release every suite's
+      // pending balances. The settlement suites turn it on.
+      SETTLEMENT_CRON: 'off',
+      RECONCILIATION_CRON: 'off',
+      ...(liveAcquirer
+        ? {
+            LIVE_ACQUIRER_URL: liveAcquirer.url,
+            LIVE_ACQUIRER_API_KEY: liveCredentials.apiKey,
+            LIVE_ACQUIRER_NOTIFICATION_SECRET: liveCredentials.notificationSecret,
+          }
+        : {}),
+      ...options.env,
+    }),
+  );
   const config = options.configure ? options.configure(base) : base;
   const logs: string[] = [];
   const destination = new Writable({

@@ -8,6 +8,7 @@ import { issueApiKey, type IssuedApiKey } from '../../src/modules/api-keys/servi
 import type { Clock } from '../../src/shared/clock.js';
 import { newId } from '../../src/shared/ids.js';
 import type { TestGateway } from './gateway.js';
+import { gatewayEnv } from './process.js';
 
 /** High enough that no test is throttled by accident; rate-limit tests set their own. */
 export const UNTHROTTLED = 1_000_000;
@@ -183,21 +184,17 @@ export async function startPeerGateway(
   env: Record<string, string> = {},
 ): Promise<PeerGateway> {
   if (t.testDb.url === undefined) throw new Error('a peer instance needs a PostgreSQL database');
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    LOG_LEVEL: 'info',
-    ROLES: 'api',
-    API_KEY_FAILURE_LIMIT_MAX: '1000000',
-    SANDBOX_ACQUIRER_URL: t.sandboxAcquirer.url,
-    SANDBOX_ACQUIRER_API_KEY: t.sandboxAcquirer.apiKey,
-    SANDBOX_ACQUIRER_NOTIFICATION_SECRET: t.gateway.services.acquirers.sandbox.notificationSecret,
-    ...env,
-  });
+  const config = loadConfig(
+    gatewayEnv({
+      LOG_LEVEL: 'info',
+      ROLES: 'api',
+      API_KEY_FAILURE_LIMIT_MAX: '1000000',
+      SANDBOX_ACQUIRER_URL: t.sandboxAcquirer.url,
+      SANDBOX_ACQUIRER_API_KEY: t.sandboxAcquirer.apiKey,
+      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: t.gateway.services.acquirers.sandbox.notificationSecret,
+      ...env,
+    }),
+  );
   config.encryptionKeys = t.gateway.services.config.encryptionKeys;
   const logs: string[] = [];
   const destination = new Writable({

@@ -43,6 +43,28 @@ export function baseEnv(): Record<string, string> {
 }
 
 /**
+ * The environment of a gateway that a test or a bench runs, as a child process or through `loadConfig`
+ * in its own process: `baseEnv`, the test mode, every listener (the sandbox acquirer's and chain's too,
+ * when their roles run in it) on an ephemeral loopback port, warnings and worse logged; `overrides` last.
+ * A variable every such gateway needs goes here.
+ */
+export function gatewayEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...baseEnv(),
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    WEB_PORT: '0',
+    SANDBOX_API_PORT: '0',
+    LIVE_API_PORT: '0',
+    OPERATOR_PORT: '0',
+    SANDBOX_ACQUIRER_PORT: '0',
+    SANDBOX_CHAIN_PORT: '0',
+    LOG_LEVEL: 'warn',
+    ...overrides,
+  };
+}
+
+/**
  * The built program of a source file (`src/main.ts` -> `dist/src/main.js`), as `npm start` runs it. The
  * suite's global setup (test/global-setup.ts) builds `dist/` once, so no child compiles anything.
  */

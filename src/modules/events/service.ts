@@ -76,99 +76,64 @@ export interface RecordedEvent {
 export type EventSubscriber = (trx: Trx, events: readonly RecordedEvent[]) => Promise<void>;
 
 export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSubscriber[] }): EventRecorder {
-  return {
-    async recordMany(trx, inputs) {
-      if (inputs.length === 0) return [];
-      const now = deps.clock.now();
-      const payloads = inputs.map((input): EventPayload => ({
-        id: newId('evt', now),
-        eventType: input.type,
-        createdAt: now.toISOString(),
-        livemode: input.environment === 'live',
-        data: input.data,
-        ...(input.payment ? { payment: input.payment } : {}),
-      }));
-      const inserted = await trx
-        .insertInto('events')
-        .values(
-          inputs.map((input, index) => ({
-            id: payloads[index]?.id ?? '',
-            organization_id: input.organizationId,
-            environment: input.environment,
-            type: input.type,
-            resource_id: input.resourceId,
-            payload: JSON.stringify(payloads[index]),
-            created_at: now,
-          })),
-        )
-        .onConflict((conflict) =>
-          conflict
-            .columns(['resource_id', 'type'])
-            .where(sql<boolean>`type not in ('charge.refunded', 'wallet.default_changed')`)
-            .doNothing(),
-        )
-        .returning('id')
-        .execute();
-      const ids = new Set(inserted.map((row) => row.id));
-      const recorded: EventPayload[] = [];
-      const subscribed: RecordedEvent[] = [];
-      for (const [index, payload] of payloads.entries()) {
-        const input = inputs[index];
-        if (!input || !ids.has(payload.id)) continue;
-        recorded.push(payload);
-        subscribed.push({
-          id: payload.id,
-          organizationId: input.organizationId,
-          environment: input.environment,
-          type: input.type,
-          createdAt: now,
-        });
-      }
-      if (subscribed.length > 0)
-        for (const subscriber of deps.subscribers ?? []) await subscriber(trx, subscribed);
-      return recorded;
-    },
-
-    async record(trx, input) {
-      const now = deps.clock.now();
-      const payload: EventPayload = {
-        id: newId('evt', now),
-        eventType: input.type,
-        createdAt: now.toISOString(),
-        livemode: input.environment === 'live',
-        data: input.data,
-        ...(input.payment ? { payment: input.payment } : {}),
-      };
-      const inserted = await trx
-        .insertInto('events')
-        .values({
-          id: payload.id,
+  async function recordMany(trx: Trx, inputs: readonly EventInput[]): Promise<EventPayload[]> {
+    if (inputs.length === 0) return [];
+    const now = deps.clock.now();
+    const payloads = inputs.map((input): EventPayload => ({
+      id: newId('evt', now),
+      eventType: input.type,
+      createdAt: now.toISOString(),
+      livemode: input.environment === 'live',
+      data: input.data,
+      ...(input.payment ? { payment: input.payment } : {}),
+    }));
+    const inserted = await trx
+      .insertInto('events')
+      .values(
+        inputs.map((input, index) => ({
+          id: payloads[index]?.id ?? '',
           organization_id: input.organizationId,
           environment: input.environment,
           type: input.type,
           resource_id: input.resourceId,
-          payload: JSON.stringify(payload),
+          payload: JSON.stringify(payloads[index]),
           created_at: now,
-        })
-        // The predicate of the partial unique index `events_once_idx` (migration 0014), spelled the same.
-        .onConflict((conflict) =>
-          conflict
-            .columns(['resource_id', 'type'])
-            .where(sql<boolean>`type not in ('charge.refunded', 'wallet.default_changed')`)
-            .doNothing(),
-        )
-        .returning('id')
-        .executeTakeFirst();
-      if (!inserted) return undefined;
-      const event: RecordedEvent = {
+        })),
+      )
+      // The predicate of the partial unique index `events_once_idx` (migration 0014), spelled the same.
+      .onConflict((conflict) =>
+        conflict
+          .columns(['resource_id', 'type'])
+          .where(sql<boolean>`type not in ('charge.refunded', 'wallet.default_changed')`)
+          .doNothing(),
+      )
+      .returning('id')
+      .execute();
+    const ids = new Set(inserted.map((row) => row.id));
+    const recorded: EventPayload[] = [];
+    const subscribed: RecordedEvent[] = [];
+    for (const [index, payload] of payloads.entries()) {
+      const input = inputs[index];
+      if (!input || !ids.has(payload.id)) continue;
+      recorded.push(payload);
+      subscribed.push({
         id: payload.id,
         organizationId: input.organizationId,
         environment: input.environment,
         type: input.type,
         createdAt: now,
-      };
-      for (const subscriber of deps.subscribers ?? []) await subscriber(trx, [event]);
-      return payload;
+      });
+    }
+    if (subscribed.length > 0)
+      for (const subscriber of deps.subscribers ?? []) await subscriber(trx, subscribed);
+    return recorded;
+  }
+
+  return {
+    recordMany,
+    async record(trx, input) {
+      const [recorded] = await recordMany(trx, [input]);
+      return recorded;
     },
   };
 }

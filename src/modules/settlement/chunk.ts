@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Kdb, Trx } from '../../db/database.js';
+import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
@@ -7,12 +7,14 @@ import { newId } from '../../shared/ids.js';
 import type { Result } from '../../shared/result.js';
 import { chargeReferences } from '../charges/service.js';
 import type { EventRecorder } from '../events/service.js';
-import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
+import type { Ledger, PendingCredit } from '../ledger/service.js';
 import type { PayoutOwner } from '../payouts/ports.js';
 import type { RateQuote } from '../payouts/rates.js';
-import type { AutomaticPayoutPlan, AutomaticPayoutRefusal } from '../payouts/service.js';
+import type { PayoutView } from '../payouts/schemas.js';
+import type { AutomaticPayoutPlan, PayoutService } from '../payouts/service.js';
 import { refundChargeIds } from '../refunds/service.js';
 import type { BusinessDate } from './calendar.js';
+import { chargeIdOf, LATE_COMMIT_WINDOW_MS, refundIdsOf, releaseLines } from './release.js';
 import * as settlement from './repository.js';
 import { batchView } from './service.js';
 import { statementContent, statementHash } from './statement.js';
@@ -34,35 +36,10 @@ import { statementContent, statementHash } from './statement.js';
  */
 
 /** What the chunk needs of the ledger. */
-export interface ChunkLedger {
-  lockBalances(trx: Trx, owners: readonly LedgerOwner[]): Promise<void>;
-  availableOf(trx: Trx, owners: readonly LedgerOwner[]): Promise<Map<string, bigint>>;
-  pendingCreditsOf(
-    trx: Trx,
-    owners: ReadonlyArray<LedgerOwner & { after: Date }>,
-    upTo: Date,
-  ): Promise<Array<PendingCredit & LedgerOwner>>;
-  postReleases(
-    trx: Trx,
-    releases: ReadonlyArray<{ id: string; amount: string } & LedgerOwner>,
-  ): Promise<void>;
-}
+export type ChunkLedger = Pick<Ledger, 'lockBalances' | 'availableOf' | 'pendingCreditsOf' | 'postReleases'>;
 
 /** What the chunk needs of the payouts module. */
-export interface ChunkPayouts {
-  planAutomatic(
-    trx: Trx,
-    requests: ReadonlyArray<{ owner: PayoutOwner; available: bigint }>,
-    quote: RateQuote,
-  ): Promise<
-    Map<string, { ok: true; plan: AutomaticPayoutPlan } | { ok: false; reason: AutomaticPayoutRefusal }>
-  >;
-  createPlanned(
-    trx: Trx,
-    plans: ReadonlyArray<AutomaticPayoutPlan & { description: string }>,
-    quote: RateQuote,
-  ): Promise<Map<string, { id: string; amount: string; payoutAmount: string; rate: { value: string } }>>;
-}
+export type ChunkPayouts = Pick<PayoutService, 'planAutomatic' | 'createPlanned'>;
 
 export interface ChunkDeps {
   db: Kdb;
@@ -84,8 +61,6 @@ export interface ChunkOutcome {
 export const CHUNK_OWNERS = 200;
 /** Ids per statement when a list is passed as parameters (far below PostgreSQL's 65 535). */
 const IDS_PER_STATEMENT = 10_000;
-/** As `service.ts`: how far before an owner's previous batch's cutoff its release looks again. */
-const LATE_COMMIT_WINDOW_MS = 3_600_000;
 
 const keyOf = (owner: PayoutOwner) => `${owner.organizationId}:${owner.environment}`;
 
@@ -195,12 +170,10 @@ export function createChunkSettler(deps: ChunkDeps) {
 
       // The release: batches, items, ledger entries (as `release` writes them, for every owner at once).
       const lines = settling.flatMap((owner) => fresh.get(keyOf(owner)) ?? []);
-      const refundIds = lines.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);
-      const chargeOfRefund = await inPieces(refundIds, (piece) => refundChargeIds(trx, piece));
-      const chargeIdOf = (credit: PendingCredit) =>
-        credit.kind === 'refund' ? (chargeOfRefund.get(credit.sourceId) ?? credit.sourceId) : credit.sourceId;
-      const references = await inPieces([...new Set(lines.map(chargeIdOf))], (piece) =>
-        chargeReferences(trx, piece),
+      const chargeOfRefund = await inPieces(refundIdsOf(lines), (piece) => refundChargeIds(trx, piece));
+      const references = await inPieces(
+        [...new Set(lines.map((credit) => chargeIdOf(credit, chargeOfRefund)))],
+        (piece) => chargeReferences(trx, piece),
       );
       const heads = await settlement.latestStatements(trx, settling);
       const now = clock.now();
@@ -218,10 +191,7 @@ export function createChunkSettler(deps: ChunkDeps) {
         if (!quote?.ok) throw new Error(`no quote for ${environment}`);
         return quote.value;
       };
-      const payouts = new Map<
-        string,
-        { id: string; amount: string; payoutAmount: string; rate: { value: string } }
-      >();
+      const payouts = new Map<string, PayoutView>();
       for (const environment of ['live', 'sandbox'] as const) {
         const ofEnvironment = plans.filter((plan) => plan.owner.environment === environment);
         if (ofEnvironment.length === 0) continue;
@@ -244,24 +214,13 @@ export function createChunkSettler(deps: ChunkDeps) {
         if (!payout) throw new Error(`the planned payout of ${key} was not made`);
         const quote = quoteByEnvironment(owner.environment);
         const id = batchIds.get(key) ?? '';
-        const sum = (pick: (credit: PendingCredit) => bigint) =>
-          ownLines.reduce((total, credit) => total + pick(credit), 0n);
-        const ownItems = ownLines.map((credit): settlement.ItemRow => ({
-          id: newId('txn', now),
-          batch_id: id,
-          organization_id: owner.organizationId,
-          environment: owner.environment,
-          type: credit.kind === 'refund' ? ('refund' as const) : ('charge' as const),
-          source_id: credit.sourceId,
-          charge_id: chargeIdOf(credit),
-          merchant_reference: references.get(chargeIdOf(credit)) ?? null,
-          amount: credit.gross,
-          fee: credit.fee,
-          net: credit.net,
-          occurred_at: credit.createdAt,
-          available_at: now,
-          payout_id: payout.id,
-        }));
+        const own = releaseLines(
+          owner,
+          ownLines,
+          { id, now, payoutId: payout.id },
+          { chargeOfRefund, references },
+        );
+        const ownItems = own.items;
         items.push(...ownItems);
         itemsOf.set(id, ownItems);
         const head = heads.get(key);
@@ -273,9 +232,9 @@ export function createChunkSettler(deps: ChunkDeps) {
           origin: 'schedule',
           cutoff: options.cutoff,
           status: 'paid_out',
-          gross: sum((credit) => (credit.kind === 'charge_succeeded' ? BigInt(credit.gross) : 0n)).toString(),
-          fees: sum((credit) => BigInt(credit.fee)).toString(),
-          refunds: sum((credit) => (credit.kind === 'refund' ? -BigInt(credit.gross) : 0n)).toString(),
+          gross: own.gross.toString(),
+          fees: own.fees.toString(),
+          refunds: own.refunds.toString(),
           net: netOf(key).toString(),
           item_count: ownLines.length,
           reserve_held: '0',

@@ -1,11 +1,12 @@
 import type { Kdb, Trx } from '../../db/database.js';
-import { HOUR, type Clock } from '../../shared/clock.js';
+import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { chargeReferences } from '../charges/service.js';
 import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
 import type { PayoutContents, PayoutOwner, PayoutTransaction } from '../payouts/ports.js';
 import { refundChargeIds } from '../refunds/service.js';
 import { addDays, utcDateOf, type BusinessDate } from './calendar.js';
+import { chargeIdOf, LATE_COMMIT_WINDOW_MS, refundIdsOf, releaseLines } from './release.js';
 import * as settlement from './repository.js';
 
 /** What a release needs of the ledger (src/modules/ledger). */
@@ -80,13 +81,6 @@ export interface SettlementService {
   payoutContents: PayoutContents;
 }
 
-/**
- * How far before the previous batch's cutoff a release looks again: an entry written (its `created_at`)
- * before that cutoff by a transaction that committed after that release read the ledger is still caught,
- * and the unique source id keeps anything from being released twice.
- */
-const LATE_COMMIT_WINDOW_MS = HOUR;
-
 export function createSettlementService(deps: {
   db: Kdb;
   clock: Clock;
@@ -124,26 +118,25 @@ export function createSettlementService(deps: {
       const reserveBps = BigInt(settings?.reserve_bps ?? 0);
       const reserveHeld = (net * reserveBps) / 10_000n;
 
-      const refundIds = fresh.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);
-      const chargeOfRefund = await refundChargeIds(trx, refundIds);
-      const chargeIdOf = (credit: PendingCredit) =>
-        credit.kind === 'refund' ? (chargeOfRefund.get(credit.sourceId) ?? credit.sourceId) : credit.sourceId;
-      const references = await chargeReferences(trx, [...new Set(fresh.map(chargeIdOf))]);
+      const chargeOfRefund = await refundChargeIds(trx, refundIdsOf(fresh));
+      const references = await chargeReferences(trx, [
+        ...new Set(fresh.map((credit) => chargeIdOf(credit, chargeOfRefund))),
+      ]);
 
       const now = clock.now();
-      const sum = (pick: (credit: PendingCredit) => bigint) =>
-        fresh.reduce((total, credit) => total + pick(credit), 0n);
+      const id = newId('stl', now);
+      const lines = releaseLines(owner, fresh, { id, now, payoutId: null }, { chargeOfRefund, references });
       const batch = await settlement.insertBatch(trx, {
-        id: newId('stl', now),
+        id,
         organization_id: owner.organizationId,
         environment: owner.environment,
         business_date: options.businessDate,
         origin: options.origin ?? 'schedule',
         cutoff: options.cutoff,
         status: 'released',
-        gross: sum((credit) => (credit.kind === 'charge_succeeded' ? BigInt(credit.gross) : 0n)),
-        fees: sum((credit) => BigInt(credit.fee)),
-        refunds: sum((credit) => (credit.kind === 'refund' ? -BigInt(credit.gross) : 0n)),
+        gross: lines.gross,
+        fees: lines.fees,
+        refunds: lines.refunds,
         net,
         item_count: fresh.length,
         reserve_held: reserveHeld,
@@ -153,25 +146,7 @@ export function createSettlementService(deps: {
         created_at: now,
         updated_at: now,
       });
-      await settlement.insertItems(
-        trx,
-        fresh.map((credit) => ({
-          id: newId('txn', now),
-          batch_id: batch.id,
-          organization_id: owner.organizationId,
-          environment: owner.environment,
-          type: credit.kind === 'refund' ? ('refund' as const) : ('charge' as const),
-          source_id: credit.sourceId,
-          charge_id: chargeIdOf(credit),
-          merchant_reference: references.get(chargeIdOf(credit)) ?? null,
-          amount: credit.gross,
-          fee: credit.fee,
-          net: credit.net,
-          occurred_at: credit.createdAt,
-          available_at: now,
-          payout_id: null,
-        })),
-      );
+      await settlement.insertItems(trx, lines.items);
       if (net > 0n) await deps.ledger.postRelease(trx, { id: batch.id, amount: net.toString(), ...owner });
       if (reserveHeld > 0n)
         await deps.ledger.postReserveHeld(trx, { id: batch.id, amount: reserveHeld.toString(), ...owner });

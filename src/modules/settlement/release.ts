@@ -1,0 +1,73 @@
+import { HOUR } from '../../shared/clock.js';
+import { newId } from '../../shared/ids.js';
+import type { PendingCredit } from '../ledger/service.js';
+import type { PayoutOwner } from '../payouts/ports.js';
+import type { ItemRow } from './repository.js';
+
+/**
+ * What a release writes of its credits, the same on the per-owner path (`release` in service.ts) and in
+ * a chunk (chunk.ts): each reads the charges of the refunds and the merchant references in its own
+ * statements, then builds its batch's items and totals here.
+ */
+
+/**
+ * How far before the previous batch's cutoff a release looks again: an entry written (its `created_at`)
+ * before that cutoff by a transaction that committed after that release read the ledger is still caught,
+ * and the unique source id keeps anything from being released twice.
+ */
+export const LATE_COMMIT_WINDOW_MS = HOUR;
+
+/** The refunds among `credits`: their items name the charge refunded, which the caller looks up. */
+export function refundIdsOf(credits: readonly PendingCredit[]): string[] {
+  return credits.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);
+}
+
+/** The charge an item names: its own source, or for a refund the charge refunded (`chargeOfRefund`). */
+export function chargeIdOf(credit: PendingCredit, chargeOfRefund: ReadonlyMap<string, string>): string {
+  return credit.kind === 'refund'
+    ? (chargeOfRefund.get(credit.sourceId) ?? credit.sourceId)
+    : credit.sourceId;
+}
+
+export interface ReleaseLines {
+  items: ItemRow[];
+  /** The charges' gross, the fees, and the refunds (positive), of the batch: TRY minor units. */
+  gross: bigint;
+  fees: bigint;
+  refunds: bigint;
+}
+
+/** The items of the batch `batch.id` releasing `credits` of `owner`, and its totals. */
+export function releaseLines(
+  owner: PayoutOwner,
+  credits: readonly PendingCredit[],
+  batch: { id: string; now: Date; payoutId: string | null },
+  lookups: { chargeOfRefund: ReadonlyMap<string, string>; references: ReadonlyMap<string, string> },
+): ReleaseLines {
+  const sum = (pick: (credit: PendingCredit) => bigint) =>
+    credits.reduce((total, credit) => total + pick(credit), 0n);
+  return {
+    items: credits.map((credit): ItemRow => {
+      const chargeId = chargeIdOf(credit, lookups.chargeOfRefund);
+      return {
+        id: newId('txn', batch.now),
+        batch_id: batch.id,
+        organization_id: owner.organizationId,
+        environment: owner.environment,
+        type: credit.kind === 'refund' ? 'refund' : 'charge',
+        source_id: credit.sourceId,
+        charge_id: chargeId,
+        merchant_reference: lookups.references.get(chargeId) ?? null,
+        amount: credit.gross,
+        fee: credit.fee,
+        net: credit.net,
+        occurred_at: credit.createdAt,
+        available_at: batch.now,
+        payout_id: batch.payoutId,
+      };
+    }),
+    gross: sum((credit) => (credit.kind === 'charge_succeeded' ? BigInt(credit.gross) : 0n)),
+    fees: sum((credit) => BigInt(credit.fee)),
+    refunds: sum((credit) => (credit.kind === 'refund' ? -BigInt(credit.gross) : 0n)),
+  };
+}
