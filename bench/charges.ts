@@ -34,8 +34,7 @@ import { newId } from '../src/shared/ids.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
-import { killProgram, startProgram } from '../soak/processes.js';
-import { baseEnv, gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import {
   capture,
   load,
@@ -48,6 +47,7 @@ import {
   type Measurement,
   type Statement,
 } from './measure.js';
+import { startAcquirerProgram } from './acquirer.js';
 
 export interface ChargeBenchOptions {
   sizes: readonly number[];
@@ -275,27 +275,11 @@ async function endpoint(
   secret: string,
   options: { durationS: number; connections: number; halfCeiling: number },
 ) {
-  // The acquirer is another party: a program of its own, as in production (and in the soak), so that
-  // its work does not share the gateway's thread.
-  const acquirerCredentials = {
-    SANDBOX_ACQUIRER_API_KEY: `sa_${randomBytes(16).toString('hex')}`,
-    SANDBOX_ACQUIRER_NOTIFICATION_SECRET: randomBytes(32).toString('hex'),
-  };
-  const acquirer = startProgram({
-    name: 'acquirer',
-    program: 'sandbox-acquirer/main.ts',
-    args: [],
-    env: { ...baseEnv(), LOG_LEVEL: 'warn', SANDBOX_ACQUIRER_PORT: '0', ...acquirerCredentials },
-    ready: /Sandbox acquirer listening on (\S+)/,
-    killable: false,
-  });
-  await acquirer.ready;
-  const acquirerUrl = /Sandbox acquirer listening on (\S+)/.exec(acquirer.output())?.[1] ?? '';
+  const acquirer = await startAcquirerProgram();
   const gateway: GatewayProcess = spawnGateway({
     env: gatewayEnv({
       ROLES: 'api',
-      SANDBOX_ACQUIRER_URL: acquirerUrl,
-      ...acquirerCredentials,
+      ...acquirer.env,
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: String(options.connections),
     }),
@@ -325,7 +309,7 @@ async function endpoint(
     await load({ ...posting, duration: 2 });
     const cpuBefore = {
       gateway: processCpuMs(gateway.child.pid),
-      acquirer: processCpuMs(acquirer.child.pid),
+      acquirer: processCpuMs(acquirer.pid),
     };
     const post = await load(posting);
     const answered = post.requestsPerSecond * options.durationS;
@@ -333,7 +317,7 @@ async function endpoint(
       before === null || after === null || answered === 0 ? null : round((after - before) / answered);
     const cpuMsPerRequest = {
       gateway: perRequest(cpuBefore.gateway, processCpuMs(gateway.child.pid)),
-      acquirer: perRequest(cpuBefore.acquirer, processCpuMs(acquirer.child.pid)),
+      acquirer: perRequest(cpuBefore.acquirer, processCpuMs(acquirer.pid)),
     };
     const postAtHalfCeiling = await load({
       ...posting,
@@ -358,7 +342,7 @@ async function endpoint(
   } finally {
     gateway.child.kill('SIGTERM');
     await gateway.waitForExit(30_000).catch(() => gateway.child.kill('SIGKILL'));
-    await killProgram(acquirer, 'SIGTERM');
+    await acquirer.stop();
   }
 }
 

@@ -14,16 +14,15 @@
  *    their own, one per replay, cloned in SQL from a charge the API created (fresh ids, payment id,
  *    reference and key), each replay's event ids fresh and the ids the database returns (the journal
  *    entry's) carried to the statements that use them.
- * 3. The endpoint, on its copy: the built gateway in a process of its own (roles api and
- *    sandbox-acquirer, notifications dropped, TRUSTED_PROXIES=127.0.0.1) under autocannon: the page of one
+ * 3. The endpoint, on its copy: the built gateway in a process of its own (role api,
+ *    TRUSTED_PROXIES=127.0.0.1; the sandbox acquirer in a program of its own, notifications dropped)
+ *    under autocannon: the page of one
  *    unpaid charge for BENCH_DURATION_S (200s counted), then one card post per charge created through the
  *    API before the timed phase, each from an address of its own (X-Forwarded-For: the checkout's per-IP
  *    limit is per customer), 303s counted, and the charges the posts paid counted in the database.
  * Each payment phase first pays a warm-up pool of charges; its rate sizes the measured pool so that the
  * phase lasts about BENCH_DURATION_S.
  */
-import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type autocannon from 'autocannon';
@@ -38,7 +37,8 @@ import { ID_PREFIXES, newId, type IdPrefix } from '../src/shared/ids.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { dropDatabase } from '../test/helpers/database.js';
 import { acquirerControl } from '../test/helpers/acquirer.js';
-import { baseEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { startAcquirerProgram } from './acquirer.js';
 import { chargeBody, createDatabaseFrom, letters, shapes, template } from './charges.js';
 import {
   capture,
@@ -364,38 +364,16 @@ async function ceilings(url: string, secret: string, options: { durationS: numbe
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 async function endpoint(url: string, secret: string, options: { durationS: number; connections: number }) {
-  const acquirer = {
-    url: `http://127.0.0.1:${await freePort()}`,
-    apiKey: `sa_${randomBytes(24).toString('base64url')}`,
-  };
+  const acquirer = await startAcquirerProgram();
   const gateway: GatewayProcess = spawnGateway({
-    env: {
-      ...baseEnv(),
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      WEB_PORT: '0',
-      SANDBOX_API_PORT: '0',
-      LIVE_API_PORT: '0',
-      OPERATOR_PORT: '0',
-      SANDBOX_ACQUIRER_PORT: new URL(acquirer.url).port,
-      SANDBOX_ACQUIRER_API_KEY: acquirer.apiKey,
-      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: randomBytes(32).toString('base64url'),
-      SANDBOX_CHAIN_PORT: '0',
-      LOG_LEVEL: 'warn',
-      ROLES: 'api,sandbox-acquirer',
+    env: gatewayEnv({
+      ...acquirer.env,
+      ROLES: 'api',
       TRUSTED_PROXIES: '127.0.0.1',
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: String(options.connections),
-    },
+    }),
   });
   try {
     const urls = await gateway.waitForBanner(90_000);
@@ -455,6 +433,7 @@ async function endpoint(url: string, secret: string, options: { durationS: numbe
   } finally {
     gateway.child.kill('SIGTERM');
     await gateway.waitForExit(30_000).catch(() => gateway.child.kill('SIGKILL'));
+    await acquirer.stop();
   }
 }
 

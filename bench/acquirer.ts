@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import { killProgram, startProgram } from '../soak/processes.js';
+import { baseEnv } from '../test/helpers/process.js';
+
+const LISTENING = /Sandbox acquirer listening on (\S+)/;
+
+/**
+ * The sandbox acquirer as a program of its own (ADR 0046): the acquirer is another party, deployed on
+ * another host, so its work must not share the measured gateway's thread. `env` is what the gateway needs
+ * to call it (`SANDBOX_ACQUIRER_URL` and its credentials).
+ */
+export async function startAcquirerProgram() {
+  const credentials = {
+    SANDBOX_ACQUIRER_API_KEY: `sa_${randomBytes(16).toString('hex')}`,
+    SANDBOX_ACQUIRER_NOTIFICATION_SECRET: randomBytes(32).toString('hex'),
+  };
+  const program = startProgram({
+    name: 'acquirer',
+    program: 'sandbox-acquirer/main.ts',
+    args: [],
+    env: { ...baseEnv(), LOG_LEVEL: 'warn', SANDBOX_ACQUIRER_PORT: '0', ...credentials },
+    ready: LISTENING,
+    killable: false,
+  });
+  await program.ready;
+  const url = LISTENING.exec(program.output())?.[1] ?? '';
+  return {
+    url,
+    apiKey: credentials.SANDBOX_ACQUIRER_API_KEY,
+    pid: program.child.pid,
+    env: { SANDBOX_ACQUIRER_URL: url, ...credentials },
+    stop: () => killProgram(program, 'SIGTERM'),
+  };
+}
