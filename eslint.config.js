@@ -41,7 +41,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'bench/**', 'examples/**', 'src/main.ts', 'src/cli/**'],
+    files: ['scripts/**', 'bench/**', 'examples/**', 'src/main.ts', 'src/program.ts', 'src/cli/**'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -46,6 +46,7 @@ import { payoutRoutes } from './modules/payouts/routes.js';
 import { exportRoutes } from './modules/exports/routes.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { startSandboxChain, type SandboxChain } from '../sandbox-chain/server.js';
+import type { Tracing } from './observability/tracing.js';
 
 export type Environment = 'sandbox' | 'live';
 export const API_VERSION = '0.2.0';
@@ -56,6 +57,8 @@ export interface GatewayOptions {
   clock?: Clock;
   /** An already open database (tests); otherwise one is opened from the configuration. */
   database?: Database;
+  /** OpenTelemetry, started by src/main.ts when an OTLP endpoint is configured (ADR 0043). */
+  tracing?: Tracing;
 }
 
 export interface Gateway {
@@ -101,6 +104,7 @@ interface ListenerContext {
   redis: Redis | undefined;
   isShuttingDown: () => boolean;
   operatorCliToken: string | undefined;
+  tracing: Tracing | undefined;
   /** The OpenAPI paths of the web listener's `/v1/auth/…` endpoints, once it is built. */
   accountPaths: () => Record<string, unknown>;
   /** The base URL a listener answers on: configured, or the bound port when the port was 0. */
@@ -267,6 +271,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       redis,
       isShuttingDown: () => shuttingDown,
       operatorCliToken,
+      tracing: options.tracing,
       accountPaths: () => ({}),
       urlOf,
     };
@@ -302,7 +307,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
     }
     if (config.roles.includes('worker')) {
-      worker = startWorker(backgroundJobs(services), logger.child({ role: 'worker' }));
+      worker = startWorker(backgroundJobs(services), logger.child({ role: 'worker' }), options.tracing);
     }
     // What only a query can tell, read when Prometheus scrapes this process's /metrics.
     removeScrapeSource = addScrapeSource({
@@ -378,6 +383,7 @@ async function baseServer(
     bodyLimitBytes: context.config.bodyLimitBytes,
     trustedProxies: context.config.trustedProxies,
     contentSecurityPolicy: csp,
+    tracing: context.tracing,
     readiness: async () => {
       if (context.isShuttingDown()) throw new Error('shutting down');
       await context.database.ping();

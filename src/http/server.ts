@@ -12,6 +12,7 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import { httpRequestDuration, httpRequests } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import { newId } from '../shared/ids.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { ApiError, envelope } from './errors.js';
@@ -43,6 +44,8 @@ export interface HttpServerOptions {
   contentSecurityPolicy: Record<string, string[]>;
   /** Reports readiness; a failing check answers /readyz with 503. */
   readiness: () => Promise<void>;
+  /** When set (an OTLP endpoint is configured), each request's span is named by its route template. */
+  tracing?: Tracing | undefined;
 }
 
 export const API_CSP: Record<string, string[]> = {
@@ -113,6 +116,14 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     reply.header('x-request-id', request.id);
   });
   app.addHook('onRequest', guardRequestLine);
+  const tracing = options.tracing;
+  if (tracing) {
+    // The span's name is the route template (`POST /v1/charges/:id`), never the path with its ids.
+    app.addHook('onRequest', async (request) => {
+      const route = request.routeOptions.url;
+      if (route !== undefined) tracing.nameRequest(route);
+    });
+  }
   // Every answer is counted and timed by its route template, never its raw path (no ids in labels).
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { jobRowsCounter as jobRows, jobRunDuration, jobRuns } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { RunReport } from './run-log.js';
 
 export interface Job {
@@ -23,8 +24,11 @@ export interface Worker {
   stop(deadline?: number): Promise<void>;
 }
 
-/** Runs each job on its interval, never overlapping itself, until stopped. */
-export function startWorker(jobs: Job[], logger: Logger): Worker {
+/**
+ * Runs each job on its interval, never overlapping itself, until stopped. With `tracing`, each run is a
+ * root span of its own (ADR 0043).
+ */
+export function startWorker(jobs: Job[], logger: Logger, tracing?: Tracing): Worker {
   let stopping = false;
   const abort = new AbortController();
   const timers = new Set<NodeJS.Timeout>();
@@ -39,8 +43,8 @@ export function startWorker(jobs: Job[], logger: Logger): Worker {
         jobRuns.inc({ job: job.name, outcome });
         jobRunDuration.observe({ job: job.name }, (performance.now() - started) / 1000);
       };
-      const run: Promise<void> = job
-        .run(abort.signal)
+      const runJob = () => job.run(abort.signal);
+      const run: Promise<void> = (tracing ? tracing.jobRun(job.name, runJob) : runJob())
         .then((report) => {
           observe('ok');
           if (report?.rows) jobRows.inc({ job: job.name, outcome: 'ok' }, report.rows);
