@@ -371,7 +371,8 @@ describe.each(targets)('OpenTelemetry traces, on $name', (target) => {
       );
       expect(toAcquirer.length).toBeGreaterThan(0);
       expect(toAcquirer[0]?.name).toBe('POST');
-      expect(toAcquirer[0]?.scope).toBe('@opentelemetry/instrumentation-undici');
+      // The acquirer's client is node:http since ADR 0046 (fetch before).
+      expect(toAcquirer[0]?.scope).toBe('@opentelemetry/instrumentation-http');
 
       // The webhook delivery: a job run span and, in its trace, the call to the receiver (node:http).
       const deliveries = spans.filter(

@@ -29,7 +29,6 @@ import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-t
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import {
   BatchSpanProcessor,
@@ -78,7 +77,6 @@ export function startOpenTelemetry(settings: TracingSettings): Tracing {
         // No header becomes an attribute (the default, said here so that nobody adds Authorization).
         headersToSpanAttributes: {},
       }),
-      new UndiciInstrumentation({ headersToSpanAttributes: {} }),
       new PgInstrumentation({
         // Parameter values never reach a span: only the statement text with its $1, $2 placeholders.
         enhancedDatabaseReporting: false,
