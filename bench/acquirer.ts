@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { killProgram, startProgram } from '../soak/processes.js';
-import { baseEnv } from '../test/helpers/process.js';
+import {
+  baseEnv,
+  gatewayEnv,
+  spawnGateway,
+  type BannerUrls,
+  type GatewayProcess,
+} from '../test/helpers/process.js';
 
 const LISTENING = /Sandbox acquirer listening on (\S+)/;
 
@@ -31,4 +37,28 @@ export async function startAcquirerProgram() {
     env: { SANDBOX_ACQUIRER_URL: url, ...credentials },
     stop: () => killProgram(program, 'SIGTERM'),
   };
+}
+
+type AcquirerProgram = Awaited<ReturnType<typeof startAcquirerProgram>>;
+
+/**
+ * The gateway a bench measures: the built program in role `api` (plus `env`), calling a sandbox acquirer
+ * program of its own; both are stopped when `work` ends.
+ */
+export async function withApiGateway<T>(
+  env: Record<string, string>,
+  work: (gateway: GatewayProcess, urls: BannerUrls, acquirer: AcquirerProgram) => Promise<T>,
+): Promise<T> {
+  const acquirer = await startAcquirerProgram();
+  try {
+    const gateway = spawnGateway({ env: gatewayEnv({ ...acquirer.env, ROLES: 'api', ...env }) });
+    try {
+      return await work(gateway, await gateway.waitForBanner(90_000), acquirer);
+    } finally {
+      gateway.child.kill('SIGTERM');
+      await gateway.waitForExit(30_000).catch(() => gateway.child.kill('SIGKILL'));
+    }
+  } finally {
+    await acquirer.stop();
+  }
 }

@@ -15,9 +15,10 @@
  *    their transactions). Those statements are replayed through node-postgres, BENCH_CONNECTIONS loops
  *    for BENCH_DURATION_S, each creation with fresh ids, key and reference: the same durable work as the
  *    endpoint, without HTTP, JSON, the acquirer or Node's share of the gateway.
- * 3. The endpoint, on its copy: the built gateway in a process of its own (roles api and sandbox-acquirer,
- *    a pool of BENCH_CONNECTIONS) under autocannon: POST at full speed, POST at a fixed rate of half its
- *    ceiling (the latency the goal is about), then the list. Throughput counts 2xx answers only.
+ * 3. The endpoint, on its copy: the built gateway in a process of its own (role api, a pool of
+ *    BENCH_CONNECTIONS; the sandbox acquirer in a program of its own, bench/acquirer.ts) under autocannon:
+ *    POST at full speed (with the CPU time each process used per answered request), POST at a fixed rate
+ *    of half its ceiling (the latency the goal is about), then the list. Throughput counts 2xx only.
  */
 import { randomBytes } from 'node:crypto';
 import type autocannon from 'autocannon';
@@ -34,7 +35,7 @@ import { newId } from '../src/shared/ids.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
-import { gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
+import { gatewayEnv } from '../test/helpers/process.js';
 import {
   capture,
   load,
@@ -47,7 +48,7 @@ import {
   type Measurement,
   type Statement,
 } from './measure.js';
-import { startAcquirerProgram } from './acquirer.js';
+import { withApiGateway } from './acquirer.js';
 
 export interface ChargeBenchOptions {
   sizes: readonly number[];
@@ -275,75 +276,64 @@ async function endpoint(
   secret: string,
   options: { durationS: number; connections: number; halfCeiling: number },
 ) {
-  const acquirer = await startAcquirerProgram();
-  const gateway: GatewayProcess = spawnGateway({
-    env: gatewayEnv({
-      ROLES: 'api',
-      ...acquirer.env,
-      DATABASE_URL: url,
-      DATABASE_POOL_SIZE: String(options.connections),
-    }),
-  });
-  try {
-    const urls = await gateway.waitForBanner(90_000);
-    const api = urls.sandboxApi ?? '';
-    const headers = { 'x-api-key': secret, 'content-type': 'application/json' };
-    const posting: autocannon.Options = {
-      url: api,
-      connections: options.connections,
-      duration: options.durationS,
-      requests: [
-        {
-          method: 'POST',
-          path: '/v1/charges',
-          setupRequest: (request) => {
-            const reference = letters();
-            request.headers = { ...headers, 'x-idempotency-key': letters() };
-            request.body = JSON.stringify(chargeBody(reference));
-            return request;
+  return withApiGateway(
+    { DATABASE_URL: url, DATABASE_POOL_SIZE: String(options.connections) },
+    async (gateway, urls, acquirer) => {
+      const api = urls.sandboxApi ?? '';
+      const headers = { 'x-api-key': secret, 'content-type': 'application/json' };
+      const posting: autocannon.Options = {
+        url: api,
+        connections: options.connections,
+        duration: options.durationS,
+        requests: [
+          {
+            method: 'POST',
+            path: '/v1/charges',
+            setupRequest: (request) => {
+              const reference = letters();
+              request.headers = { ...headers, 'x-idempotency-key': letters() };
+              request.body = JSON.stringify(chargeBody(reference));
+              return request;
+            },
           },
-        },
-      ],
-    };
-    // A few requests first: the gateway's first requests compile and connect.
-    await load({ ...posting, duration: 2 });
-    const cpuBefore = {
-      gateway: processCpuMs(gateway.child.pid),
-      acquirer: processCpuMs(acquirer.pid),
-    };
-    const post = await load(posting);
-    const answered = post.requestsPerSecond * options.durationS;
-    const perRequest = (before: number | null, after: number | null) =>
-      before === null || after === null || answered === 0 ? null : round((after - before) / answered);
-    const cpuMsPerRequest = {
-      gateway: perRequest(cpuBefore.gateway, processCpuMs(gateway.child.pid)),
-      acquirer: perRequest(cpuBefore.acquirer, processCpuMs(acquirer.pid)),
-    };
-    const postAtHalfCeiling = await load({
-      ...posting,
-      overallRate: Math.max(1, Math.round(options.halfCeiling)),
-    });
-    const list = await load({
-      url: `${api}/v1/charges?limit=20`,
-      headers,
-      connections: options.connections,
-      duration: options.durationS,
-    });
-    const first = (await (await fetch(`${api}/v1/charges?limit=1`, { headers })).json()) as {
-      data: Array<{ id: string }>;
-    };
-    const get = await load({
-      url: `${api}/v1/charges/${first.data[0]?.id ?? 'ch_missing'}`,
-      headers,
-      connections: options.connections,
-      duration: options.durationS,
-    });
-    return { post, postAtHalfCeiling, get, list, cpuMsPerRequest };
-  } finally {
-    gateway.child.kill('SIGTERM');
-    await gateway.waitForExit(30_000).catch(() => gateway.child.kill('SIGKILL'));
-    await acquirer.stop();
-  }
+        ],
+      };
+      // A few requests first: the gateway's first requests compile and connect.
+      await load({ ...posting, duration: 2 });
+      const cpuBefore = {
+        gateway: processCpuMs(gateway.child.pid),
+        acquirer: processCpuMs(acquirer.pid),
+      };
+      const post = await load(posting);
+      const answered = post.requestsPerSecond * options.durationS;
+      const perRequest = (before: number | null, after: number | null) =>
+        before === null || after === null || answered === 0 ? null : round((after - before) / answered);
+      const cpuMsPerRequest = {
+        gateway: perRequest(cpuBefore.gateway, processCpuMs(gateway.child.pid)),
+        acquirer: perRequest(cpuBefore.acquirer, processCpuMs(acquirer.pid)),
+      };
+      const postAtHalfCeiling = await load({
+        ...posting,
+        overallRate: Math.max(1, Math.round(options.halfCeiling)),
+      });
+      const list = await load({
+        url: `${api}/v1/charges?limit=20`,
+        headers,
+        connections: options.connections,
+        duration: options.durationS,
+      });
+      const first = (await (await fetch(`${api}/v1/charges?limit=1`, { headers })).json()) as {
+        data: Array<{ id: string }>;
+      };
+      const get = await load({
+        url: `${api}/v1/charges/${first.data[0]?.id ?? 'ch_missing'}`,
+        headers,
+        connections: options.connections,
+        duration: options.durationS,
+      });
+      return { post, postAtHalfCeiling, get, list, cpuMsPerRequest };
+    },
+  );
 }
 
 export async function benchCharges(options: ChargeBenchOptions) {

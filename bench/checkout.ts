@@ -37,8 +37,8 @@ import { ID_PREFIXES, newId, type IdPrefix } from '../src/shared/ids.js';
 import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { dropDatabase } from '../test/helpers/database.js';
 import { acquirerControl } from '../test/helpers/acquirer.js';
-import { gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
-import { startAcquirerProgram } from './acquirer.js';
+import { gatewayEnv } from '../test/helpers/process.js';
+import { withApiGateway } from './acquirer.js';
 import { chargeBody, createDatabaseFrom, letters, shapes, template } from './charges.js';
 import {
   capture,
@@ -152,18 +152,7 @@ async function outcomes(url: string, ids: readonly string[]): Promise<{ paid: nu
  * other request's statements land in the recording; the request log's timer has flushed before each.
  */
 async function record(url: string, secret: string) {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    HOST: '127.0.0.1',
-    WEB_PORT: '0',
-    SANDBOX_API_PORT: '0',
-    LIVE_API_PORT: '0',
-    OPERATOR_PORT: '0',
-    SANDBOX_ACQUIRER_PORT: '0',
-    LOG_LEVEL: 'warn',
-    ROLES: 'api,sandbox-acquirer',
-    DATABASE_URL: url,
-  });
+  const config = loadConfig(gatewayEnv({ ROLES: 'api,sandbox-acquirer', DATABASE_URL: url }));
   config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
   const gateway = await startGateway({
     config,
@@ -365,76 +354,68 @@ async function ceilings(url: string, secret: string, options: { durationS: numbe
 }
 
 async function endpoint(url: string, secret: string, options: { durationS: number; connections: number }) {
-  const acquirer = await startAcquirerProgram();
-  const gateway: GatewayProcess = spawnGateway({
-    env: gatewayEnv({
-      ...acquirer.env,
-      ROLES: 'api',
+  return withApiGateway(
+    {
       TRUSTED_PROXIES: '127.0.0.1',
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: String(options.connections),
-    }),
-  });
-  try {
-    const urls = await gateway.waitForBanner(90_000);
-    const api = urls.sandboxApi ?? '';
-    const web = urls.web ?? '';
-    await dropNotifications(acquirer);
-    const create = (count: number) => createCharges(api, secret, count, options.connections);
+    },
+    async (_gateway, urls, acquirer) => {
+      const api = urls.sandboxApi ?? '';
+      const web = urls.web ?? '';
+      await dropNotifications(acquirer);
+      const create = (count: number) => createCharges(api, secret, count, options.connections);
 
-    const [shown] = await create(1);
-    const paging: autocannon.Options = {
-      url: `${web}/c/${shown?.paymentId ?? 'pay_missing'}?lang=en`,
-      connections: options.connections,
-      duration: options.durationS,
-    };
-    // A few requests first: the gateway's first requests compile and connect.
-    await load({ ...paging, duration: 2 });
-    const page = await load(paging);
-
-    let payer = 0;
-    const paying = (charges: readonly Unpaid[]): autocannon.Options => {
-      let next = 0;
-      return {
-        url: web,
-        connections: Math.min(options.connections, charges.length),
-        amount: charges.length,
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (request) => {
-              const charge = charges[next++ % charges.length];
-              request.path = `/c/${charge?.paymentId ?? 'pay_missing'}/card?lang=en`;
-              request.headers = { ...FORM_HEADERS, 'x-forwarded-for': payerAddress(payer++) };
-              request.body = CARD_FORM;
-              return request;
-            },
-          },
-        ],
+      const [shown] = await create(1);
+      const paging: autocannon.Options = {
+        url: `${web}/c/${shown?.paymentId ?? 'pay_missing'}?lang=en`,
+        connections: options.connections,
+        duration: options.durationS,
       };
-    };
-    const warmCharges = await create(warmUpPool(options.connections));
-    const warm = await load(paying(warmCharges), { success: PAID_REDIRECT });
-    const charges = await create(
-      measuredPool(warm.requestsPerSecond, options.durationS, options.connections),
-    );
-    const pay = await load(paying(charges), { success: PAID_REDIRECT });
-    return {
-      page,
-      pay: {
-        ...pay,
-        charges: charges.length,
-        ...(await outcomes(
-          url,
-          charges.map((charge) => charge.id),
-        )),
-      },
-    };
-  } finally {
-    gateway.child.kill('SIGTERM');
-    await gateway.waitForExit(30_000).catch(() => gateway.child.kill('SIGKILL'));
-    await acquirer.stop();
-  }
+      // A few requests first: the gateway's first requests compile and connect.
+      await load({ ...paging, duration: 2 });
+      const page = await load(paging);
+
+      let payer = 0;
+      const paying = (charges: readonly Unpaid[]): autocannon.Options => {
+        let next = 0;
+        return {
+          url: web,
+          connections: Math.min(options.connections, charges.length),
+          amount: charges.length,
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (request) => {
+                const charge = charges[next++ % charges.length];
+                request.path = `/c/${charge?.paymentId ?? 'pay_missing'}/card?lang=en`;
+                request.headers = { ...FORM_HEADERS, 'x-forwarded-for': payerAddress(payer++) };
+                request.body = CARD_FORM;
+                return request;
+              },
+            },
+          ],
+        };
+      };
+      const warmCharges = await create(warmUpPool(options.connections));
+      const warm = await load(paying(warmCharges), { success: PAID_REDIRECT });
+      const charges = await create(
+        measuredPool(warm.requestsPerSecond, options.durationS, options.connections),
+      );
+      const pay = await load(paying(charges), { success: PAID_REDIRECT });
+      return {
+        page,
+        pay: {
+          ...pay,
+          charges: charges.length,
+          ...(await outcomes(
+            url,
+            charges.map((charge) => charge.id),
+          )),
+        },
+      };
+    },
+  );
 }
 
 export async function benchCheckout(options: CheckoutBenchOptions) {

@@ -4,7 +4,12 @@
  * be loaded before it (ADR 0043). This file imports nothing else statically for that reason. Without an
  * OTLP endpoint `startTracing` loads nothing of OpenTelemetry.
  */
+import module from 'node:module';
 import { startTracing, TracingConfigError, type Tracing } from './observability/tracing.js';
+
+// V8's compiled code of the program's modules is kept on disk (in the OS's temporary directory, or
+// NODE_COMPILE_CACHE), so a restart does not compile every module again (ADR 0044).
+module.enableCompileCache?.();
 
 let tracing: Tracing | undefined;
 try {

@@ -25,7 +25,7 @@ import { passDatabase } from './helpers/database.js';
 import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
 import {
-  baseEnv,
+  gatewayEnv,
   eventually,
   killAllGateways,
   programDatabases,
@@ -251,15 +251,7 @@ describe.each(targets)('OpenTelemetry traces, on $name', (target) => {
     const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
     await seeded.close();
     const moduleLog = path.join(dataDir, 'modules.txt');
-    const env: Record<string, string> = {
-      ...baseEnv(),
-      NODE_ENV: 'test',
-      HOST: '127.0.0.1',
-      WEB_PORT: '0',
-      SANDBOX_API_PORT: '0',
-      LIVE_API_PORT: '0',
-      OPERATOR_PORT: '0',
-      LOG_LEVEL: 'warn',
+    const env: Record<string, string> = gatewayEnv({
       DATA_DIR: dataDir,
       ROLES: 'api,worker',
       SANDBOX_ACQUIRER_URL: acquirer.url,
@@ -269,7 +261,7 @@ describe.each(targets)('OpenTelemetry traces, on $name', (target) => {
       NODE_OPTIONS: `--import=${pathToFileURL(MODULE_LOG_HOOK).href}`,
       MODULE_LOG_FILE: moduleLog,
       ...targetEnv,
-    };
+    });
     const loadedPackages = () => readFileSync(moduleLog, 'utf8').split('\n').filter(Boolean);
     return { acquirer, key: key.secret, env, loadedPackages };
   }

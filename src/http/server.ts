@@ -23,6 +23,7 @@ import {
   refuseForbiddenText,
   tooDeepError,
 } from './input.js';
+import { cachedSerializerCompiler } from './serialization.js';
 import { createValidatorCompiler, validationErrorFromFastify } from './validation.js';
 import './route-config.js';
 
@@ -96,6 +97,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(createValidatorCompiler());
+  app.setSerializerCompiler(cachedSerializerCompiler);
   app.setSchemaErrorFormatter((errors, dataVar) => validationErrorFromFastify(errors as never, dataVar));
   // Only JSON bodies are accepted; text/plain would otherwise reach schemas as a string.
   app.removeContentTypeParser('text/plain');

@@ -21,15 +21,33 @@ function createAjv(coerceTypes: boolean): Ajv {
 }
 
 /**
+ * The compiled validators of this process, by part and schema text: every listener (web, sandbox, live,
+ * operator) and every gateway a process starts compiles the same schemas, and compiling is most of the
+ * cost of starting one (ADR 0044). A validator is a pure function of its input (its `errors` are read
+ * right after each call), so listeners can share it. No schema has an `$id`, so one Ajv per mode holds
+ * them all without a clash.
+ */
+const validators = new Map<string, ValidateFunction>();
+let ajvs: { strict: Ajv; coercing: Ajv } | undefined;
+
+/**
  * Bodies are JSON and must carry the right types: no coercion, so "1000" is not a number. Query
  * strings, path parameters and headers arrive as text and are coerced to their declared types.
  */
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
-  const strictAjv = createAjv(false);
-  const coercingAjv = createAjv(true);
+  ajvs ??= { strict: createAjv(false), coercing: createAjv(true) };
+  const { strict, coercing } = ajvs;
   return ({ schema, httpPart }) => {
-    if (httpPart === 'body') return strictAjv.compile(schema as object) as ValidateFunction;
-    return decimalNumbersOnly(schema, coercingAjv.compile(schema as object) as ValidateFunction);
+    const body = httpPart === 'body';
+    const key = `${body ? 'body' : 'text'} ${JSON.stringify(schema)}`;
+    let validate = validators.get(key);
+    if (validate === undefined) {
+      validate = body
+        ? (strict.compile(schema as object) as ValidateFunction)
+        : decimalNumbersOnly(schema, coercing.compile(schema as object) as ValidateFunction);
+      validators.set(key, validate);
+    }
+    return validate;
   };
 }
 
