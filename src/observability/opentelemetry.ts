@@ -1,8 +1,9 @@
 /**
  * The OpenTelemetry SDK, loaded only by `startTracing` (./tracing.ts) when an OTLP endpoint is configured
  * (ADR 0043). Spans of incoming HTTP requests (named by route template), PostgreSQL queries (node-postgres;
- * PGlite has no instrumentation), outgoing HTTP calls (fetch: acquirers, payout rails, rate tickers;
- * node:http and https: webhooks) and background job runs, exported over OTLP/HTTP. Every span passes
+ * PGlite has no instrumentation), outgoing HTTP calls (node:http and https: acquirers, payout rails and
+ * rate tickers through src/shared/http-client.ts, webhooks through their sender) and background job runs,
+ * exported over OTLP/HTTP. Every span passes
  * through the log's secret scrubber before it leaves the process.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
