@@ -1,4 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { startGateway } from '../src/gateway.js';
+import { createLogger } from '../src/logger.js';
+import { systemClock } from '../src/shared/clock.js';
+import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { killProgram, startProgram } from '../soak/processes.js';
 import {
   baseEnv,
@@ -61,4 +67,19 @@ export async function withApiGateway<T>(
   } finally {
     await acquirer.stop();
   }
+}
+
+/**
+ * A gateway in the bench's own process (roles api and sandbox-acquirer) on database `url`, on which a
+ * section records the statements of one request of each kind.
+ */
+export async function startRecordingGateway(url: string) {
+  const config = loadConfig(gatewayEnv({ ROLES: 'api,sandbox-acquirer', DATABASE_URL: url }));
+  config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
+  return startGateway({
+    config,
+    logger: createLogger({ level: 'warn', destination: process.stderr }),
+    clock: systemClock,
+    database: await openDatabase({ databaseUrl: url, poolSize: 5 }),
+  });
 }

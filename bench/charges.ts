@@ -24,18 +24,13 @@ import { randomBytes } from 'node:crypto';
 import type autocannon from 'autocannon';
 import os from 'node:os';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { startGateway } from '../src/gateway.js';
-import { createLogger } from '../src/logger.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
-import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
-import { gatewayEnv } from '../test/helpers/process.js';
 import {
   capture,
   load,
@@ -48,7 +43,7 @@ import {
   type Measurement,
   type Statement,
 } from './measure.js';
-import { withApiGateway } from './acquirer.js';
+import { startRecordingGateway, withApiGateway } from './acquirer.js';
 
 export interface ChargeBenchOptions {
   sizes: readonly number[];
@@ -160,14 +155,7 @@ async function record(
   url: string,
   secret: string,
 ): Promise<{ post: Recorded; get: Recorded; list: Recorded }> {
-  const config = loadConfig(gatewayEnv({ ROLES: 'api,sandbox-acquirer', DATABASE_URL: url }));
-  config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
-  const gateway = await startGateway({
-    config,
-    logger: createLogger({ level: 'warn', destination: process.stderr }),
-    clock: systemClock,
-    database: await openDatabase({ databaseUrl: url, poolSize: 5 }),
-  });
+  const gateway = await startRecordingGateway(url);
   try {
     const api = gateway.urls.sandboxApi ?? '';
     const headers = { 'x-api-key': secret, 'content-type': 'application/json' };

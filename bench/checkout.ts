@@ -27,18 +27,11 @@ import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type autocannon from 'autocannon';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/database.js';
 import { REQUEST_LOG_FLUSH_MS } from '../src/modules/api-keys/request-log.js';
-import { startGateway } from '../src/gateway.js';
-import { createLogger } from '../src/logger.js';
-import { systemClock } from '../src/shared/clock.js';
 import { ID_PREFIXES, newId, type IdPrefix } from '../src/shared/ids.js';
-import { generateEncryptionKeys, parseEncryptionKeys } from '../src/shared/secret-box.js';
 import { dropDatabase } from '../test/helpers/database.js';
 import { acquirerControl } from '../test/helpers/acquirer.js';
-import { gatewayEnv } from '../test/helpers/process.js';
-import { withApiGateway } from './acquirer.js';
+import { startRecordingGateway, withApiGateway } from './acquirer.js';
 import { chargeBody, createDatabaseFrom, letters, shapes, template } from './charges.js';
 import {
   capture,
@@ -152,14 +145,7 @@ async function outcomes(url: string, ids: readonly string[]): Promise<{ paid: nu
  * other request's statements land in the recording; the request log's timer has flushed before each.
  */
 async function record(url: string, secret: string) {
-  const config = loadConfig(gatewayEnv({ ROLES: 'api,sandbox-acquirer', DATABASE_URL: url }));
-  config.encryptionKeys ??= parseEncryptionKeys(generateEncryptionKeys());
-  const gateway = await startGateway({
-    config,
-    logger: createLogger({ level: 'warn', destination: process.stderr }),
-    clock: systemClock,
-    database: await openDatabase({ databaseUrl: url, poolSize: 5 }),
-  });
+  const gateway = await startRecordingGateway(url);
   try {
     await dropNotifications(gateway.sandboxAcquirer);
     const web = gateway.urls.web ?? '';
