@@ -66,23 +66,28 @@ export async function watchedPage(context: BrowserContext): Promise<WatchedPage>
     });
   });
   await page.addInitScript({ content: REPORT_CSP_VIOLATIONS });
-  // axe-core is loaded into every document of the page once, here: injected at each check instead, its
-  // half a megabyte crossed the DevTools protocol every time (140 ms of a check's 250 on this machine).
-  await page.addInitScript({ content: axe.source });
   return { page, problems };
 }
 
 /** The WCAG 2.1 A and AA rules, the level product pages are held to. */
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
+/** How many times each page was checked: from its second check on, its new documents load axe-core. */
+const checksOf = new WeakMap<Page, number>();
+
 /**
  * The page's serious and critical accessibility violations (axe-core run inside the page, issue 15 item
  * 8), one line each with the elements concerned; a test expects none. `axe.run` on the page's document
- * (the product's pages have no frames, so the frame-by-frame partial runs of `@axe-core/playwright`, which this replaced, each
- * finished in a blank page of its own, add nothing but time); axe-core comes from `watchedPage`'s init
- * script, or is injected here into a page made another way.
+ * (the product's pages have no frames, so the frame-by-frame partial runs of `@axe-core/playwright`, which
+ * this replaced, each finished in a blank page of its own, add nothing but time). axe-core's half a
+ * megabyte crosses the DevTools protocol into each document checked (about 140 ms each time on this
+ * machine), so the second check of a page also adds it as an init script: the page's later documents load
+ * it by themselves, and a page checked once pays for one crossing only.
  */
 export async function accessibilityProblems(page: Page): Promise<string[]> {
+  const checks = (checksOf.get(page) ?? 0) + 1;
+  checksOf.set(page, checks);
+  if (checks === 2) await page.addInitScript({ content: axe.source });
   if (!(await page.evaluate('typeof window.axe?.run === "function"'))) await page.evaluate(axe.source);
   const violations = (await page.evaluate(
     `window.axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(AXE_TAGS)} }, resultTypes: ['violations'] })
