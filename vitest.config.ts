@@ -6,7 +6,9 @@ import LongestFirstSequencer from './test/sequencer.js';
  * registry's counters): each runs in a fresh worker process. Every other file shares its worker's module
  * cache with the files before it (`isolate: false`): a worker imports the gateway's modules once instead
  * of once per file, which took 1 to 3 s of CPU per file. Nothing a test file does may outlive its
- * afterAll (gateways, browsers, children and timers are closed there), and no file changes process.env.
+ * afterAll (gateways, browser contexts, children and timers are closed there), and no file changes
+ * process.env. The one exception is the worker's Chromium, which its browser files share
+ * (`launchBrowser` in test/helpers/browser.ts, ADR 0047).
  */
 const isolatedFiles = ['test/metrics.test.ts'];
 

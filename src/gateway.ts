@@ -47,6 +47,7 @@ import { exportRoutes } from './modules/exports/routes.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { startSandboxChain, type SandboxChain } from '../sandbox-chain/server.js';
 import type { Tracing } from './observability/tracing.js';
+import { CLI_TOKEN_FILE, DATABASE_KIND_FILE } from './data-dir-files.js';
 
 export type Environment = 'sandbox' | 'live';
 export const API_VERSION = '0.2.0';
@@ -83,13 +84,6 @@ export interface Gateway {
   close(options?: { deadline?: number }): Promise<void>;
 }
 
-/** Where a running gateway with the operator role tells the CLI its operator URL and token (0600). */
-export const CLI_TOKEN_FILE = 'operator-cli-token';
-/**
- * Which database the gateway using this DATA_DIR runs on (no connection string): the CLI reads it so that
- * it never opens an empty embedded database beside a gateway that runs on PostgreSQL (issue 11).
- */
-export const DATABASE_KIND_FILE = 'gateway-database.json';
 export const BOOTSTRAP_ADMIN_FILE = 'operator-admin.txt';
 export const BOOTSTRAP_ADMIN_EMAIL = 'admin@gateway.local';
 

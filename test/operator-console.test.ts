@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import type { BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/shared/crypto.js';
-import { launchBrowser, watchedPage, type PageProblem } from './helpers/browser.js';
+import { launchBrowser, watchedPage, type PageProblem, type TestBrowser } from './helpers/browser.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { createStaffUser, submitApplication, uniqueEmail, type StaffAccount } from './helpers/operator.js';
 
@@ -12,7 +12,7 @@ const HOSTILE_TEXT = '"></dd><script>window.__pwned = 1; alert(2)</script><b>bol
 const LOGIN_ERROR = 'The e-mail address or password is wrong.';
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let op: string;
 let admin: StaffAccount;
 

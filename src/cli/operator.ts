@@ -1,30 +1,14 @@
-import { createAcquirers, resolveSandboxCredentials } from '../modules/acquirer/index.js';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openDatabase, type Database } from '../db/database.js';
 import { DataDirLockedError } from '../db/data-dir-lock.js';
-import { migrateThrough, readMigrations } from '../db/migrator.js';
-import type { FeatureFlag, KycStatus, StaffRole } from '../db/schema.js';
-import { CLI_TOKEN_FILE, DATABASE_KIND_FILE } from '../gateway.js';
-import { ApiError, toApiError } from '../http/errors.js';
-import { createLogDestination, createLogger } from '../logger.js';
-import type { Actor } from '../modules/organizations/service.js';
+import { CLI_TOKEN_FILE, DATABASE_KIND_FILE } from '../data-dir-files.js';
+import { ApiError } from '../http/errors.js';
 import { FEATURE_FLAGS, KYC_STATUSES } from '../modules/organizations/types.js';
-import { valueOf } from '../modules/operator/errors.js';
-import { applicationView } from '../modules/operator/schemas.js';
-import { STAFF_ROLES } from '../modules/operator/staff.js';
-import type { SettlementCommandError } from '../modules/settlement/batch.js';
-import { SETTLEMENT_ERRORS } from '../modules/settlement/errors.js';
-import { RECONCILIATION_ERRORS } from '../modules/operator/reconciliation-routes.js';
-import { migrationsDir } from '../paths.js';
-import { createServices, resolveSecretBox } from '../services.js';
-import { systemClock } from '../shared/clock.js';
-import { passwordProblem } from '../shared/passwords.js';
-import type { Result } from '../shared/result.js';
+import { STAFF_ROLES } from '../modules/operator/staff-roles.js';
 import { generateEncryptionKeys } from '../shared/secret-box.js';
+import { generatedPassword, UsageError, type Backend } from './operator-backend.js';
 
 const USAGE = `Usage: npm run operator -- <command> [options]
 
@@ -49,12 +33,6 @@ It uses DATABASE_URL when set. Otherwise it goes through the operator API of the
 DATA_DIR (on either database), with the token that gateway wrote to DATA_DIR/${CLI_TOKEN_FILE}; with no
 gateway running it opens the embedded database in DATA_DIR, and it refuses when the gateway of DATA_DIR
 runs on PostgreSQL (set DATABASE_URL). Output is JSON on stdout.`;
-
-/** One operator operation, whichever way it reaches the gateway. */
-interface Backend {
-  call(command: string, input: Record<string, unknown>): Promise<unknown>;
-  close(): Promise<void>;
-}
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseCommandLine(argv);
@@ -106,19 +84,6 @@ function parseCommandLine(argv: string[]) {
       throw new UsageError((error as Error).message);
     throw error;
   }
-}
-
-/**
- * A generated staff password. It must pass the same rules as a chosen one: a random one can contain the
- * e-mail's local part (likely when it is one or two letters), which `create-staff` would then refuse.
- */
-function generatedPassword(email: string): string {
-  let password = randomBytes(15).toString('base64url');
-  // Bounded: for an address no password can pass (an empty local part), the service reports why.
-  for (let attempt = 0; attempt < 100 && passwordProblem(password, email) !== undefined; attempt++) {
-    password = randomBytes(15).toString('base64url');
-  }
-  return password;
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -233,6 +198,12 @@ async function openBackend(config: Config): Promise<Backend> {
   }
 }
 
+/** The backend on a database the CLI opens itself: its module, and the gateway's with it, load only then. */
+async function directBackend(config: Config): Promise<Backend> {
+  const direct = await import('./operator-direct.js');
+  return direct.directBackend(config);
+}
+
 /** The operator URL and token a live gateway wrote to DATA_DIR; undefined when none or its writer is dead. */
 function runningGateway(dataDir: string): { url: string; token: string } | undefined {
   let content: { url?: unknown; token?: unknown; pid?: unknown };
@@ -265,121 +236,6 @@ function processAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-async function directBackend(config: Config): Promise<Backend> {
-  const database: Database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    poolSize: 2,
-    dataDir: config.dataDir,
-  });
-  await migrateThrough(database, config.databaseMigrationUrl, readMigrations(migrationsDir));
-  const logger = createLogger({ level: 'warn', destination: createLogDestination(process.stderr) });
-  const fixed = (name: keyof Config['baseUrls']) => () => config.baseUrls[name];
-  const services = createServices({
-    database,
-    clock: systemClock,
-    config,
-    logger,
-    box: resolveSecretBox(config),
-    // The CLI runs no jobs; payouts it reads need no rail.
-    sandboxChain: {
-      url: () => config.payouts.sandboxChain.url ?? '',
-      apiKey: config.payouts.sandboxChain.apiKey ?? '',
-    },
-    urls: {
-      web: fixed('web'),
-      sandboxApi: fixed('sandboxApi'),
-      liveApi: fixed('liveApi'),
-      operator: fixed('operator'),
-      checkout: () => config.checkout.baseUrl ?? config.baseUrls.web,
-    },
-    acquirers: createAcquirers({
-      config,
-      logger,
-      sandbox: {
-        ...resolveSandboxCredentials(config),
-        url: () => config.acquirers.sandbox.url ?? `http://${config.host}:${config.acquirers.sandbox.port}`,
-      },
-    }),
-  });
-  // The same operator commands as the console and the operator API: no second backend.
-  const { operator, underwriting, mailer } = services;
-  const by: Actor = { actor: 'cli' };
-  return {
-    async call(command, input) {
-      const id = String(input.id ?? '');
-      switch (command) {
-        case 'create-staff': {
-          const password = (input.password as string | undefined) ?? generatedPassword(String(input.email));
-          const created = valueOf(
-            await operator.createStaff(
-              {
-                email: String(input.email),
-                name: String(input.name),
-                role: input.role as StaffRole,
-                password,
-              },
-              by,
-            ),
-          );
-          return { ...created, ...(input.password === undefined ? { password } : {}) };
-        }
-        case 'list-applications': {
-          const listed = await underwriting.listApplications({
-            limit: Number(input.limit),
-            ...(input.status ? { status: input.status as 'NEW' } : {}),
-          });
-          // No cursor is passed, so a refused cursor cannot happen here.
-          if (!listed.ok) throw new Error(`listing applications failed: ${listed.error.code}`);
-          const page = listed.value;
-          return { data: page.data.map(applicationView), nextCursor: page.nextCursor };
-        }
-        case 'approve': {
-          const approved = valueOf(await operator.approveApplication(id, by));
-          await mailer.deliverDue();
-          return approved;
-        }
-        case 'reject': {
-          const rejected = valueOf(await operator.rejectApplication(id, String(input.reason), by));
-          await mailer.deliverDue();
-          return rejected;
-        }
-        case 'set-kyc':
-          return valueOf(await operator.setKycStatus(id, input.kycStatus as KycStatus, by));
-        case 'set-flag':
-          return valueOf(
-            await operator.setFeatureFlag(id, input.flag as FeatureFlag, Boolean(input.enabled), by),
-          );
-        case 'demo-merchant':
-          return valueOf(
-            await operator.createDemoMerchant(
-              {
-                ...(input.kycStatus ? { kycStatus: input.kycStatus as KycStatus } : {}),
-                ...(input.flags ? { flags: input.flags as FeatureFlag[] } : {}),
-                ...(input.email ? { email: String(input.email) } : {}),
-                ...(input.companyName ? { companyName: String(input.companyName) } : {}),
-              },
-              by,
-            ),
-          );
-        case 'settle':
-          return settlementValueOf(await services.settlementBatches.runDate(String(input.businessDate), by));
-        case 'reconcile': {
-          const result = await services.reconciliation.run(
-            input.environment as 'sandbox' | 'live',
-            String(input.reportDate),
-            { ...by, origin: 'operator' },
-          );
-          if (result.ok) return result.value;
-          throw toApiError(RECONCILIATION_ERRORS, result.error);
-        }
-        default:
-          throw new UsageError(`unknown command ${command}`);
-      }
-    },
-    close: () => database.close(),
-  };
 }
 
 function httpBackend(baseUrl: string, token: string): Backend {
@@ -451,13 +307,6 @@ function httpBackend(baseUrl: string, token: string): Backend {
     },
     close: async () => undefined,
   };
-}
-
-class UsageError extends Error {}
-
-function settlementValueOf<T>(result: Result<T, SettlementCommandError>): T {
-  if (result.ok) return result.value;
-  throw toApiError(SETTLEMENT_ERRORS, result.error);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -1,13 +1,19 @@
-import type { Browser, BrowserContext, BrowserContextOptions, Page, Response } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VERTICALS } from '../../src/modules/applications/schemas.js';
-import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  accessibilityProblems,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // The public application form (/apply on the web listener), driven through a real Chromium.
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let web: string;
 
 interface Session {

@@ -1,7 +1,13 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  accessibilityProblems,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { SCRIPTED_SVG, solidPng } from '../helpers/images.js';
@@ -16,7 +22,7 @@ import { merchantApi } from '../helpers/payouts.js';
 const NAME = 'Ayşe’s <b>Kitchen</b> & Co';
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 /** Console lines Chromium writes for answers the test provoked on purpose (the 400 of the refused form). */

@@ -1,10 +1,16 @@
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/db/schema.js';
 import { sql } from 'kysely';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { computeFee, defaultFeeRate } from '../../src/modules/ledger/fees.js';
-import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  accessibilityProblems,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { request, validCharge } from '../helpers/http.js';
 import { apiUrl, createMerchant, type Merchant } from '../helpers/merchants.js';
@@ -30,7 +36,7 @@ interface Opened {
 
 const ATTEMPTS = 2;
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let merchant: Merchant;
 let web: string;
 const opened: Opened[] = [];

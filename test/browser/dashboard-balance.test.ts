@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
@@ -8,6 +8,7 @@ import {
   launchBrowser,
   watchedPage,
   type PageProblem,
+  type TestBrowser,
 } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
@@ -19,7 +20,7 @@ import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
 // problem, no horizontal scroll on a phone.
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 

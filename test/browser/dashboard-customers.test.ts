@@ -1,7 +1,13 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import { expectStrictPhonePage, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  expectStrictPhonePage,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, updateOrganization, type Merchant } from '../helpers/merchants.js';
@@ -15,7 +21,7 @@ import { merchantApi } from '../helpers/payouts.js';
 const ID_NUMBER = '10000000146';
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 /** Console lines Chromium writes for answers the test provoked on purpose (the 404s). */

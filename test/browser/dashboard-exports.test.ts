@@ -1,8 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import { expectStrictPhonePage, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  expectStrictPhonePage,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
@@ -14,7 +20,7 @@ import { merchantApi } from '../helpers/payouts.js';
 // reversed range shows the form again with the error; the page in Turkish.
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 /** Console lines Chromium writes for answers the test provoked on purpose (the 400). */

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DAY } from '../../src/shared/clock.js';
 import { createActiveUser } from '../helpers/accounts.js';
@@ -10,6 +10,7 @@ import {
   launchBrowser,
   watchedPage,
   type PageProblem,
+  type TestBrowser,
 } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
@@ -21,7 +22,7 @@ import { merchantApi, paidCharge } from '../helpers/payouts.js';
 // SCREENSHOTS_DIR set it writes the overview as PNG (docs/dashboard.md).
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 

@@ -1,9 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  accessibilityProblems,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
@@ -19,7 +25,7 @@ const WIDTHS = { phone: { width: 375, height: 740 }, desktop: { width: 1280, hei
 const LANGUAGES = ['en', 'tr'] as const;
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let merchant: Merchant;
 let owner: { email: string; password: string };
 let chargeId: string;

@@ -1,8 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import { expectStrictPhonePage, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  expectStrictPhonePage,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
 import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
@@ -11,7 +17,7 @@ import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
 // Settlements, open the batch, download its statement as CSV: the API's statement, byte for byte.
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 

@@ -1,11 +1,17 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/shared/clock.js';
 import { createActiveUser } from '../helpers/accounts.js';
-import { expectStrictPhonePage, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  expectStrictPhonePage,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { request, validCharge } from '../helpers/http.js';
 import { issueKey } from '../helpers/merchants.js';
@@ -19,7 +25,7 @@ interface Received {
 }
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 let server: http.Server;

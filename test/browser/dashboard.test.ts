@@ -1,8 +1,14 @@
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseApiKey } from '../../src/modules/api-keys/key-format.js';
 import { SECOND } from '../../src/shared/clock.js';
-import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  accessibilityProblems,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createActiveUser, createInvitedOwner, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
 
@@ -10,7 +16,7 @@ import { createActiveUser, createInvitedOwner, linkIn, mailsTo, totpCode } from 
 // page, two-factor enrollment, logout, login with a TOTP code, and the password reset pages.
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let web: string;
 
 interface Opened {

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/modules/api-keys/key-format.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { launchBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
 
@@ -10,7 +9,7 @@ import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
 
 let t: TestGateway;
 let smtp: TestSmtpServer;
-let browser: Browser;
+let browser: TestBrowser;
 
 const contact = 'founder@bosphorus-play.example';
 const staffPassword = 'underwriting-desk-2026!';

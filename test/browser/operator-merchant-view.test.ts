@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
@@ -8,6 +8,7 @@ import {
   launchBrowser,
   watchedPage,
   type PageProblem,
+  type TestBrowser,
 } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
@@ -21,7 +22,7 @@ import { merchantApi } from '../helpers/payouts.js';
 // violation on either page, at desktop and phone widths.
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 let support: StaffAccount;

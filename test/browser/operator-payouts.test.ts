@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/shared/clock.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import { launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import { launchBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
 import { chainControl } from '../helpers/chain.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
@@ -20,7 +20,7 @@ interface Payout {
 }
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 let admin: StaffAccount;

@@ -1,9 +1,15 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, SECOND } from '../../src/shared/clock.js';
 import { newTotpSecret } from '../../src/modules/users/totp.js';
 import { createActiveUser, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
-import { accessibilityProblems, launchBrowser, watchedPage, type PageProblem } from '../helpers/browser.js';
+import {
+  accessibilityProblems,
+  launchBrowser,
+  watchedPage,
+  type PageProblem,
+  type TestBrowser,
+} from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createOrganization } from '../helpers/merchants.js';
 
@@ -14,7 +20,7 @@ import { createOrganization } from '../helpers/merchants.js';
 const ADDRESS = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 
 let t: TestGateway;
-let browser: Browser;
+let browser: TestBrowser;
 let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 

@@ -1,9 +1,27 @@
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from 'playwright-core';
 import { expect } from 'vitest';
 
+/**
+ * What a test file gets from `launchBrowser`: contexts of the worker's Chromium. `close` closes every
+ * context the file opened (their pages with them); Chromium itself stays for the worker's next file.
+ */
+export interface TestBrowser {
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/** The worker process's Chromium: started by its first browser test file, ended with the process. */
+let chromiumOfWorker: Promise<Browser> | undefined;
+
 /** Debian's Chromium (or CHROMIUM_PATH), headless; the tests never download a browser. */
-export async function launchBrowser(): Promise<Browser> {
+function startChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [
@@ -17,6 +35,35 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * Contexts of one Chromium per test worker (a worker runs many files, ADR 0042): starting Chromium cost
+ * about 1.8 s of CPU, once per browser file before. A context is what isolates a test (cookies, storage,
+ * cache); Chromium holds nothing else between files. A Chromium that crashed or was closed is started again.
+ * Playwright ends it when the worker process exits.
+ */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const running = await chromiumOfWorker?.catch(() => undefined);
+  let browser: Browser;
+  if (running?.isConnected()) {
+    browser = running;
+  } else {
+    chromiumOfWorker = startChromium();
+    browser = await chromiumOfWorker;
+  }
+  const contexts = new Set<BrowserContext>();
+  return {
+    async newContext(options) {
+      const context = await browser.newContext(options);
+      contexts.add(context);
+      context.on('close', () => contexts.delete(context));
+      return context;
+    },
+    async close() {
+      await Promise.all([...contexts].map((context) => context.close()));
+    },
+  };
 }
 
 export interface PageProblem {

@@ -8,7 +8,7 @@ import { err, ok, type Result } from '../../shared/result.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from '../../shared/passwords.js';
 import type { StaffError } from './errors.js';
 
-export const STAFF_ROLES: readonly StaffRole[] = ['admin', 'underwriter', 'support'];
+export { STAFF_ROLES } from './staff-roles.js';
 
 export interface Staff {
   id: string;
