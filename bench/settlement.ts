@@ -404,7 +404,7 @@ async function runBatch(url: string, cutoff: Date) {
   try {
     const logger = createLogger({ level: 'warn', destination: createLogDestination(process.stderr) });
     const fixed = (name: keyof typeof config.baseUrls) => () => config.baseUrls[name];
-    // As the CLI composes them (src/cli/operator.ts): no listeners, no worker.
+    // As the CLI composes them (src/cli/operator-direct.ts): no listeners, no worker.
     const services = createServices({
       database,
       clock: systemClock,
