@@ -312,14 +312,19 @@ describe('the plans, on a seeded table', () => {
       const claim = claimStatements.find((statement) =>
         /with recursive pending_endpoints/i.test(statement.sql),
       );
+      // The idle poll's probe, sent before every claim.
+      const probe = claimStatements.find((statement) =>
+        /^\s*select endpoint_id from webhook_deliveries where status = 'pending'/i.test(statement.sql),
+      );
       const ofCharge = lookup.filter((statement) =>
         /from "(events|webhook_attempts|webhook_deliveries)"/i.test(statement.sql),
       );
       expect(claim, 'the claim statement').toBeDefined();
+      expect(probe, 'the probe for pending deliveries').toBeDefined();
       expect(ofCharge.length).toBeGreaterThanOrEqual(2);
       const scans: string[] = [];
       const indexes = new Set<string>();
-      for (const statement of [claim!, ...ofCharge]) {
+      for (const statement of [probe!, claim!, ...ofCharge]) {
         for (const node of await planOf(statement)) {
           if (node['Index Name']) indexes.add(node['Index Name']);
           if (

@@ -149,6 +149,16 @@ export function dueCandidatesQuery(options: DueOptions) {
     limit ${slots}`;
 }
 
+/**
+ * Whether any delivery is pending, due or not: the first entry of `webhook_deliveries_endpoint_due_idx`
+ * in its own order (the skip scan's first step), so one index probe whatever the backlog.
+ */
+export function anyPendingQuery() {
+  return sql<{ endpoint_id: string }>`
+    select endpoint_id from webhook_deliveries where status = 'pending'
+    order by endpoint_id, next_attempt_at, id limit 1`;
+}
+
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const { db, clock, box, logger } = deps;
   const perEndpoint = Math.max(1, deps.perEndpoint ?? Math.floor(deps.concurrency / 4));
@@ -190,6 +200,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     // Endpoints this worker already has at its cap are not read at all: a backlog at one endpoint can
     // never fill the window and starve the others.
     const capped = [...inFlight].filter(([, busy]) => busy >= perEndpoint).map(([id]) => id);
+    // An idle worker's poll, the usual one, finds nothing pending at all: one probe of the pending index
+    // (`anyPendingQuery`) answers that, without the claim's transaction and skip scan.
+    if ((await anyPendingQuery().execute(db)).rows.length === 0) return [];
     const rows = await db.transaction().execute(async (trx) => {
       const candidates = await dueCandidates(trx, { now, perEndpoint, capped, slots });
       const taken = new Map(inFlight);
