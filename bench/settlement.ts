@@ -12,9 +12,9 @@
  *    written: nothing in the batch reads them. Then VACUUM ANALYZE, and a copy of the database
  *    (`CREATE DATABASE … TEMPLATE`) for the bare SQL, so both start from the same rows, statistics and
  *    visibility map. Seeding is timed apart and is not part of either figure.
- * 2. The batch: `settlementBatches.runDay(cutoff)` of the real service composition (`createServices`,
- *    as the CLI composes it), the function the 03:00 job calls, with its payout phase: every owner is
- *    released and paid out to its default wallet at the operator's rate less PAYOUT_FX_SPREAD_BPS.
+ * 2. The batch: `settlementBatches.runDay(cutoff)` of the real service composition, as the CLI composes
+ *    it (`createDetachedServices`), the function the 03:00 job calls, with its payout phase: every owner
+ *    is released and paid out to its default wallet at the operator's rate less PAYOUT_FX_SPREAD_BPS.
  * 3. The bare SQL on the copy: the same reads (pending credits, wallets, minimums, the rate, available
  *    balances, statement heads) and the same writes (batches in their final state with a statement hash,
  *    items, release and payout journal entries with their postings, payouts, events and their webhook
@@ -28,12 +28,11 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { createLogDestination, createLogger } from '../src/logger.js';
-import { createAcquirers, resolveSandboxCredentials } from '../src/modules/acquirer/index.js';
 import { DEFAULT_FEES } from '../src/modules/organizations/types.js';
 import type { DayReport } from '../src/modules/settlement/batch.js';
 import { createBusinessCalendar, utcDateOf } from '../src/modules/settlement/calendar.js';
 import { migrationsDir } from '../src/paths.js';
-import { createServices, resolveSecretBox } from '../src/services.js';
+import { createDetachedServices } from '../src/services.js';
 import { systemClock } from '../src/shared/clock.js';
 import { formatRate, lessSpread, parseRate } from '../src/shared/money.js';
 import { generateEncryptionKeys } from '../src/shared/secret-box.js';
@@ -403,28 +402,8 @@ async function runBatch(url: string, cutoff: Date) {
   const database = await openDatabase({ databaseUrl: url, poolSize: config.databasePoolSize });
   try {
     const logger = createLogger({ level: 'warn', destination: createLogDestination(process.stderr) });
-    const fixed = (name: keyof typeof config.baseUrls) => () => config.baseUrls[name];
-    // As the CLI composes them (src/cli/operator-direct.ts): no listeners, no worker.
-    const services = createServices({
-      database,
-      clock: systemClock,
-      config,
-      logger,
-      box: resolveSecretBox(config),
-      sandboxChain: { url: () => '', apiKey: '' },
-      urls: {
-        web: fixed('web'),
-        sandboxApi: fixed('sandboxApi'),
-        liveApi: fixed('liveApi'),
-        operator: fixed('operator'),
-        checkout: () => config.baseUrls.web,
-      },
-      acquirers: createAcquirers({
-        config,
-        logger,
-        sandbox: { ...resolveSandboxCredentials(config), url: () => '' },
-      }),
-    });
+    // As the CLI composes them: no listeners, no worker.
+    const services = createDetachedServices({ database, clock: systemClock, config, logger });
     const probe = await withClient(url, async (client) => {
       await warm(client);
       return roundTripMs(client);

@@ -28,6 +28,7 @@ import {
 import { createStaffService, type StaffService } from './modules/operator/staff.js';
 import { createOperatorCommands, type OperatorCommands } from './modules/operator/commands.js';
 import type { Acquirers } from './modules/acquirer/types.js';
+import { createAcquirers, resolveSandboxCredentials } from './modules/acquirer/index.js';
 import type { Urls } from './shared/urls.js';
 import { createSettlementBatches, type SettlementBatches } from './modules/settlement/batch.js';
 import { createSettlementService, type SettlementService } from './modules/settlement/service.js';
@@ -472,6 +473,45 @@ export function createServices(input: {
       customers,
     }),
   };
+}
+
+/**
+ * The services of a process that runs no listener and no worker: the operator CLI on a database it opens
+ * (src/cli/operator-direct.ts) and the settlement bench. Every base URL is the configured one, and the
+ * sandbox acquirer and chain are reached at their configured addresses (none of them is called unless a
+ * command asks for it).
+ */
+export function createDetachedServices(input: {
+  database: Database;
+  clock: Clock;
+  config: Config;
+  logger: Logger;
+}): Services {
+  const { config, logger } = input;
+  const fixed = (name: keyof Config['baseUrls']) => () => config.baseUrls[name];
+  return createServices({
+    ...input,
+    box: resolveSecretBox(config),
+    sandboxChain: {
+      url: () => config.payouts.sandboxChain.url ?? '',
+      apiKey: config.payouts.sandboxChain.apiKey ?? '',
+    },
+    urls: {
+      web: fixed('web'),
+      sandboxApi: fixed('sandboxApi'),
+      liveApi: fixed('liveApi'),
+      operator: fixed('operator'),
+      checkout: () => config.checkout.baseUrl ?? config.baseUrls.web,
+    },
+    acquirers: createAcquirers({
+      config,
+      logger,
+      sandbox: {
+        ...resolveSandboxCredentials(config),
+        url: () => config.acquirers.sandbox.url ?? `http://${config.host}:${config.acquirers.sandbox.port}`,
+      },
+    }),
+  });
 }
 
 /**

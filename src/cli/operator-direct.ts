@@ -1,4 +1,3 @@
-import { createAcquirers, resolveSandboxCredentials } from '../modules/acquirer/index.js';
 import type { Config } from '../config.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrateThrough, readMigrations } from '../db/migrator.js';
@@ -12,7 +11,7 @@ import { applicationView } from '../modules/operator/schemas.js';
 import type { SettlementCommandError } from '../modules/settlement/batch.js';
 import { SETTLEMENT_ERRORS } from '../modules/settlement/errors.js';
 import { migrationsDir } from '../paths.js';
-import { createServices, resolveSecretBox } from '../services.js';
+import { createDetachedServices } from '../services.js';
 import { systemClock } from '../shared/clock.js';
 import type { Result } from '../shared/result.js';
 import { generatedPassword, UsageError, type Backend } from './operator-backend.js';
@@ -31,34 +30,8 @@ export async function directBackend(config: Config): Promise<Backend> {
   });
   await migrateThrough(database, config.databaseMigrationUrl, readMigrations(migrationsDir));
   const logger = createLogger({ level: 'warn', destination: createLogDestination(process.stderr) });
-  const fixed = (name: keyof Config['baseUrls']) => () => config.baseUrls[name];
-  const services = createServices({
-    database,
-    clock: systemClock,
-    config,
-    logger,
-    box: resolveSecretBox(config),
-    // The CLI runs no jobs; payouts it reads need no rail.
-    sandboxChain: {
-      url: () => config.payouts.sandboxChain.url ?? '',
-      apiKey: config.payouts.sandboxChain.apiKey ?? '',
-    },
-    urls: {
-      web: fixed('web'),
-      sandboxApi: fixed('sandboxApi'),
-      liveApi: fixed('liveApi'),
-      operator: fixed('operator'),
-      checkout: () => config.checkout.baseUrl ?? config.baseUrls.web,
-    },
-    acquirers: createAcquirers({
-      config,
-      logger,
-      sandbox: {
-        ...resolveSandboxCredentials(config),
-        url: () => config.acquirers.sandbox.url ?? `http://${config.host}:${config.acquirers.sandbox.port}`,
-      },
-    }),
-  });
+  // The CLI runs no jobs; payouts it reads need no rail.
+  const services = createDetachedServices({ database, clock: systemClock, config, logger });
   // The same operator commands as the console and the operator API: no second backend.
   const { operator, underwriting, mailer } = services;
   const by: Actor = { actor: 'cli' };

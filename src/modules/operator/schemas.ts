@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { ApplicationRow } from '../../db/schema.js';
 import type { FeeScheduleEntry, Organization } from '../organizations/types.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
-import { STAFF_ROLES } from './staff.js';
+import { STAFF_ROLES } from './staff-roles.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 

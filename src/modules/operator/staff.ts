@@ -8,8 +8,6 @@ import { err, ok, type Result } from '../../shared/result.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from '../../shared/passwords.js';
 import type { StaffError } from './errors.js';
 
-export { STAFF_ROLES } from './staff-roles.js';
-
 export interface Staff {
   id: string;
   email: string;
