@@ -7,8 +7,9 @@ import LongestFirstSequencer from './test/sequencer.js';
  * cache with the files before it (`isolate: false`): a worker imports the gateway's modules once instead
  * of once per file, which took 1 to 3 s of CPU per file. Nothing a test file does may outlive its
  * afterAll (gateways, browser contexts, children and timers are closed there), and no file changes
- * process.env. The one exception is the worker's Chromium, which its browser files share
- * (`launchBrowser` in test/helpers/browser.ts, ADR 0047).
+ * process.env. The one exception is the worker's Chromium, which its browser files share, with its
+ * contexts (closed ones are cleared and pooled: `openTestBrowser` in test/helpers/browser.ts, ADRs 0047
+ * and 0048).
  */
 const isolatedFiles = ['test/metrics.test.ts'];
 

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/shared/crypto.js';
-import { launchBrowser, watchedPage, type PageProblem, type TestBrowser } from './helpers/browser.js';
+import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from './helpers/browser.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { createStaffUser, submitApplication, uniqueEmail, type StaffAccount } from './helpers/operator.js';
 
@@ -58,7 +58,7 @@ async function openTab(): Promise<Tab> {
 }
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
   op = t.urls.operator;
   admin = await createStaffUser(t, 'admin', { name: 'Console Admin' });
   ids.main = await submitApplication(t, { companyName: 'Anatolia Trading Ltd', contactEmail: contacts.main });

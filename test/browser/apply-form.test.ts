@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VERTICALS } from '../../src/modules/applications/schemas.js';
 import {
   accessibilityProblems,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -25,7 +25,7 @@ interface Session {
 const sessions: Session[] = [];
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
   web = t.urls.web;
 });
 

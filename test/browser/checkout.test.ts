@@ -6,7 +6,7 @@ import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { computeFee, defaultFeeRate } from '../../src/modules/ledger/fees.js';
 import {
   accessibilityProblems,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -44,7 +44,7 @@ const opened: Opened[] = [];
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestGateway({ env: { CHECKOUT_CARD_ATTEMPTS: String(ATTEMPTS) } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
   merchant = await createMerchant(t);
   web = t.urls.web;

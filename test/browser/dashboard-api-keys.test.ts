@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
   accessibilityProblems,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -18,7 +18,7 @@ let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
 });
 
 afterAll(async () => {

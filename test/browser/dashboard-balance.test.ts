@@ -5,7 +5,7 @@ import { createActiveUser } from '../helpers/accounts.js';
 import {
   accessibilityProblems,
   expectStrictPhonePage,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -28,7 +28,7 @@ beforeAll(async () => {
   // No worker: the batch is made by the sandbox test helper.
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
 });
 

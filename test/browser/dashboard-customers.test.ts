@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
   expectStrictPhonePage,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -30,7 +30,7 @@ let expected: RegExp[] = [];
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
 });
 

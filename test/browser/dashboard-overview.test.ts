@@ -7,7 +7,7 @@ import { createActiveUser } from '../helpers/accounts.js';
 import {
   accessibilityProblems,
   expectStrictPhonePage,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -29,7 +29,7 @@ let problems: PageProblem[] = [];
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
 });
 

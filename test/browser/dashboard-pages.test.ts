@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
   accessibilityProblems,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -35,7 +35,7 @@ let eventId: string;
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
   merchant = await createMerchant(t, { featureFlags: ['customers', 'wallets', 'payouts', 'events'] });
   owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });

@@ -5,7 +5,7 @@ import type { UserRole } from '../../src/db/schema.js';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
   accessibilityProblems,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -36,7 +36,7 @@ let expected: RegExp[] = [];
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
 });
 

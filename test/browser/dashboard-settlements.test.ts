@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
   expectStrictPhonePage,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -25,7 +25,7 @@ beforeAll(async () => {
   // No worker: the batch is made by the sandbox test helper.
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
 });
 

@@ -6,7 +6,7 @@ import type { UserRole } from '../../src/db/schema.js';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
   accessibilityProblems,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -29,7 +29,7 @@ let context: BrowserContext | undefined;
 let problems: PageProblem[] = [];
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
 });
 
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { SECOND } from '../../src/shared/clock.js';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
   expectStrictPhonePage,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -47,7 +47,7 @@ beforeAll(async () => {
   // No worker: deliveries go when the test runs the delivery job.
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
 });
 

@@ -4,7 +4,7 @@ import { parseApiKey } from '../../src/modules/api-keys/key-format.js';
 import { SECOND } from '../../src/shared/clock.js';
 import {
   accessibilityProblems,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -29,7 +29,7 @@ interface Opened {
 const opened: Opened[] = [];
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), launchBrowser()]);
+  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
   web = t.urls.web;
 });
 

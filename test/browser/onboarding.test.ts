@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/modules/api-keys/key-format.js';
-import { launchBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
+import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
 
@@ -17,7 +17,7 @@ const ownerPassword = 'owner-chose-this-passphrase';
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  [t, browser] = await Promise.all([startTestGateway({ env: { SMTP_URL: smtp.url } }), launchBrowser()]);
+  [t, browser] = await Promise.all([startTestGateway({ env: { SMTP_URL: smtp.url } }), openTestBrowser()]);
   const created = await t.gateway.services.staff.create({
     email: 'underwriter@gateway.test',
     name: 'Deniz Underwriter',

@@ -5,7 +5,7 @@ import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
 import {
   accessibilityProblems,
   expectStrictPhonePage,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -34,7 +34,7 @@ const email = `Deniz.Musteri-${Date.now().toString(36)}@Example.test`;
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
   support = await createStaffUser(t, 'support');
   merchant = await createMerchant(t, { name: 'Kapadokya Crafts' });

@@ -3,7 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/shared/clock.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import { launchBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
+import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
 import { chainControl } from '../helpers/chain.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   // No worker: the test runs the confirmation job itself.
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
   admin = await createStaffUser(t, 'admin');
   support = await createStaffUser(t, 'support');

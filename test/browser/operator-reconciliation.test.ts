@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import { launchBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
+import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
@@ -22,7 +22,7 @@ let support: StaffAccount;
 beforeAll(async () => {
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
   admin = await createStaffUser(t, 'admin');
   support = await createStaffUser(t, 'support');

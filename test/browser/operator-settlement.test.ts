@@ -2,7 +2,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock, DAY } from '../../src/shared/clock.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import { launchBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
+import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
@@ -27,7 +27,7 @@ beforeAll(async () => {
       env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
       clock: createManualClock(new Date('2027-03-01T10:00:00.000Z')), // a Monday
     }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
   admin = await createStaffUser(t, 'admin');
   support = await createStaffUser(t, 'support');

@@ -5,7 +5,7 @@ import { newTotpSecret } from '../../src/modules/users/totp.js';
 import { createActiveUser, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
 import {
   accessibilityProblems,
-  launchBrowser,
+  openTestBrowser,
   watchedPage,
   type PageProblem,
   type TestBrowser,
@@ -28,7 +28,7 @@ beforeAll(async () => {
   // No worker: the test runs the wallet-changes job itself.
   [t, browser] = await Promise.all([
     startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    launchBrowser(),
+    openTestBrowser(),
   ]);
 });
 

@@ -9,8 +9,9 @@ import {
 import { expect } from 'vitest';
 
 /**
- * What a test file gets from `launchBrowser`: contexts of the worker's Chromium. `close` closes every
- * context the file opened (their pages with them); Chromium itself stays for the worker's next file.
+ * What a test file gets from `openTestBrowser`: contexts of the worker's Chromium. A context's `close`, and
+ * `close` here for every context the file still holds, close its pages and give it back to the worker's
+ * pool, cleared; Chromium and its pooled contexts stay for the worker's next file.
  */
 export interface TestBrowser {
   newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
@@ -37,31 +38,96 @@ function startChromium(): Promise<Browser> {
   });
 }
 
+/** Playwright's default timeouts, which a file may have changed on a context it had. */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** A context of the pool: its blank page, never handed out, keeps its renderer process alive. */
+interface PooledContext {
+  context: BrowserContext;
+  keeper: Page;
+  /** Playwright's own `close`, for a context the pool must really end. */
+  end: () => Promise<void>;
+}
+
+/** Cleared contexts of the worker's Chromium, by the options they were made with (ADR 0048). */
+const idleContexts = new Map<string, PooledContext[]>();
+
+/** An idle context made with `options` (their JSON is `key`), or a new one with its keeper page. */
+async function pooledContext(
+  browser: Browser,
+  options: BrowserContextOptions,
+  key: string,
+): Promise<PooledContext> {
+  const idle = idleContexts.get(key)?.pop();
+  if (idle !== undefined) return idle;
+  const context = await browser.newContext(options);
+  const end = context.close.bind(context);
+  const keeper = await context.newPage();
+  return { context, keeper, end };
+}
+
+/**
+ * What a context carries from one file to the next, undone: its pages (but the keeper), cookies,
+ * permissions, routes and timeouts. Nothing else is changed on a context by a test file here (no init
+ * script, binding, header or offline mode at context level); storage is per origin, and every file's
+ * gateway listens on ports of its own, so no origin of one file is another's.
+ */
+async function clear(pooled: PooledContext): Promise<void> {
+  const { context, keeper } = pooled;
+  await Promise.all(
+    context
+      .pages()
+      .filter((page) => page !== keeper)
+      .map((page) => page.close()),
+  );
+  await context.unrouteAll({ behavior: 'ignoreErrors' });
+  await context.clearCookies();
+  await context.clearPermissions();
+  context.setDefaultTimeout(DEFAULT_TIMEOUT_MS);
+  context.setDefaultNavigationTimeout(DEFAULT_TIMEOUT_MS);
+}
+
 /**
  * Contexts of one Chromium per test worker (a worker runs many files, ADR 0042): starting Chromium cost
  * about 1.8 s of CPU, once per browser file before. A context is what isolates a test (cookies, storage,
- * cache); Chromium holds nothing else between files. A Chromium that crashed or was closed is started again.
- * Playwright ends it when the worker process exits.
+ * cache). A new context and its first page cost about 0.45 s more of Chromium's CPU than a new page of a
+ * context that already has one (a renderer process started), so a closed context goes back to the pool,
+ * cleared, with a blank page that keeps its renderer, and the next file asking for the same options gets
+ * it. A context whose clearing fails is ended instead. A Chromium that crashed or was closed is started
+ * again, with an empty pool. Playwright ends it when the worker process exits.
  */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function openTestBrowser(): Promise<TestBrowser> {
   const running = await chromiumOfWorker?.catch(() => undefined);
   let browser: Browser;
   if (running?.isConnected()) {
     browser = running;
   } else {
+    idleContexts.clear();
     chromiumOfWorker = startChromium();
     browser = await chromiumOfWorker;
   }
-  const contexts = new Set<BrowserContext>();
+  const held = new Set<PooledContext>();
+  const release = async (pooled: PooledContext, key: string) => {
+    if (!held.delete(pooled)) return;
+    try {
+      await clear(pooled);
+    } catch {
+      await pooled.end().catch(() => undefined);
+      return;
+    }
+    if (browser.isConnected()) idleContexts.set(key, [...(idleContexts.get(key) ?? []), pooled]);
+  };
   return {
-    async newContext(options) {
-      const context = await browser.newContext(options);
-      contexts.add(context);
-      context.on('close', () => contexts.delete(context));
-      return context;
+    async newContext(options = {}) {
+      const key = JSON.stringify(options);
+      const pooled = await pooledContext(browser, options, key);
+      held.add(pooled);
+      // The file's `close` gives it back; the pool ends it for real.
+      pooled.context.close = () => release(pooled, key);
+      return pooled.context;
     },
     async close() {
-      await Promise.all([...contexts].map((context) => context.close()));
+      await Promise.all([...held].map((pooled) => pooled.context.close()));
     },
   };
 }
