@@ -251,6 +251,37 @@ async function recorded(work: () => Promise<unknown>): Promise<CapturedStatement
   return [...recorder.captured];
 }
 
+const isProbe = (statement: CapturedStatement) =>
+  /^\s*select endpoint_id from webhook_deliveries where status = 'pending'/i.test(statement.sql);
+const isClaim = (statement: CapturedStatement) => /with recursive pending_endpoints/i.test(statement.sql);
+
+describe('the idle poll (ADR 0048)', () => {
+  it('is one probe when nothing is pending; a worker that just took deliveries claims without one', async () => {
+    const receiver = await startReceiver();
+    const worker = dispatcherWith(1, 1);
+    try {
+      const count = (statements: CapturedStatement[]) => ({
+        probes: statements.filter(isProbe).length,
+        claims: statements.filter(isClaim).length,
+      });
+      // Nothing pending: the probe alone, no claim.
+      expect(count(await recorded(() => worker.deliverDue()))).toEqual({ probes: 1, claims: 0 });
+      await createEndpoint(receiver.url);
+      await recordEvents(2, 'drain');
+      // After an empty round the probe comes first; after a round that took a delivery, the claim alone.
+      expect(count(await recorded(() => worker.deliverDue()))).toEqual({ probes: 1, claims: 1 });
+      expect(count(await recorded(() => worker.deliverDue()))).toEqual({ probes: 0, claims: 1 });
+      // The backlog is drained: one more claim finds nothing, and the next round is the probe alone again.
+      expect(count(await recorded(() => worker.deliverDue()))).toEqual({ probes: 0, claims: 1 });
+      expect(count(await recorded(() => worker.deliverDue()))).toEqual({ probes: 1, claims: 0 });
+      expect(new Set(receiver.received).size).toBe(2);
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+});
+
 const SEEDED = 5000;
 
 describe('the plans, on a seeded table', () => {
@@ -309,13 +340,9 @@ describe('the plans, on a seeded table', () => {
         expect(res.body.data.map((attempt) => attempt.eventType)).toEqual(['charge.succeeded']);
       });
 
-      const claim = claimStatements.find((statement) =>
-        /with recursive pending_endpoints/i.test(statement.sql),
-      );
-      // The idle poll's probe, sent before every claim.
-      const probe = claimStatements.find((statement) =>
-        /^\s*select endpoint_id from webhook_deliveries where status = 'pending'/i.test(statement.sql),
-      );
+      const claim = claimStatements.find(isClaim);
+      // The idle poll's probe, sent before a worker's first claim.
+      const probe = claimStatements.find(isProbe);
       const ofCharge = lookup.filter((statement) =>
         /from "(events|webhook_attempts|webhook_deliveries)"/i.test(statement.sql),
       );

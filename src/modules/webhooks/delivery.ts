@@ -175,6 +175,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   let stopping = false;
   /** Every claim and attempt under way in this process, whichever call started it. */
   const attempts = new Set<Promise<unknown>>();
+  /** Whether this process's last claim took nothing: its next claim probes for anything pending first. */
+  let lastClaimEmpty = true;
 
   /** Gives claimed, unsent deliveries back: due now, no lease, so nobody waits for the lease to lapse. */
   async function release(deliveries: Claimed[]): Promise<void> {
@@ -201,8 +203,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     // never fill the window and starve the others.
     const capped = [...inFlight].filter(([, busy]) => busy >= perEndpoint).map(([id]) => id);
     // An idle worker's poll, the usual one, finds nothing pending at all: one probe of the pending index
-    // (`anyPendingQuery`) answers that, without the claim's transaction and skip scan.
-    if ((await anyPendingQuery().execute(db)).rows.length === 0) return [];
+    // (`anyPendingQuery`) answers that, without the claim's transaction and skip scan. After a claim that
+    // took something, the next goes straight to its transaction (a backlog pays no probe per round).
+    if (lastClaimEmpty && (await anyPendingQuery().execute(db)).rows.length === 0) return [];
     const rows = await db.transaction().execute(async (trx) => {
       const candidates = await dueCandidates(trx, { now, perEndpoint, capped, slots });
       const taken = new Map(inFlight);
@@ -235,6 +238,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         ])
         .execute();
     });
+    lastClaimEmpty = rows.length === 0;
     if (rows.length === 0) return [];
     const events = await deps.events.byIds(rows.map((row) => row.event_id));
     // One endpoint's secrets are opened once per claim.
