@@ -407,18 +407,39 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Calls the route on one listener; resources in the path belong to the caller's organization. */
+/**
+ * The path of a call that must be refused, per route, environment and organization: a refused call
+ * changes nothing, so one resource of the caller's organization serves every refusal of the route (a
+ * fresh one each time made a paid charge, an endpoint and its delivery per call). Calls that must
+ * succeed make their own.
+ */
+const refusalPaths = new WeakMap<RouteCase, Map<string, Promise<string>>>();
+
+/**
+ * Calls the route on one listener; resources in the path belong to the caller's organization. `path`:
+ * a given path, or `'refusal'` for the route's shared refusal path.
+ */
 async function call(
   environment: Environment,
   route: RouteCase,
   caller: CallerKey | string | undefined,
-  path?: string,
+  path?: string | 'refusal',
 ) {
   const organizationId =
     typeof caller === 'object' ? caller.organizationId : keys[environment].all.organizationId;
   const routeFixture = fixture(environment, organizationId);
   const secret = typeof caller === 'object' ? caller.secret : caller;
-  return apiRequest<ErrorBody>(t.urls, path ?? (await route.path(routeFixture)), {
+  let target: string;
+  if (path === 'refusal') {
+    const paths = refusalPaths.get(route) ?? new Map<string, Promise<string>>();
+    refusalPaths.set(route, paths);
+    const made = paths.get(`${environment} ${organizationId}`) ?? Promise.resolve(route.path(routeFixture));
+    paths.set(`${environment} ${organizationId}`, made);
+    target = await made;
+  } else {
+    target = path ?? (await route.path(routeFixture));
+  }
+  return apiRequest<ErrorBody>(t.urls, target, {
     environment,
     method: route.method,
     ...(route.body ? { body: route.body(routeFixture) } : {}),
@@ -442,7 +463,7 @@ describe.each(ENVIRONMENTS)('every protected route on the %s API', (environment)
   });
 
   it.each(protectedRoutes)('%s: no X-API-Key is 401 missing_api_key', async (_name, route) => {
-    expectRefused(await call(environment, route, undefined), 401, 'missing_api_key');
+    expectRefused(await call(environment, route, undefined, 'refusal'), 401, 'missing_api_key');
   });
 
   it.each(protectedRoutes)(
@@ -459,25 +480,33 @@ describe.each(ENVIRONMENTS)('every protected route on the %s API', (environment)
         generateApiKey(environment).secret,
         `${genuine}, ${genuine}`,
       ]) {
-        expectRefused(await call(environment, route, candidate), 401, 'invalid_api_key');
+        expectRefused(await call(environment, route, candidate, 'refusal'), 401, 'invalid_api_key');
       }
     },
   );
 
   it.each(protectedRoutes)('%s: a revoked key is 401 invalid_api_key', async (_name, route) => {
-    expectRefused(await call(environment, route, key().revoked.secret), 401, 'invalid_api_key');
+    expectRefused(await call(environment, route, key().revoked.secret, 'refusal'), 401, 'invalid_api_key');
   });
 
   it.each(protectedRoutes)('%s: an expired key is 401 api_key_expired', async (_name, route) => {
-    expectRefused(await call(environment, route, key().expired.secret), 401, 'api_key_expired');
+    expectRefused(await call(environment, route, key().expired.secret, 'refusal'), 401, 'api_key_expired');
   });
 
   it.each(protectedRoutes)("%s: the other environment's key is 401 unauthorized", async (_name, route) => {
-    expectRefused(await call(environment, route, key().otherEnvironment.secret), 401, 'unauthorized');
+    expectRefused(
+      await call(environment, route, key().otherEnvironment.secret, 'refusal'),
+      401,
+      'unauthorized',
+    );
   });
 
   it.each(protectedRoutes)('%s: a caller outside allowedIps is 401 ip_not_allowed', async (_name, route) => {
-    expectRefused(await call(environment, route, key().ipRestricted.secret), 401, 'ip_not_allowed');
+    expectRefused(
+      await call(environment, route, key().ipRestricted.secret, 'refusal'),
+      401,
+      'ip_not_allowed',
+    );
   });
 
   it.each(protectedRoutes)(
@@ -492,7 +521,7 @@ describe.each(ENVIRONMENTS)('every protected route on the %s API', (environment)
   );
 
   it.each(protectedRoutes)('%s: a frozen organization is 403 organization_frozen', async (_name, route) => {
-    expectRefused(await call(environment, route, key().frozen.secret), 403, 'organization_frozen');
+    expectRefused(await call(environment, route, key().frozen.secret, 'refusal'), 403, 'organization_frozen');
   });
 
   it.each(protectedRoutes.filter(([, route]) => SCOPES_LACKING[route.auth as Exclude<RouteAuth, 'public'>]))(
@@ -500,14 +529,14 @@ describe.each(ENVIRONMENTS)('every protected route on the %s API', (environment)
     async (_name, route) => {
       const lacking = key().lacking[route.auth];
       expect(lacking).toBeDefined();
-      expectRefused(await call(environment, route, lacking), 403, 'insufficient_scope');
+      expectRefused(await call(environment, route, lacking, 'refusal'), 403, 'insufficient_scope');
     },
   );
 
   it.each(protectedRoutes.filter(([, route]) => route.feature !== undefined))(
     '%s: an organization without the feature flag is 403 forbidden',
     async (_name, route) => {
-      expectRefused(await call(environment, route, key().withoutFeature.secret), 403, 'forbidden');
+      expectRefused(await call(environment, route, key().withoutFeature.secret, 'refusal'), 403, 'forbidden');
     },
   );
 
