@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import swagger from '@fastify/swagger';
 import fastifyStatic from '@fastify/static';
@@ -136,14 +136,26 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const removeCliTokenFile = () => {
     if (cliTokenFile) rmSync(cliTokenFile, { force: true });
   };
+  /** Each listener's open connections, to find the ones that never sent a byte (`closeListener`). */
+  const connections = new Map<App, Set<Socket>>();
   /**
    * Closes a listener once its requests in flight are answered. Fastify closes the keep-alive connections
    * that are idle when the close begins; one that turns idle later (a request that was still being
    * answered, or the acquirer's notification that arrived and got its 503) would hold the close for the
-   * whole keep-alive timeout, so idle connections are swept until the listener has closed.
+   * whole keep-alive timeout, so idle connections are swept until the listener has closed. Node counts a
+   * connection that has not sent its first request as busy (it waits for headers), so neither Fastify nor
+   * `closeIdleConnections` closes it: one a client opened and never used (a load balancer's spare
+   * connection, a client library's connection opened after an aborted download) held the close for the
+   * whole connection timeout (30 s). The sweep also destroys those that have not sent a single byte: no
+   * request is on them.
    */
   const closeListener = async (listener: App) => {
-    const sweep = setInterval(() => listener.server.closeIdleConnections(), 100);
+    const sweep = setInterval(() => {
+      listener.server.closeIdleConnections();
+      for (const socket of connections.get(listener) ?? []) {
+        if (socket.bytesRead === 0) socket.destroy();
+      }
+    }, 100);
     try {
       await listener.close();
     } finally {
@@ -272,6 +284,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
     const listen = async (name: ListenerName, app: App, port: number) => {
       listeners.push(app);
+      const open = new Set<Socket>();
+      connections.set(app, open);
+      app.server.on('connection', (socket: Socket) => {
+        open.add(socket);
+        socket.once('close', () => open.delete(socket));
+      });
       await app.listen({ host: config.host, port });
       const actualPort = (app.server.address() as AddressInfo).port;
       urls[name] = port === 0 ? `http://${urlHost(config.host)}:${actualPort}` : config.baseUrls[name];

@@ -444,3 +444,36 @@ async function startReceiver() {
       }),
   };
 }
+
+describe('a connection that never sent a request', { timeout: 120_000 }, () => {
+  it('does not hold the close: the listeners close it at once instead of after the 30 s connection timeout', async () => {
+    const t = await startTestGateway({ env: { ROLES: 'api,operator,sandbox-acquirer' } });
+    let closed = false;
+    cleanups.push(async () => {
+      if (!closed) await t.close();
+    });
+    // A spare connection on every listener, as a load balancer or a client library keeps: open, silent.
+    const urls = [t.urls.web, t.urls.sandboxApi, t.urls.liveApi, t.urls.operator];
+    const sockets = await Promise.all(
+      urls.map(
+        (url) =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const { hostname, port } = new URL(url);
+            const socket = net.connect({ host: hostname, port: Number(port) }, () => resolve(socket));
+            socket.on('error', reject);
+          }),
+      ),
+    );
+    const ended = sockets.map(
+      (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
+    );
+    // The listeners are well meanwhile: a request on a connection of its own is answered.
+    expect((await request(`${t.urls.sandboxApi}/healthz`)).status).toBe(200);
+
+    const started = Date.now();
+    await t.close();
+    closed = true;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await Promise.all(ended);
+  });
+});
