@@ -550,4 +550,18 @@ describeOnPass('postgres')('on the PostgreSQL server of DATABASE_URL', () => {
       );
     },
   );
+
+  it(
+    'exits as soon as a command is refused before any statement of its own',
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      // A weekend is refused before the batch reads anything: the run opened the pool and migrated only.
+      // That pool's idle connection once kept the program alive for the pool's idle timeout (30 s).
+      const started = Date.now();
+      expect(await cliFails(['settle', '--date', '2026-11-22'], env)).toContain(
+        'not a business day (weekend)',
+      );
+      expect(Date.now() - started).toBeLessThan(10_000);
+    },
+  );
 });

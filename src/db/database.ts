@@ -76,13 +76,12 @@ function openPostgres(connectionString: string, max: number, readConnectionStrin
   // Several hosts (a primary and its standbys) are tried in turn for the one asked for: src/db/hosts.ts.
   const pool = createHostPool(connectionString, poolOptions);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: observeQuery });
+  const readPool =
+    readConnectionString === undefined ? pool : createHostPool(readConnectionString, poolOptions);
   const readDb =
-    readConnectionString === undefined
+    readPool === pool
       ? db
-      : new Kysely<DB>({
-          dialect: new PostgresDialect({ pool: createHostPool(readConnectionString, poolOptions) }),
-          log: observeQuery,
-        });
+      : new Kysely<DB>({ dialect: new PostgresDialect({ pool: readPool }), log: observeQuery });
   const removeSource = addScrapeSource({
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   });
@@ -109,8 +108,12 @@ function openPostgres(connectionString: string, max: number, readConnectionStrin
     },
     async close() {
       removeSource();
+      // Kysely ends a pool only once a statement of its own went through it; script sessions (the
+      // migrations) use the pool directly. Both pools are ended here whatever ran.
       await db.destroy();
+      await pool.end();
       if (readDb !== db) await readDb.destroy();
+      await readPool.end();
     },
   };
 }

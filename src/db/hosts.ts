@@ -94,14 +94,14 @@ export function createHostPool(connectionString: string, options: pg.PoolConfig)
       // Nor may a checked-out one, lost between two statements of a transaction (Kysely does not listen):
       // its next statement fails instead, and the pool drops it when it comes back.
       .on('connect', (client) => client.on('error', () => undefined));
-  if (list.urls.length === 1 && list.targetSessionAttrs === 'any') return open(connectionString);
+  if (list.urls.length === 1 && list.targetSessionAttrs === 'any') return endingOnce(open(connectionString));
   const pools = list.urls.map((url) =>
     open(url, { connectionTimeoutMillis: options.connectionTimeoutMillis ?? HOST_CONNECT_TIMEOUT_MS }),
   );
   const accepted = new WeakSet<pg.PoolClient>();
   let current = 0;
   const sum = (count: (pool: pg.Pool) => number) => pools.reduce((total, pool) => total + count(pool), 0);
-  return {
+  return endingOnce({
     async connect() {
       const failures: string[] = [];
       for (let step = 0; step < pools.length; step++) {
@@ -148,6 +148,28 @@ export function createHostPool(connectionString: string, options: pg.PoolConfig)
     },
     get waitingCount() {
       return sum((pool) => pool.waitingCount);
+    },
+  });
+}
+
+/**
+ * The pool with an `end()` that may be called more than once: Kysely ends its pool only if a statement
+ * went through it, so the database's close ends it too (a program that only migrated kept its idle
+ * connection, and lived on, for the whole idle timeout), and pg refuses a second end.
+ */
+function endingOnce(pool: HostPool): HostPool {
+  let ending: Promise<void> | undefined;
+  return {
+    connect: () => pool.connect(),
+    end: () => (ending ??= pool.end()),
+    get totalCount() {
+      return pool.totalCount;
+    },
+    get idleCount() {
+      return pool.idleCount;
+    },
+    get waitingCount() {
+      return pool.waitingCount;
     },
   };
 }
