@@ -361,7 +361,9 @@ const ENVIRONMENTS: Environment[] = ['sandbox', 'live'];
 const other = (environment: Environment): Environment => (environment === 'sandbox' ? 'live' : 'sandbox');
 
 beforeAll(async () => {
-  t = await startTestGateway();
+  // No worker: nothing here is delivered, and a worker's attempts to the fixtures' unreachable endpoints
+  // (hooks.example) held the gateway's graceful close for the webhook timeout.
+  t = await startTestGateway({ env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } });
   const db = t.gateway.database.db;
   const org = (options: OrganizationOptions = {}) => createOrganization(db, t.clock, options);
   const main = await org();
