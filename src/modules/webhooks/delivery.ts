@@ -118,13 +118,19 @@ interface DueOptions {
   slots: number;
 }
 
+/**
+ * The endpoint of the first pending delivery in `webhook_deliveries_endpoint_due_idx`'s own order: the
+ * skip scan's first step in `dueCandidatesQuery`, and on its own the idle poll's probe (`anyPendingQuery`).
+ */
+const firstPendingEndpoint = sql`select endpoint_id from webhook_deliveries where status = 'pending'
+  order by endpoint_id, next_attempt_at, id limit 1`;
+
 /** The statement of `dueCandidates` (the benchmark explains it). */
 export function dueCandidatesQuery(options: DueOptions) {
   const { now, perEndpoint, capped, slots } = options;
   return sql<{ id: string; endpoint_id: string }>`
     with recursive pending_endpoints (id) as (
-      (select endpoint_id from webhook_deliveries where status = 'pending'
-       order by endpoint_id, next_attempt_at, id limit 1)
+      (${firstPendingEndpoint})
       union all
       select (select d.endpoint_id from webhook_deliveries d
               where d.status = 'pending' and d.endpoint_id > p.id
@@ -154,9 +160,7 @@ export function dueCandidatesQuery(options: DueOptions) {
  * in its own order (the skip scan's first step), so one index probe whatever the backlog.
  */
 export function anyPendingQuery() {
-  return sql<{ endpoint_id: string }>`
-    select endpoint_id from webhook_deliveries where status = 'pending'
-    order by endpoint_id, next_attempt_at, id limit 1`;
+  return sql<{ endpoint_id: string }>`${firstPendingEndpoint}`;
 }
 
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
