@@ -160,6 +160,8 @@ export function dueCandidatesQuery(options: DueOptions) {
  * in its own order (the skip scan's first step), so one index probe whatever the backlog.
  */
 export function anyPendingQuery() {
+  // A statement of its own around the shared fragment, not the fragment itself: the fragment is also
+  // part of every claim, and test/helpers/statements.ts records a builder used inside another only there.
   return sql<{ endpoint_id: string }>`${firstPendingEndpoint}`;
 }
 
