@@ -224,6 +224,9 @@ describe('the gateway behind PgBouncer in transaction pooling mode', () => {
 
   it("runs the settlement schedule's period once, recorded in the run log", async () => {
     let periods: Array<{ state: string; attempts: number }> = [];
+    let runs: Array<{ outcome: string; period_start: Date | null }> = [];
+    // The run log's row is written after the run returns, so after the period's own commit: both are
+    // waited for.
     await eventually(
       async () => {
         periods = await database.db
@@ -231,17 +234,17 @@ describe('the gateway behind PgBouncer in transaction pooling mode', () => {
           .select(['state', 'attempts'])
           .where('job', '=', 'settlement-daily')
           .execute();
-        return periods.some((period) => period.state === 'done');
+        runs = await database.db
+          .selectFrom('job_runs')
+          .select(['outcome', 'period_start'])
+          .where('job', '=', 'settlement-daily')
+          .execute();
+        return periods.some((period) => period.state === 'done') && runs.length > 0;
       },
       15_000,
-      'the settlement period to be done',
+      'the settlement period to be done and its run recorded',
     );
     expect(periods).toEqual([{ state: 'done', attempts: 1 }]);
-    const runs = await database.db
-      .selectFrom('job_runs')
-      .select(['outcome', 'period_start'])
-      .where('job', '=', 'settlement-daily')
-      .execute();
     expect(runs).toHaveLength(1);
     expect(runs[0]?.outcome).toBe('succeeded');
   });
