@@ -419,6 +419,42 @@ describe('where the daily run looks for owners', () => {
     ]);
     expect((await batchesOf(tester)).map((batch) => batch.origin)).toEqual(['test_helper']);
   });
+
+  it('releases a credit entered before the last cutoff but committed after its run in the next batch, once', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    // Twenty minutes before Monday's cutoff: in Monday's batch, and inside the hour the next run reads again.
+    at('2027-07-12T02:40:00.000Z');
+    const early = await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-07-12T03:00:30.000Z');
+    await daily.run();
+    // A credit whose entry says 02:50, written by a transaction that committed after Monday's run read the
+    // ledger (a late commit): Monday's batch could not see it.
+    at('2027-07-12T02:50:00.000Z');
+    const late = await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-07-12T10:00:00.000Z');
+    const after = await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2027-07-13T03:00:30.000Z');
+    await daily.run();
+
+    const batches = await batchesOf(merchant);
+    expect(batches.map((batch) => [batch.business_date, batch.status, batch.item_count, batch.net])).toEqual([
+      ['2027-07-12', 'paid_out', 1, NET.toString()],
+      ['2027-07-13', 'paid_out', 2, (2n * NET).toString()],
+    ]);
+    const items = await db()
+      .selectFrom('settlement_items')
+      .select(['batch_id', 'source_id'])
+      .where('organization_id', '=', merchant.organizationId)
+      .execute();
+    const sourcesOf = (batchId: string | undefined) =>
+      items
+        .filter((item) => item.batch_id === batchId)
+        .map((item) => item.source_id)
+        .sort();
+    expect(sourcesOf(batches[0]?.id)).toEqual([early.id]);
+    expect(sourcesOf(batches[1]?.id)).toEqual([late.id, after.id].sort());
+    expect(await balance(merchant)).toMatchObject({ pending: '0', inTransit: (3n * NET).toString() });
+  });
 });
 
 describe('money in equals money out', () => {

@@ -489,10 +489,11 @@ export async function cardAttemptsOf(db: Kdb, chargeId: string): Promise<CardAtt
 /** The merchant references of charges, by id (settlement's items). */
 export async function referencesOf(trx: Trx, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
+  // One array parameter, not a parameter per id: a settlement chunk asks for tens of thousands.
   const rows = await trx
     .selectFrom('charges')
     .select(['id', 'merchant_reference'])
-    .where('id', 'in', [...ids])
+    .where('id', '=', sql<string>`any(${[...ids]}::text[])`)
     .execute();
   return new Map(rows.map((row) => [row.id, row.merchant_reference]));
 }

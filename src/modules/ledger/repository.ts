@@ -601,16 +601,19 @@ export async function findPendingCreditsOf(
     fee: string;
     net: string;
   }>`
-    select e.organization_id, e.environment, e.kind, e.source_id, e.created_at,
-      (coalesce(sum(p.amount) filter (where p.account = 'acquirer_clearing'), 0))::text as gross,
-      (coalesce(-sum(p.amount) filter (where p.account = 'fee_revenue'), 0))::text as fee,
-      (coalesce(-sum(p.amount) filter (where p.account = 'merchant_pending'), 0))::text as net
+    select e.organization_id, e.environment, e.kind, e.source_id, e.created_at, s.gross, s.fee, s.net
     from jsonb_to_recordset(${list}::jsonb) as w (o text, e text, a timestamptz)
     join journal_entries e on e.organization_id = w.o and e.environment = w.e
       and e.created_at > w.a and e.created_at <= ${upTo}
-    join ledger_postings p on p.entry_id = e.id
+    -- Each entry's own postings summed beside it: no sort and grouping of every posting of the chunk
+    -- (60 000 rows for 200 owners of 100 charges, spilled to disk at the default work_mem).
+    cross join lateral (
+      select (coalesce(sum(p.amount) filter (where p.account = 'acquirer_clearing'), 0))::text as gross,
+        (coalesce(-sum(p.amount) filter (where p.account = 'fee_revenue'), 0))::text as fee,
+        (coalesce(-sum(p.amount) filter (where p.account = 'merchant_pending'), 0))::text as net
+      from ledger_postings p where p.entry_id = e.id
+    ) s
     where e.kind in ('charge_succeeded', 'refund')
-    group by e.id, e.organization_id, e.environment, e.kind, e.source_id, e.created_at
     order by e.created_at, e.id`.execute(trx);
   return rows.rows.map((row) => ({
     organizationId: row.organization_id,

@@ -17,6 +17,23 @@ import type { ItemRow } from './repository.js';
  */
 export const LATE_COMMIT_WINDOW_MS = HOUR;
 
+/**
+ * The sources among `credits` that an earlier batch may have released already, to be checked against
+ * the items: only those entered at or before `previousCutoff`, the cutoff of the owner's last batch that
+ * released credits. Every item is released by a batch whose net is positive (a refund debt releases
+ * nothing and waits), from credits entered up to that batch's cutoff, so a credit entered after the last
+ * such cutoff cannot have been released. Most of a day's credits are; the unique `source_id` of the items
+ * still refuses any repeat.
+ */
+export function sourcesToCheck(
+  credits: readonly PendingCredit[],
+  previousCutoff: Date | undefined,
+): string[] {
+  if (previousCutoff === undefined) return [];
+  const limit = previousCutoff.getTime();
+  return credits.filter((credit) => credit.createdAt.getTime() <= limit).map((credit) => credit.sourceId);
+}
+
 /** The refunds among `credits`: their items name the charge refunded, which the caller looks up. */
 export function refundIdsOf(credits: readonly PendingCredit[]): string[] {
   return credits.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);

@@ -534,14 +534,46 @@ export async function insertBatches(
     .execute();
 }
 
-/** Many items in one statement (the rows as JSON, typed by the table). */
+/**
+ * Many items in one statement (the rows as JSON, typed by the table). `json`, not `jsonb`: the rows are
+ * read once, and building the binary form first costs more than the text parse (20 000 rows: 105 ms
+ * against 175 ms). The times go as ISO strings: `JSON.stringify` leaves its fast path for every object
+ * with a `Date` in it (a `toJSON` call per value), which made the items' JSON twice as slow.
+ */
 export async function insertItemsMany(trx: Trx, items: Insertable<SettlementItemsTable>[]): Promise<number> {
   if (items.length === 0) return 0;
+  const iso = (time: Date | string) => (typeof time === 'string' ? time : time.toISOString());
+  // The items of a chunk share their `available_at` (one Date): one string for all of them.
+  let availableAt: Date | string | undefined;
+  let availableIso = '';
+  const availableOf = (time: Date | string) => {
+    if (time !== availableAt) {
+      availableAt = time;
+      availableIso = iso(time);
+    }
+    return availableIso;
+  };
+  const rows = items.map((item) => ({
+    id: item.id,
+    batch_id: item.batch_id,
+    organization_id: item.organization_id,
+    environment: item.environment,
+    type: item.type,
+    source_id: item.source_id,
+    charge_id: item.charge_id,
+    merchant_reference: item.merchant_reference,
+    amount: item.amount,
+    fee: item.fee,
+    net: item.net,
+    occurred_at: iso(item.occurred_at),
+    available_at: availableOf(item.available_at),
+    payout_id: item.payout_id,
+  }));
   const result = await sql`
     insert into settlement_items (id, batch_id, organization_id, environment, type, source_id, charge_id,
       merchant_reference, amount, fee, net, occurred_at, available_at, payout_id)
     select id, batch_id, organization_id, environment, type, source_id, charge_id, merchant_reference,
       amount, fee, net, occurred_at, available_at, payout_id
-    from jsonb_populate_recordset(null::settlement_items, ${JSON.stringify(items)}::jsonb)`.execute(trx);
+    from json_populate_recordset(null::settlement_items, ${JSON.stringify(rows)}::json)`.execute(trx);
   return Number(result.numAffectedRows ?? 0n);
 }

@@ -6,7 +6,7 @@ import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
 import type { PayoutContents, PayoutOwner, PayoutTransaction } from '../payouts/ports.js';
 import { refundChargeIds } from '../refunds/service.js';
 import { addDays, utcDateOf, type BusinessDate } from './calendar.js';
-import { chargeIdOf, LATE_COMMIT_WINDOW_MS, refundIdsOf, releaseLines } from './release.js';
+import { chargeIdOf, LATE_COMMIT_WINDOW_MS, refundIdsOf, releaseLines, sourcesToCheck } from './release.js';
 import * as settlement from './repository.js';
 
 /** What a release needs of the ledger (src/modules/ledger). */
@@ -98,10 +98,7 @@ export function createSettlementService(deps: {
       const previous = await settlement.latestCreditCutoff(trx, owner);
       const after = previous ? new Date(previous.getTime() - LATE_COMMIT_WINDOW_MS) : new Date(0);
       const credits = await deps.ledger.pendingCredits(trx, owner, after, options.cutoff);
-      const released = await settlement.releasedSources(
-        trx,
-        credits.map((credit) => credit.sourceId),
-      );
+      const released = await settlement.releasedSources(trx, sourcesToCheck(credits, previous));
       const unreleased = credits.filter((credit) => !released.has(credit.sourceId));
       // Earlier batches' rolling reserves whose date has come go back to available with this batch.
       const due = await settlement.dueReserves(trx, owner, options.businessDate);
