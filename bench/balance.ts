@@ -367,6 +367,7 @@ export async function benchBalance(options: BalanceBenchOptions) {
                 environment: OWNER.environment,
                 amount: String(1000 + index * 10),
                 paymentMethod: 'credit_card_tr',
+                merchantReference: null,
               }),
             );
         });

@@ -186,9 +186,10 @@ async function seed(url: string, options: SettlementBenchOptions, cutoff: Date, 
       );
       // The charge_succeeded entry (id = i) and its postings, as ledger.postChargeSucceeded writes them.
       await client.query(
-        `INSERT INTO journal_entries (id, organization_id, environment, kind, source_id, currency, created_at)
+        `INSERT INTO journal_entries (id, organization_id, environment, kind, source_id, currency, created_at,
+           charge_id, merchant_reference)
          OVERRIDING SYSTEM VALUE
-         SELECT i, org, 'live', 'charge_succeeded', id, 'TRY', at + interval '20 seconds'
+         SELECT i, org, 'live', 'charge_succeeded', id, 'TRY', at + interval '20 seconds', id, 'order-' || i
          FROM bench_seed WHERE i BETWEEN $1 AND $2 ORDER BY i`,
         [from, to],
       );
@@ -459,15 +460,15 @@ async function runBareSql(url: string, cutoff: Date, businessDate: string) {
     const rateSource = `operator:${quote.entered_by}`;
 
     // 1. The pending credits never released (findPendingCredits, for every owner at once), each with its
-    //    item id, charge and merchant reference.
+    //    item id, charge and merchant reference (as the entries recorded them since migration 0029).
     await step(
       'read pending credits',
       `CREATE TEMP TABLE bare_credits ON COMMIT DROP AS
        SELECT 'txn_' || substr(md5(random()::text || e.id), 1, 29) AS item_id, e.organization_id, e.environment,
-         e.kind, e.source_id, coalesce(r.charge_id, e.source_id) AS charge_id, c.merchant_reference,
-         e.created_at, e.gross, e.fee, e.net
+         e.kind, e.source_id, e.charge_id, e.merchant_reference, e.created_at, e.gross, e.fee, e.net
        FROM (
-         SELECT e.id, e.organization_id, e.environment, e.kind, e.source_id, e.created_at,
+         SELECT e.id, e.organization_id, e.environment, e.kind, e.source_id, e.created_at, e.charge_id,
+           e.merchant_reference,
            coalesce(sum(p.amount) FILTER (WHERE p.account = 'acquirer_clearing'), 0) AS gross,
            coalesce(-sum(p.amount) FILTER (WHERE p.account = 'fee_revenue'), 0) AS fee,
            coalesce(-sum(p.amount) FILTER (WHERE p.account = 'merchant_pending'), 0) AS net
@@ -475,9 +476,7 @@ async function runBareSql(url: string, cutoff: Date, businessDate: string) {
          WHERE e.kind IN ('charge_succeeded', 'refund') AND e.created_at > $1 AND e.created_at <= $2
            AND NOT EXISTS (SELECT 1 FROM settlement_items s WHERE s.source_id = e.source_id)
          GROUP BY e.id
-       ) e
-       LEFT JOIN refunds r ON r.id = e.source_id
-       LEFT JOIN charges c ON c.id = coalesce(r.charge_id, e.source_id)`,
+       ) e`,
       [after, cutoff],
     );
     // 2. One batch per owner with a positive net, its default wallet and the network's minimum.

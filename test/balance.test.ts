@@ -94,6 +94,7 @@ async function succeededCharge(
         environment,
         amount: charge.amount,
         paymentMethod: charge.paymentMethod,
+        merchantReference: null,
       }),
     );
   expect(split.created).toBe(true);
@@ -110,6 +111,7 @@ async function refund(merchant: Merchant, environment: Environment, chargeId: st
         organizationId: merchant.organizationId,
         environment,
         amount,
+        merchantReference: null,
       }),
     );
   expect(posted.created).toBe(true);
@@ -154,6 +156,7 @@ describe('GET /v1/balance', () => {
           environment: 'sandbox',
           amount: charge.amount,
           paymentMethod: charge.paymentMethod,
+          merchantReference: null,
         }),
       );
     expect(again).toEqual({ gross: '5000', fee: charge.fee, net: charge.net, created: false });

@@ -7,6 +7,7 @@
  * API.
  */
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/shared/clock.js';
 import { backgroundJobs } from '../src/worker/jobs.js';
@@ -454,6 +455,113 @@ describe('where the daily run looks for owners', () => {
     expect(sourcesOf(batches[0]?.id)).toEqual([early.id]);
     expect(sourcesOf(batches[1]?.id)).toEqual([late.id, after.id].sort());
     expect(await balance(merchant)).toMatchObject({ pending: '0', inTransit: (3n * NET).toString() });
+  });
+});
+
+describe("the items' charges and merchant references", () => {
+  /** A refund of part of `chargeId`, succeeded at the sandbox acquirer; its id. */
+  async function refunded(merchant: Merchant, chargeId: string, amount: number): Promise<string> {
+    const res = await merchantApi<{ id: string; status: string }>(
+      t,
+      merchant,
+      'sandbox',
+      `/v1/charges/${chargeId}/refunds`,
+      { amount },
+    );
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.status).toBe('succeeded');
+    return res.body.id;
+  }
+
+  /**
+   * Two charges and a refund of the first whose entries record their charge and its reference (as the
+   * gateway writes them since migration 0029), then a charge and a refund whose entries do not (as
+   * entries written before it): the release reads the first from the entries and looks the others up.
+   */
+  async function creditsOfBoth(merchant: Merchant) {
+    const recorded = await paidCharge(t, merchant, 'sandbox', CHARGE);
+    const other = await paidCharge(t, merchant, 'sandbox', CHARGE);
+    const recordedRefund = await refunded(merchant, recorded.id, 100_000);
+    const legacy = await paidCharge(t, merchant, 'sandbox', CHARGE);
+    const legacyRefund = await refunded(merchant, legacy.id, 50_000);
+    const sources = [recorded.id, other.id, recordedRefund, legacy.id, legacyRefund];
+    const entries = await db()
+      .selectFrom('journal_entries')
+      .select(['source_id', 'charge_id', 'merchant_reference'])
+      .where('source_id', 'in', sources)
+      .execute();
+    const references = new Map(
+      (
+        await db()
+          .selectFrom('charges')
+          .select(['id', 'merchant_reference'])
+          .where('id', 'in', [recorded.id, other.id, legacy.id])
+          .execute()
+      ).map((row) => [row.id, row.merchant_reference]),
+    );
+    // What the gateway records now: the charge and its reference, on the charge's and the refund's entry.
+    expect(
+      new Map(entries.map((entry) => [entry.source_id, [entry.charge_id, entry.merchant_reference]])),
+    ).toEqual(
+      new Map([
+        [recorded.id, [recorded.id, references.get(recorded.id)]],
+        [other.id, [other.id, references.get(other.id)]],
+        [recordedRefund, [recorded.id, references.get(recorded.id)]],
+        [legacy.id, [legacy.id, references.get(legacy.id)]],
+        [legacyRefund, [legacy.id, references.get(legacy.id)]],
+      ]),
+    );
+    // The entries of before migration 0029: the ledger is append-only, so its guard is lifted for this.
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        await sql`alter table journal_entries disable trigger journal_entries_append_only`.execute(trx);
+        await trx
+          .updateTable('journal_entries')
+          .set({ charge_id: null, merchant_reference: null } as never)
+          .where('source_id', 'in', [legacy.id, legacyRefund])
+          .execute();
+        await sql`alter table journal_entries enable trigger journal_entries_append_only`.execute(trx);
+      });
+    return {
+      expected: [
+        [recorded.id, 'charge', recorded.id, references.get(recorded.id)],
+        [other.id, 'charge', other.id, references.get(other.id)],
+        [recordedRefund, 'refund', recorded.id, references.get(recorded.id)],
+        [legacy.id, 'charge', legacy.id, references.get(legacy.id)],
+        [legacyRefund, 'refund', legacy.id, references.get(legacy.id)],
+      ].sort(),
+    };
+  }
+
+  async function itemsOf(merchant: Merchant) {
+    const rows = await db()
+      .selectFrom('settlement_items')
+      .select(['source_id', 'type', 'charge_id', 'merchant_reference'])
+      .where('organization_id', '=', merchant.organizationId)
+      .execute();
+    return rows.map((row) => [row.source_id, row.type, row.charge_id, row.merchant_reference]).sort();
+  }
+
+  it('are read from the credit entries, or looked up for entries written before they recorded them', async () => {
+    // The daily run settles a plain owner in a chunk; the sandbox test helper releases one owner alone.
+    const chunked = await sandboxMerchant({ wallet: true });
+    const alone = await sandboxMerchant({ wallet: true });
+    at('2027-07-19T10:00:00.000Z');
+    const ofChunked = await creditsOfBoth(chunked);
+    const ofAlone = await creditsOfBoth(alone);
+    const settled = await merchantApi(t, alone, 'sandbox', '/v1/test-helpers/settle', {});
+    expect(settled.status, settled.text).toBe(200);
+    at('2027-07-20T03:00:30.000Z');
+    await daily.run();
+    expect(await itemsOf(chunked)).toEqual(ofChunked.expected);
+    expect(await itemsOf(alone)).toEqual(ofAlone.expected);
+    for (const merchant of [chunked, alone]) {
+      const [batch, ...more] = await batchesOf(merchant);
+      expect(more).toEqual([]);
+      // 3 x 10 000 TRY less fees of 351 TRY each, less 1 000 and 500 TRY refunded.
+      expect(batch).toMatchObject({ item_count: 5, net: (3n * NET - 150_000n).toString() });
+    }
   });
 });
 

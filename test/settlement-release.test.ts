@@ -209,6 +209,7 @@ describe('the ledger across charges, refunds and releases', () => {
                   id: charge.id,
                   amount: String(step.amount),
                   paymentMethod: 'credit_card_tr',
+                  merchantReference: null,
                 }),
               );
               expected += BigInt(split.net);

@@ -28,7 +28,13 @@ export function passingTheDatabase(
   row: ChargeRow,
   payment: AcquirerPayment,
 ): void {
-  const charge = { id: 'ch_1', organizationId: 'org_1', environment: 'sandbox' as const, amount: '1' };
+  const charge = {
+    id: 'ch_1',
+    organizationId: 'org_1',
+    environment: 'sandbox' as const,
+    amount: '1',
+    merchantReference: null,
+  };
   const refund = { ...charge, id: 're_1', chargeId: 'ch_1' };
   const now = new Date();
 

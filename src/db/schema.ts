@@ -496,6 +496,12 @@ export interface JournalEntriesTable {
   source_id: AppendOnly<string>;
   currency: AppendOnly<'TRY'>;
   created_at: AppendOnly<Date>;
+  /**
+   * A charge's or refund's entry: the charge, and its merchant reference (migration 0029). Null on other
+   * kinds and on entries written before 0029.
+   */
+  charge_id: ColumnType<string | null, string | null | undefined, never>;
+  merchant_reference: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface LedgerPostingsTable {

@@ -26,6 +26,8 @@ export interface ChargeLedger {
       environment: Environment;
       amount: string;
       paymentMethod: ChargeRow['payment_method'];
+      /** Recorded on the entry for the settlement item (the charge's own, as created). */
+      merchantReference: string | null;
     },
   ): Promise<{ gross: string; fee: string; net: string; created: boolean }>;
 }
@@ -197,6 +199,7 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
         environment: updated.environment,
         amount: updated.amount,
         paymentMethod: updated.payment_method,
+        merchantReference: updated.merchant_reference,
       });
     }
     await deps.events.record(trx, {

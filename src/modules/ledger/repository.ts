@@ -8,6 +8,14 @@ export interface NewEntry {
   kind: JournalEntryKind;
   sourceId: string;
   currency: 'TRY';
+  /** A charge's or refund's entry: the charge it is about, with its merchant reference. */
+  charge?: EntryCharge;
+}
+
+/** The charge a credit is about, as its entry recorded it (the settlement's items show both). */
+export interface EntryCharge {
+  id: string;
+  merchantReference: string | null;
 }
 
 export interface Posting {
@@ -39,6 +47,8 @@ export async function insertEntryOnce(trx: Trx, entry: NewEntry, now: Date): Pro
       source_id: entry.sourceId,
       currency: entry.currency,
       created_at: now,
+      charge_id: entry.charge?.id ?? null,
+      merchant_reference: entry.charge?.merchantReference ?? null,
     })
     .onConflict((oc) => oc.columns(['kind', 'source_id']).doNothing())
     .returning('id')
@@ -323,7 +333,16 @@ export interface PendingCredit {
   fee: string;
   /** What the entry credited to pending (negative for a refund). */
   net: string;
+  /** The charge, as the entry recorded it; absent on entries written before migration 0029. */
+  charge?: EntryCharge;
 }
+
+/** `PendingCredit.charge` from an entry's columns. */
+const chargeOfEntry = (row: {
+  charge_id: string | null;
+  merchant_reference: string | null;
+}): { charge?: EntryCharge } =>
+  row.charge_id === null ? {} : { charge: { id: row.charge_id, merchantReference: row.merchant_reference } };
 
 /** The owner's charge and refund entries created in (after, upTo], oldest first. */
 export async function findPendingCredits(
@@ -335,7 +354,7 @@ export async function findPendingCredits(
   const rows = await trx
     .selectFrom('journal_entries as e')
     .innerJoin('ledger_postings as p', 'p.entry_id', 'e.id')
-    .select(['e.kind', 'e.source_id', 'e.created_at'])
+    .select(['e.kind', 'e.source_id', 'e.created_at', 'e.charge_id', 'e.merchant_reference'])
     .select(
       sql<string>`(coalesce(sum(p.amount) filter (where p.account = 'acquirer_clearing'), 0))::text`.as(
         'gross',
@@ -354,7 +373,7 @@ export async function findPendingCredits(
     .where('e.kind', 'in', ['charge_succeeded', 'refund'])
     .where('e.created_at', '>', after)
     .where('e.created_at', '<=', upTo)
-    .groupBy(['e.id', 'e.kind', 'e.source_id', 'e.created_at'])
+    .groupBy(['e.id', 'e.kind', 'e.source_id', 'e.created_at', 'e.charge_id', 'e.merchant_reference'])
     .orderBy('e.created_at')
     .orderBy('e.id')
     .execute();
@@ -365,6 +384,7 @@ export async function findPendingCredits(
     gross: row.gross,
     fee: row.fee,
     net: row.net,
+    ...chargeOfEntry(row),
   }));
 }
 
@@ -597,11 +617,14 @@ export async function findPendingCreditsOf(
     kind: PendingCredit['kind'];
     source_id: string;
     created_at: Date;
+    charge_id: string | null;
+    merchant_reference: string | null;
     gross: string;
     fee: string;
     net: string;
   }>`
-    select e.organization_id, e.environment, e.kind, e.source_id, e.created_at, s.gross, s.fee, s.net
+    select e.organization_id, e.environment, e.kind, e.source_id, e.created_at, e.charge_id,
+      e.merchant_reference, s.gross, s.fee, s.net
     from jsonb_to_recordset(${list}::jsonb) as w (o text, e text, a timestamptz)
     join journal_entries e on e.organization_id = w.o and e.environment = w.e
       and e.created_at > w.a and e.created_at <= ${upTo}
@@ -624,5 +647,6 @@ export async function findPendingCreditsOf(
     gross: row.gross,
     fee: row.fee,
     net: row.net,
+    ...chargeOfEntry(row),
   }));
 }

@@ -48,12 +48,25 @@ function chargeOf(
   amount: bigint | string,
   paymentMethod: PaymentMethod = 'credit_card_tr',
 ) {
-  return { id: uniqueId('ch'), ...owner, amount: String(amount), paymentMethod } satisfies ChargeForLedger;
+  return {
+    id: uniqueId('ch'),
+    ...owner,
+    amount: String(amount),
+    paymentMethod,
+    merchantReference: null,
+  } satisfies ChargeForLedger;
 }
 
 function refundOf(charge: ChargeForLedger, amount: bigint | string): RefundForLedger {
   const { organizationId, environment } = charge;
-  return { id: uniqueId('re'), chargeId: charge.id, organizationId, environment, amount: String(amount) };
+  return {
+    id: uniqueId('re'),
+    chargeId: charge.id,
+    organizationId,
+    environment,
+    amount: String(amount),
+    merchantReference: charge.merchantReference,
+  };
 }
 
 const postCharge = (charge: ChargeForLedger) =>

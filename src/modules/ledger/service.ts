@@ -44,6 +44,8 @@ export interface ChargeForLedger {
   /** Minor units, decimal string. */
   amount: string;
   paymentMethod: PaymentMethod;
+  /** Recorded on the entry, for the settlement item that will release it. */
+  merchantReference: string | null;
 }
 
 export interface RefundForLedger {
@@ -53,6 +55,8 @@ export interface RefundForLedger {
   environment: 'sandbox' | 'live';
   /** Minor units, decimal string. */
   amount: string;
+  /** The refunded charge's, recorded on the entry with `chargeId` for the settlement item. */
+  merchantReference: string | null;
 }
 
 /** An owner whose pending balance is below zero. */
@@ -259,7 +263,10 @@ export function createLedger(deps: LedgerDeps): Ledger {
 
     async postChargeSucceeded(trx, charge) {
       const gross = parseAmount(charge.amount, `charge ${charge.id}`);
-      const entry = newEntry(charge, 'charge_succeeded', charge.id);
+      const entry = {
+        ...newEntry(charge, 'charge_succeeded', charge.id),
+        charge: { id: charge.id, merchantReference: charge.merchantReference },
+      };
       const outcome = await postOnce(trx, entry, async () => {
         const rate = await deps.feesFor(trx, charge.organizationId, charge.paymentMethod);
         const { fee, net } = computeFee(gross, rate.basisPoints, rate.fixedMinor);
@@ -291,7 +298,11 @@ export function createLedger(deps: LedgerDeps): Ledger {
       const amount = parseAmount(refund.amount, `refund ${refund.id}`);
       if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
       await lockPendingBalance(trx, refund, CURRENCY);
-      const outcome = await postOnce(trx, newEntry(refund, 'refund', refund.id), async () => [
+      const entry = {
+        ...newEntry(refund, 'refund', refund.id),
+        charge: { id: refund.chargeId, merchantReference: refund.merchantReference },
+      };
+      const outcome = await postOnce(trx, entry, async () => [
         { account: 'merchant_pending', amount },
         { account: 'acquirer_clearing', amount: -amount },
       ]);

@@ -33,6 +33,8 @@ export interface RefundLedger {
       organizationId: string;
       environment: Environment;
       amount: string;
+      /** The refunded charge's, recorded on the entry with `chargeId` for the settlement item. */
+      merchantReference: string | null;
     },
   ): Promise<{ created: boolean; pendingAfter: string }>;
 }
@@ -118,6 +120,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         organizationId: charge.organization_id,
         environment: charge.environment,
         amount: done.amount,
+        merchantReference: charge.merchant_reference,
       });
       // A refund is never refused for want of balance (the customer is owed it and the acquirer debits
       // us anyway): the pending balance may go below zero, as a debt the next settlement recovers, and the

@@ -14,7 +14,13 @@ import type { PayoutView } from '../payouts/schemas.js';
 import type { AutomaticPayoutPlan, PayoutService } from '../payouts/service.js';
 import { refundChargeIds } from '../refunds/service.js';
 import type { BusinessDate } from './calendar.js';
-import { chargeIdOf, LATE_COMMIT_WINDOW_MS, refundIdsOf, releaseLines, sourcesToCheck } from './release.js';
+import {
+  LATE_COMMIT_WINDOW_MS,
+  refundIdsOf,
+  releaseLines,
+  sourcesToCheck,
+  unrecordedChargeIds,
+} from './release.js';
 import * as settlement from './repository.js';
 import { batchView } from './service.js';
 import { statementContent, statementHash } from './statement.js';
@@ -183,9 +189,8 @@ export function createChunkSettler(deps: ChunkDeps) {
       // The release: batches, items, ledger entries (as `release` writes them, for every owner at once).
       const lines = settling.flatMap((owner) => fresh.get(keyOf(owner)) ?? []);
       const chargeOfRefund = await inPieces(refundIdsOf(lines), (piece) => refundChargeIds(trx, piece));
-      const references = await inPieces(
-        [...new Set(lines.map((credit) => chargeIdOf(credit, chargeOfRefund)))],
-        (piece) => chargeReferences(trx, piece),
+      const references = await inPieces(unrecordedChargeIds(lines, chargeOfRefund), (piece) =>
+        chargeReferences(trx, piece),
       );
       const heads = await settlement.latestStatements(trx, settling);
       const now = clock.now();

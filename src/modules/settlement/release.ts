@@ -34,16 +34,35 @@ export function sourcesToCheck(
   return credits.filter((credit) => credit.createdAt.getTime() <= limit).map((credit) => credit.sourceId);
 }
 
-/** The refunds among `credits`: their items name the charge refunded, which the caller looks up. */
+/**
+ * The refunds among `credits` whose entry did not record their charge (written before migration 0029):
+ * their items name the charge refunded, which the caller looks up.
+ */
 export function refundIdsOf(credits: readonly PendingCredit[]): string[] {
-  return credits.filter((credit) => credit.kind === 'refund').map((credit) => credit.sourceId);
+  return credits
+    .filter((credit) => credit.kind === 'refund' && credit.charge === undefined)
+    .map((credit) => credit.sourceId);
 }
 
-/** The charge an item names: its own source, or for a refund the charge refunded (`chargeOfRefund`). */
+/**
+ * The charge an item names: as the entry recorded it, or else its own source, or for a refund the charge
+ * refunded (`chargeOfRefund`).
+ */
 export function chargeIdOf(credit: PendingCredit, chargeOfRefund: ReadonlyMap<string, string>): string {
+  if (credit.charge) return credit.charge.id;
   return credit.kind === 'refund'
     ? (chargeOfRefund.get(credit.sourceId) ?? credit.sourceId)
     : credit.sourceId;
+}
+
+/** The charges whose merchant reference the caller looks up: those of credits whose entry did not record it. */
+export function unrecordedChargeIds(
+  credits: readonly PendingCredit[],
+  chargeOfRefund: ReadonlyMap<string, string>,
+): string[] {
+  const ids = new Set<string>();
+  for (const credit of credits) if (!credit.charge) ids.add(chargeIdOf(credit, chargeOfRefund));
+  return [...ids];
 }
 
 export interface ReleaseLines {
@@ -74,7 +93,9 @@ export function releaseLines(
         type: credit.kind === 'refund' ? 'refund' : 'charge',
         source_id: credit.sourceId,
         charge_id: chargeId,
-        merchant_reference: lookups.references.get(chargeId) ?? null,
+        merchant_reference: credit.charge
+          ? credit.charge.merchantReference
+          : (lookups.references.get(chargeId) ?? null),
         amount: credit.gross,
         fee: credit.fee,
         net: credit.net,

@@ -6,7 +6,13 @@ import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
 import type { PayoutContents, PayoutOwner, PayoutTransaction } from '../payouts/ports.js';
 import { refundChargeIds } from '../refunds/service.js';
 import { addDays, utcDateOf, type BusinessDate } from './calendar.js';
-import { chargeIdOf, LATE_COMMIT_WINDOW_MS, refundIdsOf, releaseLines, sourcesToCheck } from './release.js';
+import {
+  LATE_COMMIT_WINDOW_MS,
+  refundIdsOf,
+  releaseLines,
+  sourcesToCheck,
+  unrecordedChargeIds,
+} from './release.js';
 import * as settlement from './repository.js';
 
 /** What a release needs of the ledger (src/modules/ledger). */
@@ -116,9 +122,7 @@ export function createSettlementService(deps: {
       const reserveHeld = (net * reserveBps) / 10_000n;
 
       const chargeOfRefund = await refundChargeIds(trx, refundIdsOf(fresh));
-      const references = await chargeReferences(trx, [
-        ...new Set(fresh.map((credit) => chargeIdOf(credit, chargeOfRefund))),
-      ]);
+      const references = await chargeReferences(trx, unrecordedChargeIds(fresh, chargeOfRefund));
 
       const now = clock.now();
       const id = newId('stl', now);
