@@ -22,8 +22,8 @@ export const LATE_COMMIT_WINDOW_MS = HOUR;
  * the items: only those entered at or before `previousCutoff`, the cutoff of the owner's last batch that
  * released credits. Every item is released by a batch whose net is positive (a refund debt releases
  * nothing and waits), from credits entered up to that batch's cutoff, so a credit entered after the last
- * such cutoff cannot have been released. Most of a day's credits are; the unique `source_id` of the items
- * still refuses any repeat.
+ * such cutoff cannot have been released: on a normal day, all but the hour read again for late commits.
+ * The unique `source_id` of the items still refuses any repeat.
  */
 export function sourcesToCheck(
   credits: readonly PendingCredit[],
