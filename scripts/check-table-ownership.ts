@@ -59,6 +59,7 @@ export const OWNERS: Record<string, string> = {
   payout_minimums: 'payouts',
   fx_rates: 'payouts',
   fx_spreads: 'payouts',
+  fx_rate_sources: 'payouts',
   reconciliation_runs: 'reconciliation',
   reconciliation_differences: 'reconciliation',
   settlement_batches: 'settlement',

@@ -38,6 +38,7 @@ import * as chargeLookup from './modules/charges/repository.js';
 import * as refundLookup from './modules/refunds/repository.js';
 import {
   createConfiguredRateSource,
+  createChosenRateSource,
   createOperatorRateSource,
   createTickerRateSource,
   withFallback,
@@ -246,12 +247,13 @@ export function createServices(input: {
     environment: 'live',
     maxAgeMs: config.payouts.operatorRateMaxAgeMs,
   });
-  const liveRate = config.payouts.ticker
-    ? withFallback(
-        observedRateSource('ticker:live', createTickerRateSource({ ...config.payouts.ticker, clock })),
-        operatorRate,
-      )
-    : operatorRate;
+  const liveRate = createChosenRateSource({
+    db,
+    ticker: config.payouts.ticker
+      ? observedRateSource('ticker:live', createTickerRateSource({ ...config.payouts.ticker, clock }))
+      : undefined,
+    operator: operatorRate,
+  });
   const completion = createPaymentCompletion({
     db,
     clock,
@@ -289,6 +291,7 @@ export function createServices(input: {
     contents: settlement.payoutContents,
     audit,
     rates: (environment) => (environment === 'live' ? liveRate : sandboxRate),
+    tickerConfigured: config.payouts.ticker !== undefined,
     spreadBps: config.payouts.spreadBps,
   });
   const settlementBatches = createSettlementBatches({

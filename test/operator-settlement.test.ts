@@ -310,6 +310,112 @@ describe('an operator-entered rate', () => {
   });
 });
 
+describe('the live rate source', () => {
+  it('is the ticker until an admin chooses the operators’ rate alone (audited); then the ticker is not asked', async () => {
+    const merchant = await liveFundedMerchant(t);
+    const chain = chainControl(t.liveChain);
+    const payout = () =>
+      merchantApi<{ rate: { value: string; source: string }; error: { code: string; details: unknown } }>(
+        t,
+        merchant,
+        'live',
+        '/v1/payouts',
+        { amount: 100_000 },
+      );
+    await chain.setRate('0.0290', t.clock.now().toISOString());
+    const entered = await admin.post('/operator/v1/fx-rates', { rate: '0.0293', reason: 'desk rate' });
+    expect(entered.status, entered.text).toBe(201);
+
+    const initial = await support.get('/operator/v1/fx-rate-source');
+    expect(initial.status, initial.text).toBe(200);
+    expect(initial.body).toEqual({
+      environment: 'live',
+      source: 'ticker',
+      tickerConfigured: true,
+      reason: null,
+      updatedBy: null,
+      updatedAt: null,
+    });
+    // The ticker is fresh: it is used, not the operators' rate.
+    expect((await payout()).body.rate).toMatchObject({ value: '0.0290' });
+
+    expect((await anonymous.get('/operator/v1/fx-rate-source')).status).toBe(401);
+    const refused = await support.put('/operator/v1/fx-rate-source', { source: 'operator', reason: 'x' });
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'forbidden']);
+    for (const body of [
+      { source: 'mars', reason: 'x' },
+      { source: 'operator', reason: '   ' },
+      { source: 'operator' },
+      { source: 'operator', reason: 'x', extra: 1 },
+    ]) {
+      const invalid = await admin.put('/operator/v1/fx-rate-source', body);
+      expect([JSON.stringify(body), invalid.status, invalid.body.error.code]).toEqual([
+        JSON.stringify(body),
+        400,
+        'validation_failed',
+      ]);
+    }
+    expect((await support.get('/operator/v1/fx-rate-source')).body).toMatchObject({ source: 'ticker' });
+
+    const chosen = await admin.put('/operator/v1/fx-rate-source', {
+      source: 'operator',
+      reason: 'the ticker answers 0.02',
+    });
+    expect(chosen.status, chosen.text).toBe(200);
+    expect(chosen.body).toMatchObject({
+      environment: 'live',
+      source: 'operator',
+      tickerConfigured: true,
+      reason: 'the ticker answers 0.02',
+      updatedBy: `staff:${admin.account.id}`,
+    });
+    expect((await support.get('/operator/v1/fx-rate-source')).body).toEqual(chosen.body);
+    const atOperators = await payout();
+    expect(atOperators.status, atOperators.text).toBe(201);
+    expect(atOperators.body.rate).toMatchObject({
+      value: '0.0293',
+      source: `operator:staff:${admin.account.id}`,
+    });
+
+    // Once the operators' rate is stale, payouts are refused although the ticker is fresh: not asked.
+    await at(new Date(t.clock.now().getTime() + 3_601_000).toISOString());
+    await chain.setRate('0.0290', t.clock.now().toISOString());
+    const stale = await payout();
+    expect([stale.status, stale.body.error.code, stale.body.error.details]).toEqual([
+      503,
+      'payouts_unavailable',
+      { reason: 'rate_stale' },
+    ]);
+
+    // Back to the ticker.
+    expect(
+      (await admin.put('/operator/v1/fx-rate-source', { source: 'ticker', reason: 'ticker fixed' })).status,
+    ).toBe(200);
+    expect((await payout()).body.rate).toMatchObject({ value: '0.0290' });
+    expect(
+      (await auditOf('fx_rate_source.updated')).map((row) => [
+        row.actor,
+        row.target_id,
+        row.before,
+        row.after,
+      ]),
+    ).toEqual([
+      [
+        `staff:${admin.account.id}`,
+        'live',
+        { source: 'ticker' },
+        { source: 'operator', reason: 'the ticker answers 0.02' },
+      ],
+      [
+        `staff:${admin.account.id}`,
+        'live',
+        { source: 'operator' },
+        { source: 'ticker', reason: 'ticker fixed' },
+      ],
+    ]);
+  });
+});
+
 describe('FX spreads', () => {
   it('lists each environment’s spread, lets admins set one (audited) and refuses support and bad values', async () => {
     const listed = await support.get<{

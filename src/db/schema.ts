@@ -458,6 +458,7 @@ export interface DB {
   settlement_reserve_releases: SettlementReserveReleasesTable;
   fx_rates: FxRatesTable;
   fx_spreads: FxSpreadsTable;
+  fx_rate_sources: FxRateSourcesTable;
   reconciliation_runs: ReconciliationRunsTable;
   reconciliation_differences: ReconciliationDifferencesTable;
   business_closures: BusinessClosuresTable;
@@ -811,6 +812,15 @@ export interface ReconciliationDifferencesTable {
 export interface FxSpreadsTable {
   environment: Environment;
   spread_bps: number;
+  updated_by: string;
+  updated_at: Timestamp;
+}
+
+/** The live rate source an operator chose (migration 0030); without a row, `ticker`. */
+export interface FxRateSourcesTable {
+  environment: 'live';
+  source: 'ticker' | 'operator';
+  reason: string;
   updated_by: string;
   updated_at: Timestamp;
 }

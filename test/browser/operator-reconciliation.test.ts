@@ -116,6 +116,23 @@ describe('the console’s reconciliation', () => {
     expect(await page.locator('#fx-spreads tr[data-environment="live"] .fx-spread').textContent()).toBe(
       '120',
     );
+
+    // The live rate source: the ticker by default; the operators' rate alone once chosen, with a reason.
+    expect(await page.locator('#fx-rate-source .fx-source').getAttribute('data-source')).toBe('ticker');
+    expect(await page.locator('#fx-rate-source .fx-source-by').textContent()).toBe('default');
+    await page.selectOption('#choose-rate-source select[name="source"]', 'operator');
+    await page.click('#choose-rate-source button[type="submit"]');
+    // The reason is required by the form itself; the page stays.
+    expect(page.url()).toMatch(/\/fx-rates\?notice=spread$/);
+    await page.fill('#choose-rate-source input[name="reason"]', 'the ticker answers <0.02>');
+    await page.click('#choose-rate-source button[type="submit"]');
+    await page.waitForURL(/\/fx-rates\?notice=source$/);
+    expect(await page.locator('#fx-rate-source .fx-source').getAttribute('data-source')).toBe('operator');
+    expect(await page.locator('#fx-rate-source .fx-source').textContent()).toBe("Operators' rate");
+    expect(await page.locator('#fx-rate-source .fx-source-reason').textContent()).toBe(
+      'the ticker answers <0.02>',
+    );
+    expect(await page.locator('#choose-rate-source select[name="source"]').inputValue()).toBe('operator');
   });
 
   it('shows support the runs and the rates and no form', async () => {
@@ -125,5 +142,7 @@ describe('the console’s reconciliation', () => {
     await page.goto(`${t.urls.operator}/fx-rates`);
     expect(await page.locator('#fx-rates .fx-rate').first().textContent()).toBe('0.0291');
     expect(await page.locator('#enter-rate').count()).toBe(0);
+    expect(await page.locator('#fx-rate-source .fx-source').getAttribute('data-source')).toBe('operator');
+    expect(await page.locator('#choose-rate-source').count()).toBe(0);
   });
 });

@@ -326,6 +326,57 @@ export async function operatorPayoutRoutes(
     },
   );
 
+  const FxRateSourceSchema = Type.Object({
+    environment: Type.Literal('live'),
+    source: Type.Enum(['ticker', 'operator'], {
+      description:
+        '`ticker` (the default): the live ticker (`FX_TICKER_URL`), the operators’ entered rate its fallback ' +
+        'while fresh; `operator`: the operators’ entered rate alone, the ticker not asked.',
+    }),
+    tickerConfigured: Type.Boolean({
+      description: 'Whether `FX_TICKER_URL` is set; without it, `ticker` means the operators’ rate alone.',
+    }),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    updatedBy: Type.Union([Type.String(), Type.Null()]),
+    updatedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  });
+
+  app.get(
+    '/operator/v1/fx-rate-source',
+    {
+      schema: {
+        description:
+          'The source live payouts and settlement batches convert at, as operators chose it ' +
+          '(docs/decisions/0050-live-rate-source.md). The sandbox converts at the sandbox chain’s rate feed.',
+        response: { 200: FxRateSourceSchema, ...errors },
+      },
+      config: { operator: 'read' },
+    },
+    async () => payouts.rateSource(),
+  );
+
+  app.put(
+    '/operator/v1/fx-rate-source',
+    {
+      schema: {
+        description:
+          'Chooses the live rate source, with a reason: `operator` stops asking the ticker (one answering a ' +
+          'wrong rate) and converts at the operators’ entered rate alone, refused while none is fresh; ' +
+          '`ticker` goes back to the ticker. Quotes from now on use it. Audited.',
+        body: Type.Object(
+          {
+            source: Type.Enum(['ticker', 'operator']),
+            reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: FxRateSourceSchema, ...errors },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) => valueOf(await payouts.setRateSource(request.body, actorOf(request))),
+  );
+
   const FxSpreadSchema = Type.Object({
     environment: Type.Enum([...ENVIRONMENTS]),
     spreadBps: Type.Integer({ description: 'Basis points off the market rate.' }),
@@ -622,6 +673,7 @@ export async function operatorPayoutRoutes(
       title: 'FX rates',
       rates: await payouts.enteredRates('live', 50),
       spreads: await payouts.spreads(),
+      rateSource: await payouts.rateSource(),
       notice: extra.notice,
       error: extra.error,
     });
@@ -629,7 +681,11 @@ export async function operatorPayoutRoutes(
 
   app.get('/fx-rates', { config: { operator: 'read' } }, async (request, reply) => {
     const query = request.query as { notice?: string };
-    const notices: Record<string, string> = { entered: 'Rate entered.', spread: 'Spread saved.' };
+    const notices: Record<string, string> = {
+      entered: 'Rate entered.',
+      spread: 'Spread saved.',
+      source: 'Rate source saved.',
+    };
     return showRates(request, reply, { notice: notices[query.notice ?? ''] });
   });
 
@@ -655,6 +711,28 @@ export async function operatorPayoutRoutes(
       }
       await payouts.setSpread(request.body.environment, Number(text), actorOf(request));
       return reply.redirect('/fx-rates?notice=spread', 303);
+    },
+  );
+
+  app.post(
+    '/fx-rate-source',
+    {
+      schema: {
+        body: FormBody({
+          source: Type.Enum(['ticker', 'operator']),
+          reason: Type.String({ maxLength: REASON_MAX_LENGTH }),
+        }),
+        hide: true,
+      },
+      config: { operator: 'administer' },
+    },
+    async (request, reply) => {
+      const chosen = await payouts.setRateSource(
+        { source: request.body.source, reason: request.body.reason },
+        actorOf(request),
+      );
+      if (chosen.ok) return reply.redirect('/fx-rates?notice=source', 303);
+      return showRates(request, reply, { error: 'Give a reason of 1 to 500 characters.', status: 400 });
     },
   );
 

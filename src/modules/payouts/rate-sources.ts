@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js';
 import { httpCall } from '../../shared/http-client.js';
 import { MoneyError, parseRate } from '../../shared/money.js';
 import { RateUnavailableError, type RateQuote, type RateSource } from './rates.js';
-import { latestFxRates } from './repository.js';
+import { findRateSource, latestFxRates } from './repository.js';
 
 /**
  * A configured value, quoted at the time of asking: the sandbox's rate in a process that has no sandbox
@@ -117,6 +117,26 @@ export function createOperatorRateSource(options: {
         );
       }
       return { rate: latest.rate, source: `operator:${latest.entered_by}`, at: latest.entered_at };
+    },
+  };
+}
+
+/**
+ * The live rate from the source operators chose (`fx_rate_sources`, docs/decisions/0050-live-rate-source.md),
+ * read at every quote: `ticker` (also when none was chosen) asks the ticker and, while it has no usable
+ * rate, takes the operators' entered one; `operator` takes the operators' rate alone and never asks the
+ * ticker. Without a ticker, the operators' rate whatever the choice.
+ */
+export function createChosenRateSource(options: {
+  db: Kdb;
+  ticker: RateSource | undefined;
+  operator: RateSource;
+}): RateSource {
+  const withTicker = options.ticker ? withFallback(options.ticker, options.operator) : options.operator;
+  return {
+    async quote(): Promise<RateQuote> {
+      const chosen = await findRateSource(options.db);
+      return chosen?.source === 'operator' ? options.operator.quote() : withTicker.quote();
     },
   };
 }

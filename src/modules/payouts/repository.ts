@@ -248,6 +248,31 @@ export async function latestFxRates(db: Kdb, environment: Environment, limit: nu
     .execute();
 }
 
+/** The live rate source an operator chose, or undefined (none chosen: `ticker`). */
+export async function findRateSource(db: Kdb) {
+  return db.selectFrom('fx_rate_sources').selectAll().where('environment', '=', 'live').executeTakeFirst();
+}
+
+/** Sets the live rate source; returns the row it replaces (undefined: none was chosen). */
+export async function setRateSource(
+  trx: Trx,
+  row: { source: 'ticker' | 'operator'; reason: string; by: string; now: Date },
+) {
+  const before = await trx
+    .selectFrom('fx_rate_sources')
+    .selectAll()
+    .where('environment', '=', 'live')
+    .forUpdate()
+    .executeTakeFirst();
+  const values = { source: row.source, reason: row.reason, updated_by: row.by, updated_at: row.now };
+  await trx
+    .insertInto('fx_rate_sources')
+    .values({ environment: 'live', ...values })
+    .onConflict((oc) => oc.column('environment').doUpdateSet(values))
+    .execute();
+  return before;
+}
+
 /** The spread an operator set for an environment, or undefined (the configured default applies). */
 export async function findSpread(db: Kdb, environment: Environment): Promise<number | undefined> {
   const row = await db

@@ -239,6 +239,13 @@ export interface PayoutService {
   spreads(): Promise<FxSpreadView[]>;
   /** An operator sets an environment's FX spread (0 to 1000 basis points) for payouts from now on. Audited. */
   setSpread(environment: Environment, spreadBps: number, by: PayoutActor): Promise<FxSpreadView>;
+  /** The live rate source operators chose. */
+  rateSource(): Promise<FxRateSourceView>;
+  /** An operator chooses the live rate source, with a reason; quotes from now on use it. Audited. */
+  setRateSource(
+    input: { source: 'ticker' | 'operator'; reason: string },
+    by: PayoutActor,
+  ): Promise<Result<FxRateSourceView, PayoutError>>;
 }
 
 export interface FxSpreadView {
@@ -246,6 +253,19 @@ export interface FxSpreadView {
   spreadBps: number;
   /** `operator`: set by `updatedBy`; `default`: `PAYOUT_FX_SPREAD_BPS`. */
   source: 'operator' | 'default';
+  updatedBy: string | null;
+  updatedAt: string | null;
+}
+
+/** The live rate source operators chose (docs/decisions/0050-live-rate-source.md). */
+export interface FxRateSourceView {
+  environment: 'live';
+  /** `ticker`: the live ticker, the operators' rate its fallback; `operator`: the operators' rate alone. */
+  source: 'ticker' | 'operator';
+  /** Whether `FX_TICKER_URL` is set: without it, `ticker` means the operators' rate alone. */
+  tickerConfigured: boolean;
+  /** Null while no operator has chosen (the default, `ticker`). */
+  reason: string | null;
   updatedBy: string | null;
   updatedAt: string | null;
 }
@@ -275,6 +295,8 @@ export interface PayoutServiceDeps {
   rates: (environment: Environment) => RateSource | undefined;
   /** The FX spread in basis points (`PAYOUT_FX_SPREAD_BPS`): the merchant is paid at the rate less it. */
   spreadBps?: number;
+  /** Whether a live ticker is configured (`FX_TICKER_URL`): shown beside the live rate source. */
+  tickerConfigured?: boolean;
 }
 
 /**
@@ -1005,6 +1027,51 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
               updatedBy: null,
               updatedAt: null,
             };
+      });
+    },
+
+    async rateSource() {
+      const row = await payouts.findRateSource(db);
+      return {
+        environment: 'live' as const,
+        source: row?.source ?? 'ticker',
+        tickerConfigured: deps.tickerConfigured ?? false,
+        reason: row?.reason ?? null,
+        updatedBy: row?.updated_by ?? null,
+        updatedAt: row?.updated_at.toISOString() ?? null,
+      };
+    },
+
+    async setRateSource(input, by) {
+      const reason = input.reason.trim();
+      if (reason === '' || reason.length > 500) return err({ code: 'reason_required' });
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const before = await payouts.setRateSource(trx, {
+          source: input.source,
+          reason,
+          by: by.actor,
+          now,
+        });
+        await deps.audit.record(trx, {
+          actor: by.actor,
+          action: 'fx_rate_source.updated',
+          targetType: 'fx_rate_source',
+          targetId: 'live',
+          organizationId: null,
+          before: { source: before?.source ?? 'ticker' },
+          after: { source: input.source, reason },
+          requestId: by.requestId ?? null,
+          ip: by.ip ?? null,
+        });
+        return ok({
+          environment: 'live' as const,
+          source: input.source,
+          tickerConfigured: deps.tickerConfigured ?? false,
+          reason,
+          updatedBy: by.actor,
+          updatedAt: now.toISOString(),
+        });
       });
     },
 
