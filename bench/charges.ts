@@ -34,6 +34,7 @@ import { createOrganization, issueKey } from '../test/helpers/merchants.js';
 import {
   capture,
   load,
+  paced,
   loop,
   processCpuMs,
   ratio,
@@ -300,7 +301,20 @@ async function endpoint(
         gateway: perRequest(cpuBefore.gateway, processCpuMs(gateway.child.pid)),
         acquirer: perRequest(cpuBefore.acquirer, processCpuMs(acquirer.pid)),
       };
-      const postAtHalfCeiling = await load({
+      // At half the ceiling, evenly paced (`paced`: autocannon's fixed rate comes in bursts each second).
+      const postAtHalfCeiling = await paced({
+        url: `${api}/v1/charges`,
+        method: 'POST',
+        request: () => ({
+          headers: { ...headers, 'x-idempotency-key': letters() },
+          body: JSON.stringify(chargeBody(letters())),
+        }),
+        rate: Math.max(1, options.halfCeiling),
+        durationS: options.durationS,
+        connections: options.connections,
+      });
+      // The same load as autocannon's fixed rate gives it, for comparison with the earlier figures.
+      const postAtHalfCeilingInBursts = await load({
         ...posting,
         overallRate: Math.max(1, Math.round(options.halfCeiling)),
       });
@@ -319,7 +333,7 @@ async function endpoint(
         connections: options.connections,
         duration: options.durationS,
       });
-      return { post, postAtHalfCeiling, get, list, cpuMsPerRequest };
+      return { post, postAtHalfCeiling, postAtHalfCeilingInBursts, get, list, cpuMsPerRequest };
     },
   );
 }
@@ -369,6 +383,7 @@ export async function benchCharges(options: ChargeBenchOptions) {
           ratioToSqlCeiling: ratio(measured.post.requestsPerSecond, postCeiling.requestsPerSecond),
           cpuMsPerRequest: measured.cpuMsPerRequest,
           atHalfTheCeiling: measured.postAtHalfCeiling,
+          atHalfTheCeilingInAutocannonBursts: measured.postAtHalfCeilingInBursts,
           statements: recorded.post.statements.length,
           transactions: recorded.post.transactions,
           statementShapes: shapes(recorded.post.statements),

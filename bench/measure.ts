@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -50,6 +51,92 @@ export async function load(
     non2xx: result.non2xx,
     statusCodes,
     ...(success === undefined ? {} : { counted: success }),
+  };
+}
+
+/**
+ * An open-loop load at a steady rate, for latency at a given load: request i is due at start + i / rate,
+ * evenly spread, whatever the answers before it. autocannon's fixed rate is not that: each connection
+ * sends its quota for the second back to back, then waits for the next second (so the load comes in
+ * bursts at every second), and it corrects for coordinated omission with an expected interval of
+ * 1 ms. Here each latency runs from the request's due time, so a request that waits for one of the
+ * `connections` kept-alive connections counts its wait (no coordinated omission either). Throughput
+ * counts 2xx answers over the time from the first due time to the last answer.
+ */
+export async function paced(options: {
+  url: string;
+  method: 'GET' | 'POST';
+  /** A request's headers and body, made fresh for each (an idempotency key of its own). */
+  request: () => { headers: Record<string, string>; body?: string };
+  rate: number;
+  durationS: number;
+  connections: number;
+}): Promise<Measurement> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const total = Math.max(1, Math.floor(options.rate * options.durationS));
+  const interval = 1000 / options.rate;
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  let last = 0;
+  const start = performance.now();
+  const one = (index: number) =>
+    new Promise<void>((resolve) => {
+      const due = start + index * interval;
+      const { headers, body } = options.request();
+      const request = http.request(
+        options.url,
+        {
+          method: options.method,
+          agent,
+          headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
+          timeout: 30_000,
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            const now = performance.now();
+            latencies.push(now - due);
+            last = Math.max(last, now);
+            const code = String(response.statusCode ?? 0);
+            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+            resolve();
+          });
+        },
+      );
+      request.on('timeout', () => request.destroy(new Error('timeout')));
+      request.on('error', () => {
+        errors++;
+        resolve();
+      });
+      request.end(body);
+    });
+  const inFlight: Array<Promise<void>> = [];
+  let next = 0;
+  while (next < total) {
+    const now = performance.now();
+    while (next < total && start + next * interval <= now) inFlight.push(one(next++));
+    if (next < total) {
+      const wait = start + next * interval - performance.now();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
+    }
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (share: number) =>
+    round(latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] ?? 0);
+  const ok = Object.entries(statusCodes)
+    .filter(([code]) => code.startsWith('2'))
+    .reduce((sum, [, count]) => sum + count, 0);
+  return {
+    requestsPerSecond: round(ok / Math.max((last - start) / 1000, 0.001)),
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    total: latencies.length + errors,
+    errors,
+    non2xx: latencies.length - ok,
+    statusCodes,
   };
 }
 
