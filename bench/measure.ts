@@ -94,6 +94,11 @@ export async function paced(options: {
         },
         (response) => {
           response.resume();
+          // An answer cut short (the connection reset mid-body) is an error, not a hang.
+          response.on('error', () => {
+            errors++;
+            resolve();
+          });
           response.on('end', () => {
             const now = performance.now();
             latencies.push(now - due);
