@@ -6,7 +6,7 @@ import type { Result } from '../../shared/result.js';
 import type { Renderer } from '../../web/render.js';
 import { PAYOUT_ERRORS, type PayoutError } from '../payouts/errors.js';
 import { PAYOUT_STATUSES, PayoutViewSchema } from '../payouts/schemas.js';
-import type { OperatorPayoutView, PayoutService } from '../payouts/service.js';
+import { FX_REASON_MAX_LENGTH, type OperatorPayoutView, type PayoutService } from '../payouts/service.js';
 import { EXPORT_COLUMNS, exportCsv } from '../payouts/treasury.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './commands.js';
@@ -366,7 +366,7 @@ export async function operatorPayoutRoutes(
         body: Type.Object(
           {
             source: Type.Enum(['ticker', 'operator']),
-            reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH }),
+            reason: Type.String({ minLength: 1, maxLength: FX_REASON_MAX_LENGTH }),
           },
           { additionalProperties: false },
         ),

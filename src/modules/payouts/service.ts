@@ -270,6 +270,15 @@ export interface FxRateSourceView {
   updatedAt: string | null;
 }
 
+/** The longest reason an entered rate or a rate source choice keeps (the console's field says as much). */
+export const FX_REASON_MAX_LENGTH = 500;
+
+/** An operator's reason for an FX change, trimmed; undefined when empty or longer than the limit. */
+function fxReasonOf(text: string): string | undefined {
+  const reason = text.trim();
+  return reason === '' || reason.length > FX_REASON_MAX_LENGTH ? undefined : reason;
+}
+
 export interface FxRateView {
   id: string;
   environment: Environment;
@@ -441,6 +450,17 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
   }
 
   const defaultSpreadBps = deps.spreadBps ?? 0;
+  /** The live rate source as operators chose it (`row`), or the default `ticker` when none did. */
+  const rateSourceView = (
+    row: { source: 'ticker' | 'operator'; reason: string; updated_by: string; updated_at: Date } | undefined,
+  ): FxRateSourceView => ({
+    environment: 'live',
+    source: row?.source ?? 'ticker',
+    tickerConfigured: deps.tickerConfigured ?? false,
+    reason: row?.reason ?? null,
+    updatedBy: row?.updated_by ?? null,
+    updatedAt: row?.updated_at.toISOString() ?? null,
+  });
   /** The environment's spread, read in the payout's transaction. */
   const spreadOf = async (trx: Trx, environment: Environment) =>
     (await payouts.findSpread(trx, environment)) ?? defaultSpreadBps;
@@ -973,8 +993,8 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     },
 
     async enterRate(environment, input, by) {
-      const reason = input.reason.trim();
-      if (reason === '' || reason.length > 500) return err({ code: 'reason_required' });
+      const reason = fxReasonOf(input.reason);
+      if (reason === undefined) return err({ code: 'reason_required' });
       try {
         parseRate('TRY', 'USDT', input.rate);
       } catch {
@@ -1031,20 +1051,12 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     },
 
     async rateSource() {
-      const row = await payouts.findRateSource(db);
-      return {
-        environment: 'live' as const,
-        source: row?.source ?? 'ticker',
-        tickerConfigured: deps.tickerConfigured ?? false,
-        reason: row?.reason ?? null,
-        updatedBy: row?.updated_by ?? null,
-        updatedAt: row?.updated_at.toISOString() ?? null,
-      };
+      return rateSourceView(await payouts.findRateSource(db));
     },
 
     async setRateSource(input, by) {
-      const reason = input.reason.trim();
-      if (reason === '' || reason.length > 500) return err({ code: 'reason_required' });
+      const reason = fxReasonOf(input.reason);
+      if (reason === undefined) return err({ code: 'reason_required' });
       return db.transaction().execute(async (trx) => {
         const now = clock.now();
         const before = await payouts.setRateSource(trx, {
@@ -1064,14 +1076,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
           requestId: by.requestId ?? null,
           ip: by.ip ?? null,
         });
-        return ok({
-          environment: 'live' as const,
-          source: input.source,
-          tickerConfigured: deps.tickerConfigured ?? false,
-          reason,
-          updatedBy: by.actor,
-          updatedAt: now.toISOString(),
-        });
+        return ok(rateSourceView({ source: input.source, reason, updated_by: by.actor, updated_at: now }));
       });
     },
 

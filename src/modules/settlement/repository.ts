@@ -554,20 +554,9 @@ export async function insertItemsMany(trx: Trx, items: Insertable<SettlementItem
     return availableIso;
   };
   const rows = items.map((item) => ({
-    id: item.id,
-    batch_id: item.batch_id,
-    organization_id: item.organization_id,
-    environment: item.environment,
-    type: item.type,
-    source_id: item.source_id,
-    charge_id: item.charge_id,
-    merchant_reference: item.merchant_reference,
-    amount: item.amount,
-    fee: item.fee,
-    net: item.net,
+    ...item,
     occurred_at: iso(item.occurred_at),
     available_at: availableOf(item.available_at),
-    payout_id: item.payout_id,
   }));
   const result = await sql`
     insert into settlement_items (id, batch_id, organization_id, environment, type, source_id, charge_id,
