@@ -45,4 +45,16 @@ describe('GET /operator/v1/openapi.json (issue 12 item 9)', () => {
     for (const route of Object.keys(body.paths)) expect(route).toMatch(/^\/operator\/v1\//);
     expect(body.paths['/operator/v1/openapi.json']).toBeUndefined();
   });
+
+  it('states the 500-character reason the FX settings keep', async () => {
+    const { body } = await request<OpenApiDocument>(`${t.urls.operator}/operator/v1/openapi.json`);
+    const reasonOf = (route: string, method: 'post' | 'put') =>
+      (
+        body.paths[route]?.[method] as
+          | { requestBody?: { content: Record<string, { schema: { properties: Record<string, unknown> } }> } }
+          | undefined
+      )?.requestBody?.content['application/json']?.schema.properties.reason;
+    expect(reasonOf('/operator/v1/fx-rates', 'post')).toMatchObject({ minLength: 1, maxLength: 500 });
+    expect(reasonOf('/operator/v1/fx-rate-source', 'put')).toMatchObject({ minLength: 1, maxLength: 500 });
+  });
 });

@@ -258,6 +258,7 @@ describe('an operator-entered rate', () => {
       { rate: 'abc', reason: 'ticker down' },
       { rate: '0', reason: 'ticker down' },
       { rate: '0.0291', reason: '   ' },
+      { rate: '0.0291', reason: 'x'.repeat(501) },
     ]) {
       const invalid = await admin.post('/operator/v1/fx-rates', body);
       expect([invalid.status, invalid.body.error.code]).toEqual([400, 'validation_failed']);
@@ -347,6 +348,7 @@ describe('the live rate source', () => {
       { source: 'operator', reason: '   ' },
       { source: 'operator' },
       { source: 'operator', reason: 'x', extra: 1 },
+      { source: 'operator', reason: 'x'.repeat(501) },
     ]) {
       const invalid = await admin.put('/operator/v1/fx-rate-source', body);
       expect([JSON.stringify(body), invalid.status, invalid.body.error.code]).toEqual([

@@ -311,7 +311,7 @@ export async function operatorPayoutRoutes(
         body: Type.Object(
           {
             rate: Type.String({ minLength: 1, maxLength: 40 }),
-            reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH }),
+            reason: Type.String({ minLength: 1, maxLength: FX_REASON_MAX_LENGTH }),
           },
           { additionalProperties: false },
         ),
