@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
-import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import type { PacedOptions, PacedResult } from './paced-load.js';
 
 /** One load figure: throughput, latency percentiles (ms), totals and failures. */
 export interface Measurement {
@@ -62,86 +64,52 @@ export async function load(
  * 1 ms. Here each latency runs from the request's due time, so a request that waits for one of the
  * `connections` kept-alive connections counts its wait (no coordinated omission either). Throughput
  * counts 2xx answers over the time from the first due time to the last answer.
+ *
+ * The requests are sent by a program of its own (bench/paced-load.ts), so that this process's garbage
+ * collections cannot delay a send; every `FRESH_TOKEN` in `request` is replaced by fresh letters per
+ * request.
  */
 export async function paced(options: {
   url: string;
   method: 'GET' | 'POST';
-  /** A request's headers and body, made fresh for each (an idempotency key of its own). */
-  request: () => { headers: Record<string, string>; body?: string };
+  request: { headers: Record<string, string>; body?: string };
   rate: number;
   durationS: number;
   connections: number;
 }): Promise<Measurement> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const total = Math.max(1, Math.floor(options.rate * options.durationS));
-  const interval = 1000 / options.rate;
-  const latencies: number[] = [];
-  const statusCodes: Record<string, number> = {};
-  let errors = 0;
-  let last = 0;
-  const start = performance.now();
-  const one = (index: number) =>
-    new Promise<void>((resolve) => {
-      const due = start + index * interval;
-      const { headers, body } = options.request();
-      const request = http.request(
-        options.url,
-        {
-          method: options.method,
-          agent,
-          headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
-          timeout: 30_000,
-        },
-        (response) => {
-          response.resume();
-          // An answer cut short (the connection reset mid-body) is an error, not a hang.
-          response.on('error', () => {
-            errors++;
-            resolve();
-          });
-          response.on('end', () => {
-            const now = performance.now();
-            latencies.push(now - due);
-            last = Math.max(last, now);
-            const code = String(response.statusCode ?? 0);
-            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-            resolve();
-          });
-        },
-      );
-      request.on('timeout', () => request.destroy(new Error('timeout')));
-      request.on('error', () => {
-        errors++;
-        resolve();
-      });
-      request.end(body);
-    });
-  const inFlight: Array<Promise<void>> = [];
-  let next = 0;
-  while (next < total) {
-    const now = performance.now();
-    while (next < total && start + next * interval <= now) inFlight.push(one(next++));
-    if (next < total) {
-      const wait = start + next * interval - performance.now();
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
-    }
-  }
-  await Promise.all(inFlight);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (share: number) =>
-    round(latencies[Math.min(latencies.length - 1, Math.floor(share * latencies.length))] ?? 0);
-  const ok = Object.entries(statusCodes)
+  const { request, ...rest } = options;
+  const input: PacedOptions = {
+    ...rest,
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  };
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./paced-load.ts', import.meta.url)), JSON.stringify(input)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`the paced load generator exited with ${code}`)),
+    );
+  });
+  const result = JSON.parse(output) as PacedResult;
+  const ok = Object.entries(result.statusCodes)
     .filter(([code]) => code.startsWith('2'))
     .reduce((sum, [, count]) => sum + count, 0);
   return {
-    requestsPerSecond: round(ok / Math.max((last - start) / 1000, 0.001)),
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
-    total: latencies.length + errors,
-    errors,
-    non2xx: latencies.length - ok,
-    statusCodes,
+    requestsPerSecond: round(ok / result.seconds),
+    p50Ms: round(result.p50Ms),
+    p99Ms: round(result.p99Ms),
+    total: result.answered + result.errors,
+    errors: result.errors,
+    non2xx: result.answered - ok,
+    statusCodes: result.statusCodes,
   };
 }
 
@@ -265,3 +233,91 @@ export function processCpuMs(pid: number | undefined): number | null {
 
 /** Linux's USER_HZ: 100 on every architecture it runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * The processes of the PostgreSQL server on this machine (the postmaster, its backends and helpers: every
+ * process named `postgres`), from /proc; none when the server runs elsewhere.
+ */
+function postgresPids(): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres');
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** Busy CPU time of the whole machine so far (every CPU, ms: all but idle and I/O wait), from /proc/stat. */
+function machineBusyMs(): number | null {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = (
+      readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? ''
+    )
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const ticks = [user, nice, system, irq, softirq, steal].reduce<number>(
+      (sum, value) => sum + (value ?? NaN),
+      0,
+    );
+    return Number.isFinite(ticks) ? ticks * (1000 / CLOCK_TICKS_PER_SECOND) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts counting the CPU time of `processes` (by name), of the PostgreSQL server's processes on this
+ * machine and of the whole machine; `perRequest(answered)` divides what each used since by the requests a
+ * phase answered (ms, two decimals; null where it cannot be read). PostgreSQL's figure sums the server's
+ * processes (a backend started during the phase counts from its start; one that ended during it is
+ * missing, as every backend of another client would be counted: run nothing else against the server).
+ * `machine` is everything that ran, the load generator and the bench included.
+ */
+export function cpuMeter(processes: Record<string, number | undefined>) {
+  const postgres = postgresPids();
+  const before = {
+    processes: Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, processCpuMs(pid)])),
+    postgres: new Map(postgres.map((pid) => [pid, processCpuMs(pid)])),
+    machine: machineBusyMs(),
+  };
+  return {
+    perRequest(answered: number): Record<string, number | null> {
+      const per = (from: number | null | undefined, to: number | null) =>
+        from === null || from === undefined || to === null || answered <= 0
+          ? null
+          : round((to - from) / answered);
+      let postgresMs = 0;
+      let postgresSeen = 0;
+      // A backend started during the phase (a pool growing) counts from its start.
+      for (const pid of new Set([...before.postgres.keys(), ...postgresPids()])) {
+        const from = before.postgres.has(pid) ? before.postgres.get(pid) : 0;
+        const to = processCpuMs(pid);
+        if (from === null || from === undefined || to === null) continue;
+        postgresMs += to - from;
+        postgresSeen++;
+      }
+      return {
+        ...Object.fromEntries(
+          Object.entries(processes).map(([name, pid]) => [
+            name,
+            per(before.processes[name], processCpuMs(pid)),
+          ]),
+        ),
+        postgres: postgresSeen === 0 ? null : per(0, postgresMs),
+        machine: per(before.machine, machineBusyMs()),
+      };
+    },
+  };
+}
