@@ -26,6 +26,8 @@ import os from 'node:os';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
+import { createLogger } from '../src/logger.js';
+import { createKeyRequestLog } from '../src/modules/api-keys/request-log.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
@@ -135,7 +137,7 @@ export async function template(size: number, merchants: number) {
     const measured = organizations[0] ?? '';
     const key = await issueKey(database.db, systemClock, measured, { scopes: ['all'] });
     const seeded = await timed(() => seedCharges(url, organizations, size));
-    return { url, organizationId: measured, secret: key.secret, seedMs: seeded.ms };
+    return { url, organizationId: measured, keyId: key.id, secret: key.secret, seedMs: seeded.ms };
   } catch (error) {
     await database.close();
     await dropDatabase(url);
@@ -150,6 +152,8 @@ interface Recorded {
   statements: Statement[];
   made: string[];
   transactions: number;
+  /** The request as the gateway's per-key request log records it after the answer. */
+  logged: { method: 'GET' | 'POST'; route: string; statusCode: number; resourceId: string | null };
 }
 
 /** The statements of one POST and of one list, captured on a gateway in this process. */
@@ -189,9 +193,19 @@ async function record(
     };
     await list();
     await get();
-    const posted = await capture(post);
-    const got = await capture(get);
-    const listed = await capture(list);
+    // The request log's batch may be flushed while a request is recorded: the replay writes its own.
+    const requestOf = async <T>(work: () => Promise<T>) => {
+      const captured = await capture(work);
+      return {
+        ...captured,
+        statements: captured.statements.filter(
+          (statement) => !/^insert into "api_key_requests"/.test(statement.text),
+        ),
+      };
+    };
+    const posted = await requestOf(post);
+    const got = await requestOf(get);
+    const listed = await requestOf(list);
     const transactions = (statements: Statement[]) =>
       statements.filter((statement) => /^\s*begin\b/i.test(statement.text)).length;
     return {
@@ -199,14 +213,34 @@ async function record(
         statements: posted.statements,
         made: posted.value,
         transactions: transactions(posted.statements),
+        // The created charge's id: replaced by each replay's own.
+        logged: {
+          method: 'POST',
+          route: '/v1/charges',
+          statusCode: 201,
+          resourceId: posted.value[2] ?? null,
+        },
       },
-      get: { statements: got.statements, made: [], transactions: transactions(got.statements) },
-      list: { statements: listed.statements, made: [], transactions: transactions(listed.statements) },
+      get: {
+        statements: got.statements,
+        made: [],
+        transactions: transactions(got.statements),
+        logged: { method: 'GET', route: '/v1/charges/:id', statusCode: 200, resourceId: chargeId ?? null },
+      },
+      list: {
+        statements: listed.statements,
+        made: [],
+        transactions: transactions(listed.statements),
+        logged: { method: 'GET', route: '/v1/charges', statusCode: 200, resourceId: null },
+      },
     };
   } finally {
     await gateway.close();
   }
 }
+
+const substituted = (value: string | null, pairs: ReadonlyArray<readonly [string, string]>) =>
+  value === null ? null : (substitute(value, pairs) as string);
 
 /** `value` with each made-up string replaced by its fresh counterpart. */
 function substitute(value: unknown, pairs: ReadonlyArray<readonly [string, string]>): unknown {
@@ -217,8 +251,22 @@ function substitute(value: unknown, pairs: ReadonlyArray<readonly [string, strin
 }
 
 /** The recorded statements replayed `connections` at a time, fresh made-up values on each replay. */
-async function replay(url: string, recorded: Recorded, durationS: number, connections: number) {
+async function replay(
+  url: string,
+  recorded: Recorded,
+  caller: { keyId: string; organizationId: string },
+  durationS: number,
+  connections: number,
+) {
   const pool = new pg.Pool({ connectionString: url, max: connections });
+  // The gateway's own request log (src/modules/api-keys/request-log.ts), batched as the gateway batches
+  // it: a row per request is durable work of the endpoint that no recording catches (it is written up
+  // to a second after the answer).
+  const database = await openDatabase({ databaseUrl: url, poolSize: 2 });
+  const requestLog = createKeyRequestLog({
+    db: database.db,
+    logger: createLogger({ level: 'warn', destination: process.stderr }),
+  });
   // An idle connection the server ends (the copy dropped WITH (FORCE) right after) must not crash the
   // bench, as it must not crash the gateway (src/db/hosts.ts).
   pool.on('error', () => undefined);
@@ -226,6 +274,9 @@ async function replay(url: string, recorded: Recorded, durationS: number, connec
     // Every connection opened first, so the CPU count below has no connection start-ups in it.
     const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
     for (const client of clients) client.release();
+    const logRows = async () =>
+      Number((await pool.query<{ n: string }>('select count(*) as n from api_key_requests')).rows[0]?.n ?? 0);
+    const logRowsBefore = await logRows();
     const cpu = cpuMeter({ client: process.pid });
     const measured = await loop(
       async () => {
@@ -246,6 +297,15 @@ async function replay(url: string, recorded: Recorded, durationS: number, connec
               statement.text,
               statement.values.map((value) => substitute(value, pairs)),
             );
+          requestLog.record({
+            ...caller,
+            environment: 'sandbox',
+            ...recorded.logged,
+            resourceId: substituted(recorded.logged.resourceId, pairs),
+            requestId: newId('req'),
+            ip: '127.0.0.1',
+            at: new Date(),
+          });
           return true;
         } catch (error) {
           await client.query('ROLLBACK').catch(() => undefined);
@@ -258,8 +318,12 @@ async function replay(url: string, recorded: Recorded, durationS: number, connec
       connections,
     );
     // `client`: this process, node-postgres sending the statements.
-    return { ...measured, cpuMsPerRequest: cpu.perRequest(measured.total) };
+    const cpuMsPerRequest = cpu.perRequest(measured.total);
+    await requestLog.close();
+    return { ...measured, cpuMsPerRequest, requestLogRows: (await logRows()) - logRowsBefore };
   } finally {
+    await requestLog.close();
+    await database.close();
     await pool.end();
   }
 }
@@ -375,9 +439,10 @@ export async function benchCharges(options: ChargeBenchOptions) {
       try {
         log(`size ${size}: recording one request of each kind, then the SQL ceilings`);
         recorded = await record(ceilingUrl, seed.secret);
-        postCeiling = await replay(ceilingUrl, recorded.post, options.durationS, options.connections);
-        getCeiling = await replay(ceilingUrl, recorded.get, options.durationS, options.connections);
-        listCeiling = await replay(ceilingUrl, recorded.list, options.durationS, options.connections);
+        const caller = { keyId: seed.keyId, organizationId: seed.organizationId };
+        postCeiling = await replay(ceilingUrl, recorded.post, caller, options.durationS, options.connections);
+        getCeiling = await replay(ceilingUrl, recorded.get, caller, options.durationS, options.connections);
+        listCeiling = await replay(ceilingUrl, recorded.list, caller, options.durationS, options.connections);
       } finally {
         await dropDatabase(ceilingUrl);
       }
