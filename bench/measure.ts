@@ -257,8 +257,12 @@ function postgresPids(): number[] {
     });
 }
 
-/** Busy CPU time of the whole machine so far (every CPU, ms: all but idle and I/O wait), from /proc/stat. */
-function machineBusyMs(): number | null {
+/**
+ * CPU time of the whole machine so far (every CPU, ms), from /proc/stat: `busy` (user, nice, system, irq,
+ * softirq) and `steal` (time a virtual machine's CPUs were runnable while the hypervisor ran something
+ * else: on a shared VM the reason a phase ran slower with the same work).
+ */
+function machineCpuMs(): { busy: number; steal: number } | null {
   try {
     const [user, nice, system, , , irq, softirq, steal] = (
       readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? ''
@@ -267,11 +271,9 @@ function machineBusyMs(): number | null {
       .split(/\s+/)
       .slice(1)
       .map(Number);
-    const ticks = [user, nice, system, irq, softirq, steal].reduce<number>(
-      (sum, value) => sum + (value ?? NaN),
-      0,
-    );
-    return Number.isFinite(ticks) ? ticks * (1000 / CLOCK_TICKS_PER_SECOND) : null;
+    const busy = [user, nice, system, irq, softirq].reduce<number>((sum, value) => sum + (value ?? NaN), 0);
+    const ms = 1000 / CLOCK_TICKS_PER_SECOND;
+    return Number.isFinite(busy) ? { busy: busy * ms, steal: (steal ?? 0) * ms } : null;
   } catch {
     return null;
   }
@@ -283,14 +285,15 @@ function machineBusyMs(): number | null {
  * phase answered (ms, two decimals; null where it cannot be read). PostgreSQL's figure sums the server's
  * processes (a backend started during the phase counts from its start; one that ended during it is
  * missing, as every backend of another client would be counted: run nothing else against the server).
- * `machine` is everything that ran, the load generator and the bench included.
+ * `machine` is everything that ran, the load generator and the bench included; `steal`, what the hypervisor
+ * took from this VM's CPUs meanwhile.
  */
 export function cpuMeter(processes: Record<string, number | undefined>) {
   const postgres = postgresPids();
   const before = {
     processes: Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, processCpuMs(pid)])),
     postgres: new Map(postgres.map((pid) => [pid, processCpuMs(pid)])),
-    machine: machineBusyMs(),
+    machine: machineCpuMs(),
   };
   return {
     perRequest(answered: number): Record<string, number | null> {
@@ -316,7 +319,13 @@ export function cpuMeter(processes: Record<string, number | undefined>) {
           ]),
         ),
         postgres: postgresSeen === 0 ? null : per(0, postgresMs),
-        machine: per(before.machine, machineBusyMs()),
+        ...(() => {
+          const after = machineCpuMs();
+          return {
+            machine: per(before.machine?.busy, after?.busy ?? null),
+            steal: per(before.machine?.steal, after?.steal ?? null),
+          };
+        })(),
       };
     },
   };
