@@ -283,8 +283,8 @@ function machineCpuMs(): { busy: number; steal: number } | null {
  * Starts counting the CPU time of `processes` (by name), of the PostgreSQL server's processes on this
  * machine and of the whole machine; `perRequest(answered)` divides what each used since by the requests a
  * phase answered (ms, two decimals; null where it cannot be read). PostgreSQL's figure sums the server's
- * processes (a backend started during the phase counts from its start; one that ended during it is
- * missing, as every backend of another client would be counted: run nothing else against the server).
+ * processes (a backend started during the phase counts from its start, one that ended during it is
+ * missing, and the backends of any other client count too: run nothing else against the server).
  * `machine` is everything that ran, the load generator and the bench included; `steal`, what the hypervisor
  * took from this VM's CPUs meanwhile.
  */
@@ -311,6 +311,7 @@ export function cpuMeter(processes: Record<string, number | undefined>) {
         postgresMs += to - from;
         postgresSeen++;
       }
+      const machine = machineCpuMs();
       return {
         ...Object.fromEntries(
           Object.entries(processes).map(([name, pid]) => [
@@ -319,13 +320,8 @@ export function cpuMeter(processes: Record<string, number | undefined>) {
           ]),
         ),
         postgres: postgresSeen === 0 ? null : per(0, postgresMs),
-        ...(() => {
-          const after = machineCpuMs();
-          return {
-            machine: per(before.machine?.busy, after?.busy ?? null),
-            steal: per(before.machine?.steal, after?.steal ?? null),
-          };
-        })(),
+        machine: per(before.machine?.busy, machine?.busy ?? null),
+        steal: per(before.machine?.steal, machine?.steal ?? null),
       };
     },
   };
