@@ -20,7 +20,6 @@
  *    POST at full speed (with the CPU time each process used per answered request), POST at a fixed rate
  *    of half its ceiling (the latency the goal is about), then the list. Throughput counts 2xx only.
  */
-import { randomBytes } from 'node:crypto';
 import type autocannon from 'autocannon';
 import os from 'node:os';
 import pg from 'pg';
@@ -47,7 +46,7 @@ import {
   type Statement,
 } from './measure.js';
 import { startRecordingGateway, withApiGateway } from './acquirer.js';
-import { FRESH_TOKEN } from './paced-load.js';
+import { FRESH_TOKEN, letters } from './paced-load.js';
 
 export interface ChargeBenchOptions {
   sizes: readonly number[];
@@ -59,13 +58,7 @@ export interface ChargeBenchOptions {
 
 const log = (message: string) => console.error(`[bench charges] ${message}`);
 
-/**
- * Letters only: no digit run in a reference or key can look like a card number to the card filter
- * (a UUID's hex without dashes sometimes holds 13 or more digits in a row).
- */
-export function letters(bytes = 12): string {
-  return [...randomBytes(bytes)].map((byte) => String.fromCharCode(97 + (byte % 26))).join('');
-}
+export { letters };
 
 export const chargeBody = (reference: string) => ({
   amount: 12550,
@@ -319,10 +312,10 @@ async function replay(
     );
     // `client`: this process, node-postgres sending the statements.
     const cpuMsPerRequest = cpu.perRequest(measured.total);
-    await requestLog.close();
+    await requestLog.close(); // the queued rows written, so that they can be counted
     return { ...measured, cpuMsPerRequest, requestLogRows: (await logRows()) - logRowsBefore };
   } finally {
-    await requestLog.close();
+    await requestLog.close(); // on a failure; after the close above it has nothing left to write
     await database.close();
     await pool.end();
   }

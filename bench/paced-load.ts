@@ -1,7 +1,7 @@
 /**
  * The open-loop load generator of `paced` (bench/measure.ts), run as a program of its own: the bench's
  * process holds a large heap (the recorded statements, autocannon's results, the gateway it recorded
- * on), and a full garbage collection there stopped the sends for 20 to 30 ms, which a latency counted
+ * on), and a full garbage collection there stopped the sends for 19 to 26 ms, which a latency counted
  * from the due time charged to the gateway. Here the heap is this file and node:http, and every latency
  * goes into an array allocated up front.
  *
@@ -25,7 +25,7 @@ export interface PacedOptions {
 }
 
 export interface PacedResult {
-  /** Latencies in ms, from each request's due time to the end of its answer, sorted. */
+  /** Percentiles of the latencies (ms), each from a request's due time to the end of its answer. */
   p50Ms: number;
   p99Ms: number;
   answered: number;
@@ -37,8 +37,11 @@ export interface PacedResult {
 
 export const FRESH_TOKEN = '{{fresh}}';
 
-/** Letters only: no digit run in a key or reference can look like a card number to the card filter. */
-function letters(bytes = 12): string {
+/**
+ * Letters only: no digit run in a reference or key can look like a card number to the card filter
+ * (a UUID's hex without dashes sometimes holds 13 or more digits in a row). The benches share it.
+ */
+export function letters(bytes = 12): string {
   let text = '';
   for (const byte of randomBytes(bytes)) text += String.fromCharCode(97 + (byte % 26));
   return text;
@@ -52,7 +55,7 @@ const fresh = (template: string) =>
         .join('')
     : template;
 
-export async function generate(options: PacedOptions): Promise<PacedResult> {
+async function generate(options: PacedOptions): Promise<PacedResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const total = Math.max(1, Math.floor(options.rate * options.durationS));
   const interval = 1000 / options.rate;
