@@ -14,6 +14,7 @@ import {
   createTestDatabase,
   dropDatabase,
   onPostgres,
+  seedDataDir,
   type TestDatabase,
 } from './helpers/database.js';
 
@@ -246,6 +247,8 @@ describe('the PGlite data directory', { timeout: 120_000 }, () => {
 
   it('cannot be opened twice at once, and opens again once the first is closed', async () => {
     const dataDir = tempDir('gw-data-');
+    // A copy of the run's migrated template where there is one (the first test pays for an initdb).
+    seedDataDir(dataDir);
     const first = await openPgliteIn(dataDir);
 
     const error = await openDatabase({ dataDir }).then(
@@ -268,6 +271,7 @@ describe('the PGlite data directory', { timeout: 120_000 }, () => {
 
   it('takes over a stale lock left by a process that is gone', async () => {
     const dataDir = tempDir('gw-data-');
+    seedDataDir(dataDir);
     writeFileSync(path.join(dataDir, 'gateway.lock'), '2147483646');
     const database = await openPgliteIn(dataDir);
     await database.ping();

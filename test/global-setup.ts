@@ -7,7 +7,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { migrationsDir, projectRoot } from '../src/paths.js';
-import { PGLITE_TEMPLATE_ENV } from './helpers/database.js';
+import {
+  createFreshDatabase,
+  dropDatabase,
+  PGLITE_TEMPLATE_ENV,
+  POSTGRES_TEMPLATE_ENV,
+} from './helpers/database.js';
 
 const SETUP_DONE_ENV = 'GW_TEST_GLOBAL_SETUP_DONE';
 
@@ -22,17 +27,30 @@ const SETUP_DONE_ENV = 'GW_TEST_GLOBAL_SETUP_DONE';
  *   directory that spawned programs start from (`seedDataDir`) and its snapshot that each test file's
  *   in-memory database starts from (`createTestDatabase({ migrated: true })`). An empty PGlite costs an
  *   initdb (1.5 to 3 s of CPU); a copy of the template opens in a tenth of that. The workers find it
- *   through GW_TEST_PGLITE_TEMPLATE; the teardown removes it.
+ *   through GW_TEST_PGLITE_TEMPLATE; the teardown removes it;
+ * - on the PostgreSQL pass, the same as a database on the server that each test file's migrated database
+ *   is copied from (`CREATE DATABASE … TEMPLATE`), found through GW_TEST_POSTGRES_TEMPLATE and dropped
+ *   by the teardown.
  */
-export default async function setup(): Promise<() => void> {
+export default async function setup(): Promise<() => void | Promise<void>> {
   // Every project of vitest.config.ts runs its global setup, one after the other, in this process: the
   // first does the work, the others find it done.
   if (process.env[SETUP_DONE_ENV] === '1') return () => undefined;
   process.env[SETUP_DONE_ENV] = '1';
   const built = build();
   if (process.env.DATABASE_URL?.trim()) {
-    await built;
-    return () => undefined;
+    const template = await makePostgresTemplate().catch(async (error: unknown) => {
+      await built.catch(() => undefined);
+      throw error;
+    });
+    try {
+      await built;
+    } catch (error) {
+      await dropDatabase(template);
+      throw error;
+    }
+    process.env[POSTGRES_TEMPLATE_ENV] = new URL(template).pathname.slice(1);
+    return () => dropDatabase(template);
   }
   const started = Date.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-pglite-template-'));
@@ -86,4 +104,23 @@ async function makeTemplate(dir: string): Promise<void> {
   } finally {
     await pglite.close();
   }
+}
+
+/** A migrated database on the PostgreSQL server, closed (a template must have no connection). */
+async function makePostgresTemplate(): Promise<string> {
+  const started = Date.now();
+  const url = await createFreshDatabase();
+  try {
+    const database = await openDatabase({ databaseUrl: url, poolSize: 1 });
+    try {
+      await migrate(database, readMigrations(migrationsDir));
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    await dropDatabase(url);
+    throw error;
+  }
+  console.warn(`global setup: migrated PostgreSQL template in ${Date.now() - started} ms`);
+  return url;
 }

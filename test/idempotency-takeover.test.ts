@@ -19,7 +19,7 @@ let t: TestDatabase;
 let store: IdempotencyStore;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
+  t = await createTestDatabase({ migrated: true });
   await migrate(t.database, readMigrations(migrationsDir));
   store = createIdempotencyStore(t.database.db, { lockMs: LOCK_MS });
 });

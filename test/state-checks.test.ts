@@ -18,7 +18,7 @@ let testDb: TestDatabase;
 let db: Kdb;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
+  testDb = await createTestDatabase({ migrated: true });
   await migrate(testDb.database, readMigrations(migrationsDir));
   db = testDb.database.db;
 });

@@ -66,9 +66,18 @@ export function seedDataDir(dataDir: string): void {
 }
 
 /**
+ * Where test/global-setup.ts left the PostgreSQL pass's migrated template: the name of a database on the
+ * server (`gw_test_…`) that nobody connects to, copied by `CREATE DATABASE … TEMPLATE`. Unset on the
+ * PGlite pass.
+ */
+export const POSTGRES_TEMPLATE_ENV = 'GW_TEST_POSTGRES_TEMPLATE';
+
+/**
  * A database of its own for one test file: a fresh PostgreSQL database on the server of DATABASE_URL,
- * or an in-memory PGlite; `migrated` starts the PGlite as a copy of the run's migrated template (the
- * migrations then find nothing to apply), which opens several times faster than an empty one.
+ * or an in-memory PGlite; `migrated` starts it as a copy of the run's migrated template (the migrations
+ * then find nothing to apply): a PGlite opens several times faster than an empty one, and a PostgreSQL
+ * copy costs about a third less than an empty database migrated (0.2 s against 0.35 s, and none of the
+ * migrations' catalog work on the server).
  */
 export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   if (serverUrl === undefined) {
@@ -77,7 +86,9 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     });
     return { database, url: undefined, drop: () => database.close() };
   }
-  const url = await createFreshDatabase();
+  const url = await createFreshDatabase(
+    options.migrated ? process.env[POSTGRES_TEMPLATE_ENV] || undefined : undefined,
+  );
   const database = await openDatabase({ databaseUrl: url, poolSize: 20 });
   return {
     database,
@@ -89,9 +100,18 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   };
 }
 
-export async function createFreshDatabase(): Promise<string> {
+/** The names this module gives the databases it makes (the only ones it drops or copies). */
+const TEST_DATABASE_NAME = /^gw_test_[0-9a-f]+$/;
+
+/** A new empty database on the server, or a copy of `template` (a `gw_test_…` database of this run). */
+export async function createFreshDatabase(template?: string): Promise<string> {
   const name = `gw_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  if (template !== undefined && !TEST_DATABASE_NAME.test(template)) {
+    throw new Error(`refusing to copy ${template}`);
+  }
+  await withAdmin((client) =>
+    client.query(`CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`}`),
+  );
   const url = new URL(postgresServerUrl);
   url.pathname = `/${name}`;
   return url.toString();
@@ -99,7 +119,7 @@ export async function createFreshDatabase(): Promise<string> {
 
 export async function dropDatabase(url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
-  if (!/^gw_test_[0-9a-f]+$/.test(name)) throw new Error(`refusing to drop ${name}`);
+  if (!TEST_DATABASE_NAME.test(name)) throw new Error(`refusing to drop ${name}`);
   await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 

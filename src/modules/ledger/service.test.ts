@@ -29,7 +29,7 @@ let db: Kdb;
 let ledger: Ledger;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
+  testDb = await createTestDatabase({ migrated: true });
   await migrate(testDb.database, readMigrations(migrationsDir));
   db = testDb.database.db;
   ledger = createLedger({ db, clock, feesFor: feeRateIn });
