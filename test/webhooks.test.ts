@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { HOUR } from '../src/shared/clock.js';
+import { createWebhookDispatcher } from '../src/modules/webhooks/index.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
@@ -576,6 +577,194 @@ describe('delivery', () => {
       (await api(`/v1/webhook-deliveries/${delivery.id}/retry`, { method: 'POST', key: readOnly.secret }))
         .status,
     ).toBe(403);
+  });
+});
+
+describe('an endpoint that stops selecting a kind (spec section 6)', () => {
+  /** A receiver answering `status.code`, which the test changes. */
+  async function switchableReceiver() {
+    const status = { code: 500 };
+    const switchable = await startReceiver((res) => {
+      res.statusCode = status.code;
+      res.end('x');
+    });
+    return { ...switchable, status };
+  }
+  const eventIdsOf = (received: Received[]) =>
+    received.map((r) => (JSON.parse(r.raw.toString()) as EventBody).id);
+  const setKinds = async (endpointId: string, enabledEvents: string[]) => {
+    const res = await api<Endpoint>(`/v1/webhook-endpoints/${endpointId}`, {
+      method: 'POST',
+      body: { enabledEvents },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.enabledEvents).toEqual(enabledEvents);
+  };
+
+  it('never gets the waiting retry of a dropped kind: it is finished with the reason in the log', async () => {
+    await deleteAllEndpoints();
+    const flaky = await switchableReceiver();
+    try {
+      const endpoint = await createEndpoint({ url: flaky.url, enabledEvents: ['charge.succeeded'] });
+      // Another endpoint that keeps the kind is not concerned.
+      await createEndpoint({ url: receiver.url, enabledEvents: ['charge.succeeded'] });
+      const charge = await paidCharge();
+      expect(await dispatcher().deliverDue()).toBe(2);
+      expect(flaky.received).toHaveLength(1); // answered 500: retried after about 5 s
+      expect(receiver.received).toHaveLength(1);
+      const health = async () =>
+        (
+          await db()
+            .selectFrom('webhook_endpoints')
+            .select('failing_since')
+            .where('id', '=', endpoint.id)
+            .executeTakeFirstOrThrow()
+        ).failing_since;
+      const failingSince = await health();
+      expect(failingSince).not.toBeNull();
+
+      await setKinds(endpoint.id, ['charge.failed']);
+      flaky.status.code = 200;
+      t.clock.advance(60_000);
+      expect(await dispatcher().deliverDue()).toBe(0);
+      expect(flaky.received).toHaveLength(1);
+
+      const delivery = await db()
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('endpoint_id', '=', endpoint.id)
+        .executeTakeFirstOrThrow();
+      // Finished unsent: not retried again, and nothing counted as an attempt against the endpoint.
+      expect(delivery).toMatchObject({ status: 'failed', attempts: 1, lease_token: null });
+      expect(await health()).toEqual(failingSince);
+      const log = await api<{ data: Attempt[] }>(`/v1/charges/${charge.id}/webhook-deliveries`);
+      expect(log.status, log.text).toBe(200);
+      const own = log.body.data.filter((attempt) => attempt.endpointId === endpoint.id);
+      expect(own).toHaveLength(2);
+      expect(own[0]).toMatchObject({
+        deliveryId: delivery.id,
+        eventType: 'charge.succeeded',
+        succeeded: false,
+        statusCode: null,
+        error: 'event_type_not_selected',
+        responseExcerpt: null,
+        deliveryStatus: 'failed',
+        nextAttemptAt: null,
+      });
+      expect(own[1]).toMatchObject({ statusCode: 500, error: 'http_500' });
+      // The dashboard's charge page offers no retry for it.
+      const owner = { organizationId: merchant.organizationId, environment: 'sandbox' as const };
+      const shown = await t.gateway.services.webhooks.endpoints.deliveriesForCharge(owner, charge.id);
+      expect(shown.find((entry) => entry.id === delivery.id)).toMatchObject({
+        status: 'failed',
+        retryable: false,
+      });
+
+      // A manual retry is refused while the endpoint does not select the kind, by delivery or attempt id.
+      for (const id of [delivery.id, own[0]?.id ?? '']) {
+        const refused = await api(`/v1/webhook-deliveries/${id}/retry`, { method: 'POST' });
+        expect(refused.status, refused.text).toBe(409);
+        expect(refused.body.error.code).toBe('invalid_state_transition');
+        expect(refused.body.error.message).toContain('charge.succeeded');
+      }
+      expect(await dispatcher().deliverDue()).toBe(0);
+      expect(flaky.received).toHaveLength(1);
+
+      // Selected again, the delivery can be retried by hand: the same event goes out.
+      await setKinds(endpoint.id, ['charge.failed', 'charge.succeeded']);
+      const retried = await api<{ status: string }>(`/v1/webhook-deliveries/${delivery.id}/retry`, {
+        method: 'POST',
+      });
+      expect(retried.status, retried.text).toBe(202);
+      expect(retried.body.status).toBe('pending');
+      expect(await dispatcher().deliverDue()).toBe(1);
+      expect(eventIdsOf(flaky.received)).toEqual([delivery.event_id, delivery.event_id]);
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  it('reads the selection when the delivery is due: a kind selected again by then is sent', async () => {
+    await deleteAllEndpoints();
+    const flaky = await switchableReceiver();
+    try {
+      const endpoint = await createEndpoint({ url: flaky.url, enabledEvents: ['charge.succeeded'] });
+      await paidCharge();
+      expect(await dispatcher().deliverDue()).toBe(1);
+      await setKinds(endpoint.id, ['charge.failed']);
+      await setKinds(endpoint.id, ['*']);
+      flaky.status.code = 200;
+      t.clock.advance(60_000);
+      expect(await dispatcher().deliverDue()).toBe(1);
+      expect(flaky.received).toHaveLength(2);
+      const delivery = await db()
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'attempts'])
+        .where('endpoint_id', '=', endpoint.id)
+        .executeTakeFirstOrThrow();
+      expect(delivery).toEqual({ status: 'succeeded', attempts: 2 });
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  it('a pump finishes a backlog of dropped kinds beyond the endpoint window, then sends what is selected', async () => {
+    await deleteAllEndpoints();
+    const { services } = t.gateway;
+    // Two slots per endpoint: five waiting deliveries of the dropped kind take three claims to finish.
+    const worker = createWebhookDispatcher({
+      db: services.db,
+      clock: t.clock,
+      box: services.box,
+      mailer: services.mailer,
+      ownerEmails: (trx, organizationId) => services.users.activeOwnerEmails(trx, organizationId),
+      events: services.eventLookup,
+      logger: services.logger,
+      resolver: services.webhooks.resolver,
+      allowPrivateTargets: true,
+      timeoutMs: 1000,
+      concurrency: 4,
+      perEndpoint: 2,
+      dashboardUrl: () => t.urls.web,
+    });
+    try {
+      const endpoint = await createEndpoint({ enabledEvents: ['charge.succeeded', 'charge.failed'] });
+      const record = (type: 'charge.succeeded' | 'charge.failed', i: number) =>
+        db()
+          .transaction()
+          .execute((trx) =>
+            services.events.record(trx, {
+              organizationId: merchant.organizationId,
+              environment: 'sandbox',
+              type,
+              resourceId: `ch_dropped${i}`,
+              data: { id: `ch_dropped${i}` },
+            }),
+          );
+      // Fanned out one millisecond apart: the dropped kind's deliveries are due first.
+      for (let i = 0; i < 5; i += 1) {
+        await record('charge.succeeded', i);
+        t.clock.advance(1);
+      }
+      await record('charge.failed', 5);
+      await setKinds(endpoint.id, ['charge.failed']);
+      // Without an idle poll, a pump returns when a round leaves nothing to do.
+      expect(await worker.pump(10_000)).toBe(1);
+      expect(receiver.received.map((r) => (JSON.parse(r.raw.toString()) as EventBody).eventType)).toEqual([
+        'charge.failed',
+      ]);
+      const rows = await db()
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')
+        .select(['d.status', 'a.error'])
+        .where('d.endpoint_id', '=', endpoint.id)
+        .execute();
+      expect(rows.filter((row) => row.error === 'event_type_not_selected')).toHaveLength(5);
+      expect(rows.filter((row) => row.status === 'failed')).toHaveLength(5);
+      expect(rows.filter((row) => row.status === 'succeeded')).toHaveLength(1);
+    } finally {
+      await worker.stop();
+    }
   });
 });
 

@@ -14,6 +14,7 @@ import type { RefundView } from '../refunds/schemas.js';
 import type { RefundService } from '../refunds/service.js';
 import { contextOf, DASHBOARD_RATE_LIMITS, localeOf, type SignedIn } from '../users/http.js';
 import type { UserService } from '../users/service.js';
+import { webhookRefusal } from '../webhooks/errors.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import { format } from './i18n.js';
 import { PageQuerySchema, type PageKit } from './kit.js';
@@ -448,7 +449,7 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
       const delivery = deliveries.find((candidate) => candidate.id === deliveryId && candidate.retryable);
       if (!delivery) throw new ApiError('not_found', 'No such webhook delivery.');
       const result = await webhooks.retry(owner, delivery.id);
-      if (!result.ok) throw new ApiError('not_found', 'No such webhook delivery.');
+      if (!result.ok) throw webhookRefusal(result.error);
       await users.recordAudit(current.account.user, 'webhook_delivery.retried', contextOf(request), {
         targetType: 'webhook_delivery',
         targetId: result.value.id,

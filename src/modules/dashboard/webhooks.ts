@@ -442,7 +442,8 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
         throw new ApiError('not_found', 'No such webhook delivery.');
       }
       const result = await endpoints.retry(ownerOf(current), deliveryId);
-      if (!result.ok) throw new ApiError('not_found', 'No such webhook delivery.');
+      // 404, or 409 for a kind the endpoint no longer selects (the message says which).
+      if (!result.ok) throw webhookRefusal(result.error);
       await users.recordAudit(current.account.user, 'webhook_delivery.retried', contextOf(request), {
         targetType: 'webhook_delivery',
         targetId: result.value.id,

@@ -11,6 +11,7 @@ import { webhookEndpointDisabledEmail } from '../email/templates.js';
 import { createWebhookSender, type AttemptOutcome } from './sender.js';
 import { signatureHeaders } from './signing.js';
 import type { HostResolver } from './url-guard.js';
+import { selectsKind } from './model.js';
 import { newLeaseToken, retryDelay, type RetryPolicy } from '../../worker/queue.js';
 
 /** Product decision 29: the waits after the 1st, 2nd, … failed attempt; after the last, `failed`. */
@@ -37,6 +38,11 @@ const WRITE_BATCH = 200;
 const WRITE_GATHER_MS = 2;
 /** How soon a pump with attempts in flight looks again for deliveries that became due. */
 const BUSY_POLL_MS = 100;
+/**
+ * The logged `error` of a delivery finished unsent because its endpoint no longer selects the event's kind
+ * (its `enabledEvents` changed after the event was fanned out to it).
+ */
+export const KIND_NOT_SELECTED = 'event_type_not_selected';
 
 export interface WebhookDispatcher {
   /**
@@ -97,6 +103,12 @@ interface Claimed {
   payload: unknown;
   secret: string;
   previousSecret: string | null;
+}
+
+/** What one claim took: the deliveries to send, and how many rows it took in all (sent or finished unsent). */
+interface Claim {
+  deliveries: Claimed[];
+  taken: number;
 }
 
 /**
@@ -201,8 +213,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   /** Claims up to `slots` due deliveries (`dueCandidates`), at most `perEndpoint` in flight per endpoint. */
-  async function claim(slots: number): Promise<Claimed[]> {
-    if (slots <= 0) return [];
+  async function claim(slots: number): Promise<Claim> {
+    const none: Claim = { deliveries: [], taken: 0 };
+    if (slots <= 0) return none;
     const now = clock.now();
     const leaseToken = newLeaseToken();
     // Endpoints this worker already has at its cap are not read at all: a backlog at one endpoint can
@@ -211,7 +224,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     // An idle worker's poll, the usual one, finds nothing pending at all: one probe of the pending index
     // (`anyPendingQuery`) answers that, without the claim's transaction and skip scan. After a claim that
     // took something, the next goes straight to its transaction (a backlog pays no probe per round).
-    if (lastClaimEmpty && (await anyPendingQuery().execute(db)).rows.length === 0) return [];
+    if (lastClaimEmpty && (await anyPendingQuery().execute(db)).rows.length === 0) return none;
     const rows = await db.transaction().execute(async (trx) => {
       const candidates = await dueCandidates(trx, { now, perEndpoint, capped, slots });
       const taken = new Map(inFlight);
@@ -238,6 +251,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
           'd.environment',
           'd.next_attempt_at',
           'w.url',
+          'w.enabled_events',
           'w.secret_enc',
           'w.previous_secret_enc',
           'w.previous_secret_expires_at',
@@ -245,8 +259,16 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         .execute();
     });
     lastClaimEmpty = rows.length === 0;
-    if (rows.length === 0) return [];
+    if (rows.length === 0) return none;
     const events = await deps.events.byIds(rows.map((row) => row.event_id));
+    // The endpoint selected the kind when the event was fanned out to it, but may have dropped it since
+    // (a retry waiting for hours, say): such a delivery is finished here, never sent. Checked on the rows
+    // taken, so the claim itself still costs one probe per endpoint whatever its backlog (ADR 0036).
+    const unselected = rows.filter((row) => {
+      const event = events.get(row.event_id);
+      return event !== undefined && !selectsKind(row.enabled_events, event.type);
+    });
+    if (unselected.length > 0) await finishUnselected(unselected, leaseToken, now);
     // One endpoint's secrets are opened once per claim.
     const secrets = new Map<string, { secret: string; previousSecret: string | null }>();
     const secretsOf = (row: (typeof rows)[number]) => {
@@ -266,9 +288,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       return opened;
     };
     // An event is never deleted while a delivery references it (foreign key), so each is found.
-    return rows.flatMap((row) => {
+    const deliveries = rows.flatMap((row) => {
       const event = events.get(row.event_id);
-      if (event === undefined) return [];
+      if (event === undefined || !selectsKind(row.enabled_events, event.type)) return [];
       return [
         {
           id: row.id,
@@ -284,6 +306,68 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         },
       ];
     });
+    return { deliveries, taken: rows.length };
+  }
+
+  /**
+   * Finishes (`failed`) claimed deliveries whose endpoint no longer selects their event's kind, each with a
+   * log entry saying so (`event_type_not_selected`, no status code) so that the delivery log shows why it
+   * stopped. Nothing was sent: the attempt count, the last attempt and the endpoint's health stay as they
+   * were. Only while this claim still holds them (a manual retry in between takes them back).
+   */
+  async function finishUnselected(
+    rows: ReadonlyArray<{
+      id: string;
+      endpoint_id: string;
+      event_id: string;
+      organization_id: string;
+      environment: Environment;
+      url: string;
+    }>,
+    leaseToken: string,
+    now: Date,
+  ): Promise<void> {
+    const finished = await db.transaction().execute(async (trx) => {
+      const ids = await trx
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', lease_token: null, updated_at: now })
+        .where(
+          'id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .where('lease_token', '=', leaseToken)
+        .where('status', '=', 'pending')
+        .returning('id')
+        .execute();
+      const kept = new Set(ids.map((row) => row.id));
+      const logged = rows.filter((row) => kept.has(row.id));
+      if (logged.length === 0) return 0;
+      await trx
+        .insertInto('webhook_attempts')
+        .values(
+          logged.map((row) => ({
+            id: newId('whd', now),
+            delivery_id: row.id,
+            event_id: row.event_id,
+            endpoint_id: row.endpoint_id,
+            organization_id: row.organization_id,
+            environment: row.environment,
+            url: row.url,
+            succeeded: false,
+            status_code: null,
+            latency_ms: 0,
+            error: KIND_NOT_SELECTED,
+            response_excerpt: null,
+            attempted_at: now,
+          })),
+        )
+        .execute();
+      return logged.length;
+    });
+    if (finished > 0) {
+      logger.info({ finished }, 'finished webhook deliveries of kinds their endpoint no longer selects');
+    }
   }
 
   /**
@@ -488,13 +572,14 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     return endpoints.length;
   }
 
-  async function round(onStarted: (work: Promise<void>) => void): Promise<number> {
-    if (stopping) return 0;
+  /** One claim and the start of its attempts: how many it sends, and how many rows it took in all. */
+  async function round(onStarted: (work: Promise<void>) => void): Promise<{ sent: number; taken: number }> {
+    if (stopping) return { sent: 0, taken: 0 };
     // The claim and the start of its attempts are one tracked step: a stop that arrives during the claim
     // finds every attempt (or hand-back) registered by the time the claim settles.
-    const claiming = claim(deps.concurrency - running).then((claimed) => {
-      for (const delivery of claimed) start(delivery, onStarted);
-      return claimed.length;
+    const claiming = claim(deps.concurrency - running).then(({ deliveries, taken }) => {
+      for (const delivery of deliveries) start(delivery, onStarted);
+      return { sent: deliveries.length, taken };
     });
     attempts.add(claiming);
     return claiming.finally(() => attempts.delete(claiming));
@@ -553,9 +638,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   return {
     async deliverDue() {
       const started: Promise<void>[] = [];
-      const count = await round((work) => started.push(work));
+      const { sent } = await round((work) => started.push(work));
       await Promise.all(started);
-      return count;
+      return sent;
     },
 
     async pump(budgetMs = 10 * SECOND, signal?: AbortSignal, idlePollMs?: number) {
@@ -577,15 +662,16 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
           continue;
         }
         const endedBefore = ended;
-        const claimed = await round((work) => {
+        const { sent, taken } = await round((work) => {
           mine += 1;
           void work.finally(() => (mine -= 1));
         });
-        total += claimed;
+        total += sent;
         // A full round: there may be more due at once. Attempts that ended during the claim freed slots
-        // (and uncapped endpoints) the claim did not see: look again at once too.
-        if (claimed === free || ended !== endedBefore) continue;
-        if (claimed === 0 && mine === 0) {
+        // (and uncapped endpoints) the claim did not see, and deliveries finished unsent (their kind no
+        // longer selected) left their endpoint's window free: look again at once too.
+        if (taken === free || taken > sent || ended !== endedBefore) continue;
+        if (sent === 0 && mine === 0) {
           if (idlePollMs === undefined) return total;
           await pause(Math.min(idlePollMs, deadline - Date.now()), signal);
           continue;

@@ -5,12 +5,18 @@ import { ApiError, toApiError, type ErrorTable, type ValidationIssue } from '../
 export type WebhookError =
   | { code: 'not_found' }
   | { code: 'delivery_not_found' }
+  | { code: 'event_type_not_selected'; eventType: string }
   | { code: 'invalid_input'; issues: ValidationIssue[] }
   | CursorError;
 
 export const WEBHOOK_ERRORS: ErrorTable<WebhookError> = {
   not_found: () => new ApiError('not_found', 'No such webhook endpoint.'),
   delivery_not_found: () => new ApiError('not_found', 'No such webhook delivery.'),
+  event_type_not_selected: (error) =>
+    new ApiError(
+      'invalid_state_transition',
+      `The endpoint no longer receives ${error.eventType} events: add the kind to its enabledEvents to retry this delivery.`,
+    ),
   invalid_input: (error) => ApiError.validation(error.issues),
   ...INVALID_CURSOR,
 };

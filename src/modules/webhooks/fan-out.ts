@@ -1,6 +1,7 @@
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { EventSubscriber } from '../events/service.js';
+import { selectsKind } from './model.js';
 
 /** Rows per insert: 9 parameters a row, far below PostgreSQL's 65 535 parameters a statement. */
 const DELIVERIES_PER_STATEMENT = 5_000;
@@ -32,9 +33,7 @@ export function createWebhookFanOut(deps: { clock: Clock }): EventSubscriber {
     }
     const deliveries = events.flatMap((event) =>
       (ofOwner.get(`${event.organizationId}:${event.environment}`) ?? [])
-        .filter(
-          (endpoint) => endpoint.enabled_events.includes(event.type) || endpoint.enabled_events.includes('*'),
-        )
+        .filter((endpoint) => selectsKind(endpoint.enabled_events, event.type))
         .map((endpoint) => ({
           id: newId('whd', now),
           event_id: event.id,

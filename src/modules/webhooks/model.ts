@@ -15,6 +15,15 @@ export const DELIVERY_TRANSITIONS: Transitions<DeliveryStatus> = {
   failed: ['pending'],
 };
 
+/**
+ * Whether an endpoint's `enabled_events` selects an event kind (spec section 6: "Each endpoint selects the
+ * event kinds it receives"), `*` being every kind. Checked at fan-out, again when a delivery is claimed
+ * (the selection may have changed since), and before a manual retry.
+ */
+export function selectsKind(enabledEvents: readonly string[], eventType: string): boolean {
+  return enabledEvents.includes(eventType) || enabledEvents.includes('*');
+}
+
 /** The merchant disables and enables an endpoint; the worker disables one failing for 5 days. */
 export const ENDPOINT_TRANSITIONS: Transitions<EndpointStatus> = {
   enabled: ['disabled'],

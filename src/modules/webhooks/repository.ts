@@ -84,8 +84,15 @@ export async function attemptsOfEvents(
     .execute();
 }
 
-/** A delivery of one of the given events, with its endpoint's URL and whether that endpoint is deleted. */
-export type DeliveryWithEndpoint = DeliveryRow & { url: string; endpoint_deleted: boolean };
+/**
+ * A delivery of one of the given events, with its endpoint's URL, the kinds it selects now and whether it
+ * is deleted.
+ */
+export type DeliveryWithEndpoint = DeliveryRow & {
+  url: string;
+  enabled_events: string[];
+  endpoint_deleted: boolean;
+};
 
 /** The deliveries of the given events (those about one charge), newest first. */
 export async function deliveriesOfEvents(
@@ -99,7 +106,7 @@ export async function deliveriesOfEvents(
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .selectAll('d')
-    .select(['w.url', 'w.deleted_at'])
+    .select(['w.url', 'w.enabled_events', 'w.deleted_at'])
     .where('d.organization_id', '=', owner.organizationId)
     .where('d.environment', '=', owner.environment)
     .where('d.event_id', 'in', [...eventIds])
@@ -110,7 +117,10 @@ export async function deliveriesOfEvents(
   return rows.map(({ deleted_at, ...row }) => ({ ...row, endpoint_deleted: deleted_at !== null }));
 }
 
-/** A delivery of an endpoint that still exists, by its id or by the id of one of its attempts. */
+/**
+ * A delivery of an endpoint that still exists, by its id or by the id of one of its attempts, with the
+ * kinds that endpoint selects now.
+ */
 export async function findDelivery(db: Kdb, owner: Owner, id: string) {
   const byAttempt = await db
     .selectFrom('webhook_attempts')
@@ -121,6 +131,7 @@ export async function findDelivery(db: Kdb, owner: Owner, id: string) {
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .selectAll('d')
+    .select('w.enabled_events')
     .where('d.id', '=', byAttempt?.delivery_id ?? id)
     .where('d.organization_id', '=', owner.organizationId)
     .where('d.environment', '=', owner.environment)

@@ -226,7 +226,9 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
           'Makes the delivery (named by its id or by the id of one of its attempts) due at once: the same ' +
           'event, with the same `id`, is sent again to the endpoint, also when it succeeded or failed ' +
           'before. A failed delivery that fails again stays `failed`; one still within its schedule goes on ' +
-          'with it. Nothing is sent while the endpoint is disabled; a deleted endpoint’s delivery is 404. No ' +
+          'with it. Nothing is sent while the endpoint is disabled; a deleted endpoint’s delivery is 404; a ' +
+          'delivery of a kind the endpoint no longer selects (`enabledEvents`) is 409 ' +
+          '`invalid_state_transition` until the kind is selected again. No ' +
           'request body. Needs scope `write`. ' +
           'A delivery of another organization or environment is 404 `not_found`.',
         tags: TAGS,

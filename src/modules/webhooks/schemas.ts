@@ -143,14 +143,15 @@ export const WebhookAttemptSchema = Type.Object(
     attemptedAt: Timestamp('When the attempt started.'),
     succeeded: Type.Boolean({ description: 'True when the endpoint answered 200.' }),
     statusCode: Type.Union([Type.Integer(), Type.Null()], {
-      description: 'The HTTP status the endpoint answered; null when no answer came.',
+      description: 'The HTTP status the endpoint answered; null when no answer came (or nothing was sent).',
     }),
     latencyMs: Type.Integer({ minimum: 0 }),
     error: Type.Union([Type.String(), Type.Null()], {
       description:
         'Why it failed: `timeout`, `connection_refused`, `connection_reset`, `dns_failure`, `private_target`, ' +
-        '`tls_error`, `network_error`, `redirect_not_followed` (a 3xx), `not_200` (another 2xx), `http_<status>`. ' +
-        'Null on success.',
+        '`tls_error`, `network_error`, `redirect_not_followed` (a 3xx), `not_200` (another 2xx), `http_<status>`; ' +
+        '`event_type_not_selected` when nothing was sent because the endpoint no longer selects the kind ' +
+        '(the delivery is `failed`). Null on success.',
     }),
     responseExcerpt: Type.Union([Type.String(), Type.Null()], {
       description: 'The first KB of the answer, control characters removed.',

@@ -33,6 +33,7 @@ import type {
   WebhookEndpointView,
 } from './schemas.js';
 import type { WebhookError } from './errors.js';
+import { selectsKind } from './model.js';
 import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type HostResolver } from './url-guard.js';
 
@@ -76,10 +77,14 @@ export interface WebhookEndpointService {
   attemptsForCharge(owner: Owner, chargeId: string): Promise<WebhookAttemptView[]>;
   /**
    * The deliveries of the events about a charge, newest first (at most 50): the dashboard's charge page,
-   * each with its event's type and its endpoint's URL, and whether it can be retried (its endpoint exists).
+   * each with its event's type and its endpoint's URL, and whether it can be retried (its endpoint exists
+   * and still selects the event's kind).
    */
   deliveriesForCharge(owner: Owner, chargeId: string): Promise<ChargeDelivery[]>;
-  /** Makes a delivery (named by its id or one of its attempts') due now, with the same event. */
+  /**
+   * Makes a delivery (named by its id or one of its attempts') due now, with the same event; refused
+   * (`event_type_not_selected`) while its endpoint does not select the event's kind.
+   */
   retry(owner: Owner, id: string): Promise<Result<WebhookDeliveryView, WebhookError>>;
   /** The last attempts of one endpoint, newest first (the dashboard's endpoint page). */
   endpointAttempts(owner: Owner, endpointId: string, limit: number): Promise<EndpointAttempt[]>;
@@ -314,13 +319,16 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       const eventIds = await deps.events.idsAboutCharge(owner.organizationId, chargeId);
       const rows = await deliveriesOfEvents(db, owner, eventIds, CHARGE_DELIVERIES_LIMIT);
       const events = await deps.events.byIds(rows.map((row) => row.event_id));
-      return rows.map((row) => ({
-        ...deliveryView(row),
-        eventType: events.get(row.event_id)?.type ?? '',
-        url: row.url,
-        retryable: !row.endpoint_deleted,
-        lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
-      }));
+      return rows.map((row) => {
+        const eventType = events.get(row.event_id)?.type ?? '';
+        return {
+          ...deliveryView(row),
+          eventType,
+          url: row.url,
+          retryable: !row.endpoint_deleted && selectsKind(row.enabled_events, eventType),
+          lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+        };
+      });
     },
 
     async backlog() {
@@ -363,6 +371,11 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     async retry(owner, id) {
       const delivery = await findDelivery(db, owner, id);
       if (!delivery) return err({ code: 'delivery_not_found' });
+      // An endpoint never receives a kind it does not select: not even by hand (the claim checks again).
+      const eventType = (await deps.events.byIds([delivery.event_id])).get(delivery.event_id)?.type;
+      if (eventType !== undefined && !selectsKind(delivery.enabled_events, eventType)) {
+        return err({ code: 'event_type_not_selected', eventType });
+      }
       const now = clock.now();
       // Due now. A worker sending it this instant loses its claim: its attempt is logged, and it goes again.
       const row = await transitionDelivery(db, delivery.id, ['pending', 'succeeded', 'failed'], 'pending', {
