@@ -221,6 +221,33 @@ describe('POST /v1/applications: every rule of spec 2.1', () => {
     expect(res.body.error.details?.issues?.[0]).toMatchObject({ path: 'monthlyVolumeUSD' });
   });
 
+  it('monthlyVolumeUSD written as 999.99999999999999 (below 1000, not an integer; JSON.parse makes 1000 of it) is refused', async () => {
+    const raw = JSON.stringify(validApplication()).replace('250000', '999.99999999999999');
+    const res = await request<ErrorBody>(api, {
+      rawBody: raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error.details?.issues).toEqual([
+      expect.objectContaining({ path: 'monthlyVolumeUSD', code: 'invalid_type' }),
+    ]);
+  });
+
+  it('a card number in any field is refused on every listener, the web one included, and stores nothing', async () => {
+    const before = await countApplications();
+    const body = validApplication({ whySwitching: 'pay with 4242 4242 4242 4242' });
+    for (const base of [t.urls.sandboxApi, t.urls.liveApi, t.urls.web]) {
+      const res = await request<ErrorBody>(`${base}/v1/applications`, { body });
+      expect(res.status, `${base}: ${res.text}`).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(res.body.error.details?.issues).toContainEqual(
+        expect.objectContaining({ path: 'whySwitching', code: 'invalid_value' }),
+      );
+      expect(res.text).not.toContain('4242');
+    }
+    expect(await countApplications()).toBe(before);
+  });
+
   it('whySwitching is at most 2000 characters', async () => {
     await expectIssues(validApplication({ whySwitching: 'x'.repeat(2001) }), [
       { path: 'whySwitching', code: 'too_long' },

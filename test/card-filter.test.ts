@@ -90,6 +90,30 @@ describe('recognising card numbers (unit)', () => {
     }
   });
 
+  it('refuses card numbers grouped by any run of white space or dashes: tabs, line breaks, Unicode spaces', () => {
+    const separators = [
+      '\u00a0', // no-break space
+      '\t',
+      '  ',
+      '\n',
+      '\r\n',
+      ' - ',
+      '--',
+      '\u202f', // narrow no-break space
+      '\u2007', // figure space
+      '\u3000', // ideographic space
+      '\u200b', // zero-width space
+      '\u2013', // en dash
+      '\u2212', // minus sign
+    ];
+    for (const pan of [...Object.values(BRAND_TEST_PANS).flat(), ...SANDBOX_PANS]) {
+      for (const separator of separators) {
+        const text = `card ${grouped(pan, separator)} exp 12/30`;
+        expect(containsCardNumber(text), JSON.stringify(text)).toBe(true);
+      }
+    }
+  });
+
   it('refuses generated numbers of every brand range and length', () => {
     const prefixes: Array<[string, number[]]> = [
       ['4', [13, 16, 19]],
@@ -160,6 +184,13 @@ describe('recognising card numbers (unit)', () => {
       '4242424242424241',
       '42424242424242424242424242',
       'ch_06h0k44q7zbgmswpkt3ybkcj13vem',
+      '+90\u00a0532\u00a0123\u00a045\u00a067',
+      'tel:  +90  532  123  45  67',
+      '2026 - 11 - 23',
+      '2026\u201311\u201323',
+      'total\t1\u00a0250\u00a0000\tTRY\t2026-11-23',
+      'qty 12  price 4999  order 1795397000005',
+      'lines:\n1795397000005\n1795397000012\n',
     ]) {
       expect(containsCardNumber(text), text).toBe(false);
     }
@@ -197,6 +228,38 @@ describe('through the API', () => {
     const metadata = Object.fromEntries(many.map((ms, index) => [`t${index}`, ms]));
     const res = await createCharge(validCharge({ metadata }));
     expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+
+  it('refuses a card number sent as a JSON number above 2^53 by the number written, not its rounded double', async () => {
+    // Luhn-valid as written; JSON.parse makes 9792030000000060 and 4242424242424242400 of them, which are not.
+    for (const pan of ['9792030000000059', '4242424242424242428', '6799990100000000019']) {
+      const res = await request<ErrorBody>(`${t.urls.sandboxApi}/v1/charges`, {
+        rawBody: JSON.stringify(validCharge({ metadata: { pan: 0 } })).replace('"pan":0', `"pan":${pan}`),
+        headers: { 'x-api-key': merchant.keys.sandbox.secret, 'content-type': 'application/json' },
+      });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(res.body.error.details?.issues).toEqual([
+        expect.objectContaining({
+          path: 'metadata.pan',
+          code: 'invalid_value',
+          message: expect.stringContaining('card'),
+        }),
+      ]);
+      expect(res.text).not.toContain(pan.slice(0, 6));
+    }
+  });
+
+  it('refuses card numbers spaced with no-break spaces, tabs or repeated spaces', async () => {
+    for (const separator of ['\u00a0', '\t', '  ']) {
+      const res = await createCharge(
+        validCharge({ metadata: { note: `card ${grouped('4242424242424242', separator)}` } }),
+      );
+      expect(res.status, JSON.stringify(separator)).toBe(400);
+      expect(res.body.error.details?.issues).toContainEqual(
+        expect.objectContaining({ path: 'metadata.note', code: 'invalid_value' }),
+      );
+    }
   });
 
   it('refuses every brand test number and sandbox test card, naming the member', async () => {

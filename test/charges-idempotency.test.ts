@@ -2,15 +2,19 @@
  * Idempotency of POST /v1/charges (spec section 4 rules 1 to 4, product decision 14): replays, conflicts,
  * in-flight duplicates, what is and is not remembered, and the 24-hour memory, driven by the clock.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../src/shared/canonical-json.js';
 import { DAY } from '../src/shared/clock.js';
+import { sha256Hex } from '../src/shared/crypto.js';
 import { acquirerControl } from './helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
 interface ChargeBody {
   id: string;
+  amount: string;
   providerPaymentId: string;
   merchantReference: string;
 }
@@ -183,6 +187,120 @@ describe('idempotent charge creation', () => {
     expect(rows.map((row) => row.creation_state)).toEqual(['created']);
     expect(rows[0]?.id).toBe(retried.body.id);
     expect(await acquirer().paymentsFor(retried.body.id)).toHaveLength(1);
+  });
+
+  /** The first request of `body` under `key` ends in 502 provider_unavailable: nothing is remembered. */
+  async function failWithOutage(body: unknown, key: string, apiKey?: string): Promise<void> {
+    await acquirer().addFault({
+      operation: 'create_payment',
+      action: 'error',
+      status: 503,
+      code: 'maintenance',
+    });
+    try {
+      const failed = await post(body, key, apiKey === undefined ? {} : { key: apiKey });
+      expect(failed.status, failed.text).toBe(502);
+      expect(failed.body.error.code).toBe('provider_unavailable');
+    } finally {
+      await acquirer().clearFaults();
+    }
+  }
+
+  it('after provider_unavailable, the same key with another body is 409 idempotency_key_reuse, never the first charge', async () => {
+    const key = uniqueKey('outage-reuse');
+    const first = validCharge({ amount: 1000 });
+    await failWithOutage(first, key);
+    const second = validCharge({ amount: 999_999 });
+    const reused = await post(second, key);
+    expect(reused.status, reused.text).toBe(409);
+    expect(reused.body.error.code).toBe('idempotency_key_reuse');
+    expect(reused.text).not.toContain(String(first.merchantReference));
+    expect(await chargesWithReference(String(second.merchantReference))).toEqual([]);
+    // The refusal answers that body, not the key: it is not remembered, and the first request's retry
+    // still finishes its own charge, for its own amount.
+    const retried = await post(first, key);
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect([retried.body.amount, retried.body.merchantReference]).toEqual(['1000', first.merchantReference]);
+    expect(await acquirer().paymentsFor(retried.body.id)).toHaveLength(1);
+    const again = await post(second, key);
+    expect([again.status, again.body.error.code]).toEqual([409, 'idempotency_key_reuse']);
+  });
+
+  it('a created charge whose stored outcome is missing answers only its own body under the key', async () => {
+    const key = uniqueKey('created-holder');
+    const first = validCharge();
+    await failWithOutage(first, key);
+    const retried = await post(first, key);
+    expect(retried.status, retried.text).toBe(201);
+    // The store no longer holds the 201 (its write failed, or the charge was finished by the recovery
+    // job after the outage): the charge row itself tells a retry from another request.
+    await t.gateway.database.db.deleteFrom('idempotency_keys').where('key', '=', key).execute();
+    const other = await post(validCharge({ amount: 5 }), key);
+    expect([other.status, other.body.error.code]).toEqual([409, 'idempotency_key_reuse']);
+    expect(other.text).not.toContain(retried.body.id);
+    const same = await post(first, key);
+    expect([same.status, same.body.id]).toEqual([201, retried.body.id]);
+  });
+
+  it('after provider_unavailable, another API key of the organization with the same key and body gets 409, not the charge', async () => {
+    const key = uniqueKey('outage-other-key');
+    const body = validCharge();
+    await failWithOutage(body, key);
+    const second = await issueKey(t.gateway.database.db, t.clock, merchant.organizationId);
+    const stolen = await post(body, key, { key: second.secret });
+    expect(stolen.status, stolen.text).toBe(409);
+    expect(stolen.body.error.code).toBe('idempotency_key_reuse');
+    expect(stolen.body.error.details).toEqual({ reason: 'other_api_key' });
+    const retried = await post(body, key);
+    expect(retried.status, retried.text).toBe(201);
+  });
+
+  it('tells customer ID numbers apart under a key without keeping a hash of them', async () => {
+    const key = uniqueKey('outage-id-number');
+    const first = validCharge({ customer: { name: 'Ayşe Yılmaz', idNumber: '10000000146' } });
+    await failWithOutage(first, key);
+    const [row] = await chargesWithReference(String(first.merchantReference));
+    const stored = await t.gateway.database.db
+      .selectFrom('charges')
+      .select('request_fingerprint')
+      .where('id', '=', row?.id ?? '')
+      .executeTakeFirstOrThrow();
+    expect(stored.request_fingerprint).toBe(
+      sha256Hex(canonicalJson({ ...first, customer: { name: 'Ayşe Yılmaz' } })),
+    );
+    const other = await post({ ...first, customer: { name: 'Ayşe Yılmaz', idNumber: '10000000078' } }, key);
+    expect([other.status, other.body.error.code]).toEqual([409, 'idempotency_key_reuse']);
+    const retried = await post(first, key);
+    expect([retried.status, retried.body.id]).toEqual([201, row?.id]);
+  });
+
+  it('continues a charge written before its request fingerprint was recorded only for the request it recorded', async () => {
+    const key = uniqueKey('outage-legacy');
+    const first = validCharge({ amount: 1000, metadata: { order: 'o-7', lines: [1, 2] } });
+    await failWithOutage(first, key);
+    const [row] = await chargesWithReference(String(first.merchantReference));
+    // As a charge made before migration 0032, or by the previous release during a deploy.
+    await sql`update charges set request_fingerprint = null where id = ${row?.id}`.execute(
+      t.gateway.database.db,
+    );
+    for (const changed of [
+      { ...first, amount: 1001 },
+      { ...first, metadata: { order: 'o-8', lines: [1, 2] } },
+      { ...first, paymentMethod: 'bank_transfer' },
+      { ...first, customer: { name: 'Someone Else' } },
+      { ...first, customer: { idNumber: '10000000146' } },
+    ]) {
+      const res = await post(changed, key);
+      expect([res.status, res.body.error.code], JSON.stringify(changed)).toEqual([
+        409,
+        'idempotency_key_reuse',
+      ]);
+    }
+    // The same request, its members in another order, continues it.
+    const retried = await post({ metadata: { lines: [1, 2], order: 'o-7' }, ...first }, key);
+    expect(retried.status, retried.text).toBe(201);
+    expect([retried.body.id, retried.body.amount]).toEqual([row?.id, '1000']);
   });
 
   it('remembers provider_rejected, and the refused charge does not hold its merchantReference', async () => {

@@ -375,3 +375,75 @@ describe('item 13: bodies in UTF-8 only, decimal integers only in queries', () =
     );
   });
 });
+
+describe('number literals are read as written (docs/decisions/0052), on every JSON listener', () => {
+  const charge = (members: string) =>
+    request<ErrorBody & { amount?: string; metadata?: Record<string, unknown> }>(`${api()}/v1/charges`, {
+      rawBody: `{"currency":"TRY","paymentMethod":"bank_transfer","merchantReference":"num-${Math.random().toString(36).slice(2)}",${members}}`,
+      headers: { ...key(), 'content-type': 'application/json' },
+    });
+
+  it.each([
+    ['0.99999999999999999', 'invalid_type'],
+    ['1.0000000000000001', 'invalid_type'],
+    ['9007199254740991.4', 'invalid_type'],
+    ['100.00000000000000001', 'invalid_type'],
+    ['1.00000000000000001e2', 'invalid_type'],
+    ['1e-400', 'invalid_type'],
+    ['9007199254740993', 'too_large'],
+    ['1e400', 'too_large'],
+  ])('amount %s, which JSON.parse rounds to an integer, is 400 naming amount (%s)', async (literal, code) => {
+    const res = await charge(`"amount":${literal}`);
+    const body = expectEnvelope(res, 400, 'validation_failed');
+    expect(body.error.details?.issues).toEqual([
+      expect.objectContaining({ path: 'amount', in: 'body', code }),
+    ]);
+  });
+
+  it('metadata numbers: an integer beyond 2^53 or one that rounded is refused by its path; fractions are kept', async () => {
+    const big = await charge(`"amount":100,"metadata":{"ids":[1,123456789012345678901234567890]}`);
+    expect(expectEnvelope(big, 400, 'validation_failed').error.details?.issues).toEqual([
+      expect.objectContaining({ path: 'metadata.ids.1', code: 'too_large' }),
+    ]);
+    const rounded = await charge(`"amount":100,"metadata":{"a":{"b":2.00000000000000001},"c":3}`);
+    expect(expectEnvelope(rounded, 400, 'validation_failed').error.details?.issues).toEqual([
+      expect.objectContaining({ path: 'metadata.a.b', code: 'invalid_type' }),
+    ]);
+    const kept = await charge(
+      `"amount":100,"metadata":{"price":19.99,"rate":0.1,"tiny":1e-7,"n":9007199254740991}`,
+    );
+    expect(kept.status, kept.text).toBe(201);
+    expect(kept.body.metadata).toEqual({ price: 19.99, rate: 0.1, tiny: 1e-7, n: 9007199254740991 });
+  });
+
+  it('integers written with a zero fraction or an exponent read as before: 12.0, 1e2, 1.5e3', async () => {
+    for (const [literal, amount] of [
+      ['12.0', '12'],
+      ['1e2', '100'],
+      ['1.5e3', '1500'],
+      ['12550', '12550'],
+    ]) {
+      const res = await charge(`"amount":${literal}`);
+      expect(res.status, `${literal}: ${res.text}`).toBe(201);
+      expect(res.body.amount).toBe(amount);
+    }
+    expectEnvelope(await charge(`"amount":12.5`), 400, 'validation_failed');
+  });
+
+  it('the application form on the API and web listeners, and the operator API', async () => {
+    const raw = JSON.stringify(validApplication()).replace('250000', '999.99999999999999');
+    for (const url of [`${api()}/v1/applications`, `${t.urls.web}/v1/applications`]) {
+      const res = await request(url, { rawBody: raw, headers: { 'content-type': 'application/json' } });
+      expect(expectEnvelope(res, 400, 'validation_failed').error.details?.issues).toEqual([
+        expect.objectContaining({ path: 'monthlyVolumeUSD', code: 'invalid_type' }),
+      ]);
+    }
+    const operatorRes = await request(`${operator.base}/operator/v1/session`, {
+      rawBody: '{"email":"a@b.example","password":"x","n":1.00000000000000001}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(expectEnvelope(operatorRes, 400, 'validation_failed').error.details?.issues).toEqual([
+      expect.objectContaining({ path: 'n', code: 'invalid_type' }),
+    ]);
+  });
+});

@@ -217,6 +217,12 @@ export interface ChargesTable {
   creation_state: ChargeCreationState;
   creation_locked_until: NullableTimestamp;
   idempotency_key: string | null;
+  /**
+   * The fingerprint of the request that made the charge with an idempotency key (migration 0032, ADR
+   * 0052: SHA-256 of the body in canonical JSON without the customer's ID number); null without a key
+   * and on charges written before it.
+   */
+  request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
   provider: string;
   provider_request: ColumnType<unknown, string, never>;
   provider_payment_id: string | null;

@@ -64,6 +64,10 @@ export function isStorableOutcome(status: number, body: string): boolean {
   if (status >= 200 && status < 300) return true;
   if (status === 408 || status === 429) return false;
   if (status === 409 && body.includes('"duplicate_request"')) return false;
+  // A route's own `idempotency_key_reuse` (a charge that holds the key was made by another request, ADR
+  // 0052) answers this body, not the key: remembered, it would be replayed to the request that owns the
+  // key when it retries with its own body.
+  if (status === 409 && body.includes('"idempotency_key_reuse"')) return false;
   if (status >= 400 && status < 500) return true;
   return status === 502 && body.includes('"provider_rejected"');
 }

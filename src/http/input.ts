@@ -16,22 +16,54 @@ const CLOSE_BRACKET = 0x5d;
 const CLOSE_BRACE = 0x7d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const DOT = 0x2e;
+const LOWER_E = 0x65;
+const UPPER_E = 0x45;
+/** Digits of an integer literal that is always exactly a safe integer (below 2^53, 16 digits). */
+const ALWAYS_EXACT_DIGITS = 15;
 
-/** True when the JSON text opens more than `max` arrays or objects inside each other (one pass, no parse). */
-export function jsonNestsDeeperThan(text: string, max: number): boolean {
+export interface JsonTextScan {
+  /** More than the maximum of arrays and objects open inside each other. */
+  tooDeep: boolean;
+  /**
+   * A number literal with a fraction, an exponent or more than 15 digits: JSON.parse may have rounded
+   * it (src/http/json-numbers.ts checks those). Plain integers of up to 15 digits are always exact.
+   */
+  mayRound: boolean;
+}
+
+/** One pass over JSON text, no parse: its nesting depth and whether a number literal may be rounded. */
+export function scanJsonText(text: string, maxDepth: number): JsonTextScan {
   let depth = 0;
   let inString = false;
+  let digits = 0;
+  let mayRound = false;
   for (let index = 0; index < text.length; index++) {
     const char = text.charCodeAt(index);
     if (inString) {
       if (char === BACKSLASH) index++;
       else if (char === QUOTE) inString = false;
-    } else if (char === QUOTE) inString = true;
+      continue;
+    }
+    if (char >= DIGIT_0 && char <= DIGIT_9) {
+      if (++digits > ALWAYS_EXACT_DIGITS) mayRound = true;
+      continue;
+    }
+    if (digits > 0 && (char === DOT || char === LOWER_E || char === UPPER_E)) mayRound = true;
+    digits = 0;
+    if (char === QUOTE) inString = true;
     else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
-      if (++depth > max) return true;
+      if (++depth > maxDepth) return { tooDeep: true, mayRound };
     } else if (char === CLOSE_BRACKET || char === CLOSE_BRACE) depth--;
   }
-  return false;
+  return { tooDeep: false, mayRound };
+}
+
+/** True when the JSON text opens more than `max` arrays or objects inside each other (one pass, no parse). */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  return scanJsonText(text, max).tooDeep;
 }
 
 export function tooDeepError(): ApiError {

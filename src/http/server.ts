@@ -18,11 +18,12 @@ import { isDatabaseUnavailable } from '../db/errors.js';
 import { ApiError, envelope } from './errors.js';
 import {
   guardRequestLine,
-  jsonNestsDeeperThan,
   MAX_JSON_DEPTH,
   refuseForbiddenText,
+  scanJsonText,
   tooDeepError,
 } from './input.js';
+import { roundedNumberError } from './json-numbers.js';
 import { cachedSerializerCompiler } from './serialization.js';
 import { createValidatorCompiler, validationErrorFromFastify } from './validation.js';
 import './route-config.js';
@@ -102,15 +103,27 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   // Only JSON bodies are accepted; text/plain would otherwise reach schemas as a string.
   app.removeContentTypeParser('text/plain');
   // JSON nesting is bounded before parsing, so that no recursive walker of a body (trimming, the
-  // card-number scan, canonical JSON, validation) can be driven into a stack overflow.
+  // card-number scan, canonical JSON, validation) can be driven into a stack overflow. The same pass
+  // finds number literals JSON.parse may have rounded; only then is the text read again with their
+  // source, and one that did not read as written is refused (ADR 0052).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (jsonNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
+    const text = body as string;
+    const scan = scanJsonText(text, MAX_JSON_DEPTH);
+    if (scan.tooDeep) {
       done(tooDeepError(), undefined);
       return;
     }
-    void parseJson(request, body as string, done);
+    if (!scan.mayRound) {
+      void parseJson(request, text, done);
+      return;
+    }
+    void parseJson(request, text, (error, value) => {
+      const refusal = error ?? roundedNumberError(text);
+      if (refusal) done(refusal, undefined);
+      else done(null, value);
+    });
   });
 
   app.decorateRequest('idempotencyClaim', null);

@@ -1,4 +1,5 @@
 import type { App } from '../../http/server.js';
+import { refuseCardNumbers } from '../../http/card-data.js';
 import { errorResponses, toApiError } from '../../http/errors.js';
 import { idempotencyHooks, type IdempotencyOptions } from '../../http/idempotency.js';
 import { trimBodyStrings } from '../../http/trim.js';
@@ -44,7 +45,9 @@ export async function applicationRoutes(app: App, options: ApplicationRoutesOpti
         response: { 201: ApplicationCreatedSchema, ...errorResponses(400, 409, 413, 415, 429, 500) },
       },
       config: { auth: 'public' },
-      preValidation: [trimBodyStrings, idempotency.preValidation],
+      // The route checks for card numbers itself (product decision 16): the web listener, where the
+      // hosted form posts, has no listener-wide check (its checkout pages take card numbers).
+      preValidation: [refuseCardNumbers, trimBodyStrings, idempotency.preValidation],
       onSend: idempotency.onSend,
     },
     async (request, reply) => {

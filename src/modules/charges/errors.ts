@@ -9,6 +9,8 @@ export type ChargeError =
   | { code: 'invalid_input'; issues: ValidationIssue[] }
   | { code: 'duplicate_merchant_reference'; chargeId: string | null }
   | { code: 'creation_in_progress' }
+  /** The idempotency key belongs to a charge made by another API key or with another body (ADR 0052). */
+  | { code: 'idempotency_key_reuse'; reason: 'other_api_key' | 'other_body' }
   | { code: 'acquirer_not_configured' }
   | { code: 'provider_rejected'; providerCode: string; providerStatus: number; message: string }
   | { code: 'provider_unavailable' }
@@ -29,6 +31,19 @@ export const CHARGE_ERRORS: ErrorTable<ChargeError> = {
       'duplicate_request',
       'This charge is still being created by an earlier request with the same idempotency key; retry shortly.',
     ),
+  // The same answers as the idempotency store's (src/http/idempotency.ts).
+  idempotency_key_reuse: (error) =>
+    error.reason === 'other_api_key'
+      ? new ApiError(
+          'idempotency_key_reuse',
+          'This idempotency key was already used by another API key of the organization in the last 24 ' +
+            'hours; its outcome belongs to that key. Use a new idempotency key.',
+          { reason: 'other_api_key' },
+        )
+      : new ApiError(
+          'idempotency_key_reuse',
+          'This idempotency key was already used with a different request body in the last 24 hours.',
+        ),
   acquirer_not_configured: () =>
     new ApiError(
       'service_unavailable',

@@ -5,7 +5,9 @@ import type { Environment, FeatureFlag } from '../../db/schema.js';
 import type { ValidationIssue } from '../../http/errors.js';
 import type { Companion } from '../../http/idempotency-store.js';
 import { metadataIssues } from '../../http/input.js';
+import { canonicalJson } from '../../shared/canonical-json.js';
 import { DAY, type Clock } from '../../shared/clock.js';
+import { sha256Hex } from '../../shared/crypto.js';
 import { newId } from '../../shared/ids.js';
 import { toPage, type CreatedWindow, type Cursor, type CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
@@ -259,6 +261,8 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
 
       const now = clock.now();
       const id = newId('ch', now);
+      // What a retry with the same key must match to continue this charge (ADR 0052).
+      const requestFingerprint = idempotencyKey === undefined ? undefined : fingerprintOf(input);
       const values = chargeRow(owner, input, {
         id,
         customer: customer.value,
@@ -274,6 +278,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           maxAttempts: deps.cardAttempts,
         },
         idempotencyKey,
+        requestFingerprint,
         now,
         leaseMs: deps.creationLeaseMs,
         expiresAfterMs: deps.chargeExpiresAfterMs,
@@ -291,6 +296,19 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
         const holder = await charges.findByIdempotencyKey(db, owner, idempotencyKey ?? '');
         if (!holder) continue; // it let go of the key in between: insert again
         if (holder.created_at > rememberedSince) {
+          // Only a retry of the request that made the charge (same API key, same body) may continue or
+          // see it: the idempotency store forgets a key whose request failed without a final answer
+          // (provider_unavailable), so this is where another body under the key is told apart.
+          const reuse = keyReuse(holder, owner, {
+            values,
+            input,
+            requestFingerprint,
+            heldIdNumber:
+              holder.customer_id === null && holder.customer_id_number_enc !== null
+                ? box.open(holder.customer_id_number_enc)
+                : null,
+          });
+          if (reuse !== undefined) return err(reuse);
           // A retry of a request that created its charge (possibly before a crash) continues with it.
           if (holder.creation_state === 'created') return ok(toView(holder));
           const leased = await takeLease(db, holder.id, now, deps.creationLeaseMs);
@@ -532,6 +550,7 @@ function chargeRow(
     provider: string;
     providerRequest: CreatePaymentInput;
     idempotencyKey: string | undefined;
+    requestFingerprint: string | undefined;
     now: Date;
     leaseMs: number;
     expiresAfterMs: number;
@@ -549,6 +568,7 @@ function chargeRow(
     creation_state: 'creating',
     creation_locked_until: new Date(now.getTime() + options.leaseMs),
     idempotency_key: options.idempotencyKey ?? null,
+    request_fingerprint: options.requestFingerprint ?? null,
     created_by_key_id: owner.keyId ?? null,
     provider: options.provider,
     provider_request: JSON.stringify(options.providerRequest),
@@ -600,6 +620,59 @@ async function insertCharge(
     if (isUniqueViolation(error, 'charges_idempotency_key')) return err({ code: 'creation_in_progress' });
     throw error;
   }
+}
+
+/**
+ * What a retry with the same idempotency key must match (ADR 0052): SHA-256 of the request in canonical
+ * JSON, without the customer's ID number. Eleven digits could be guessed back from a hash in a database
+ * dump (decision 17 seals them); a retry's ID number is compared with the sealed one instead.
+ */
+function fingerprintOf(input: ChargeCreate): string {
+  const { customer } = input;
+  const hashed =
+    customer?.idNumber === undefined ? input : { ...input, customer: { ...customer, idNumber: undefined } };
+  return sha256Hex(canonicalJson(hashed));
+}
+
+/**
+ * Why a request may not continue the charge that holds its idempotency key (spec section 4 rule 3,
+ * ADR 0052), or undefined when it is a retry of the request that made it: the same API key and the same
+ * body. A charge written without a fingerprint (before migration 0032, or by a process of the previous
+ * release during a deploy) is compared on what it recorded of its request: amount, method, reference,
+ * return URL, customer and metadata. `heldIdNumber`: the charge's inline customer ID number, opened.
+ */
+function keyReuse(
+  holder: ChargeRow,
+  owner: ChargeOwner,
+  retry: {
+    values: ChargeInsert;
+    input: ChargeCreate;
+    requestFingerprint: string | undefined;
+    heldIdNumber: string | null;
+  },
+): Extract<ChargeError, { code: 'idempotency_key_reuse' }> | undefined {
+  if (holder.created_by_key_id !== (owner.keyId ?? null))
+    return { code: 'idempotency_key_reuse', reason: 'other_api_key' };
+  const request = retry.values;
+  // A named customer's ID number is the customer's, and `customerId` is compared itself.
+  const sameIdNumber =
+    holder.customer_id !== null || retry.heldIdNumber === (retry.input.customer?.idNumber ?? null);
+  const same =
+    sameIdNumber &&
+    (holder.request_fingerprint !== null
+      ? holder.request_fingerprint === retry.requestFingerprint
+      : holder.amount === String(request.amount) &&
+        holder.currency === request.currency &&
+        holder.payment_method === request.payment_method &&
+        holder.merchant_reference === request.merchant_reference &&
+        holder.return_url === (request.return_url ?? null) &&
+        holder.customer_id === (request.customer_id ?? null) &&
+        holder.customer_name === (request.customer_name ?? null) &&
+        holder.customer_email === (request.customer_email ?? null) &&
+        holder.customer_phone === (request.customer_phone ?? null) &&
+        holder.customer_reference === (request.customer_reference ?? null) &&
+        canonicalJson(holder.metadata) === canonicalJson(retry.input.metadata ?? null));
+  return same ? undefined : { code: 'idempotency_key_reuse', reason: 'other_body' };
 }
 
 async function takeLease(db: Kdb, id: string, now: Date, leaseMs: number): Promise<ChargeRow | undefined> {
