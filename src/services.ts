@@ -289,6 +289,7 @@ export function createServices(input: {
     events,
     wallets,
     contents: settlement.payoutContents,
+    closures: settlement.payoutClosures,
     audit,
     rates: (environment) => (environment === 'live' ? liveRate : sandboxRate),
     tickerConfigured: config.payouts.ticker !== undefined,

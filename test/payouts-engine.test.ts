@@ -2,10 +2,12 @@
  * Issue 13 item 5: the payout engine against the sandbox chain over a socket. A sandbox payout is sent
  * once, recorded in transit with its hash, and completed when the chain confirms it; a crash between any
  * two steps is recovered by asking the chain, never by sending again; every chain fault (dropped, failed,
- * slow, a hash reported twice, an outage) ends with one transfer per payout and a balanced ledger.
+ * slow, a hash reported twice, an outage) ends with one transfer per payout and a balanced ledger. Only
+ * the run that marks a payout submitting sends it: one an operator canceled first is never sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
+import type { PayoutService } from '../src/modules/payouts/service.js';
 import { MINUTE } from '../src/shared/clock.js';
 import { chainControl } from './helpers/chain.js';
 import { apiRequest } from './helpers/client.js';
@@ -220,5 +222,80 @@ describe('the payout engine on the sandbox chain', () => {
     expect((await fetchPayout(merchant, first.id)).status).toBe('completed');
     expect(await fetchPayout(merchant, second.id)).toMatchObject({ status: 'pending', txHash: null });
     expect(await balanceOf(merchant)).toMatchObject({ available: '764900', inTransit: '100000' });
+  });
+});
+
+describe('the payout engine against changes made while it works', () => {
+  type MarkSubmitting = PayoutService['markSubmitting'];
+  /**
+   * Runs one submission round with `around` in place of the engine's `markSubmitting` (given the real
+   * one): the interleaving of a job that read the payout, then raced what `around` does.
+   */
+  async function submitWith(
+    around: (payoutId: string, markSubmitting: MarkSubmitting) => ReturnType<MarkSubmitting>,
+  ) {
+    const service = t.gateway.services.payouts;
+    const original = service.markSubmitting.bind(service);
+    service.markSubmitting = (payoutId: string) => around(payoutId, original);
+    try {
+      await engine().submitBatch();
+    } finally {
+      service.markSubmitting = original;
+    }
+  }
+
+  it('never sends a payout an operator canceled before the run marked it submitting', async () => {
+    const merchant = await fundedMerchant();
+    const created = await payout(merchant);
+    const service = t.gateway.services.payouts;
+    let canceled: string | undefined;
+    await submitWith(async (payoutId, markSubmitting) => {
+      const outcome = await service.operatorCancel(payoutId, 'merchant asked', { actor: 'staff:test' });
+      canceled = outcome.ok ? outcome.value.status : outcome.error.code;
+      return markSubmitting(payoutId);
+    });
+    expect(canceled).toBe('canceled');
+    await drainEngine();
+    expect((await fetchPayout(merchant, created.id)).status).toBe('canceled');
+    expect(await transfersOf(created.id)).toHaveLength(0);
+    expect(await balanceOf(merchant)).toMatchObject({ available: '964900', inTransit: '0' });
+  });
+
+  it('leaves a payout another run marked submitting to the lookup, and sends it once', async () => {
+    const merchant = await fundedMerchant();
+    const created = await payout(merchant);
+    let markedFirst: boolean | undefined;
+    await submitWith(async (payoutId, markSubmitting) => {
+      markedFirst = (await markSubmitting(payoutId)) !== undefined;
+      return markSubmitting(payoutId);
+    });
+    expect(markedFirst).toBe(true);
+    expect(await transfersOf(created.id)).toHaveLength(0);
+    t.clock.advance(MINUTE);
+    await drainEngine();
+    expect((await fetchPayout(merchant, created.id)).status).toBe('in_transit');
+    expect(await transfersOf(created.id)).toHaveLength(1);
+  });
+
+  it('logs a transfer the rail made for a payout that is no longer pending, recording nothing', async () => {
+    const merchant = await fundedMerchant();
+    const created = await payout(merchant);
+    const service = t.gateway.services.payouts;
+    let failed: string | undefined;
+    // Marked by this run, then failed before the rail answered: the transfer goes out, the payout is final.
+    await submitWith(async (payoutId, markSubmitting) => {
+      const marked = await markSubmitting(payoutId);
+      failed = await service.fail(payoutId, { code: 'test', message: 'failed while sending' });
+      return marked;
+    });
+    expect(failed).toBe('failed');
+    expect(await fetchPayout(merchant, created.id)).toMatchObject({ status: 'failed', txHash: null });
+    expect(await transfersOf(created.id)).toHaveLength(1);
+    expect(
+      t.logs.some(
+        (line) =>
+          line.includes('no longer pending') && line.includes(created.id) && line.includes('"level":50'),
+      ),
+    ).toBe(true);
   });
 });

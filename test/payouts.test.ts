@@ -2,15 +2,21 @@
  * Issue 13 items 3, 4, 6, 7: `/v1/payouts` through the running gateway. The spec's error codes in the
  * stated order (wallet, minimum, balance), the ledger's available and in-transit balances, the lifecycle
  * (a recorded hash, completion, failure, cancelation; a hash used twice changes nothing), concurrent
- * payouts that never overdraw, the events, and the authentication and flag of every route.
+ * payouts that never overdraw, the events, and the authentication and flag of every route. One
+ * idempotency key makes one payout whatever happens to its claim (ADR 0051), and the arrival date skips
+ * declared closures (ADR 0017).
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
+import { createBusinessCalendar, utcDateOf } from '../src/modules/settlement/calendar.js';
 import { chainControl } from './helpers/chain.js';
 import { apiRequest } from './helpers/client.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+import { liveFundedMerchant, merchantApi } from './helpers/payouts.js';
 
 interface PayoutBody {
   id: string;
@@ -229,6 +235,57 @@ describe('POST /v1/payouts', () => {
     expect(await balanceOf(merchant)).toMatchObject({ inTransit: '100000' });
   });
 
+  it('makes one payout per idempotency key after a crash that lost the stored outcome (ADR 0051)', async () => {
+    const merchant = await fundedMerchant();
+    const key = 'payout-crash-1';
+    const post = (body: unknown, secret = merchant.keys.sandbox.secret) =>
+      apiRequest<PayoutBody>(t.urls, '/v1/payouts', {
+        key: secret,
+        body,
+        headers: { 'x-idempotency-key': key },
+      } as Parameters<typeof apiRequest>[2]);
+    const first = await post({ amount: 100_000 });
+    expect(first.status, first.text).toBe(201);
+    const db = t.gateway.database.db;
+    const storedKey = () => db.updateTable('idempotency_keys').where('key', '=', key);
+    // What a process killed between the payout's commit and the stored outcome leaves: the claim in
+    // flight, its lock lapsed, so the retry takes it over and runs again.
+    const crashed = () =>
+      storedKey()
+        .set({
+          state: 'in_flight',
+          response_status: null,
+          response_body: null,
+          locked_until: new Date(t.clock.now().getTime() - 1),
+        })
+        .execute();
+    await crashed();
+    const retry = await post({ amount: 100_000 });
+    expect(retry.status, retry.text).toBe(201);
+    expect(retry.body.id).toBe(first.body.id);
+
+    // The claim released (a 5xx after the commit): the payout alone still answers for the key.
+    await db.deleteFrom('idempotency_keys').where('key', '=', key).execute();
+    const otherBody = await post({ amount: 100_001 });
+    expect([otherBody.status, otherBody.body.error.code]).toEqual([409, 'idempotency_key_reuse']);
+    await db.deleteFrom('idempotency_keys').where('key', '=', key).execute();
+    const otherKey = await issueKey(db, t.clock, merchant.organizationId, { scopes: ['payouts'] });
+    const otherCaller = await post({ amount: 100_000 }, otherKey.secret);
+    expect([otherCaller.status, otherCaller.body.error.code, otherCaller.body.error.details]).toEqual([
+      409,
+      'idempotency_key_reuse',
+      { reason: 'other_api_key' },
+    ]);
+    await db.deleteFrom('idempotency_keys').where('key', '=', key).execute();
+    const sameAgain = await post({ amount: 100_000 });
+    expect(sameAgain.status, sameAgain.text).toBe(201);
+    expect(sameAgain.body.id).toBe(first.body.id);
+
+    const list = await api<{ data: PayoutBody[] }>(merchant, '/v1/payouts');
+    expect(list.body.data.map((payout) => payout.id)).toEqual([first.body.id]);
+    expect(await balanceOf(merchant)).toMatchObject({ available: '864900', inTransit: '100000' });
+  });
+
   it('holds live payouts while the rate is stale (503 payouts_unavailable), never guessing a rate', async () => {
     const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
     const chain = chainControl(t.liveChain);
@@ -412,5 +469,109 @@ describe('the sandbox rate', () => {
       { reason: 'rate_stale' },
     ]);
     await chain.setRate('0.0285', t.clock.now().toISOString());
+  });
+});
+
+describe('one payout per idempotency key when the first request outlives its claim (ADR 0051)', () => {
+  // Its own gateway, whose live ticker is a stand-in the test holds: the first request waits there for
+  // its rate while the idempotency claim's minute passes and the client retries.
+  let u: TestGateway;
+  let ticker: Server;
+  let held: Promise<void> | undefined;
+  let reached: (() => void) | undefined;
+
+  beforeAll(async () => {
+    ticker = createServer((_request, response) => {
+      reached?.();
+      const answer = () => {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ rate: '0.0290', at: u.clock.now().toISOString() }));
+      };
+      if (held) void held.then(answer);
+      else answer();
+    });
+    await new Promise<void>((resolve) => ticker.listen(0, '127.0.0.1', resolve));
+    u = await startTestGateway({
+      env: {
+        ROLES: 'api,sandbox-acquirer,sandbox-chain',
+        FX_TICKER_URL: `http://127.0.0.1:${(ticker.address() as AddressInfo).port}/rate`,
+        FX_TICKER_TIME_FIELD: 'at',
+      },
+    });
+  });
+  afterAll(async () => {
+    await u?.close();
+    await new Promise((resolve) => ticker?.close(resolve));
+  });
+
+  it('answers the retry and the first request with the one payout, debited once', async () => {
+    const merchant = await liveFundedMerchant(u);
+    const balance = async () =>
+      (await merchantApi<{ balances: BalanceRow[] }>(u, merchant, 'live', '/v1/balance')).body.balances[0];
+    const before = await balance();
+    const post = () =>
+      apiRequest<PayoutBody>(u.urls, '/v1/payouts', {
+        key: merchant.keys.live.secret,
+        environment: 'live',
+        body: { amount: 1_000_000 },
+        headers: { 'x-idempotency-key': 'payout-outlived-1' },
+      } as Parameters<typeof apiRequest>[2]);
+
+    let release: () => void = () => undefined;
+    held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const atTicker = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const first = post();
+    await atTicker;
+    reached = undefined;
+    held = undefined;
+    // The claim's minute passes; the retry takes the claim over and runs.
+    u.clock.advance(61_000);
+    const retry = await post();
+    release();
+    const original = await first;
+
+    expect(retry.status, retry.text).toBe(201);
+    expect(original.status, original.text).toBe(201);
+    expect(original.body.id).toBe(retry.body.id);
+    const list = await merchantApi<{ data: PayoutBody[] }>(u, merchant, 'live', '/v1/payouts');
+    expect(list.body.data.map((payout) => payout.id)).toEqual([retry.body.id]);
+    const after = await balance();
+    expect(BigInt(before?.available ?? '0') - BigInt(after?.available ?? '0')).toBe(1_000_000n);
+    expect(after?.inTransit).toBe('1000000');
+  });
+});
+
+describe('the arrival date', () => {
+  it('is the next business day past the closures operators declared, for API and batch payouts', async () => {
+    const calendar = createBusinessCalendar();
+    const today = utcDateOf(t.clock.now());
+    const closed = calendar.nextBusinessDay(today);
+    const expected = calendar.nextBusinessDay(closed);
+    const batches = t.gateway.services.settlementBatches;
+    const declared = await batches.declareClosure(closed, 'Bank holiday declared', { actor: 'staff:test' });
+    expect(declared.ok).toBe(true);
+    try {
+      const merchant = await fundedMerchant();
+      const manual = await api(merchant, '/v1/payouts', { body: { amount: 100_000 } });
+      expect(manual.status, manual.text).toBe(201);
+      expect(manual.body.arrivalDate).toBe(expected);
+
+      // The daily run's automatic payout of a merchant on the daily schedule.
+      const daily = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+      const wallet = await api(daily, '/v1/wallets', { body: { network: 'tron', address: TRON_ADDRESS } });
+      expect(wallet.status, wallet.text).toBe(201);
+      await paidCharge(daily, 1_000_000);
+      t.clock.advance(1000);
+      await batches.runDay(t.clock.now());
+      const list = await api<{ data: Array<PayoutBody & { automatic: boolean }> }>(daily, '/v1/payouts');
+      expect(list.body.data).toHaveLength(1);
+      expect(list.body.data[0]).toMatchObject({ automatic: true, arrivalDate: expected });
+    } finally {
+      await batches.removeClosure(closed, { actor: 'staff:test' });
+    }
   });
 });

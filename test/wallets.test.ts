@@ -1,7 +1,7 @@
 /**
  * Issue 13 item 1: `/v1/wallets` (flag `wallets`): address checks with real TRON and Ethereum vectors,
- * list, retrieve, make default, archive, idempotency and the authentication matrix. Sandbox wallets take
- * effect at once; live ones go through change controls (test/wallet-changes.test.ts).
+ * list, retrieve, make default, archive, idempotency, concurrent creation and the authentication matrix.
+ * Sandbox wallets take effect at once; live ones go through change controls (test/wallet-changes.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
@@ -244,6 +244,37 @@ describe('list, retrieve, make default, archive', () => {
       .where('organization_id', '=', m.organizationId)
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
+  });
+});
+
+describe('concurrent creation (a race only PostgreSQL can run; PGlite runs one transaction at a time)', () => {
+  const post = (m: Merchant, address: string) =>
+    api('/v1/wallets', { key: m.keys.sandbox.secret, body: { network: 'tron', address } });
+
+  it('the same address sent at once: one is added, the others get the duplicate-address answer', async () => {
+    for (let round = 0; round < 5; round++) {
+      const m = await createMerchant(t, { featureFlags: ['wallets'] });
+      const results = await Promise.all([0, 1, 2].map(() => post(m, TRON[0] as string)));
+      const statuses = results.map((res) => res.status).sort();
+      expect(statuses, results.map((res) => res.text).join('\n')).toEqual([201, 400, 400]);
+      for (const refused of results.filter((res) => res.status === 400)) {
+        expect(refused.body.error.code).toBe('validation_failed');
+      }
+    }
+  });
+
+  it('two first wallets at once: both are added, exactly one is the default', async () => {
+    for (let round = 0; round < 5; round++) {
+      const m = await createMerchant(t, { featureFlags: ['wallets'] });
+      const results = await Promise.all([TRON[1], TRON[2]].map((address) => post(m, address as string)));
+      expect(
+        results.map((res) => res.status),
+        results.map((res) => res.text).join('\n'),
+      ).toEqual([201, 201]);
+      const list = await api<{ data: WalletBody[] }>('/v1/wallets', { key: m.keys.sandbox.secret });
+      expect(list.body.data).toHaveLength(2);
+      expect(list.body.data.filter((wallet) => wallet.isDefault)).toHaveLength(1);
+    }
   });
 });
 

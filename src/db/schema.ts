@@ -709,6 +709,13 @@ export interface PayoutsTable {
   description: string | null;
   metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
   created_by: string | null;
+  /**
+   * The `X-Idempotency-Key` of the request that made it (migration 0031), unique per organization and
+   * environment; null without one, on automatic payouts, and once let go after the idempotency window.
+   */
+  idempotency_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SHA-256 of that request's body in canonical JSON: a retry of another body is `idempotency_key_reuse`. */
+  request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
   submitted_at: NullableTimestamp;
   in_transit_at: NullableTimestamp;
   completed_at: NullableTimestamp;

@@ -105,8 +105,20 @@ export function createPayoutEngine(deps: PayoutEngineDeps): PayoutEngine {
           return true;
         }
         if (known.state !== 'unknown') txHash = known.txHash;
-      } else {
-        await deps.payouts.markSubmitting(row.id);
+      } else if (!(await deps.payouts.markSubmitting(row.id))) {
+        // The row changed since it was read (an operator canceled it, or another worker marked it): only
+        // the run that marks a payout submitting may send it. What it is now decides.
+        const current = await payouts.findById(db, row.id);
+        logger.warn(
+          { payoutId: row.id, status: current?.status, submittedAt: current?.submitted_at },
+          'payout changed before it was marked submitting; not sent',
+        );
+        if (current?.status === 'pending') {
+          // Marked by another run: asked again later, by the lookup path (never sent blind).
+          throw new Error(`payout ${row.id} was marked submitting by another run`);
+        }
+        await release(submitQueue, claimed);
+        return true;
       }
       txHash ??= (
         await deps.rail.submit({
@@ -121,6 +133,16 @@ export function createPayoutEngine(deps: PayoutEngineDeps): PayoutEngine {
         // The rail told this payout a hash another payout holds: nothing is recorded or completed, and
         // the payout is retried (the rail is asked again) until it parks for the operator.
         throw new Error(`the rail reported ${txHash}, which another payout holds`);
+      }
+      if (outcome === 'not_pending') {
+        // The rail holds a transfer for a payout that left `pending` without it (failed or canceled: its
+        // funds went back to available). Nothing is recorded over its final state; the operator must
+        // look at it.
+        const current = await payouts.findById(db, row.id);
+        logger.error(
+          { payoutId: row.id, txHash, status: current?.status, txHashRecorded: current?.tx_hash },
+          'the rail sent a payout that is no longer pending; nothing recorded',
+        );
       }
       return true;
     } catch (error) {

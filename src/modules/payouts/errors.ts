@@ -10,6 +10,11 @@ export type PayoutError =
   | { code: 'amount_below_minimum'; minimum: string; network: string }
   | { code: 'insufficient_balance'; available: string }
   | { code: 'rate_unavailable'; reason: RateUnavailableError['reason'] | 'not_configured' }
+  /**
+   * The idempotency key already made a payout (in the last 24 hours) for another request body, or for
+   * another API key of the organization (`other_api_key`).
+   */
+  | { code: 'idempotency_key_reuse'; reason: 'other_body' | 'other_api_key' }
   /** Operator commands: a transaction hash not of the payout network's form. */
   | { code: 'invalid_tx_hash'; network: string; expected: string }
   /** The hash is already another payout's (one payout per hash). */
@@ -51,6 +56,19 @@ export const PAYOUT_ERRORS: ErrorTable<PayoutError> = {
       'No current TRY to USDT rate: payouts are held rather than converted at a guessed rate. Retry later.',
       { reason: `rate_${error.reason}` },
     ),
+  // The idempotency store's own refusals (src/http/idempotency.ts), said the same way.
+  idempotency_key_reuse: (error) =>
+    error.reason === 'other_api_key'
+      ? new ApiError(
+          'idempotency_key_reuse',
+          'This idempotency key was already used by another API key of the organization in the last 24 ' +
+            'hours; its outcome belongs to that key. Use a new idempotency key.',
+          { reason: 'other_api_key' },
+        )
+      : new ApiError(
+          'idempotency_key_reuse',
+          'This idempotency key was already used with a different request body in the last 24 hours.',
+        ),
   invalid_tx_hash: (error) =>
     ApiError.validation(
       [{ path: 'txHash', in: 'body', code: 'invalid_format', message: `must be ${error.expected}` }],

@@ -88,3 +88,12 @@ export interface PayoutContents {
   /** The payout's transactions in keyset order (availableAt, id), `limit` at most, after `after` (an item id). */
   list(payoutId: string, page: { limit: number; after?: string }): Promise<PayoutTransaction[]>;
 }
+
+/**
+ * The settlement module's declared closures (ADR 0017: a business day is Monday to Friday, not a public
+ * holiday, not a declared closure), for a payout's `arrivalDate`.
+ */
+export interface PayoutClosures {
+  /** In the caller's transaction: the dates from `from` to `to` (YYYY-MM-DD, inclusive) declared closed. */
+  between(trx: Trx, from: string, to: string): Promise<ReadonlySet<string>>;
+}

@@ -38,6 +38,41 @@ export async function lockById(trx: Trx, id: string): Promise<PayoutRow | undefi
   return trx.selectFrom('payouts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+/** The owner's payout that holds an idempotency key (at most one: `payouts_idempotency_key`), of any age. */
+export async function findByIdempotencyKey(
+  db: Kdb,
+  owner: PayoutOwner,
+  key: string,
+): Promise<PayoutRow | undefined> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+/**
+ * A key forgotten after the idempotency window may name a new payout: the owner's payout made with it
+ * before `before` lets go of it (a younger holder keeps it).
+ */
+export async function releaseIdempotencyKey(
+  trx: Trx,
+  owner: PayoutOwner,
+  key: string,
+  before: Date,
+): Promise<void> {
+  await trx
+    .updateTable('payouts')
+    .set({ idempotency_key: null })
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('idempotency_key', '=', key)
+    .where('created_at', '<', before)
+    .execute();
+}
+
 /** The payout that holds a transaction hash, if any. */
 export async function findByTxHash(db: Kdb, txHash: string): Promise<PayoutRow | undefined> {
   return db.selectFrom('payouts').selectAll().where('tx_hash', '=', txHash).executeTakeFirst();

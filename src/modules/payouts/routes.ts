@@ -1,5 +1,6 @@
 import { errorResponses, toApiError } from '../../http/errors.js';
 import {
+  IDEMPOTENCY_HEADER,
   IdempotencyHeaderSchema,
   idempotencyHooks,
   type IdempotencyOptions,
@@ -50,7 +51,8 @@ export async function payoutRoutes(
           '`amount_below_minimum`, `details.minimum`), the available balance (400 `insufficient_balance`, ' +
           '`details.available`); concurrent payouts never together exceed it. No current rate is 503 ' +
           '`payouts_unavailable` (`details.reason`). USDT is rounded down to 6 decimals. Needs scope ' +
-          `\`payouts\`. ${FLAG} Honours \`X-Idempotency-Key\`. Test keys pay only on the sandbox chain.`,
+          `\`payouts\`. ${FLAG} Honours \`X-Idempotency-Key\`: a key names one payout for 24 hours, even after a ` +
+          'crash or a retry of a request still running. Test keys pay only on the sandbox chain.',
         tags: TAGS,
         headers: IdempotencyHeaderSchema,
         body: PayoutCreateSchema,
@@ -64,7 +66,11 @@ export async function payoutRoutes(
       onSend: idempotency.onSend,
     },
     async (request, reply) => {
-      const payout = await service.create(ownerOf(request), request.body);
+      // The payout carries the key too (ADR 0051): a retry whose claim the store gave up never pays twice.
+      const header = request.headers[IDEMPOTENCY_HEADER];
+      const payout = await service.create(ownerOf(request), request.body, {
+        idempotencyKey: Array.isArray(header) ? header[0] : header,
+      });
       return reply.code(201).send(unwrap(payout));
     },
   );

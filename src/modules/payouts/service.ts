@@ -4,7 +4,9 @@ import type { Kdb, Trx } from '../../db/database.js';
 import { payoutsCreated } from '../../observability/metrics.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Environment, PayoutsTable } from '../../db/schema.js';
-import type { Clock } from '../../shared/clock.js';
+import { canonicalJson } from '../../shared/canonical-json.js';
+import { DAY, type Clock } from '../../shared/clock.js';
+import { sha256Hex } from '../../shared/crypto.js';
 import { newId } from '../../shared/ids.js';
 import {
   convert,
@@ -21,10 +23,17 @@ import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import type { EventRecorder, EventType } from '../events/service.js';
 import type { PayoutDebit } from '../ledger/service.js';
-import { createBusinessCalendar, utcDateOf } from '../settlement/calendar.js';
+import { addDays, createBusinessCalendar, utcDateOf } from '../settlement/calendar.js';
 import type { PayoutError } from './errors.js';
 import type { PayoutRow } from './model.js';
-import type { PayoutActor, PayoutContents, PayoutDestination, PayoutOwner, PayoutWallets } from './ports.js';
+import type {
+  PayoutActor,
+  PayoutClosures,
+  PayoutContents,
+  PayoutDestination,
+  PayoutOwner,
+  PayoutWallets,
+} from './ports.js';
 import { RateUnavailableError, type RateQuote, type RateSource } from './rates.js';
 import * as payouts from './repository.js';
 import { exportLine, normalizeTxHash, type TreasuryExportLine } from './treasury.js';
@@ -93,13 +102,31 @@ export interface PayoutMinimumView {
   updatedAt: string;
 }
 
+/** How long a key names its payout: as long as the idempotency store remembers the key (spec section 4). */
+const IDEMPOTENCY_WINDOW_MS = DAY;
+
+/** A request's `X-Idempotency-Key` and the SHA-256 of its body in canonical JSON. */
+interface KeyedRequest {
+  key: string;
+  fingerprint: string;
+}
+
+/** How far ahead a payout's arrival date looks for declared closures (the calendar's own limit). */
+const ARRIVAL_LOOKAHEAD_DAYS = 366;
+
 /** The most payouts one treasury export carries; the rest wait for the next export. */
 export const TREASURY_EXPORT_LIMIT = 1000;
 
 export interface PayoutService {
+  /**
+   * With `idempotencyKey`, the payout carries the key (docs/decisions/0051-payout-idempotency.md): while
+   * a payout made in the last 24 hours holds it, the request answers that payout when its body and API
+   * key are the same, `idempotency_key_reuse` otherwise; it never makes a second payout.
+   */
   create(
     owner: PayoutOwner & { keyId?: string },
     input: PayoutCreate,
+    options?: { idempotencyKey?: string | undefined },
   ): Promise<Result<PayoutView, PayoutError>>;
   retrieve(owner: PayoutOwner, id: string): Promise<Result<PayoutView, PayoutError>>;
   list(
@@ -299,6 +326,8 @@ export interface PayoutServiceDeps {
   events: EventRecorder;
   wallets: PayoutWallets;
   contents: PayoutContents;
+  /** The operators' declared closures, which a payout's arrival date skips. */
+  closures: PayoutClosures;
   audit: AuditLog;
   /** The rate source of an environment; undefined: payouts there answer 503 `payouts_unavailable`. */
   rates: (environment: Environment) => RateSource | undefined;
@@ -486,6 +515,20 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     };
   }
 
+  /**
+   * A payout's `arrivalDate`: the first business day after the UTC date of `now` (ADR 0017: Monday to
+   * Friday, not a Turkish public holiday, not a closure the operators declared), read in `trx`.
+   */
+  async function arrivalDateOf(trx: Trx, now: Date): Promise<string> {
+    const today = utcDateOf(now);
+    const closures = await deps.closures.between(
+      trx,
+      addDays(today, 1),
+      addDays(today, ARRIVAL_LOOKAHEAD_DAYS),
+    );
+    return calendar.nextBusinessDay(today, closures);
+  }
+
   /** The row of a new pending payout of `covered` TRY (`converted` USDT) to `wallet` at `quote`. */
   function payoutRowOf(
     owner: PayoutOwner & { keyId?: string },
@@ -501,6 +544,8 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       automatic: boolean;
       description: string | null;
       metadata: Record<string, string>;
+      idempotency?: KeyedRequest | undefined;
+      arrivalDate: string;
     },
   ): Insertable<PayoutsTable> {
     const { now, wallet, quote, conversion: converted } = payout;
@@ -525,12 +570,14 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       status: 'pending',
       automatic: payout.automatic,
       tx_hash: null,
-      arrival_date: calendar.nextBusinessDay(utcDateOf(now)),
+      arrival_date: payout.arrivalDate,
       failure_code: null,
       failure_message: null,
       description: payout.description,
       metadata: JSON.stringify(payout.metadata),
       created_by: owner.keyId ?? null,
+      idempotency_key: payout.idempotency?.key ?? null,
+      request_fingerprint: payout.idempotency?.fingerprint ?? null,
       created_at: now,
       updated_at: now,
       // The sandbox chain's submission queue takes it at once; the treasury waits for an operator.
@@ -551,9 +598,11 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       automatic: boolean;
       description: string | null;
       metadata: Record<string, string>;
+      idempotency?: KeyedRequest | undefined;
     },
   ): Promise<PayoutRow> {
-    const row = await payouts.insert(trx, payoutRowOf(owner, payout));
+    const arrivalDate = await arrivalDateOf(trx, payout.now);
+    const row = await payouts.insert(trx, payoutRowOf(owner, { ...payout, arrivalDate }));
     await deps.contents.attach(trx, owner, row.id);
     await announce(trx, row, 'payout.created');
     // Counted before the commit: a rolled-back creation is counted too (a rare over-count, never a miss).
@@ -561,50 +610,94 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     return row;
   }
 
+  /**
+   * The answer to a request whose idempotency key a payout made within the window holds: that payout
+   * when the request is a retry of the one that made it (same body, same API key), else
+   * `idempotency_key_reuse`. Never a second payout.
+   */
+  function answerOfHolder(
+    holder: PayoutRow,
+    owner: PayoutOwner & { keyId?: string },
+    request: KeyedRequest,
+  ): Result<PayoutView, PayoutError> {
+    if (holder.created_by !== (owner.keyId ?? null))
+      return err({ code: 'idempotency_key_reuse', reason: 'other_api_key' });
+    if (holder.request_fingerprint !== request.fingerprint)
+      return err({ code: 'idempotency_key_reuse', reason: 'other_body' });
+    return ok(payoutView(holder));
+  }
+
   return {
-    async create(owner, input) {
+    async create(owner, input, options = {}) {
+      const keyed: KeyedRequest | undefined =
+        options.idempotencyKey === undefined
+          ? undefined
+          : { key: options.idempotencyKey, fingerprint: sha256Hex(canonicalJson(input)) };
+      let releaseBefore: Date | undefined;
+      if (keyed) {
+        // A retry of a request that made its payout (before a crash, or after its idempotency claim
+        // lapsed) answers that payout, before a rate is even asked for.
+        const holder = await payouts.findByIdempotencyKey(db, owner, keyed.key);
+        const rememberedSince = new Date(clock.now().getTime() - IDEMPOTENCY_WINDOW_MS);
+        if (holder && holder.created_at > rememberedSince) return answerOfHolder(holder, owner, keyed);
+        // Forgotten after the idempotency window: the old payout lets go of it as the new one takes it.
+        if (holder) releaseBefore = rememberedSince;
+      }
       const quoted = await quote(owner.environment);
       if (!quoted.ok) return quoted;
-      return db.transaction().execute(async (trx): Promise<Result<PayoutView, PayoutError>> => {
-        const destination = await deps.wallets.destination(trx, owner, input.walletId);
-        if (!destination.ok) {
-          return err({
-            code: 'wallet_not_configured',
-            reason: destination.reason,
-            ...(input.walletId !== undefined ? { walletId: input.walletId } : {}),
+      try {
+        return await db.transaction().execute(async (trx): Promise<Result<PayoutView, PayoutError>> => {
+          const destination = await deps.wallets.destination(trx, owner, input.walletId);
+          if (!destination.ok) {
+            return err({
+              code: 'wallet_not_configured',
+              reason: destination.reason,
+              ...(input.walletId !== undefined ? { walletId: input.walletId } : {}),
+            });
+          }
+          const { wallet } = destination;
+          const minimum = await payouts.minimumFor(trx, wallet.network, owner.environment);
+          const converted = conversion(
+            BigInt(input.amount),
+            quoted.value,
+            await spreadOf(trx, owner.environment),
+          );
+          if (BigInt(input.amount) < BigInt(minimum) || converted.converted === 0n) {
+            return err({ code: 'amount_below_minimum', minimum, network: wallet.network });
+          }
+          const now = clock.now();
+          const id = newId('po', now);
+          const debit = await deps.ledger.postPayoutCreated(trx, {
+            id,
+            amount: formatMinor(converted.covered),
+            spread: converted.spread.toString(),
+            ...owner,
           });
-        }
-        const { wallet } = destination;
-        const minimum = await payouts.minimumFor(trx, wallet.network, owner.environment);
-        const converted = conversion(
-          BigInt(input.amount),
-          quoted.value,
-          await spreadOf(trx, owner.environment),
-        );
-        if (BigInt(input.amount) < BigInt(minimum) || converted.converted === 0n) {
-          return err({ code: 'amount_below_minimum', minimum, network: wallet.network });
-        }
-        const now = clock.now();
-        const id = newId('po', now);
-        const debit = await deps.ledger.postPayoutCreated(trx, {
-          id,
-          amount: formatMinor(converted.covered),
-          spread: converted.spread.toString(),
-          ...owner,
+          if (!debit.ok) return err({ code: 'insufficient_balance', available: debit.available });
+          if (keyed && releaseBefore)
+            await payouts.releaseIdempotencyKey(trx, owner, keyed.key, releaseBefore);
+          const row = await insertPayout(trx, owner, {
+            id,
+            now,
+            wallet,
+            quote: quoted.value,
+            conversion: converted,
+            automatic: false,
+            description: input.description ?? null,
+            metadata: input.metadata ?? {},
+            idempotency: keyed,
+          });
+          return ok(payoutView(row));
         });
-        if (!debit.ok) return err({ code: 'insufficient_balance', available: debit.available });
-        const row = await insertPayout(trx, owner, {
-          id,
-          now,
-          wallet,
-          quote: quoted.value,
-          conversion: converted,
-          automatic: false,
-          description: input.description ?? null,
-          metadata: input.metadata ?? {},
-        });
-        return ok(payoutView(row));
-      });
+      } catch (error) {
+        // Two requests with one key got past the idempotency store at once (the first outlived its claim):
+        // the later insert rolled its transaction back, and it answers the payout the other one made.
+        if (keyed && isUniqueViolation(error, 'payouts_idempotency_key')) {
+          const holder = await payouts.findByIdempotencyKey(db, owner, keyed.key);
+          if (holder) return answerOfHolder(holder, owner, keyed);
+        }
+        throw error;
+      }
     },
 
     quote,
@@ -708,6 +801,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
           ...plan.owner,
         })),
       );
+      const arrivalDate = await arrivalDateOf(trx, now);
       const rows = await payouts.insertMany(
         trx,
         made.map((plan) =>
@@ -720,6 +814,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
             automatic: true,
             description: plan.description,
             metadata: {},
+            arrivalDate,
           }),
         ),
       );

@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { chargeReferences } from '../charges/service.js';
 import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
-import type { PayoutContents, PayoutOwner, PayoutTransaction } from '../payouts/ports.js';
+import type { PayoutClosures, PayoutContents, PayoutOwner, PayoutTransaction } from '../payouts/ports.js';
 import { refundChargeIds } from '../refunds/service.js';
 import { addDays, utcDateOf, type BusinessDate } from './calendar.js';
 import {
@@ -85,6 +85,8 @@ export interface SettlementService {
   releaseNow(owner: PayoutOwner): Promise<ReleaseOutcome>;
   /** What each payout carries (for the payouts module). */
   payoutContents: PayoutContents;
+  /** The declared closures, for a payout's arrival date (for the payouts module). */
+  payoutClosures: PayoutClosures;
 }
 
 export function createSettlementService(deps: {
@@ -191,6 +193,10 @@ export function createSettlementService(deps: {
     },
 
     payoutContents,
+    payoutClosures: {
+      between: async (trx, from, to) =>
+        new Set((await settlement.listClosures(trx, from, to)).map((row) => row.business_date)),
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { WalletChangesTable, WalletsTable } from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
@@ -21,6 +21,16 @@ import {
 
 export type WalletPatch = Omit<Updateable<WalletsTable>, 'id' | 'status' | 'is_default'>;
 export type ChangePatch = Omit<Updateable<WalletChangesTable>, 'id' | 'status'>;
+
+/**
+ * Serialises, until the end of the caller's transaction, the writers that add a wallet to one owner or
+ * move its default, so that each sees the addresses and the default the previous one left (the unique
+ * indexes `wallets_address_idx` and `wallets_one_default_idx` would otherwise refuse the later one).
+ */
+export async function lockOwner(trx: Trx, owner: WalletOwner): Promise<void> {
+  const key = `wallets:${owner.organizationId}:${owner.environment}`;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
 
 export async function insertWallet(trx: Trx, values: Insertable<WalletsTable>): Promise<WalletRow> {
   return trx.insertInto('wallets').values(values).returningAll().executeTakeFirstOrThrow();

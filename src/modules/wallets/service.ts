@@ -335,6 +335,8 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
       if (!checked.ok)
         return err({ code: 'invalid_wallet_address', network: input.network, reason: checked.reason });
       const result = await db.transaction().execute(async (trx): Promise<Result<WalletView, WalletError>> => {
+        // Two requests at once: the later one waits, then finds the address or the default the first added.
+        await repo.lockOwner(trx, owner);
         const existing = await repo.findLiveAddress(trx, owner, input.network, checked.address);
         if (existing) return err({ code: 'wallet_exists', walletId: existing.id });
         const now = clock.now();
@@ -421,6 +423,9 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
 
     async makeDefault(owner, id, by) {
       const result = await db.transaction().execute(async (trx): Promise<Result<WalletView, WalletError>> => {
+        // Before the wallet's row lock, in the order `create` takes it: a sandbox move of the default
+        // waits for a wallet being added (which may become the first default).
+        await repo.lockOwner(trx, owner);
         const wallet = await repo.lockWallet(trx, owner, id);
         if (!wallet) return err({ code: 'wallet_not_found' });
         const open = await repo.openChangeOf(trx, wallet.id);
