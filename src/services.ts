@@ -22,6 +22,7 @@ import { createCheckoutService, type CheckoutService } from './modules/checkout/
 import {
   createOrganizationAdminService,
   createUnderwritingService,
+  frozenOrganizations,
   type OrganizationAdminService,
   type UnderwritingService,
 } from './modules/organizations/service.js';
@@ -303,6 +304,7 @@ export function createServices(input: {
     payouts,
     ledger,
     events,
+    organizations: { frozen: frozenOrganizations },
     audit,
     alerts,
     mailer,

@@ -266,6 +266,36 @@ describe('the settlement pages', () => {
     expect((await client.get('/dashboard/settlements?lang=en&cursor=nonsense')).status).toBe(404);
   });
 
+  it('say why a frozen organization’s batch is held, in both languages', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    await paidCharge(t, merchant, 'sandbox', 100_000);
+    const organizations = t.gateway.services.organizations;
+    expect(
+      (await organizations.freeze(merchant.organizationId, 'risk review', { actor: 'staff:risk' })).ok,
+    ).toBe(true);
+    // The next business day's batch (Tuesday, 03:00 UTC) holds it (ADR 0053); the clock stays there.
+    const clockBefore = t.clock.now();
+    t.clock.set(new Date('2026-11-24T03:00:30.000Z'));
+    try {
+      await t.gateway.services.settlementBatches.runDay(new Date('2026-11-24T03:00:00.000Z'));
+    } finally {
+      t.clock.set(clockBefore);
+    }
+    const client = await signedIn(merchant.organizationId, 'viewer');
+    const page = await client.get('/dashboard/settlements?lang=en');
+    expect(page.status).toBe(200);
+    const [batch] = batchesIn(page.text);
+    expect(batch?.status).toBe('held');
+    expect(classText(batch?.html ?? '', 'batch-reason')).toBe(
+      'your organization is paused; the funds stay available and are paid out on the first business day after it is resumed.',
+    );
+    const detail = await client.get(`/dashboard/settlements/${batch?.id ?? ''}?lang=tr`);
+    expect(detail.status).toBe(200);
+    expect(textOf(detail.text, 'batch-reason')).toBe(
+      'kuruluşunuz durduruldu; tutar kullanılabilir bakiyede kalır ve kuruluş yeniden açıldıktan sonraki ilk iş gününde ödenir.',
+    );
+  });
+
   it('refuse another organization’s and the other environment’s batch, and a developer', async () => {
     const merchant = await sandboxMerchant({ wallet: true });
     await paidCharge(t, merchant, 'sandbox', 10_000);

@@ -907,3 +907,173 @@ describe('owners side by side', () => {
     expect(rates.size).toBeLessThanOrEqual(3);
   });
 });
+
+describe('an open batch of an earlier business date', () => {
+  it('is taken up by the next business day: paid out for a quiet owner, carried when the new batch paid everything', async () => {
+    const chain = chainControl(t.sandboxChain);
+    const services = t.gateway.services.settlementBatches;
+    at('2027-12-02T10:00:00.000Z'); // a Thursday
+    const quiet = await sandboxMerchant({ wallet: true }); // no credits after Thursday
+    const busy = await sandboxMerchant({ wallet: true }); // new credits on Saturday
+    const crashed = await sandboxMerchant({ wallet: true }); // released on Friday, then the worker died
+    for (const merchant of [quiet, busy, crashed]) await paidCharge(t, merchant, 'sandbox', CHARGE);
+
+    // Friday: the rate is an hour old all day (a ticker outage); the period is run again, still held.
+    const stale = async () =>
+      chain.setRate('0.0285', new Date(t.clock.now().getTime() - 3_600_000).toISOString());
+    at('2027-12-03T03:00:00.000Z');
+    expect(
+      await t.gateway.services.settlement.release(
+        { organizationId: crashed.organizationId, environment: 'sandbox' },
+        { cutoff: new Date('2027-12-03T03:00:00.000Z'), businessDate: '2027-12-03' },
+      ),
+    ).toMatchObject({ released: true, batch: { status: 'released' } });
+    for (const time of ['2027-12-03T03:00:30.000Z', '2027-12-03T22:00:00.000Z']) {
+      at(time);
+      await stale();
+      await expect(daily.run()).rejects.toThrow(/3 batches held/);
+    }
+    for (const merchant of [quiet, busy, crashed])
+      expect((await batchesOf(merchant)).map((batch) => batch.status)).toEqual(['held']);
+
+    // Saturday: the rate is back, and its period is not a business day: nothing runs.
+    at('2027-12-04T03:00:30.000Z');
+    await chain.setRate('0.0285', t.clock.now().toISOString());
+    await daily.run();
+    expect((await batchesOf(quiet)).map((batch) => batch.status)).toEqual(['held']);
+    at('2027-12-04T12:00:00.000Z');
+    await paidCharge(t, busy, 'sandbox', CHARGE);
+
+    // Monday: three runs of the date at once meet on the owners' locks, then the job's own run.
+    at('2027-12-06T03:00:30.000Z');
+    await chain.setRate('0.0285', t.clock.now().toISOString());
+    const cutoff = new Date('2027-12-06T03:00:00.000Z');
+    const reports = await Promise.all([0, 1, 2].map(() => services.runDay(cutoff)));
+    for (const report of reports)
+      expect(report).toMatchObject({ held: 0, frozen: 0, failed: 0, chunksFailed: 0 });
+    const sum = (field: 'paidOut' | 'carried') => reports.reduce((total, report) => total + report[field], 0);
+    // Busy's batch of Monday, quiet's and crashed's batches of Friday; busy's batch of Friday carried.
+    expect(sum('paidOut')).toBe(3);
+    expect(sum('carried')).toBe(1);
+    await daily.run();
+    expect(await services.runDay(cutoff)).toMatchObject({ paidOut: 0, carried: 0, held: 0 });
+
+    // The quiet owner (and the one whose worker died): Friday's batch paid out once, at Monday's rate.
+    for (const merchant of [quiet, crashed]) {
+      const [friday, ...more] = await batchesOf(merchant);
+      expect(more).toEqual([]);
+      expect(friday).toMatchObject({
+        business_date: '2027-12-03',
+        status: 'paid_out',
+        hold_reason: null,
+        rate: '0.0285',
+        statement_seq: 1,
+      });
+      const payouts = await payoutsOf(merchant);
+      expect(payouts).toHaveLength(1);
+      expect(payouts[0]).toMatchObject({ id: friday?.payout_id, amount: NET.toString(), automatic: true });
+      expect(await balance(merchant)).toMatchObject({
+        pending: '0',
+        available: '0',
+        inTransit: NET.toString(),
+      });
+    }
+
+    // The busy owner: Monday's batch paid everything available, Friday's then found nothing and is carried.
+    const [friday, monday] = await batchesOf(busy);
+    expect(monday).toMatchObject({ business_date: '2027-12-06', status: 'paid_out', statement_seq: 1 });
+    expect(friday).toMatchObject({
+      business_date: '2027-12-03',
+      status: 'carried',
+      carry_reason: 'nothing_available',
+      hold_reason: null,
+      payout_id: null,
+      statement_seq: 2,
+    });
+    const payouts = await payoutsOf(busy);
+    expect(payouts).toHaveLength(1);
+    expect(payouts[0]).toMatchObject({ id: monday?.payout_id, amount: (2n * NET).toString() });
+    expect(await balance(busy)).toMatchObject({ available: '0', inTransit: (2n * NET).toString() });
+    expect(
+      (await services.verifyStatements({ organizationId: busy.organizationId, environment: 'sandbox' }))
+        .valid,
+    ).toBe(true);
+
+    // Every batch ended is announced once.
+    for (const merchant of [quiet, busy, crashed]) {
+      const events = await db()
+        .selectFrom('events')
+        .select('resource_id')
+        .where('organization_id', '=', merchant.organizationId)
+        .where('type', '=', 'balance.settled')
+        .execute();
+      const ids = (await batchesOf(merchant)).map((batch) => batch.id);
+      expect(events.map((event) => event.resource_id).sort()).toEqual([...ids].sort());
+    }
+  });
+});
+
+describe('a frozen organization', () => {
+  it('has its batch held (organization_frozen), not paid out, until a run after it is unfrozen', async () => {
+    const services = t.gateway.services.settlementBatches;
+    const organizations = t.gateway.services.organizations;
+    at('2027-12-07T10:00:00.000Z'); // a Tuesday
+    const merchant = await sandboxMerchant({ wallet: true });
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    const frozen = await organizations.freeze(merchant.organizationId, 'risk review', {
+      actor: 'staff:risk',
+    });
+    expect(frozen.ok).toBe(true);
+
+    // Frozen is not a missing rate: the period is not run again for it, and no alert is raised.
+    const chain = chainControl(t.sandboxChain);
+    at('2027-12-08T03:00:30.000Z');
+    await chain.setRate('0.0285', t.clock.now().toISOString());
+    await daily.run();
+    const cutoff = new Date('2027-12-08T03:00:00.000Z');
+    expect(await services.runDay(cutoff)).toMatchObject({ frozen: 1, held: 0, paidOut: 0, failed: 0 });
+    expect(await batchesOf(merchant)).toEqual([
+      expect.objectContaining({
+        business_date: '2027-12-08',
+        status: 'held',
+        hold_reason: 'organization_frozen',
+        payout_id: null,
+      }),
+    ]);
+    // (Its API answers 403 organization_frozen while it is frozen: read the table.)
+    const payoutRows = () =>
+      db()
+        .selectFrom('payouts')
+        .select('id')
+        .where('organization_id', '=', merchant.organizationId)
+        .execute();
+    expect(await payoutRows()).toEqual([]);
+    const alerts = await db()
+      .selectFrom('operator_alerts')
+      .select('kind')
+      .where('organization_id', '=', merchant.organizationId)
+      .execute();
+    expect(alerts).toEqual([]);
+
+    // Still frozen on Thursday: held again. Unfrozen, Friday's run pays it out once.
+    at('2027-12-09T03:00:30.000Z');
+    await daily.run();
+    expect((await batchesOf(merchant)).map((batch) => batch.status)).toEqual(['held']);
+    expect(await payoutRows()).toEqual([]);
+    expect((await organizations.unfreeze(merchant.organizationId, { actor: 'staff:risk' })).ok).toBe(true);
+    expect(await balance(merchant)).toMatchObject({
+      pending: '0',
+      available: NET.toString(),
+      inTransit: '0',
+    });
+    at('2027-12-10T03:00:30.000Z');
+    await chain.setRate('0.0285', t.clock.now().toISOString());
+    await daily.run();
+    const [batch] = await batchesOf(merchant);
+    expect(batch).toMatchObject({ business_date: '2027-12-08', status: 'paid_out', hold_reason: null });
+    const payouts = await payoutsOf(merchant);
+    expect(payouts).toHaveLength(1);
+    expect(payouts[0]).toMatchObject({ id: batch?.payout_id, amount: NET.toString(), automatic: true });
+    expect(await balance(merchant)).toMatchObject({ available: '0', inTransit: NET.toString() });
+  });
+});

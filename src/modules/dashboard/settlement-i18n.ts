@@ -44,6 +44,8 @@ export interface SettlementMessages {
   carryReasons: Record<CarryReason, string>;
   /** A held batch waits for a usable rate; `{reason}`: what the rate source said. */
   holdReason: string;
+  /** A batch held because the organization is frozen (hold reason `organization_frozen`, ADR 0053). */
+  frozenHold: string;
   payoutStatuses: Record<PayoutStatus, string>;
   /** `{rate}`: USDT per TRY; `{source}`. */
   rateValue: string;
@@ -120,6 +122,8 @@ export const SETTLEMENT_MESSAGES: Record<Locale, SettlementMessages> = {
       nothing_available: 'nothing was available to pay out.',
     },
     holdReason: 'there is no usable exchange rate yet ({reason}); retried automatically.',
+    frozenHold:
+      'your organization is paused; the funds stay available and are paid out on the first business day after it is resumed.',
     payoutStatuses: {
       pending: 'Pending',
       in_transit: 'In transit',
@@ -198,6 +202,8 @@ export const SETTLEMENT_MESSAGES: Record<Locale, SettlementMessages> = {
       nothing_available: 'ödenecek kullanılabilir bakiye yoktu.',
     },
     holdReason: 'henüz kullanılabilir bir kur yok ({reason}); otomatik olarak yeniden denenir.',
+    frozenHold:
+      'kuruluşunuz durduruldu; tutar kullanılabilir bakiyede kalır ve kuruluş yeniden açıldıktan sonraki ilk iş gününde ödenir.',
     payoutStatuses: {
       pending: 'Beklemede',
       in_transit: 'Yolda',

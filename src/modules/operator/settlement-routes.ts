@@ -35,7 +35,15 @@ const DayReportSchema = Type.Object(
     owners: Type.Integer({ description: 'Organizations and environments visited.' }),
     paidOut: Type.Integer({ description: 'Batches this run paid out.' }),
     carried: Type.Integer({ description: 'Batches this run carried (no payout; the funds stay available).' }),
-    held: Type.Integer({ description: 'Batches waiting for a usable rate; the daily job retries them.' }),
+    held: Type.Integer({
+      description:
+        'Batches (of the date or an earlier one) waiting for a usable rate; the daily job retries them.',
+    }),
+    frozen: Type.Integer({
+      description:
+        'Batches held because their organization is frozen (`organization_frozen`); a later run pays them ' +
+        'out once it is unfrozen.',
+    }),
     unchanged: Type.Integer({ description: 'Batches of the date an earlier run had already ended.' }),
     failed: Type.Integer({ description: 'Owners whose batch failed (logged); run the date again.' }),
     chunked: Type.Integer({ description: 'Of paidOut, the owners settled by a set-based chunk (ADR 0041).' }),

@@ -138,3 +138,20 @@ export async function findLogoByHash(db: Kdb, sha256: string) {
     .limit(1)
     .executeTakeFirst();
 }
+
+/**
+ * The frozen ones of these organizations, their rows share-locked (in id order) until the end of the
+ * caller's transaction: a freeze, which locks the row to change it, waits for the caller, and a caller
+ * after a freeze sees it.
+ */
+export async function lockFrozen(db: Kdb, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('organizations')
+    .select(['id', 'frozen_at'])
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .forShare()
+    .execute();
+  return new Set(rows.filter((row) => row.frozen_at !== null).map((row) => row.id));
+}

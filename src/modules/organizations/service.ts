@@ -13,7 +13,7 @@ import { applicationApprovedEmail, applicationRejectedEmail } from '../email/tem
 import type { Urls } from '../../shared/urls.js';
 import type { UserService } from '../users/service.js';
 import type { OrganizationError } from './errors.js';
-import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './repository.js';
+import { findOrganization, listFeeSchedule, lockFrozen, toOrganization, upsertFee } from './repository.js';
 import {
   DEFAULT_FEES,
   PAYMENT_METHODS,
@@ -21,6 +21,15 @@ import {
   type Organization,
   type OrganizationDirectory,
 } from './types.js';
+
+/**
+ * Which of these organizations an operator has frozen, read in the caller's transaction under a share
+ * lock on their rows: the settlement batch holds a frozen organization's automatic payout
+ * (docs/settlement.md), and a freeze waits for a payout phase under way to end.
+ */
+export function frozenOrganizations(trx: Trx, ids: readonly string[]): Promise<Set<string>> {
+  return lockFrozen(trx, ids);
+}
 
 /** Who acts and from where: every change lands in the audit log with it. */
 export interface Actor {

@@ -61,6 +61,21 @@ export interface BatchPayouts {
   >;
 }
 
+/** What the payout phase needs of the organizations module (given in src/services.ts). */
+export interface BatchOrganizations {
+  /**
+   * The frozen ones of these organizations, read under a share lock on their rows in the caller's
+   * transaction (a freeze waits for it; after a freeze, it sees it).
+   */
+  frozen(trx: Trx, organizationIds: readonly string[]): Promise<Set<string>>;
+}
+
+/**
+ * The hold reason of a batch whose organization an operator froze: no money leaves it automatically; a
+ * later run pays it out once the organization is unfrozen.
+ */
+export const FROZEN_HOLD = 'organization_frozen';
+
 /** What the batch needs of the ledger. */
 export interface BatchLedger {
   ownersWithCredits(after: Date, upTo: Date): Promise<PayoutOwner[]>;
@@ -75,6 +90,7 @@ export interface BatchDeps {
   payouts: BatchPayouts & ChunkPayouts;
   ledger: BatchLedger & ChunkLedger;
   events: EventRecorder;
+  organizations: BatchOrganizations;
   audit: AuditLog;
   alerts: { raise(trx: Kdb, alert: NewOperatorAlert): Promise<boolean> };
   mailer: { enqueue(db: Kdb, to: string, email: RenderedEmail): Promise<string>; nudge(): void };
@@ -108,9 +124,17 @@ export interface DayReport {
   /** Batches this run paid out or carried. */
   paidOut: number;
   carried: number;
-  /** Batches of the date waiting for a usable rate after this run. */
+  /**
+   * Batches waiting for a usable rate after this run, of the date or of an earlier one (the daily job
+   * then runs the period again).
+   */
   held: number;
-  /** Batches of the date that an earlier run had already ended. */
+  /**
+   * Batches held because their organization is frozen (`organization_frozen`), of the date or of an
+   * earlier one: the period is not run again for them; a later run pays them out once it is unfrozen.
+   */
+  frozen: number;
+  /** Batches of the date (or open batches of an earlier one) that an earlier run had already ended. */
   unchanged: number;
   failed: number;
   /** Of `paidOut`, the owners a set-based chunk settled (chunk.ts); the others went one by one. */
@@ -189,8 +213,10 @@ export interface SettlementBatches {
   businessDay(date: BusinessDate): Promise<{ open: true } | { open: false; why: string }>;
   /**
    * The run of one business date with its cutoff (the 03:00 UTC period start): every owner with credits
-   * since the previous run, and every batch of the date whose payout phase is open. A held batch or a
-   * failed owner is counted in the report (`held`, `failed`); the daily job then runs the period again.
+   * since the previous run, and every batch of the date whose payout phase is open; then every batch of
+   * an earlier date whose payout phase is still open (held or released), each paid out or carried as it
+   * can be now. A batch held for a rate or a failed owner is counted in the report (`held`, `failed`);
+   * the daily job then runs the period again.
    */
   runDay(cutoff: Date, signal?: AbortSignal): Promise<DayReport>;
   /**
@@ -435,6 +461,16 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     });
   }
 
+  async function hold(trx: Trx, batch: settlement.BatchRow, reason: string): Promise<settlement.BatchRow> {
+    const held = await settlement.transitionBatch(trx, batch.id, ['released', 'held'], 'held', {
+      hold_reason: reason,
+      payout_attempts: batch.payout_attempts + 1,
+      updated_at: clock.now(),
+    });
+    if (!held) throw new Error(`settlement batch ${batch.id} left its open states under its lock`);
+    return held;
+  }
+
   async function payOutLocked(
     trx: Trx,
     batch: settlement.BatchRow,
@@ -443,14 +479,16 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
   ): Promise<settlement.BatchRow> {
     if (quoted === undefined) return carry(trx, batch, 'manual_schedule');
     const now = clock.now();
+    // An operator froze the organization to stop money leaving it: nothing is paid out automatically;
+    // the batch waits, open, for a run after the organization is unfrozen (no alert: the operator froze it).
+    if ((await deps.organizations.frozen(trx, [batch.organization_id])).has(batch.organization_id)) {
+      const held = await hold(trx, batch, FROZEN_HOLD);
+      logger.info({ batchId: batch.id }, 'settlement batch held: the organization is frozen');
+      return held;
+    }
     if (!quoted.ok) {
       const reason = `rate_unavailable:${quoted.error.reason ?? quoted.error.code}`;
-      const held = await settlement.transitionBatch(trx, batch.id, ['released', 'held'], 'held', {
-        hold_reason: reason,
-        payout_attempts: batch.payout_attempts + 1,
-        updated_at: now,
-      });
-      if (!held) throw new Error(`settlement batch ${batch.id} left its open states under its lock`);
+      const held = await hold(trx, batch, reason);
       await deps.alerts.raise(trx, {
         kind: 'settlement_held',
         organizationId: batch.organization_id,
@@ -522,6 +560,7 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
         paidOut: 0,
         carried: 0,
         held: 0,
+        frozen: 0,
         unchanged: 0,
         failed: 0,
         chunked: 0,
@@ -539,11 +578,20 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
         owners.set(`${owner.organizationId}:${owner.environment}`, owner);
       for (const owner of await settlement.ownersWithDueReserves(db, businessDate))
         owners.set(`${owner.organizationId}:${owner.environment}`, owner);
-      for (const open of await settlement.openBatches(db, businessDate))
-        owners.set(`${open.organization_id}:${open.environment}`, {
-          organizationId: open.organization_id,
-          environment: open.environment,
-        });
+      // Open batches (released, or held) of the date are settled with their owners; the daily schedule's
+      // batches of an earlier date (held when their period ended, or released before a crash) are taken
+      // up after them. A sandbox settle-now batch (`test_helper`, cut at any moment, made on demand) is
+      // left to the runs of its own date, as before.
+      const earlier: settlement.BatchRow[] = [];
+      for (const open of await settlement.openBatchesUpTo(db, businessDate)) {
+        if (open.business_date < businessDate) {
+          if (open.origin === 'schedule') earlier.push(open);
+        } else
+          owners.set(`${open.organization_id}:${open.environment}`, {
+            organizationId: open.organization_id,
+            environment: open.environment,
+          });
+      }
       const quoteOf = runQuotes();
       // The set-based path first (chunk.ts): chunks of owners in key order, each in one transaction; the
       // owners a chunk leaves (held, carried, reserves, refund debt, a batch already made) or a failed
@@ -585,20 +633,37 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
           report.owners += 1;
           try {
             const outcome = await settleOwner(owner, { cutoff, businessDate }, quoteOf);
-            if (outcome.batch === null) return;
-            if (outcome.batch.status === 'held') report.held += 1;
-            else if (!outcome.settled) report.unchanged += 1;
-            else if (outcome.batch.status === 'paid_out') report.paidOut += 1;
-            else if (outcome.batch.status === 'carried') report.carried += 1;
-            else report.held += 1;
-            if (outcome.settled || outcome.batch.status === 'held')
-              settlementOutcomes.inc({ outcome: outcome.batch.status });
+            if (outcome.batch !== null) count(report, outcome.batch, outcome.settled);
           } catch (error) {
             settlementOutcomes.inc({ outcome: 'failed' });
             report.failed += 1;
             logger.error(
               { err: error, ...owner, businessDate },
               'settlement of an owner failed; retried with the period',
+            );
+          }
+        },
+        { concurrency, stopOnError: true },
+      );
+      // After the date's batches: an owner with new credits was paid its whole available balance by the
+      // batch of the date, so its earlier batch finds nothing available and is carried
+      // (`nothing_available`); an owner without new credits is paid its earlier batch's funds now. Each
+      // under the owner's lock and the batch's row lock (`payOut`): once, however many runs meet here.
+      await pMap(
+        earlier,
+        async (open) => {
+          if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
+          const owner = { organizationId: open.organization_id, environment: open.environment };
+          try {
+            const { batch, settled } = await payOut(open.id, owner, quoteOf);
+            if (settled && batch.status !== 'held') deps.mailer.nudge();
+            count(report, batchView(batch), settled);
+          } catch (error) {
+            settlementOutcomes.inc({ outcome: 'failed' });
+            report.failed += 1;
+            logger.error(
+              { err: error, ...owner, batchId: open.id, businessDate: open.business_date },
+              'the payout phase of an earlier open batch failed; retried with the period',
             );
           }
         },
@@ -916,6 +981,18 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     },
   };
   return batches;
+}
+
+/** Counts a batch the run took up in its report, by where its payout phase stands now. */
+function count(report: DayReport, batch: BatchView, settled: boolean): void {
+  if (batch.status === 'held') {
+    if (batch.holdReason === FROZEN_HOLD) report.frozen += 1;
+    else report.held += 1;
+  } else if (!settled) report.unchanged += 1;
+  else if (batch.status === 'paid_out') report.paidOut += 1;
+  else if (batch.status === 'carried') report.carried += 1;
+  else report.held += 1;
+  if (settled || batch.status === 'held') settlementOutcomes.inc({ outcome: batch.status });
 }
 
 /** The content of an ended batch's statement, rebuilt from what its row and items hold now. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
@@ -31,8 +31,8 @@ import { statementContent, statementHash } from './statement.js';
  * some forty statements in two transactions per owner. It settles only the owners whose batch is the
  * plain case, decided under their locks before anything is written: no batch of the date yet, credits
  * whose net is positive, no reserve (none set, none due), the daily schedule, no carry notice to clear,
- * an active default wallet with no change due, and a balance the payout engine would pay out at the
- * run's rate. Every other owner is left untouched and answered back: the run settles it through the
+ * an organization that is not frozen, an active default wallet with no change due, and a balance the
+ * payout engine would pay out at the run's rate. Every other owner is left untouched and answered back: the run settles it through the
  * per-owner path (`settleOwner`), which carries, holds, nets refund debt and releases reserves.
  *
  * Exactly once holds as on the per-owner path: the chunk takes each owner's settlement lock (the one
@@ -54,6 +54,8 @@ export interface ChunkDeps {
   ledger: ChunkLedger;
   payouts: ChunkPayouts;
   events: EventRecorder;
+  /** The frozen ones of these organizations, under a share lock on their rows (see `BatchOrganizations`). */
+  organizations: { frozen(trx: Trx, organizationIds: readonly string[]): Promise<Set<string>> };
 }
 
 export interface ChunkOutcome {
@@ -104,14 +106,15 @@ export function createChunkSettler(deps: ChunkDeps) {
       await settlement.lockOwners(trx, quoted);
       await deps.ledger.lockBalances(trx, quoted);
       const organizations = [...new Set(quoted.map((owner) => owner.organizationId))];
-      const [batched, settings, reserved] = [
+      const [batched, settings, reserved, frozen] = [
         await settlement.ownersWithBatchOn(trx, quoted, options.businessDate),
         await settlement.settingsOf(trx, organizations),
         await settlement.ownersWithDueReservesOf(trx, quoted, options.businessDate),
+        await deps.organizations.frozen(trx, organizations),
       ];
       let candidates = quoted.filter((owner) => {
         const key = keyOf(owner);
-        if (batched.has(key) || reserved.has(key)) return false;
+        if (batched.has(key) || reserved.has(key) || frozen.has(owner.organizationId)) return false;
         const row = settings.get(owner.organizationId);
         if (!row) return true;
         const notice = owner.environment === 'live' ? row.carry_notice_live : row.carry_notice_sandbox;

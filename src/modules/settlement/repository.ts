@@ -166,13 +166,18 @@ export async function latestCutoffBefore(db: Kdb, businessDate: string): Promise
   return row?.cutoff == null ? undefined : new Date(row.cutoff);
 }
 
-/** Batches of a business date whose payout phase has not ended (released, or held for a rate). */
-export async function openBatches(db: Kdb, businessDate: string): Promise<BatchRow[]> {
+/**
+ * Batches of a business date or any earlier one whose payout phase has not ended (released, or held),
+ * oldest first. Read through `settlement_batches_open_idx` (partial: open batches only), so its cost is
+ * the open batches', not every batch's.
+ */
+export async function openBatchesUpTo(db: Kdb, businessDate: string): Promise<BatchRow[]> {
   return db
     .selectFrom('settlement_batches')
     .selectAll()
-    .where('business_date', '=', businessDate)
+    .where('business_date', '<=', businessDate)
     .where('status', 'in', ['released', 'held'])
+    .orderBy('business_date')
     .orderBy('id')
     .execute();
 }

@@ -48,7 +48,9 @@ export const SettlementBatchSchema = Type.Object(
       },
     ),
     holdReason: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why a held batch waits (`rate_unavailable:<reason>`).',
+      description:
+        'Why a held batch waits: `rate_unavailable:<reason>` (no usable rate yet) or `organization_frozen` ' +
+        '(an operator froze the organization; paid by a run after it is unfrozen).',
     }),
     rate: Type.Union(
       [
