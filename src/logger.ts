@@ -54,7 +54,9 @@ const LINE_PATTERNS: Array<[RegExp, string]> = [
 /** One query parameter (`?name=value` or `&name=value`); otpauth:// URIs carry the TOTP secret this way. */
 const QUERY_PARAMETER = /([?&])([^=&#"\s\\]+)=([^&#"\s\\]*)/g;
 
-const DIGIT_RUN = /(?<![\w.])\d(?:[ -]?\d){12,18}(?![\w.])/g;
+// A run of digits, not a decimal's fraction: a letter or an underscore before it is no boundary of a
+// card number (`cus_4242…` in a logged URL is one).
+const DIGIT_RUN = /(?<![\d.])\d(?:[ -]?\d){12,18}(?![\d.])/g;
 
 /** Removes every secret shape from one serialised log line (JSON stays valid: only string content changes). */
 export function scrubSecrets(line: string): string {

@@ -119,6 +119,29 @@ describe('a stored outcome is replayed to the key that produced it only', () => 
     expect(Number(count.n)).toBe(1);
   });
 
+  it('a card number as the idempotency key is 400, and nothing of it is stored', async () => {
+    const { organizationId, keys } = await organizationWithKeys({ a: ['write'] });
+    for (const key of ['4242424242424242', 'order-4111-1111-1111-1111']) {
+      const res = await post('/v1/charges', keys.a!, key, validCharge());
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(res.body.error.details).toMatchObject({
+        issues: [{ path: 'X-Idempotency-Key', in: 'header', code: 'invalid_value' }],
+      });
+      expect(res.text).not.toContain(key);
+    }
+    const db = t.gateway.database.db;
+    expect(
+      await db.selectFrom('idempotency_keys').select('key').where('key', 'like', '%4242%').execute(),
+    ).toEqual([]);
+    const charges = await db
+      .selectFrom('charges')
+      .select('id')
+      .where('organization_id', '=', organizationId)
+      .execute();
+    expect(charges).toEqual([]);
+  });
+
   it('an in-flight claim of another key is refused the same way, not reported as in flight', async () => {
     const { organizationId, keys, ids } = await organizationWithKeys({ a: ['write'], b: ['write'] });
     const idem = freshKey();

@@ -234,6 +234,22 @@ describe('scrubSecrets', () => {
   });
 });
 
+describe('scrubSecrets and card numbers glued to a name', () => {
+  it('redacts a card number after a letter or an underscore (an id a caller made of one), not a decimal', () => {
+    const line = JSON.stringify({
+      url: '/v1/customers/cus_4242424242424242?ref=x4111111111111111y',
+      msg: 'latency 0.4242424242424242 s',
+    });
+    const scrubbed = scrubSecrets(line);
+    expect(scrubbed).not.toContain('4242424242424242?');
+    expect(scrubbed).not.toContain('4111111111111111');
+    expect(JSON.parse(scrubbed)).toEqual({
+      url: '/v1/customers/cus_[REDACTED]?ref=x[REDACTED]y',
+      msg: 'latency 0.4242424242424242 s',
+    });
+  });
+});
+
 describe('scrubSecrets and personal data', () => {
   it('redacts the e-mail and phone query values of a customer search, keeping the other parameters', () => {
     const line = JSON.stringify({

@@ -7,6 +7,7 @@ import type {
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import { sha256Hex } from '../shared/crypto.js';
+import { CARD_NUMBER_MESSAGE, containsCardNumber } from './card-data.js';
 import { ApiError } from './errors.js';
 import type { Claim, IdempotencyStore } from './idempotency-store.js';
 import type { SecretBox } from '../shared/secret-box.js';
@@ -91,6 +92,14 @@ export function idempotencyHooks(options: IdempotencyOptions): {
           message: 'must be 1 to 255 printable ASCII characters without spaces',
         },
       ]);
+    }
+    // The key is stored (idempotency_keys, and on the charge or payout it made): a card number in it would
+    // be card data in the database in clear (decision 16), so it is refused like one in a body.
+    if (containsCardNumber(key)) {
+      throw ApiError.validation(
+        [{ path: 'X-Idempotency-Key', in: 'header', code: 'invalid_value', message: CARD_NUMBER_MESSAGE }],
+        'The request carries what looks like a card number.',
+      );
     }
     // Authentication and authorization (key, environment, IP, scope, flag, freeze) ran in onRequest,
     // before this hook: a caller that may not make the request never reaches a replay.
