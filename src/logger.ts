@@ -54,9 +54,17 @@ const LINE_PATTERNS: Array<[RegExp, string]> = [
 /** One query parameter (`?name=value` or `&name=value`); otpauth:// URIs carry the TOTP secret this way. */
 const QUERY_PARAMETER = /([?&])([^=&#"\s\\]+)=([^&#"\s\\]*)/g;
 
+/**
+ * What may stand between the digit groups of a card number in a log line: a space, a dash or a plus, a
+ * Unicode space or dash written as itself, their percent-encodings in a URL (`%20`, `%2D`, `%09`,
+ * `%C2%A0`), or a tab as JSON escapes it.
+ */
+const CARD_SEPARATOR =
+  '(?:[ +\\u00a0\\u2000-\\u200d\\u2010-\\u2015\\u2060\\u202f\\u205f\\u2212\\u3000-]|%20|%2[dD]|%09|%[cC]2%[aA]0|\\\\t)';
 // A run of digits, not a decimal's fraction: a letter or an underscore before it is no boundary of a
 // card number (`cus_4242…` in a logged URL is one).
-const DIGIT_RUN = /(?<![\d.])\d(?:[ -]?\d){12,18}(?![\d.])/g;
+const DIGIT_RUN = new RegExp(`(?<![\\d.])\\d(?:${CARD_SEPARATOR}{0,3}\\d){12,18}(?![\\d.])`, 'g');
+const SEPARATORS = new RegExp(CARD_SEPARATOR, 'g');
 
 /** Removes every secret shape from one serialised log line (JSON stays valid: only string content changes). */
 export function scrubSecrets(line: string): string {
@@ -68,7 +76,7 @@ export function scrubSecrets(line: string): string {
   // Card numbers: Luhn-valid runs of 13 to 19 digits, spaced or not, inside strings (a bare JSON
   // number is left alone, so the line stays valid JSON).
   out = out.replace(DIGIT_RUN, (match: string, offset: number) => {
-    const digits = match.replace(/[ -]/g, '');
+    const digits = match.replace(SEPARATORS, '');
     if (digits.length < 13 || digits.length > 19 || !luhnValid(digits)) return match;
     const before = out[offset - 1];
     const after = out[offset + match.length];

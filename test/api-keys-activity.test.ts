@@ -215,6 +215,28 @@ describe('the activity of a key', () => {
   });
 });
 
+describe('the request log and card data', () => {
+  it('never stores a card number sent where an id belongs in the path', async () => {
+    const db = t.gateway.database.db;
+    const organizationId = await createOrganization(db, t.clock);
+    const key = await issueKey(db, t.clock, organizationId, { scopes: ['all'] });
+    for (const path of ['/v1/charges/4242424242424242', '/v1/charges/ch_missing']) {
+      expect((await apiRequest(t.urls, path, { key: key.secret })).status).toBe(404);
+    }
+    let rows: Array<{ resource_id: string | null }> = [];
+    for (let i = 0; i < 60 && rows.length < 2; i++) {
+      rows = await db
+        .selectFrom('api_key_requests')
+        .select('resource_id')
+        .where('key_id', '=', key.id)
+        .execute();
+      if (rows.length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The misplaced card number is recorded as no id; an ordinary id as sent.
+    expect(rows.map((row) => row.resource_id).sort()).toEqual(['ch_missing', null]);
+  });
+});
+
 describe('a refund', () => {
   it('names the key that asked for it', async () => {
     const db = t.gateway.database.db;

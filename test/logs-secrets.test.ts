@@ -13,6 +13,7 @@ import { scrubSecrets } from '../src/logger.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { ACCOUNT_TEST_ENV, linkIn, mailsTo, textOf, totpCode, WebClient } from './helpers/accounts.js';
 import { request, validCharge, type ErrorBody } from './helpers/http.js';
+import { createOrganization, issueKey } from './helpers/merchants.js';
 import {
   approvalSecrets,
   approvedOrganization,
@@ -231,6 +232,24 @@ describe('scrubSecrets', () => {
     ])
       expect(scrubbed).not.toContain(secret);
     expect(JSON.parse(scrubbed)).toMatchObject({ url: '/v1/charges?api_key=[REDACTED]&limit=1' });
+  });
+});
+
+describe('log lines of a card number sent in a URL', () => {
+  it.each([
+    '4242%204242%204242%204242',
+    '4242+4242+4242+4242',
+    '4242%2D4242%2D4242%2D4242',
+    '4242%C2%A04242%C2%A04242%C2%A04242',
+    'cus_4242424242424242',
+  ])('never hold %s, whatever encodes its separators', async (value) => {
+    const db = t.gateway.database.db;
+    const organizationId = await createOrganization(db, t.clock);
+    const key = await issueKey(db, t.clock, organizationId, { scopes: ['all'] });
+    await apiRequest(t.urls, `/v1/charges?customerId=${value}`, { key: key.secret });
+    await apiRequest(t.urls, `/v1/charges/${value}`, { key: key.secret });
+    const digits = value.replace(/^cus_/, '').slice(0, 9);
+    expect(t.logs.filter((line) => line.includes(digits))).toEqual([]);
   });
 });
 

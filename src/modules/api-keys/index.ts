@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import type { Environment } from '../../db/schema.js';
+import { containsCardNumber } from '../../http/card-data.js';
 import { ApiError } from '../../http/errors.js';
 import type { RouteAuth } from '../../http/route-config.js';
 import type { App } from '../../http/server.js';
@@ -74,7 +75,10 @@ async function apiKeys(app: App, options: ApiKeysModuleOptions): Promise<void> {
     const caller = request.apiKeyActivity;
     if (caller === null) return;
     const params = request.params as Record<string, unknown> | undefined;
-    const id = typeof params?.id === 'string' ? params.id : request.apiKeyCreatedId;
+    // The id as the caller sent it in the path, unless it carries a card number (a card number pasted
+    // where an id belongs, answered 404): the log is stored and listed, and card data never is.
+    const sent = typeof params?.id === 'string' ? params.id : undefined;
+    const id = sent === undefined ? request.apiKeyCreatedId : containsCardNumber(sent) ? null : sent;
     requestLog.record({
       keyId: caller.keyId,
       organizationId: caller.organizationId,
