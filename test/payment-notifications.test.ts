@@ -224,6 +224,66 @@ describe('the receiver refuses what it cannot trust', () => {
     }
   });
 
+  it('answers 400 for a signed payment whose card, failure or bank transfer is malformed, and records nothing', async () => {
+    const charge = await createCharge();
+    const payment = await acquirer().payment(charge.providerPaymentId);
+    const card = { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 };
+    const failed = { ...payment, status: 'failed', attempts: 3, maxAttempts: 3 };
+    for (const [path, changed] of [
+      ['payment.card.last4', { ...failed, card: { ...card, last4: '12345' } }],
+      ['payment.card.last4', { ...failed, card: { ...card, last4: 4242 } }],
+      ['payment.card.expMonth', { ...failed, card: { ...card, expMonth: 13 } }],
+      ['payment.card', { ...failed, card: 'visa 4242' }],
+      ['payment.failure.message', { ...failed, failure: { code: 'card_declined', message: 7 } }],
+      ['payment.failure.code', { ...failed, failure: { code: 'card declined <b>', message: 'Declined' } }],
+      ['payment.failure', { ...failed, failure: ['card_declined'] }],
+      [
+        'payment.bankTransfer.iban',
+        { ...failed, bankTransfer: { accountHolder: 'A', paymentReference: 'R' } },
+      ],
+    ] as const) {
+      const id = `ntf_malformed${Math.random().toString(36).slice(2)}`;
+      const body = notificationFor(changed as unknown as AcquirerPaymentBody, id);
+      const res = await notify(body, sign(body));
+      expect(res.status, `${path}: ${res.text}`).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(res.body.error.details?.issues?.map((issue) => issue.path)).toContain(path);
+      expect(
+        await db().selectFrom('provider_notifications').select('id').where('id', '=', id).execute(),
+      ).toEqual([]);
+    }
+    const row = await db()
+      .selectFrom('charges')
+      .select(['status', 'card_last4', 'failure_code'])
+      .where('id', '=', charge.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'pending', card_last4: null, failure_code: null });
+  });
+
+  it("shows the merchant the acquirer's failure message sanitised, as its 4xx answers are", async () => {
+    const charge = await createCharge();
+    const payment = await acquirer().payment(charge.providerPaymentId);
+    const body = notificationFor({
+      ...payment,
+      status: 'failed',
+      attempts: 3,
+      maxAttempts: 3,
+      failure: {
+        code: 'card_declined',
+        message: 'Declined at /srv/psp/auth/engine.js:12:7 token 0xdeadbeefcafe',
+      },
+    });
+    const res = await notify(body, sign(body));
+    expect(res.status, res.text).toBe(200);
+    const view = (await getCharge(charge.id)) as ChargeBody & {
+      failure: { code: string; message: string } | null;
+    };
+    expect(view.status).toBe('failed');
+    expect(view.failure?.code).toBe('card_declined');
+    expect(view.failure?.message).toContain('Declined');
+    for (const leak of ['/srv/', 'engine.js', 'deadbeef']) expect(view.failure?.message).not.toContain(leak);
+  });
+
   it('acknowledges a payment it does not know (another environment or no charge) without changing anything', async () => {
     const charge = await createCharge();
     const payment = await acquirer().payment(charge.providerPaymentId);

@@ -2,9 +2,12 @@
  * Refunds (POST/GET /v1/charges/{id}/refunds) and checkout expiry (product decision 13) through the
  * running gateway, the sandbox acquirer over its socket, the ledger and the events outbox.
  */
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
+import { canonicalJson } from '../src/shared/canonical-json.js';
 import { DAY, MINUTE } from '../src/shared/clock.js';
+import { sha256Hex } from '../src/shared/crypto.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl } from './helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -185,6 +188,100 @@ describe('refunds', () => {
     const refunds = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
     expect(refunds.body.data.map((item) => item.status)).toEqual(['succeeded', 'succeeded']);
     expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('2000');
+  });
+
+  /** The first request of `body` under `key` ends in 502 provider_unavailable: the key is not remembered. */
+  async function refundInOutage(chargeId: string, body: unknown, key: string): Promise<string> {
+    await acquirerControl(t.sandboxAcquirer).addFault({
+      operation: 'refund',
+      action: 'error',
+      status: 503,
+      code: 'down',
+    });
+    try {
+      const outage = await refund(chargeId, body, { 'x-idempotency-key': key });
+      expect(outage.status, outage.text).toBe(502);
+      expect(outage.body.error.code).toBe('provider_unavailable');
+      return String((outage.body.error.details as { refundId?: string } | undefined)?.refundId);
+    } finally {
+      await acquirerControl(t.sandboxAcquirer).clearFaults();
+    }
+  }
+
+  it('after provider_unavailable, the same key with another body is 409 idempotency_key_reuse, never the earlier refund', async () => {
+    const charge = await paidCharge(4000);
+    const first = { amount: 1000, reason: 'damaged' };
+    const pendingId = await refundInOutage(charge.id, first, 'rf-reuse-body');
+    const stored = await db()
+      .selectFrom('refunds')
+      .select('request_fingerprint')
+      .where('id', '=', pendingId)
+      .executeTakeFirstOrThrow();
+    expect(stored.request_fingerprint).toBe(sha256Hex(canonicalJson(first)));
+    for (const other of [{ amount: 3000, reason: 'damaged' }, { amount: 1000 }, { reason: 'damaged' }, {}]) {
+      const res = await refund(charge.id, other, { 'x-idempotency-key': 'rf-reuse-body' });
+      expect([res.status, res.body.error?.code], JSON.stringify(other)).toEqual([
+        409,
+        'idempotency_key_reuse',
+      ]);
+      expect(res.text).not.toContain(pendingId);
+    }
+    // The refusal answers that body, not the key: the first request's retry still gets its own refund.
+    const retried = await refund(
+      charge.id,
+      { reason: 'damaged', amount: 1000 },
+      { 'x-idempotency-key': 'rf-reuse-body' },
+    );
+    expect(retried.status, retried.text).toBe(201);
+    expect([retried.body.id, retried.body.amount, retried.body.status]).toEqual([
+      pendingId,
+      '1000',
+      'succeeded',
+    ]);
+    const refunds = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(refunds.body.data.map((item) => item.id)).toEqual([pendingId]);
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('1000');
+  });
+
+  it("after provider_unavailable, another API key of the organization with the same key gets 409, never the first key's refund", async () => {
+    const charge = await paidCharge(4000);
+    const pendingId = await refundInOutage(charge.id, { amount: 1000 }, 'rf-reuse-key');
+    const second = await issueKey(db(), t.clock, merchant.organizationId, { scopes: ['read', 'write'] });
+    const stolen = await api<Body>(`/v1/charges/${charge.id}/refunds`, {
+      method: 'POST',
+      body: { amount: 1000 },
+      headers: { 'x-idempotency-key': 'rf-reuse-key' },
+      key: second.secret,
+    });
+    expect([stolen.status, stolen.body.error?.code], stolen.text).toEqual([409, 'idempotency_key_reuse']);
+    expect(stolen.body.error.details).toEqual({ reason: 'other_api_key' });
+    expect(stolen.text).not.toContain(pendingId);
+    const retried = await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': 'rf-reuse-key' });
+    expect([retried.status, retried.body.id]).toEqual([201, pendingId]);
+  });
+
+  it('continues a refund written before its request fingerprint was recorded only for the request it recorded', async () => {
+    const charge = await paidCharge(4000);
+    const pendingId = await refundInOutage(charge.id, { amount: 1000, reason: 'late' }, 'rf-reuse-legacy');
+    // As a refund made before migration 0033, or by the previous release during a deploy.
+    await sql`update refunds set request_fingerprint = null where id = ${pendingId}`.execute(db());
+    for (const other of [
+      { amount: 1001, reason: 'late' },
+      { amount: 1000 },
+      { amount: 1000, reason: 'early' },
+    ]) {
+      const res = await refund(charge.id, other, { 'x-idempotency-key': 'rf-reuse-legacy' });
+      expect([res.status, res.body.error?.code], JSON.stringify(other)).toEqual([
+        409,
+        'idempotency_key_reuse',
+      ]);
+    }
+    const retried = await refund(
+      charge.id,
+      { reason: 'late', amount: 1000 },
+      { 'x-idempotency-key': 'rf-reuse-legacy' },
+    );
+    expect([retried.status, retried.body.id, retried.body.amount]).toEqual([201, pendingId, '1000']);
   });
 
   it('finishes a refund left pending by an outage in the background', async () => {

@@ -309,6 +309,11 @@ export interface RefundsTable {
   updated_at: Timestamp;
   /** The API key that created the refund. */
   created_by_key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * The fingerprint of the request that made the refund with an idempotency key (migration 0033, ADR
+   * 0052: SHA-256 of the body in canonical JSON); null without a key and on refunds written before it.
+   */
+  request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
   /** The retry job's queue columns (src/worker/queue.ts, migration 0012). */
   attempts: Generated<number>;
   next_attempt_at: NullableTimestamp;

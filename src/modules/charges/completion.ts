@@ -11,6 +11,7 @@ import {
   type AcquirerPayment,
   type ProviderStatus,
 } from '../acquirer/types.js';
+import { sanitizeProviderMessage } from '../acquirer/sanitize.js';
 import type { EventRecorder } from '../events/service.js';
 import type { ChargeRow, ChargeStatus } from './model.js';
 import * as charges from './repository.js';
@@ -174,9 +175,13 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
       provider_status: forward ? reported : known,
       ...(payment.card ? { card_brand: payment.card.brand, card_last4: payment.card.last4 } : {}),
       // The last decline while the charge is payable, or the reason it failed; a success clears it
-      // (the acquirer keeps reporting the earlier decline of a payment that later succeeded).
+      // (the acquirer keeps reporting the earlier decline of a payment that later succeeded). The message
+      // is the acquirer's own text, shown to the merchant: sanitised as its 4xx answers are (spec section 7).
       ...(payment.failure && target !== 'succeeded' && (transition || charge.status === 'pending')
-        ? { failure_code: payment.failure.code, failure_message: payment.failure.message }
+        ? {
+            failure_code: payment.failure.code,
+            failure_message: sanitizeProviderMessage(payment.failure.message),
+          }
         : {}),
       ...(transition && target === 'succeeded' ? { failure_code: null, failure_message: null } : {}),
       ...(payment.bankTransfer && charge.bank_transfer === null

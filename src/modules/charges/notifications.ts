@@ -401,6 +401,48 @@ function parseNotification(raw: Buffer): Result<ProviderNotification, Notificati
   if (typeof payment?.currency !== 'string') problems.push('payment.currency');
   if (typeof payment?.status !== 'string' || !PROVIDER_STATUSES.includes(payment.status))
     problems.push('payment.status');
+  // Written to the charge as they come: a malformed one must be refused here, not fail the write (a 500
+  // the acquirer would retry for ever).
+  problems.push(...nestedProblems(payment));
   if (problems.length > 0) return err({ code: 'invalid_notification', paths: problems });
   return ok(body as ProviderNotification);
+}
+
+const isText = (value: unknown, max: number): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= max;
+const isIntegerIn = (value: unknown, min: number, max: number): boolean =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The paths of the payment's `card`, `failure` and `bankTransfer` that are neither absent, null nor well formed. */
+function nestedProblems(payment: Partial<AcquirerPayment> | undefined): string[] {
+  const problems: string[] = [];
+  const { card, failure, bankTransfer } = (payment ?? {}) as Record<string, unknown>;
+  if (card != null) {
+    if (!isObject(card)) problems.push('payment.card');
+    else {
+      if (!isText(card.brand, 50)) problems.push('payment.card.brand');
+      if (typeof card.last4 !== 'string' || !/^[0-9]{4}$/.test(card.last4))
+        problems.push('payment.card.last4');
+      if (!isIntegerIn(card.expMonth, 1, 12)) problems.push('payment.card.expMonth');
+      if (!isIntegerIn(card.expYear, 2000, 9999)) problems.push('payment.card.expYear');
+    }
+  }
+  if (failure != null) {
+    if (!isObject(failure)) problems.push('payment.failure');
+    else {
+      if (typeof failure.code !== 'string' || !/^[\w.-]{1,64}$/.test(failure.code))
+        problems.push('payment.failure.code');
+      if (typeof failure.message !== 'string') problems.push('payment.failure.message');
+    }
+  }
+  if (bankTransfer != null) {
+    if (!isObject(bankTransfer)) problems.push('payment.bankTransfer');
+    else {
+      for (const member of ['iban', 'accountHolder', 'paymentReference'] as const)
+        if (!isText(bankTransfer[member], 200)) problems.push(`payment.bankTransfer.${member}`);
+    }
+  }
+  return problems;
 }

@@ -384,6 +384,11 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
         switch (error.code) {
           case 'charge_not_found':
             throw noSuchCharge();
+          case 'idempotency_key_reuse':
+            // The confirmation page's key with another amount: a forged or broken form.
+            throw ApiError.validation([
+              { path: 'key', in: 'body', code: 'invalid_value', message: 'not the confirmation form' },
+            ]);
           case 'exceeds_refundable':
             return problem(400, 'exceeds', { amount: formatSigned(error.remaining, locale) });
           case 'nothing_to_refund':

@@ -1,11 +1,13 @@
 import { ApiError, type ErrorTable } from '../../http/errors.js';
-import { PROVIDER_RETRY_AFTER_SECONDS } from '../charges/errors.js';
+import { CHARGE_ERRORS, PROVIDER_RETRY_AFTER_SECONDS } from '../charges/errors.js';
 
 /** What creating or listing a refund can refuse (docs/decisions/0020-domain-errors.md). */
 export type RefundError =
   | { code: 'charge_not_found' }
   | { code: 'charge_not_refundable'; status: string }
   | { code: 'nothing_to_refund' }
+  /** The idempotency key belongs to a refund made by another API key or with another body (ADR 0052). */
+  | { code: 'idempotency_key_reuse'; reason: 'other_api_key' | 'other_body' }
   | { code: 'exceeds_refundable'; remaining: string }
   | { code: 'acquirer_not_configured' }
   | {
@@ -38,6 +40,8 @@ export const REFUND_ERRORS: ErrorTable<RefundError> = {
       ],
       `The refund exceeds the refundable amount of ${error.remaining}.`,
     ),
+  // The same answers as a charge's and the idempotency store's (src/http/idempotency.ts).
+  idempotency_key_reuse: CHARGE_ERRORS.idempotency_key_reuse,
   acquirer_not_configured: () =>
     new ApiError('service_unavailable', 'No acquirer is configured for this environment.'),
   provider_rejected: (error) =>

@@ -6,6 +6,8 @@ import { refundOutcomes } from '../../observability/metrics.js';
 import { HOUR, MINUTE, type Clock } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
+import { canonicalJson } from '../../shared/canonical-json.js';
+import { sha256Hex } from '../../shared/crypto.js';
 import { newId } from '../../shared/ids.js';
 import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
@@ -246,14 +248,20 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         refund: RefundRow;
         charge: { environment: Environment; provider_payment_id: string | null };
       };
+      const requestFingerprint = idempotencyKey === undefined ? undefined : sha256Hex(canonicalJson(input));
       const reserved = await db.transaction().execute(async (trx): Promise<Result<Reserved, RefundError>> => {
         const charge = await deps.charges.lockVisible(trx, owner, chargeId);
         if (!charge) return err({ code: 'charge_not_found' });
         if (idempotencyKey !== undefined) {
           // A retry of a request whose refund is still pending (the acquirer was unavailable) asks again
-          // for that same refund instead of reserving a second one.
+          // for that same refund instead of reserving a second one. Only a retry: the idempotency store
+          // forgets a key whose request ended without a final answer, so another body or another API key
+          // under the key is told apart here (ADR 0052).
           const earlier = await refunds.findByIdempotencyKey(trx, charge.id, idempotencyKey);
-          if (earlier) return ok({ refund: earlier, charge });
+          if (earlier) {
+            const reuse = keyReuse(earlier, owner, input, requestFingerprint);
+            return reuse === undefined ? ok({ refund: earlier, charge }) : err(reuse);
+          }
         }
         if (charge.status !== 'succeeded') {
           return err({ code: 'charge_not_refundable', status: charge.status });
@@ -274,6 +282,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
           status: 'pending',
           reason: input.reason ?? null,
           idempotency_key: idempotencyKey ?? null,
+          request_fingerprint: requestFingerprint ?? null,
           created_by_key_id: owner.keyId ?? null,
           provider_refund_id: null,
           failure_code: null,
@@ -323,4 +332,27 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
 
     retryPendingBatch,
   };
+}
+
+/**
+ * Why a request may not continue or see the refund that holds its idempotency key (spec section 4 rule 3,
+ * ADR 0052), or undefined when it is a retry of the request that made it: the same API key and the same
+ * body. A refund written without a fingerprint (before migration 0033, or by a process of the previous
+ * release during a deploy) is compared on what it recorded: the reason, and the amount when the retry
+ * names one (a refund of everything that remained recorded the amount it came to, not its absence).
+ */
+function keyReuse(
+  holder: RefundRow,
+  owner: ChargeOwner,
+  input: RefundCreate,
+  requestFingerprint: string | undefined,
+): Extract<RefundError, { code: 'idempotency_key_reuse' }> | undefined {
+  if (holder.created_by_key_id !== (owner.keyId ?? null))
+    return { code: 'idempotency_key_reuse', reason: 'other_api_key' };
+  const same =
+    holder.request_fingerprint !== null
+      ? holder.request_fingerprint === requestFingerprint
+      : holder.reason === (input.reason ?? null) &&
+        (input.amount === undefined || holder.amount === String(input.amount));
+  return same ? undefined : { code: 'idempotency_key_reuse', reason: 'other_body' };
 }
