@@ -533,7 +533,6 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     ledger: services.ledger,
     events: services.eventLookup,
     branding: services.branding,
-    secureCookies: context.config.nodeEnv === 'production',
     renderer: context.renderer,
   });
   await app.register(checkoutModule, {

@@ -210,7 +210,7 @@ export function createServices(input: {
   const eventLookup = createEventLookup({ db });
   const organizations = createOrganizationAdminService({ db, clock, audit, cursors });
   const users = createUserService({ db, clock, urls, box, audit, mailer, sessions, logger, organizations });
-  const staff = createStaffService({ db, clock });
+  const staff = createStaffService({ db, clock, audit });
   const applicationReview = createApplicationReview({ db });
   const underwriting = createUnderwritingService({
     db,

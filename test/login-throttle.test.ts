@@ -225,16 +225,16 @@ describe('operator login', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
     expect((await postLogin(t, account.email, account.password, from(nextIp()))).status).toBe(200);
 
-    // The console's HTML form: 429, Retry-After and the message in the page.
-    const page = await fetch(`${t.urls.operator}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...from(ip) },
-      body: new URLSearchParams({ email: account.email, password: account.password, next: '/' }).toString(),
-      redirect: 'manual',
+    // The console's HTML form (with its form token): 429, Retry-After and the message in the page.
+    const console_ = new WebClient(t.urls.operator, ip);
+    const page = await console_.submit('/login', {
+      email: account.email,
+      password: account.password,
+      next: '/',
     });
     expect(page.status).toBe(429);
     expect(page.headers.get('retry-after')).toBe('1');
-    expect(await page.text()).toContain('Too many failed login attempts; wait 1 second and try again.');
+    expect(page.text).toContain('Too many failed login attempts; wait 1 second and try again.');
   });
 
   it('the realms count apart: dashboard failures do not slow the operator login of the same address', async () => {

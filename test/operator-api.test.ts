@@ -191,6 +191,97 @@ describe('staff login (POST /operator/v1/session)', () => {
       .executeTakeFirstOrThrow();
     expect(stored.revoked_at).not.toBeNull();
   });
+
+  it('audits staff.logout on both paths: DELETE /operator/v1/session and the console form POST /logout', async () => {
+    const viaApi = await staffSession('support');
+    expect((await viaApi.send('DELETE', '/operator/v1/session')).status).toBe(204);
+    const viaConsole = await staffSession('support');
+    const form = await fetch(`${t.urls.operator}/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: viaConsole.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: viaConsole.csrfToken }).toString(),
+    });
+    expect(form.status).toBe(303);
+    expect(form.headers.get('location')).toBe('/login');
+    expect(form.headers.getSetCookie().join(';')).toMatch(/gw_operator=;/);
+    for (const session of [viaApi, viaConsole]) {
+      const id = session.account.id;
+      const logouts = (await auditOf(`targetId=${id}`)).filter((e) => e.action === 'staff.logout');
+      expect(logouts).toEqual([
+        expect.objectContaining({
+          actor: `staff:${id}`,
+          targetType: 'staff',
+          targetId: id,
+          before: null,
+          after: null,
+          requestId: expect.stringMatching(/^req_/),
+          ip: '127.0.0.1',
+        }),
+      ]);
+    }
+  });
+
+  it('audits a wrong password of a known account as staff.login_failed, without the password; an unknown address, nothing', async () => {
+    const account = await createStaffUser(t, 'underwriter');
+    const wrongPassword = `${account.password}-but-wrong`;
+    remember(account.password, wrongPassword);
+    expect((await postLogin(t, account.email, wrongPassword)).status).toBe(401);
+    const entries = await auditOf(`targetId=${account.id}`);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        actor: `staff:${account.id}`,
+        action: 'staff.login_failed',
+        targetType: 'staff',
+        targetId: account.id,
+        before: null,
+        after: null,
+        requestId: expect.stringMatching(/^req_/),
+        ip: '127.0.0.1',
+      }),
+    ]);
+
+    const failedRows = () =>
+      db().selectFrom('audit_log').select('id').where('action', '=', 'staff.login_failed').execute();
+    const before = (await failedRows()).length;
+    expect((await postLogin(t, uniqueEmail('nobody'), wrongPassword)).status).toBe(401);
+    expect((await failedRows()).length).toBe(before);
+  });
+
+  it('a login ends the operator session the client already had', async () => {
+    const first = await staffSession('support');
+    const again = await postLogin(t, first.account.email, first.account.password, { cookie: first.cookie });
+    expect(again.status).toBe(200);
+    const newCookie = again.headers.getSetCookie().find((c) => /^gw_operator=[^;]/.test(c)) ?? '';
+    const newToken = newCookie.slice('gw_operator='.length).split(';')[0] ?? '';
+    expect(newToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(newToken).not.toBe(first.token);
+    remember(newToken, again.body.csrfToken);
+    expect((await first.get('/operator/v1/applications')).status).toBe(401);
+    const old = await db()
+      .selectFrom('sessions')
+      .select('revoked_at')
+      .where('token_hash', '=', sha256Hex(first.token))
+      .executeTakeFirstOrThrow();
+    expect(old.revoked_at).not.toBeNull();
+    const current = sessionClient(t, { cookie: `gw_operator=${newToken}`, csrfToken: again.body.csrfToken });
+    expect((await current.get('/operator/v1/applications')).status).toBe(200);
+  });
+
+  it('takes the login as JSON only (415 for a form), so a cross-site HTML form cannot sign a browser in', async () => {
+    const account = await createStaffUser(t, 'support');
+    remember(account.password);
+    const res = await fetch(`${t.urls.operator}/operator/v1/session`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: new URLSearchParams({ email: account.email, password: account.password }).toString(),
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+    expect(res.headers.getSetCookie()).toEqual([]);
+    expect((await auditOf(`targetId=${account.id}`)).map((e) => e.action)).toEqual([]);
+  });
 });
 
 describe(
@@ -236,6 +327,42 @@ describe(
         .execute();
       // The success cleared the pair; the address keeps its count across accounts.
       expect(rows).toEqual([{ email: '', address: ip, failures: 5 }]);
+    });
+
+    it('audits a refused attempt of a known account as staff.login_throttled with the wait; never the password', async () => {
+      const account = await createStaffUser(u, 'support');
+      const ip = '10.77.0.4';
+      for (let i = 1; i <= 5; i++)
+        expect((await postLogin(u, account.email, `wrong-password-${i}`, from(ip))).status).toBe(401);
+      expect((await postLogin(u, account.email, account.password, from(ip))).status).toBe(429);
+      const entries = await u.testDb.database.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('target_id', '=', account.id)
+        .execute();
+      expect(entries.map((e) => e.action).sort()).toEqual([
+        ...Array.from({ length: 5 }, () => 'staff.login_failed'),
+        'staff.login_throttled',
+      ]);
+      for (const entry of entries) {
+        expect(entry).toMatchObject({ actor: `staff:${account.id}`, target_type: 'staff', ip });
+        expect(JSON.stringify(entry)).not.toContain('wrong-password');
+        expect(JSON.stringify(entry)).not.toContain(account.password);
+      }
+      const after = entries.find((e) => e.action === 'staff.login_throttled')?.after;
+      expect(typeof after === 'string' ? JSON.parse(after) : after).toEqual({ wait: 1 });
+
+      // An unknown address waiting on the same client address leaves no entry.
+      const throttled = () =>
+        u.testDb.database.db
+          .selectFrom('audit_log')
+          .select('id')
+          .where('action', '=', 'staff.login_throttled')
+          .execute();
+      const before = (await throttled()).length;
+      for (let i = 1; i <= 5; i++) await postLogin(u, 'nobody-here@example.test', `guess-${i}`, from(ip));
+      expect((await postLogin(u, 'nobody-here@example.test', 'guess-6', from(ip))).status).toBe(429);
+      expect((await throttled()).length).toBe(before);
     });
 
     it('counts failures that arrive at the same time: 6 parallel wrong passwords make the address wait', async () => {

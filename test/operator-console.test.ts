@@ -2,6 +2,7 @@ import type { BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/shared/crypto.js';
 import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from './helpers/browser.js';
+import { ACCOUNT_TEST_ENV, WebClient } from './helpers/accounts.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { createStaffUser, submitApplication, uniqueEmail, type StaffAccount } from './helpers/operator.js';
 
@@ -58,7 +59,9 @@ async function openTab(): Promise<Tab> {
 }
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
+  // TRUSTED_PROXIES: the login CSRF test posts from an address of its own (X-Forwarded-For), so its
+  // refused posts do not count against the per-address login limit of the browser flow.
+  [t, browser] = await Promise.all([startTestGateway({ env: ACCOUNT_TEST_ENV }), openTestBrowser()]);
   op = t.urls.operator;
   admin = await createStaffUser(t, 'admin', { name: 'Console Admin' });
   ids.main = await submitApplication(t, { companyName: 'Anatolia Trading Ltd', contactEmail: contacts.main });
@@ -163,6 +166,71 @@ describe('without a session', { timeout: 60_000 }, () => {
   });
 });
 
+describe('login CSRF: the login form carries a double-submit token (gw_form cookie, _csrf field)', () => {
+  const postLoginForm = (form: Record<string, string>, cookie?: string) =>
+    fetch(`${op}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+        'x-forwarded-for': '10.66.0.1',
+        ...(cookie ? { cookie } : {}),
+      },
+      body: new URLSearchParams({
+        email: admin.email,
+        password: admin.password,
+        next: '/applications',
+        ...form,
+      }),
+    });
+  const formOf = async () => {
+    const page = await fetch(`${op}/login`);
+    expect(page.status).toBe(200);
+    const cookie = page.headers.getSetCookie().find((c) => c.startsWith('gw_form=')) ?? '';
+    expect(cookie.toLowerCase()).toContain('httponly');
+    expect(cookie.toLowerCase()).toContain('samesite=strict');
+    const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    return { cookie: cookie.split(';')[0] ?? '', token };
+  };
+  const loginsOfAdmin = async () =>
+    (
+      await t.testDb.database.db
+        .selectFrom('audit_log')
+        .select('id')
+        .where('action', '=', 'staff.login')
+        .where('target_id', '=', admin.id)
+        .execute()
+    ).length;
+
+  it('refuses a login posted without the token, with a wrong one or without its cookie: 403, no session', async () => {
+    const logins = await loginsOfAdmin();
+    const { cookie, token } = await formOf();
+    const other = await formOf();
+    for (const [form, sentCookie] of [
+      [{}, undefined],
+      [{ _csrf: token }, undefined],
+      [{}, cookie],
+      [{ _csrf: 'x'.repeat(43) }, cookie],
+      [{ _csrf: other.token }, cookie],
+    ] as const) {
+      const res = await postLoginForm(form, sentCookie);
+      expect(res.status).toBe(403);
+      expect(res.headers.getSetCookie().filter((c) => /^gw_operator=[^;]/.test(c))).toEqual([]);
+      expect(await res.text()).toContain('The form has expired or did not come from this site');
+    }
+    expect(await loginsOfAdmin()).toBe(logins);
+
+    // The same post with the page's token and its cookie signs in.
+    const accepted = await postLoginForm({ _csrf: token }, cookie);
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get('location')).toBe('/applications');
+    expect(accepted.headers.getSetCookie().some((c) => /^gw_operator=[A-Za-z0-9_-]{43};/.test(c))).toBe(true);
+    expect(await loginsOfAdmin()).toBe(logins + 1);
+  });
+});
+
 describe('the console flow of one staff member', { timeout: 60_000 }, () => {
   it('shows the error on a wrong password, and lands on /applications with the right one', async () => {
     const { page, context } = consoleTab;
@@ -172,7 +240,10 @@ describe('the console flow of one staff member', { timeout: 60_000 }, () => {
     await expect(page.locator('p.form-error[role="alert"]').textContent()).resolves.toBe(LOGIN_ERROR);
     expect(await page.inputValue('#email')).toBe(admin.email);
     expect(await page.inputValue('#password')).toBe('');
-    expect(await context.cookies()).toEqual([]);
+    // No session: only the login form's double-submit cookie.
+    expect(await context.cookies()).toEqual([
+      expect.objectContaining({ name: 'gw_form', httpOnly: true, sameSite: 'Strict', path: '/' }),
+    ]);
 
     await fillLogin(page, admin.email, admin.password);
     expect(path(page)).toBe('/applications');
@@ -180,8 +251,12 @@ describe('the console flow of one staff member', { timeout: 60_000 }, () => {
     await expect(page.locator('header').textContent()).resolves.toContain(`Log out ${admin.email}`);
 
     const cookies = await context.cookies();
-    expect(cookies).toHaveLength(1);
-    expect(cookies[0]).toMatchObject({ name: 'gw_operator', httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(cookies.map((cookie) => cookie.name).sort()).toEqual(['gw_form', 'gw_operator']);
+    expect(cookies.find((cookie) => cookie.name === 'gw_operator')).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+    });
     // HttpOnly: script on the page cannot read it.
     expect(await page.evaluate('document.cookie')).toBe('');
   });
@@ -420,7 +495,8 @@ describe('the console flow of one staff member', { timeout: 60_000 }, () => {
     await page.goto(`${op}/applications`);
     await submitWith(page, page.locator('header button:has-text("Log out")'));
     expect(path(page)).toBe('/login');
-    expect(await context.cookies()).toEqual([]);
+    // The session cookie is gone; the login page's form cookie stays.
+    expect((await context.cookies()).map((cookie) => cookie.name)).toEqual(['gw_form']);
     await page.goto(`${op}/organizations`);
     expect(path(page)).toBe('/login?next=%2Forganizations');
   });
@@ -460,14 +536,10 @@ describe('the next parameter of the login', { timeout: 60_000 }, () => {
     '/\t\\evil.example',
     'https://evil.example',
   ])('answers a login form posted with next=%j with a same-site Location', async (next) => {
-    const res = await fetch(`${op}/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email: admin.email, password: admin.password, next }).toString(),
-      redirect: 'manual',
-    });
+    const form = new WebClient(op, '127.0.0.1');
+    const res = await form.submit('/login', { email: admin.email, password: admin.password, next });
     expect(res.status).toBe(303);
-    const location = res.headers.get('location') ?? '';
+    const location = res.location ?? '';
     expect(new URL(location, op).origin).toBe(op);
     expect(location).toMatch(/^\/[^/\\]/);
   });

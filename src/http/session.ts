@@ -13,6 +13,8 @@ export type Realm = 'dashboard' | 'operator';
 export type Session = Selectable<SessionsTable> & { token: string; csrfToken: string };
 
 export const SESSION_COOKIE: Record<Realm, string> = { dashboard: 'gw_session', operator: 'gw_operator' };
+/** Cookie of the anonymous forms (logins, links): a double-submit CSRF secret, for both listeners. */
+export const FORM_COOKIE = 'gw_form';
 export const SESSION_TTL_MS = 12 * HOUR;
 export const SESSION_IDLE_MS = HOUR;
 const TOUCH_EVERY_MS = MINUTE;
@@ -33,6 +35,10 @@ export interface SessionManager {
   purgeEnded(before: Date): Promise<number>;
   /** Refuses a state-changing request whose CSRF token (form field `_csrf` or header) does not match. */
   assertCsrf(request: FastifyRequest, session: Session): void;
+  /** The `_csrf` value of an anonymous form: an HMAC of a random `gw_form` cookie, set here when missing. */
+  formToken(request: FastifyRequest, reply: FastifyReply): string;
+  /** Refuses (403) an anonymous form post whose `_csrf` field does not match its `gw_form` cookie. */
+  assertFormToken(request: FastifyRequest): void;
 }
 
 /**
@@ -136,6 +142,26 @@ export function createSessionManager(deps: {
       const candidate =
         typeof header === 'string' ? header : typeof body?._csrf === 'string' ? (body._csrf as string) : '';
       if (!safeEqual(candidate, session.csrfToken)) {
+        throw new ApiError(
+          'forbidden',
+          'The form has expired or did not come from this site; reload and try again.',
+        );
+      }
+    },
+
+    formToken(request, reply) {
+      let secret = request.cookies[FORM_COOKIE];
+      if (!secret || !/^[A-Za-z0-9_-]{43}$/.test(secret)) {
+        secret = randomBytes(32).toString('base64url');
+        reply.setCookie(FORM_COOKIE, secret, cookieOptions);
+      }
+      return csrfTokenFor(secret);
+    },
+
+    assertFormToken(request) {
+      const secret = request.cookies[FORM_COOKIE];
+      const sent = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+      if (!secret || typeof sent !== 'string' || !safeEqual(sent, csrfTokenFor(secret))) {
         throw new ApiError(
           'forbidden',
           'The form has expired or did not come from this site; reload and try again.',

@@ -57,7 +57,6 @@ export interface DashboardModuleOptions {
   /** The event pages (the Developers area, flag `events`): the same reads as `GET /v1/events`. */
   eventFeed: EventFeed;
   branding: Pick<BrandingService, 'get' | 'update'>;
-  secureCookies: boolean;
   renderer: Renderer;
 }
 
@@ -67,12 +66,7 @@ export interface DashboardModuleOptions {
  */
 export async function dashboardModule(app: App, options: DashboardModuleOptions): Promise<void> {
   const { users, sessions } = options;
-  const auth = createDashboardAuth({
-    sessions,
-    users,
-    clock: options.clock,
-    secureCookies: options.secureCookies,
-  });
+  const auth = createDashboardAuth({ sessions, users, clock: options.clock });
   const kit = createPageKit({ renderer: options.renderer, auth, sessions });
   await app.register(accountRoutes, { users, auth });
   await app.register(signInPages, { kit, users });

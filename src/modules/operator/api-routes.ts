@@ -16,7 +16,7 @@ import {
 } from '../api-keys/index.js';
 import { type OrganizationAdminService, type UnderwritingService } from '../organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
-import { actorOf, logInStaff } from './auth.js';
+import { actorOf, logInStaff, logOutStaff } from './auth.js';
 import {
   ApplicationViewSchema,
   DemoMerchantSchema,
@@ -72,9 +72,20 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
             csrfToken: Type.String(),
           }),
           ...errors,
+          ...errorResponses(415),
         },
       },
       config: { operator: 'public', rateLimit: { max: 20, timeWindow: 60_000 } },
+      // JSON only: a cross-site HTML form cannot send it, so it cannot sign a browser in (login CSRF);
+      // the console's login form has its own token.
+      onRequest: async (request) => {
+        if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
+          throw new ApiError(
+            'unsupported_media_type',
+            'Request bodies must be JSON (Content-Type: application/json).',
+          );
+        }
+      },
     },
     async (request, reply) => {
       const { staff, session } = await logInStaff(loginDeps(deps), request, reply, request.body);
@@ -89,7 +100,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       config: { operator: 'read' },
     },
     async (request, reply) => {
-      if (request.operatorSession) await deps.sessions.end(reply, request.operatorSession);
+      await logOutStaff(loginDeps(deps), request, reply);
       return reply.code(204).send(null);
     },
   );

@@ -79,17 +79,26 @@ export function registerOperatorAuth(
   });
 }
 
-/** Checks a staff member's password, starts the operator session and audits the login. */
+type LoginDeps = { staff: StaffService; sessions: SessionManager; audit: AuditLog; db: Kdb };
+
+/**
+ * Checks a staff member's password, ends the session the browser already had, starts a new operator
+ * session and audits the login (failures are audited by the staff service).
+ */
 export async function logInStaff(
-  deps: { staff: StaffService; sessions: SessionManager; audit: AuditLog; db: Kdb },
+  deps: LoginDeps,
   request: FastifyRequest,
   reply: FastifyReply,
   credentials: { email: string; password: string },
 ): Promise<{ staff: Staff; session: Session }> {
-  const authenticated = await deps.staff.authenticate(credentials.email, credentials.password, request.ip);
+  const authenticated = await deps.staff.authenticate(credentials.email, credentials.password, {
+    ip: request.ip,
+    requestId: request.id,
+  });
   if (!authenticated.ok && authenticated.error.code === 'login_throttled')
     reply.header('retry-after', authenticated.error.retryAfterSeconds);
   const staff = valueOf(authenticated);
+  if (request.operatorSession) await deps.sessions.end(reply, request.operatorSession);
   const session = await deps.sessions.start(reply, {
     realm: 'operator',
     subjectId: staff.id,
@@ -105,4 +114,23 @@ export async function logInStaff(
     ip: request.ip,
   });
   return { staff, session };
+}
+
+/** Ends the request's operator session, if it has one, and audits the logout. */
+export async function logOutStaff(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  const session = request.operatorSession;
+  if (!session) return;
+  await deps.sessions.end(reply, session);
+  await deps.audit.record(deps.db, {
+    actor: `staff:${session.subject_id}`,
+    action: 'staff.logout',
+    targetType: 'staff',
+    targetId: session.subject_id,
+    requestId: request.id,
+    ip: request.ip,
+  });
 }

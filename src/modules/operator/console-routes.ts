@@ -7,7 +7,7 @@ import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Renderer } from '../../web/render.js';
 import { FEATURE_FLAGS } from '../organizations/types.js';
 import { loginDeps, type OperatorApiDeps } from './api-routes.js';
-import { actorOf, logInStaff } from './auth.js';
+import { actorOf, logInStaff, logOutStaff } from './auth.js';
 import {
   FeatureFlagFormSchema,
   FeeFormSchema,
@@ -119,10 +119,25 @@ export async function operatorConsoleRoutes(
       },
     );
 
+  /** The login form carries the double-submit token of the anonymous forms (`gw_form`, ADR 0006). */
+  const loginPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    data: { next: string; email: string; error?: string },
+    status = 200,
+  ) =>
+    page(
+      request,
+      reply,
+      'login',
+      { title: 'Log in', ...data, csrf: deps.sessions.formToken(request, reply), staff: null },
+      status,
+    );
+
   app.get('/login', { config: { operator: 'public' } }, async (request, reply) => {
     if (request.staff) return reply.redirect('/applications', 303);
     const next = safeNext((request.query as { next?: string }).next);
-    return page(request, reply, 'login', { title: 'Log in', next, email: '' });
+    return loginPage(request, reply, { next, email: '' });
   });
 
   app.post(
@@ -132,6 +147,8 @@ export async function operatorConsoleRoutes(
       const form = (request.body ?? {}) as Form;
       const next = safeNext(form.next);
       try {
+        // A login form posted from another site would sign this browser in as someone else.
+        deps.sessions.assertFormToken(request);
         await logInStaff(loginDeps(deps), request, reply, {
           email: form.email ?? '',
           password: form.password ?? '',
@@ -139,11 +156,10 @@ export async function operatorConsoleRoutes(
         return reply.redirect(next, 303);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        return page(
+        return loginPage(
           request,
           reply,
-          'login',
-          { title: 'Log in', next, email: form.email ?? '', error: error.message, staff: null },
+          { next, email: form.email ?? '', error: error.message },
           error.statusCode,
         );
       }
@@ -151,7 +167,7 @@ export async function operatorConsoleRoutes(
   );
 
   app.post('/logout', { config: { operator: 'read' } }, async (request, reply) => {
-    if (request.operatorSession) await deps.sessions.end(reply, request.operatorSession);
+    await logOutStaff(loginDeps(deps), request, reply);
     return reply.redirect('/login', 303);
   });
 

@@ -3,6 +3,7 @@ import type { Kdb } from '../../db/database.js';
 import type { StaffRole, StaffUsersTable } from '../../db/schema.js';
 import { createLoginThrottle, type LoginAttempt } from '../../http/login-throttle.js';
 import type { Clock } from '../../shared/clock.js';
+import type { AuditLog } from '../audit/service.js';
 import { newId } from '../../shared/ids.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import { decoyPasswordHash, hashPassword, passwordProblem, verifyPassword } from '../../shared/passwords.js';
@@ -34,6 +35,12 @@ const toStaff = (row: Selectable<StaffUsersTable>): Staff => ({
   role: row.role,
 });
 
+/** Where a login attempt comes from: the client address (`request.ip`) and the request, for the audit. */
+export interface StaffLoginContext {
+  ip: string;
+  requestId: string;
+}
+
 export interface StaffService {
   /** In the caller's transaction when one is given (the command audits the creation in it). */
   create(
@@ -45,14 +52,19 @@ export interface StaffService {
   /**
    * The staff member, or `invalid_credentials` (the same for an unknown address), or `login_throttled`
    * while this e-mail and client address, or this address across accounts, must wait after failures:
-   * then the password is not checked.
+   * then the password is not checked. A wrong password and a refused attempt of a known account are
+   * audited (`staff.login_failed`, `staff.login_throttled`), like the dashboard's (ADR 0006, 0019).
    */
-  authenticate(email: string, password: string, address: string): Promise<Result<Staff, StaffError>>;
+  authenticate(
+    email: string,
+    password: string,
+    context: StaffLoginContext,
+  ): Promise<Result<Staff, StaffError>>;
   setPassword(email: string, password: string): Promise<Result<void, StaffError>>;
 }
 
-export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffService {
-  const { db, clock } = deps;
+export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLog }): StaffService {
+  const { db, clock, audit } = deps;
   const throttle = createLoginThrottle({ db, clock });
   const byEmail = (email: string, from: Kdb = db) =>
     from
@@ -60,6 +72,17 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
       .selectAll()
       .where((eb) => eb(eb.fn('lower', ['email']), '=', email.trim().toLowerCase()))
       .executeTakeFirst();
+
+  const record = (staffId: string, action: string, context: StaffLoginContext, after?: unknown) =>
+    audit.record(db, {
+      actor: `staff:${staffId}`,
+      action,
+      targetType: 'staff',
+      targetId: staffId,
+      after,
+      requestId: context.requestId,
+      ip: context.ip,
+    });
 
   const weakPassword = (password: string, email: string): StaffError | undefined => {
     const problem = passwordProblem(password, email);
@@ -106,11 +129,15 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
       return Number(row.n);
     },
 
-    async authenticate(email, password, address) {
-      const attempt: LoginAttempt = { realm: 'operator', email, address };
+    async authenticate(email, password, context) {
+      const attempt: LoginAttempt = { realm: 'operator', email, address: context.ip };
       // No account-wide lock (issue 11 item 6): only this address waits, for this e-mail or for all.
       const wait = await throttle.wait(attempt);
-      if (wait !== undefined) return err({ code: 'login_throttled', retryAfterSeconds: wait });
+      if (wait !== undefined) {
+        const known = await byEmail(email);
+        if (known) await record(known.id, 'staff.login_throttled', context, { wait });
+        return err({ code: 'login_throttled', retryAfterSeconds: wait });
+      }
       const row = await byEmail(email);
       if (!row || row.disabled_at !== null) {
         await verifyPassword(await decoyPasswordHash(), password);
@@ -120,6 +147,7 @@ export function createStaffService(deps: { db: Kdb; clock: Clock }): StaffServic
       if (!(await verifyPassword(row.password_hash, password))) {
         // Counted in the database, in one statement per counter: parallel wrong guesses all count.
         await throttle.fail(attempt);
+        await record(row.id, 'staff.login_failed', context);
         return err({ code: 'invalid_credentials' });
       }
       await throttle.succeed(attempt);

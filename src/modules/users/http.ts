@@ -1,10 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
-import { csrfTokenFor, type Session, type SessionManager } from '../../http/session.js';
+import type { Session, SessionManager } from '../../http/session.js';
 import type { Clock } from '../../shared/clock.js';
 import { MINUTE } from '../../shared/clock.js';
-import { safeEqual } from '../../shared/crypto.js';
 import { pickLocale, type Locale } from '../../web/i18n.js';
 import {
   DASHBOARD_REALM,
@@ -28,9 +26,6 @@ export const DASHBOARD_RATE_LIMITS = {
   accountSettings: { max: 30, timeWindow: 5 * MINUTE },
 } as const;
 
-/** Cookie of the anonymous forms (login, links, password reset): a double-submit CSRF secret. */
-export const FORM_COOKIE = 'gw_form';
-
 export interface SignedIn {
   session: Session;
   account: Account;
@@ -51,12 +46,7 @@ export function localized(path: string, locale: Locale, extra: Record<string, st
   return `${path}?${query.toString()}`;
 }
 
-export function createDashboardAuth(deps: {
-  sessions: SessionManager;
-  users: UserService;
-  clock: Clock;
-  secureCookies: boolean;
-}) {
+export function createDashboardAuth(deps: { sessions: SessionManager; users: UserService; clock: Clock }) {
   const { sessions, users, clock } = deps;
 
   /** The signed-in user of the request (stage active, account active), or undefined. */
@@ -90,36 +80,13 @@ export function createDashboardAuth(deps: {
     return current;
   };
 
-  const cookieOptions = {
-    httpOnly: true,
-    secure: deps.secureCookies,
-    sameSite: 'strict' as const,
-    path: '/',
+  return {
+    signedIn,
+    pendingMfa,
+    requireApiSession,
+    formToken: (request: FastifyRequest, reply: FastifyReply) => sessions.formToken(request, reply),
+    assertFormToken: (request: FastifyRequest) => sessions.assertFormToken(request),
   };
-
-  /** The `_csrf` value of an anonymous form: an HMAC of a random cookie, set here when missing. */
-  const formToken = (request: FastifyRequest, reply: FastifyReply): string => {
-    let secret = request.cookies[FORM_COOKIE];
-    if (!secret || !/^[A-Za-z0-9_-]{43}$/.test(secret)) {
-      secret = randomBytes(32).toString('base64url');
-      reply.setCookie(FORM_COOKIE, secret, cookieOptions);
-    }
-    return csrfTokenFor(secret);
-  };
-
-  /** Refuses an anonymous form post whose `_csrf` field does not match its cookie. */
-  const assertFormToken = (request: FastifyRequest): void => {
-    const secret = request.cookies[FORM_COOKIE];
-    const sent = (request.body as { _csrf?: unknown } | undefined)?._csrf;
-    if (!secret || typeof sent !== 'string' || !safeEqual(sent, csrfTokenFor(secret))) {
-      throw new ApiError(
-        'forbidden',
-        'The form has expired or did not come from this site; reload and try again.',
-      );
-    }
-  };
-
-  return { signedIn, pendingMfa, requireApiSession, formToken, assertFormToken };
 }
 
 export type DashboardAuth = ReturnType<typeof createDashboardAuth>;
