@@ -13,6 +13,25 @@ import type { Claim, IdempotencyStore } from './idempotency-store.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
+
+/**
+ * 409 `idempotency_key_reuse`: the key was used in the last 24 hours by another API key of the
+ * organization (its outcome is that key's) or with another body. The store's refusal and the routes'
+ * own (a charge, payout or refund that carries the key, ADRs 0051 and 0052) say it the same way.
+ */
+export function idempotencyKeyReuse(reason: 'other_api_key' | 'other_body'): ApiError {
+  return reason === 'other_api_key'
+    ? new ApiError(
+        'idempotency_key_reuse',
+        'This idempotency key was already used by another API key of the organization in the last 24 ' +
+          'hours; its outcome belongs to that key. Use a new idempotency key.',
+        { reason: 'other_api_key' },
+      )
+    : new ApiError(
+        'idempotency_key_reuse',
+        'This idempotency key was already used with a different request body in the last 24 hours.',
+      );
+}
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
 /** The request header of every idempotent write, for route schemas (and so the OpenAPI document). */
@@ -118,17 +137,9 @@ export function idempotencyHooks(options: IdempotencyOptions): {
           .type('application/json; charset=utf-8')
           .send(withRequestId(outcome.body, outcome.status, request.id));
       case 'other_caller':
-        throw new ApiError(
-          'idempotency_key_reuse',
-          'This idempotency key was already used by another API key of the organization in the last 24 ' +
-            'hours; its outcome belongs to that key. Use a new idempotency key.',
-          { reason: 'other_api_key' },
-        );
+        throw idempotencyKeyReuse('other_api_key');
       case 'mismatch':
-        throw new ApiError(
-          'idempotency_key_reuse',
-          'This idempotency key was already used with a different request body in the last 24 hours.',
-        );
+        throw idempotencyKeyReuse('other_body');
       case 'in_flight':
         throw new ApiError(
           'duplicate_request',

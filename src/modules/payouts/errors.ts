@@ -1,5 +1,6 @@
 import { ApiError, type ErrorTable } from '../../http/errors.js';
 import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
+import { idempotencyKeyReuse } from '../../http/idempotency.js';
 import type { DestinationRefusal } from './ports.js';
 import type { RateUnavailableError } from './rates.js';
 
@@ -57,18 +58,7 @@ export const PAYOUT_ERRORS: ErrorTable<PayoutError> = {
       { reason: `rate_${error.reason}` },
     ),
   // The idempotency store's own refusals (src/http/idempotency.ts), said the same way.
-  idempotency_key_reuse: (error) =>
-    error.reason === 'other_api_key'
-      ? new ApiError(
-          'idempotency_key_reuse',
-          'This idempotency key was already used by another API key of the organization in the last 24 ' +
-            'hours; its outcome belongs to that key. Use a new idempotency key.',
-          { reason: 'other_api_key' },
-        )
-      : new ApiError(
-          'idempotency_key_reuse',
-          'This idempotency key was already used with a different request body in the last 24 hours.',
-        ),
+  idempotency_key_reuse: (error) => idempotencyKeyReuse(error.reason),
   invalid_tx_hash: (error) =>
     ApiError.validation(
       [{ path: 'txHash', in: 'body', code: 'invalid_format', message: `must be ${error.expected}` }],
