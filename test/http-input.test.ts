@@ -376,6 +376,23 @@ describe('item 13: bodies in UTF-8 only, decimal integers only in queries', () =
   });
 });
 
+describe('metadata key names are as long as the schema says, no longer', () => {
+  it('a charge takes a 100-character key and refuses a 101-character one with 400 naming metadata', async () => {
+    const post = (name: string) =>
+      request<ErrorBody>(`${api()}/v1/charges`, {
+        method: 'POST',
+        headers: key(),
+        body: validCharge({ metadata: { [name]: 'v' } }),
+      });
+    expect((await post('k'.repeat(100))).status).toBe(201);
+    const refused = expectEnvelope(await post('k'.repeat(101)), 400, 'validation_failed');
+    expect(refused.error.details?.issues).toEqual([
+      { path: 'metadata.<name>', in: 'body', code: 'too_long', message: 'must be at most 100 characters' },
+    ]);
+    expect(refused.error.message).not.toContain('k'.repeat(101));
+  });
+});
+
 describe('number literals are read as written (docs/decisions/0052), on every JSON listener', () => {
   const charge = (members: string) =>
     request<ErrorBody & { amount?: string; metadata?: Record<string, unknown> }>(`${api()}/v1/charges`, {

@@ -118,8 +118,15 @@ export function issuesFromAjv(errors: ErrorObject[], location: Location): Valida
   const issues: ValidationIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
-    const issue = issueFromAjv(error, location);
-    if (issue === undefined) continue;
+    // `propertyNames` wraps the error of the name itself (reported too, with `propertyName`).
+    if (error.keyword === 'propertyNames') continue;
+    const found = issueFromAjv(error, location);
+    if (found === undefined) continue;
+    // A member's name broke its rule: named as the card filter names one, never echoed.
+    const issue =
+      error.propertyName === undefined
+        ? found
+        : { ...found, path: found.path === '' ? '<name>' : `${found.path}.<name>` };
     const key = `${issue.path}\u0000${issue.code}`;
     if (seen.has(key)) continue;
     seen.add(key);

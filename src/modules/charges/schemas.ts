@@ -91,7 +91,9 @@ export const ChargeCreateSchema = Type.Object(
       }),
     ),
     metadata: Type.Optional(
-      Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), {
+      Type.Record(Type.String(), Type.Unknown(), {
+        // A key's length, stated as JSON Schema does: a Record's key schema is not validated.
+        propertyNames: { maxLength: 100 },
         description:
           'Your own data, echoed in webhooks: a JSON object of at most 8 KB serialized (UTF-8 bytes of its ' +
           'compact JSON).',

@@ -29,7 +29,9 @@ export const PayoutCreateSchema = Type.Object(
       Type.String({ minLength: 1, maxLength: 500, description: 'For your records.' }),
     ),
     metadata: Type.Optional(
-      Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 500 }), {
+      Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
+        // A key's length, stated as JSON Schema does: a Record's key schema is not validated.
+        propertyNames: { maxLength: 40 },
         maxProperties: 20,
         description: 'Up to 20 string pairs, echoed in the payout and its events.',
       }),
