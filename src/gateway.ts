@@ -36,7 +36,7 @@ import { chargeRoutes } from './modules/charges/routes.js';
 import { balanceRoutes } from './modules/ledger/routes.js';
 import { refundRoutes } from './modules/refunds/routes.js';
 import { providerNotificationRoutes } from './modules/charges/notifications.js';
-import { refuseCardNumbers } from './http/card-data.js';
+import { cardNumberGuard, isUnscannedFormMember, refuseCardNumbers } from './http/card-data.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { settlementRoutes, settlementTestHelperRoutes } from './modules/settlement/routes.js';
@@ -557,6 +557,8 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     namespace: 'operator',
   });
   registerMetrics(app, context.config.metricsToken);
+  // Staff text (a rejection reason, a freeze note) is audited and e-mailed: no card number in it either.
+  app.addHook('preValidation', cardNumberGuard({ exempt: isUnscannedFormMember }));
   const { services } = context;
   await app.register(operatorModule, {
     commands: services.operator,

@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { luhnValid } from './http/card-data.js';
+import { asciiDigits, containsCardNumber, luhnValid } from './http/card-data.js';
 
 /** Paths pino replaces with [REDACTED] wherever they appear in a log line. */
 export const REDACTED_PATHS = [
@@ -56,15 +56,33 @@ const QUERY_PARAMETER = /([?&])([^=&#"\s\\]+)=([^&#"\s\\]*)/g;
 
 /**
  * What may stand between the digit groups of a card number in a log line: a space, a dash or a plus, a
- * Unicode space or dash written as itself, their percent-encodings in a URL (`%20`, `%2D`, `%09`,
- * `%C2%A0`), or a tab as JSON escapes it.
+ * Unicode space or dash written as itself (full-width too), their percent-encodings in a URL (`%20`,
+ * `%2D`, `%09`, `%C2%A0`), or a tab as JSON escapes it.
  */
 const CARD_SEPARATOR =
-  '(?:[ +\\u00a0\\u2000-\\u200d\\u2010-\\u2015\\u2060\\u202f\\u205f\\u2212\\u3000-]|%20|%2[dD]|%09|%[cC]2%[aA]0|\\\\t)';
-// A run of digits, not a decimal's fraction: a letter or an underscore before it is no boundary of a
-// card number (`cus_4242…` in a logged URL is one).
-const DIGIT_RUN = new RegExp(`(?<![\\d.])\\d(?:${CARD_SEPARATOR}{0,3}\\d){12,18}(?![\\d.])`, 'g');
-const SEPARATORS = new RegExp(CARD_SEPARATOR, 'g');
+  '(?:[ +\\u00a0\\u00ad\\u2000-\\u200d\\u2010-\\u2015\\u2060\\u202f\\u205f\\u2212\\u3000\\uff0d-]|%20|%2[dD]|%09|%[cC]2%[aA]0|\\\\t)';
+// A run of digits of any script (full-width, Arabic-Indic: a reader downstream may take them as digits),
+// not a decimal's fraction nor its integer part (a dot that ends a sentence is no decimal point): a
+// letter or an underscore before it is no boundary of a card number (`cus_4242…` in a logged URL is one).
+const DIGIT_RUN = new RegExp(
+  `(?<![\\p{Nd}.])\\p{Nd}(?:${CARD_SEPARATOR}{0,3}\\p{Nd}){12,18}(?!\\p{Nd}|\\.\\p{Nd})`,
+  'gu',
+);
+/** A card number grouped by dots (`4242.4242.4242.4242`): groups of 4 to 6 digits, the last of 1 to 6. */
+const DOT = '(?:[.\\uff0e]|%2[eE])';
+const DOTTED_RUN = new RegExp(
+  `(?<![\\p{Nd}.])\\p{Nd}{4,6}(?:${DOT}\\p{Nd}{4,6})*${DOT}\\p{Nd}{1,6}(?!\\p{Nd}|${DOT}\\p{Nd})`,
+  'gu',
+);
+const SEPARATORS = new RegExp(`${CARD_SEPARATOR}|${DOT}`, 'gu');
+/** A stretch of a URL of percent-encoded bytes, digits and separators. */
+const ENCODED_RUN = /(?:%[0-9A-Fa-f]{2}|[0-9.+-])*(?:%[0-9A-Fa-f]{2}|[0-9])/g;
+
+/** Whether the digits of a match, whatever separates them and in whatever script, are a card number. */
+function cardDigits(match: string): boolean {
+  const digits = asciiDigits(match.replace(SEPARATORS, ''));
+  return digits.length >= 13 && digits.length <= 19 && luhnValid(digits);
+}
 
 /** Removes every secret shape from one serialised log line (JSON stays valid: only string content changes). */
 export function scrubSecrets(line: string): string {
@@ -76,14 +94,23 @@ export function scrubSecrets(line: string): string {
   // Card numbers: Luhn-valid runs of 13 to 19 digits, spaced or not, inside strings (a bare JSON
   // number is left alone, so the line stays valid JSON).
   out = out.replace(DIGIT_RUN, (match: string, offset: number) => {
-    const digits = match.replace(SEPARATORS, '');
-    if (digits.length < 13 || digits.length > 19 || !luhnValid(digits)) return match;
+    if (!cardDigits(match)) return match;
     const before = out[offset - 1];
     const after = out[offset + match.length];
     const bareNumber =
       (before === ':' || before === ',' || before === '[') &&
       (after === ',' || after === '}' || after === ']' || after === undefined);
     return bareNumber ? match : REDACTED;
+  });
+  out = out.replace(DOTTED_RUN, (match: string) => (cardDigits(match) ? REDACTED : match));
+  // Digits of another script in a logged URL are percent-encoded UTF-8 (`%EF%BC%94` is a full-width 4).
+  out = out.replace(ENCODED_RUN, (match: string) => {
+    if (!/%[89a-f]/i.test(match)) return match;
+    try {
+      return containsCardNumber(decodeURIComponent(match)) ? REDACTED : match;
+    } catch {
+      return match;
+    }
   });
   return out;
 }

@@ -197,6 +197,137 @@ describe('recognising card numbers (unit)', () => {
   });
 });
 
+describe('card numbers grouped by dots, in other digits or URL-encoded (ADR 0056)', () => {
+  const PANS = [...Object.values(BRAND_TEST_PANS).flat(), ...SANDBOX_PANS];
+  /** The digits of a number in another script: its zero's code point plus each ASCII digit. */
+  const inDigits = (pan: string, zero: number) =>
+    [...pan].map((d) => (/[0-9]/.test(d) ? String.fromCodePoint(zero + Number(d)) : d)).join('');
+
+  it('refuses every test number grouped by dots, whole sentences around it', () => {
+    for (const pan of PANS) {
+      for (const text of [
+        grouped(pan, '.'),
+        `card ${grouped(pan, '.')}.`,
+        `ref:${grouped(pan, '%2E')}`,
+        grouped(pan, '\uff0e'), // full-width full stop
+      ]) {
+        expect(containsCardNumber(text), text).toBe(true);
+      }
+    }
+  });
+
+  it('refuses every test number in full-width, Arabic-Indic, Persian, Devanagari and mathematical digits', () => {
+    const zeros = [0xff10, 0x0660, 0x06f0, 0x0966, 0x09e6, 0x0e50, 0x1d7ce, 0x1d7ec];
+    for (const pan of PANS) {
+      for (const zero of zeros) {
+        for (const text of [
+          inDigits(pan, zero),
+          inDigits(grouped(pan, ' '), zero),
+          inDigits(grouped(pan, '-'), zero),
+        ]) {
+          expect(containsCardNumber(`card ${text}`), `${zero.toString(16)} ${text}`).toBe(true);
+        }
+      }
+      // Full-width digits with full-width separators.
+      expect(containsCardNumber(inDigits(grouped(pan, '\uff0d'), 0xff10))).toBe(true);
+      expect(containsCardNumber(inDigits(grouped(pan, '\u3000'), 0xff10))).toBe(true);
+      // Digits of two scripts in one number.
+      expect(containsCardNumber(`${pan.slice(0, 8)}${inDigits(pan.slice(8), 0x0660)}`)).toBe(true);
+    }
+  });
+
+  it('refuses every test number pasted from a URL: %20, +, %2D, %09, %C2%A0 between the groups', () => {
+    for (const pan of PANS) {
+      for (const separator of ['%20', '+', '%2D', '%2d', '%09', '%C2%A0']) {
+        const text = `https://shop.example/pay?card=${grouped(pan, separator)}&x=1`;
+        expect(containsCardNumber(text), text).toBe(true);
+      }
+    }
+  });
+
+  it('refuses generated numbers of every brand grouped by dots or written in full-width digits', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('4', '51', '2720', '34', '6011', '3528', '36', '62', '9792', '2204'),
+        fc.stringMatching(/^\d{20}$/),
+        (prefix, filler) => {
+          const length = prefix === '34' ? 15 : prefix === '36' ? 14 : 16;
+          const pan = withCheckDigit(`${prefix}${filler}`.slice(0, length - 1));
+          return containsCardNumber(grouped(pan, '.')) && containsCardNumber(inDigits(pan, 0xff10));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('passes decimals, IP addresses, versions, dotted dates, timestamps and phone numbers', () => {
+    for (const text of [
+      '1234.56',
+      'total 4242.42 TRY',
+      '1234567890123.45',
+      '0.75',
+      '192.168.100.200',
+      'allow 192.168.100.200 192.168.100.201 203.0.113.255',
+      '255.255.255.255 255.255.255.255 255.255.255.255',
+      'v10.4.2',
+      '2024.1105.3-beta.4',
+      '1.2.3.4.5.6.7.8.9.10.11.12.13',
+      '2026.11.23',
+      '23.11.2026 10.00',
+      '1764237600.123',
+      '1764237600.123456',
+      '1764237600123.456',
+      '+90.532.123.45.67',
+      '0532.123.4567',
+      '1.234.567.890,12',
+      '12.345.678.901,00',
+      '4242.4242.4242.4241',
+      // The same in other digits.
+      '١٢٣٤٫٥٦',
+      '٠٥٣٢ ١٢٣ ٤٥ ٦٧',
+      '２０２６．１１．２３',
+      '１７６４２３７６００１２３',
+      '۱۹۲.۱۶۸.۱۰۰.۲۰۰',
+    ]) {
+      expect(containsCardNumber(text), text).toBe(false);
+    }
+  });
+
+  it('passes Luhn-valid timestamps written in other digits, as the ASCII ones pass', () => {
+    fc.assert(
+      fc.property(luhnValidTimestamp, fc.constantFrom(0xff10, 0x0660, 0x06f0), (ms, zero) => {
+        return !containsCardNumber(inDigits(String(ms), zero)) && !containsCardNumber(`${ms}.${ms % 1000}`);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('passes Ethereum addresses and transaction hashes, whose digit runs are no card number', () => {
+    // Each holds a Luhn-valid run in a card range, refused before ADR 0056.
+    for (const text of [
+      '0xabbd1e3c95f6f5601355409913ddc6eb61a4ddca',
+      '0x8AD6844039471074430ED9E2486DE336D535EE7A',
+      'ab063ea4762f1f040cfb06af6476890a83277d6540786549880e1f31d2995621',
+      '0x5b3aa55c9291a4de8359bdbcb58dbab4a3d169637a41b4704086466409e0027f',
+    ]) {
+      expect(containsCardNumber(text), text).toBe(false);
+    }
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 20, maxLength: 20 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        (address, hash) =>
+          !containsCardNumber(`0x${Buffer.from(address).toString('hex')}`) &&
+          !containsCardNumber(Buffer.from(hash).toString('hex')),
+      ),
+      { numRuns: 20_000 },
+    );
+    // A card number beside an address or inside a longer hex text is still one.
+    expect(containsCardNumber('0xabbd1e3c95f6f5601355409913ddc6eb61a4ddca 4242424242424242')).toBe(true);
+    expect(containsCardNumber('deadbeef4242424242424242deadbeef')).toBe(true);
+  });
+});
+
 describe('through the API', () => {
   let t: TestGateway;
   let merchant: Merchant;
@@ -272,5 +403,49 @@ describe('through the API', () => {
       );
       expect(res.text).not.toContain(pan.slice(0, 6));
     }
+  });
+
+  it('refuses card numbers grouped by dots, in other digits or URL-encoded, naming the member', async () => {
+    for (const note of [
+      '4242.4242.4242.4242',
+      '４２４２４２４２４２４２４２４２',
+      '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢',
+      '۴۲۴۲-۴۲۴۲-۴۲۴۲-۴۲۴۲',
+      'https://shop.example/?c=4242%204242%204242%204242',
+    ]) {
+      const res = await createCharge(validCharge({ metadata: { note } }));
+      expect(res.status, note).toBe(400);
+      expect(res.body.error.details?.issues).toEqual([
+        expect.objectContaining({ path: 'metadata.note', code: 'invalid_value' }),
+      ]);
+      expect(res.text).not.toContain(note);
+    }
+    const reference = await createCharge(
+      validCharge({ merchantReference: 'order ４２４２．４２４２．４２４２．４２４２' }),
+    );
+    expect(reference.status).toBe(400);
+    expect(reference.body.error.details?.issues).toEqual([
+      expect.objectContaining({ path: 'merchantReference', code: 'invalid_value' }),
+    ]);
+  });
+
+  it('accepts decimals, IP addresses, versions, timestamps, phones, wallet addresses and hashes', async () => {
+    const res = await createCharge(
+      validCharge({
+        merchantReference: `INV.2026.${Date.now()}`,
+        metadata: {
+          amount: '1234567890123.45',
+          ips: '192.168.100.200 192.168.100.201',
+          version: 'v10.4.2-beta.3',
+          at: '1764237600.123456',
+          phone: '+90.532.123.45.67',
+          arabicPhone: '٠٥٣٢ ١٢٣ ٤٥ ٦٧',
+          date: '２０２６．１１．２３',
+          wallet: '0xabbd1e3c95f6f5601355409913ddc6eb61a4ddca',
+          txHash: 'ab063ea4762f1f040cfb06af6476890a83277d6540786549880e1f31d2995621',
+        },
+      }),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
   });
 });

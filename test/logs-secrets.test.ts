@@ -242,6 +242,8 @@ describe('log lines of a card number sent in a URL', () => {
     '4242%2D4242%2D4242%2D4242',
     '4242%C2%A04242%C2%A04242%C2%A04242',
     'cus_4242424242424242',
+    '4242.4242.4242.4242',
+    '4242%2E4242%2E4242%2E4242',
   ])('never hold %s, whatever encodes its separators', async (value) => {
     const db = t.gateway.database.db;
     const organizationId = await createOrganization(db, t.clock);
@@ -281,5 +283,61 @@ describe('scrubSecrets and personal data', () => {
     expect(JSON.parse(scrubbed)).toMatchObject({
       url: '/v1/customers?email=[REDACTED]&limit=20&phone=[REDACTED]',
     });
+  });
+});
+
+describe('log lines of a card number in other digits (ADR 0056)', () => {
+  it.each([
+    ['full-width', '４２４２４２４２４２４２４２４２'],
+    ['Arabic-Indic', '٤٢٤٢٤٢٤٢٤٢٤٢٤٢٤٢'],
+  ])('never hold one written in %s digits, percent-encoded in a URL', async (_script, value) => {
+    const db = t.gateway.database.db;
+    const organizationId = await createOrganization(db, t.clock);
+    const key = await issueKey(db, t.clock, organizationId, { scopes: ['all'] });
+    const encoded = encodeURIComponent(value);
+    await apiRequest(t.urls, `/v1/charges?customerId=${encoded}`, { key: key.secret });
+    await apiRequest(t.urls, `/v1/charges/${encoded}`, { key: key.secret });
+    expect(t.logs.filter((line) => line.includes(encoded.slice(0, 36)))).toEqual([]);
+  });
+});
+
+describe('scrubSecrets and card numbers grouped by dots or written in other digits', () => {
+  it('redacts them, with full-width separators too', () => {
+    for (const card of [
+      '4242424242424242',
+      '4242 4242 4242 4242',
+      '4242.4242.4242.4242',
+      '3782.822463.10005',
+      '４２４２４２４２４２４２４２４２',
+      '４２４２－４２４２－４２４２－４２４２',
+      '４２４２．４２４２．４２４２．４２４２',
+      '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢',
+      '۴۲۴۲-۴۲۴۲-۴۲۴۲-۴۲۴۲',
+      '%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92%EF%BC%94%EF%BC%92',
+    ]) {
+      const scrubbed = scrubSecrets(
+        JSON.stringify({ msg: `paid with ${card}.`, url: `/v1/charges/${card}` }),
+      );
+      expect(JSON.parse(scrubbed), card).toEqual({
+        msg: 'paid with [REDACTED].',
+        url: '/v1/charges/[REDACTED]',
+      });
+    }
+  });
+
+  it('keeps decimals, IP addresses, versions, timestamps, dates and phone numbers, in any digits', () => {
+    const line = JSON.stringify({
+      msg: 'latency 0.4242424242424242 s, amount 1234567.89, 4242.42 TRY',
+      ips: '192.168.100.200 192.168.100.201',
+      version: 'v10.4.2',
+      at: '1764237600.123456',
+      dotted: '2026.11.23',
+      phone: '+90.532.123.45.67',
+      arabic: '٠٥٣٢ ١٢٣ ٤٥ ٦٧',
+      wide: '２０２６．１１．２３',
+      url: '/v1/charges?q=%D9%A0%D9%A5%D9%A3%D9%A2&limit=10',
+      notCard: '4242.4242.4242.4241',
+    });
+    expect(scrubSecrets(line)).toBe(line);
   });
 });

@@ -67,37 +67,101 @@ export function isCardNumber(digits: string): boolean {
 }
 
 /**
- * Runs of digit groups: digits, with separators between groups. A separator is any run of white space
- * (tabs, line breaks, U+00A0 and the other Unicode spaces, the zero-width ones) or dashes (ASCII, the
- * Unicode dashes and the minus sign), so that a number typed or pasted with odd spacing is still one run.
- * A run starts and ends on a digit and is not part of a longer run of digits.
+ * What separates the digit groups of a card number typed or pasted with odd spacing: any run of white
+ * space (tabs, line breaks, U+00A0 and the other Unicode spaces, the zero-width ones, a soft hyphen),
+ * dashes (ASCII, every Unicode dash and the minus sign), a plus (a space in a URL's query) and their
+ * percent-encodings (`%20`, `%09`, `%2D`, `%C2%A0`) when a URL was pasted into a field.
  */
-const DIGIT_RUN = /(?<!\d)\d+(?:[\s\u200b-\u200d\u2060\u2010-\u2015\u2212-]+\d+)*(?!\d)/g;
-const GROUP_SEPARATOR = /[\s\u200b-\u200d\u2060\u2010-\u2015\u2212-]+/;
+const SPACE_SEPARATOR = String.raw`(?:[\s\u00ad\u200b-\u200d\u2060\p{Pd}\u2212+]|%20|%09|%2[dD]|%[cC]2%[aA]0)+`;
+/** A dot (or `%2E`): a separator only between groups of a card's shape, never mixed with the others. */
+const DOT_SEPARATOR = String.raw`(?:\.|%2[eE])`;
+const SEPARATOR = `(?:${SPACE_SEPARATOR}|${DOT_SEPARATOR})`;
+/** Runs of digit groups: a run starts and ends on a digit and is not part of a longer run of digits. */
+const DIGIT_RUN = new RegExp(String.raw`(?<!\d)\d+(?:${SEPARATOR}\d+)*(?!\d)`, 'gu');
+const GROUPS = new RegExp(`(${SEPARATOR})`, 'u');
+const DOT = new RegExp(`^${DOT_SEPARATOR}$`, 'u');
+
+/**
+ * An Ethereum address (40 hex digits) or a transaction hash or digest (64), `0x` or not, with at least
+ * one hex letter: its digit runs are no card number (one address in two thousand holds a Luhn-valid run
+ * in a card range), so it is set aside before the scan.
+ */
+const HEX_TOKEN = /(?<![0-9a-z])(?:0x)?(?=[0-9]*[a-f])(?:[0-9a-f]{64}|[0-9a-f]{40})(?![0-9a-z])/giu;
+
+/**
+ * The text as the scan reads it: compatibility forms folded (full-width `４２４２` and `．`, mathematical
+ * digits), then every other decimal digit (Arabic-Indic `٤٢٤٢`, Devanagari, …) as its ASCII digit, since
+ * a reader downstream (a spreadsheet, Python's `int`, a regex with Unicode digits) may take them as one.
+ */
+export function asciiDigits(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(/(?![0-9])\p{Nd}/gu, (digit) => String(decimalValue(digit.codePointAt(0) ?? 0)));
+}
+
+/** Anything but printable ASCII and the usual white space: only such text needs its digits folded. */
+const NOT_PLAIN_ASCII = /[^\u0020-\u007e\t\n\r]/;
+
+/** Whether the text holds at least 13 ASCII digits: the fewest a card number has. */
+function hasCardManyDigits(text: string): boolean {
+  let digits = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 48 && code <= 57 && ++digits >= 13) return true;
+  }
+  return false;
+}
+
+const DECIMAL_DIGIT = /^\p{Nd}$/u;
+const digitValues = new Map<number, number>();
+
+/** The value of a decimal digit: Unicode assigns them in runs of ten, 0 to 9, so it counts from its zero. */
+function decimalValue(codePoint: number): number {
+  const known = digitValues.get(codePoint);
+  if (known !== undefined) return known;
+  let start = codePoint;
+  while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+  const value = (codePoint - start) % 10;
+  digitValues.set(codePoint, value);
+  return value;
+}
 
 /**
  * A card number is written whole or in the groups cards are printed and typed in (4-4-4-4, 4-6-5,
  * 4-6-4, 4-4-4-4-3): every group but the last of 3 to 6 digits, the last of 1 to 6. So `412-1795397000005`
- * (a prefix and a timestamp) is two ids, not one 16-digit number.
+ * (a prefix and a timestamp) is two ids, not one 16-digit number. Dotted groups are held to 4 to 6 digits
+ * (the last 1 to 6): an IP address, a version or a dotted date has shorter groups, a decimal longer ones.
  */
-function isCardGroup(group: string, last: boolean): boolean {
-  return group.length <= 6 && (last || group.length >= 3);
+function isCardGroup(group: string, last: boolean, dotted: boolean): boolean {
+  return group.length <= 6 && (last || group.length >= (dotted ? 4 : 3));
 }
 
 /**
  * True when the text holds a card number: a run of 13 to 19 digits (not inside a longer run of digits),
- * or consecutive card-like groups of a separated run, that is one.
+ * or consecutive card-like groups of a separated run, all joined by dots or all by the other separators,
+ * that is one. Digits of any script count (see `asciiDigits`).
  */
 export function containsCardNumber(text: string): boolean {
-  for (const match of text.matchAll(DIGIT_RUN)) {
-    const groups = match[0].split(GROUP_SEPARATOR);
+  // Most members (names, codes, e-mails, amounts) are short ASCII with few digits: they stop here, before
+  // any regular expression runs (every API body's every member is scanned).
+  const folded = NOT_PLAIN_ASCII.test(text) ? asciiDigits(text) : text;
+  if (!hasCardManyDigits(folded)) return false;
+  const scanned = folded.length >= 40 ? folded.replace(HEX_TOKEN, 'x') : folded;
+  for (const match of scanned.matchAll(DIGIT_RUN)) {
+    const parts = match[0].split(GROUPS);
+    const groups = parts.filter((_, index) => index % 2 === 0);
+    const separators = parts.filter((_, index) => index % 2 === 1);
     for (let first = 0; first < groups.length; first++) {
       const whole = groups[first] ?? '';
       if (whole.length >= 13 && isCardNumber(whole)) return true;
       let digits = whole;
+      let dotted: boolean | undefined;
       for (let last = first + 1; last < groups.length && digits.length < 19; last++) {
         const group = groups[last] ?? '';
-        if (!isCardGroup(groups[last - 1] ?? '', false) || !isCardGroup(group, true)) break;
+        const dot = DOT.test(separators[last - 1] ?? '');
+        if (dotted !== undefined && dot !== dotted) break;
+        dotted = dot;
+        if (!isCardGroup(groups[last - 1] ?? '', false, dot) || !isCardGroup(group, true, dot)) break;
         digits += group;
         if (digits.length >= 13 && isCardNumber(digits)) return true;
       }
@@ -118,6 +182,21 @@ export function luhnValid(digits: string): boolean {
     sum += digit;
   }
   return sum % 10 === 0;
+}
+
+/** Whether any member of a JSON value (a name or a value) carries a card number: `cardNumberPaths`' answer
+ * without building a path for every member, for the common case of none. */
+export function holdsCardNumber(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return containsCardNumber(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return containsCardNumber(String(value));
+  if (depth > MAX_JSON_DEPTH || value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some((item) => holdsCardNumber(item, depth + 1));
+  for (const name in value) {
+    if (!Object.hasOwn(value, name)) continue;
+    if (containsCardNumber(name) || holdsCardNumber((value as Record<string, unknown>)[name], depth + 1))
+      return true;
+  }
+  return false;
 }
 
 /** The dotted paths of every member of a JSON value (names and values) that carries a card number. */
@@ -150,22 +229,50 @@ function join(path: string, member: string): string {
 
 /**
  * Product decision 16, as refined in docs/decisions/0011-untrusted-input.md: card data never reaches
- * the API. A body carrying a card number (issuer range, the brand's length, Luhn; spaced or dashed), in
- * any member, is refused with 400 `validation_failed` before anything else reads it; the response names
- * where it was, never the value, and nothing of it is stored or logged.
+ * the API. A body carrying a card number (issuer range, the brand's length, Luhn; spaced, dashed or
+ * dotted, in any digits), in any member, is refused with 400 `validation_failed` before anything else
+ * reads it; the response names where it was, never the value, and nothing of it is stored or logged.
+ * `exempt` names members whose values are not text anyone reads (a password, a logo's bytes): they are
+ * not scanned, so a password that happens to hold a card-shaped run still signs in.
  */
-export async function refuseCardNumbers(request: FastifyRequest): Promise<void> {
-  // Raw bodies (the signed acquirer notifications) are bytes for a signature check, not API input.
-  if (request.body === undefined || request.body === null || Buffer.isBuffer(request.body)) return;
-  const paths = cardNumberPaths(request.body);
-  if (paths.length === 0) return;
-  const issues: ValidationIssue[] = paths.map((path) => ({
-    path,
-    in: 'body',
-    code: 'invalid_value',
-    message: CARD_NUMBER_MESSAGE,
-  }));
-  // The parsed body is dropped so that no later hook or log line can see it.
-  request.body = undefined;
-  throw ApiError.validation(issues, 'The request carries what looks like a card number.');
+export function cardNumberGuard(
+  options: { exempt?: (member: string) => boolean } = {},
+): (request: FastifyRequest) => Promise<void> {
+  const exempt = options.exempt ?? (() => false);
+  return async (request) => {
+    // Raw bodies (the signed acquirer notifications) are bytes for a signature check, not API input.
+    if (request.body === undefined || request.body === null || Buffer.isBuffer(request.body)) return;
+    if (!holdsCardNumber(request.body)) return;
+    const paths = cardNumberPaths(request.body).filter(
+      (path) => !exempt(path.slice(path.lastIndexOf('.') + 1)),
+    );
+    if (paths.length === 0) return;
+    const issues: ValidationIssue[] = paths.map((path) => ({
+      path,
+      in: 'body',
+      code: 'invalid_value',
+      message: CARD_NUMBER_MESSAGE,
+    }));
+    // The parsed body is dropped so that no later hook or log line can see it.
+    request.body = undefined;
+    throw ApiError.validation(issues, 'The request carries what looks like a card number.');
+  };
+}
+
+/** Every member of an API body is scanned. */
+export const refuseCardNumbers = cardNumberGuard();
+
+/** Members of the dashboard's and the console's forms that are secrets or bytes, not text: not scanned. */
+export function isUnscannedFormMember(member: string): boolean {
+  return /password/i.test(member) || member === 'logo';
+}
+
+/** Whether an error is the guard's refusal (the pages show their own sentence for it). */
+export function isCardNumberRefusal(error: ApiError): boolean {
+  const issues = (error.details as { issues?: ValidationIssue[] } | undefined)?.issues;
+  return (
+    error.code === 'validation_failed' &&
+    Array.isArray(issues) &&
+    issues.some((issue) => issue.message === CARD_NUMBER_MESSAGE)
+  );
 }

@@ -51,6 +51,7 @@ export interface DashboardMessages {
     rateLimited: string;
     generic: string;
     notFound: string;
+    cardNumber: string;
     passwordMismatch: string;
     password: Record<PasswordProblemKey, string>;
   };
@@ -221,6 +222,8 @@ const en: DashboardMessages = {
     rateLimited: 'Too many attempts from your network. Wait a few minutes and try again.',
     generic: 'Something went wrong. Please try again. Reference:',
     notFound: 'This page does not exist.',
+    cardNumber:
+      'The form holds what looks like a card number. Card numbers are never entered here: go back, remove it and send the form again.',
     passwordMismatch: 'The two passwords do not match.',
     password: {
       too_short: 'The password must be at least 12 characters long.',
@@ -434,6 +437,8 @@ const tr: DashboardMessages = {
     rateLimited: 'Ağınızdan çok fazla deneme geldi. Birkaç dakika bekleyip tekrar deneyin.',
     generic: 'Bir sorun oluştu. Lütfen tekrar deneyin. Referans:',
     notFound: 'Bu sayfa yok.',
+    cardNumber:
+      'Formda kart numarasına benzeyen bir değer var. Kart numarası buraya hiçbir zaman girilmez: geri dönün, onu silip formu tekrar gönderin.',
     passwordMismatch: 'İki şifre aynı değil.',
     password: {
       too_short: 'Şifre en az 12 karakter olmalıdır.',

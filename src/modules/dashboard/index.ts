@@ -1,3 +1,4 @@
+import { cardNumberGuard, isUnscannedFormMember } from '../../http/card-data.js';
 import type { App } from '../../http/server.js';
 import type { SessionManager } from '../../http/session.js';
 import type { Urls } from '../../shared/urls.js';
@@ -68,6 +69,9 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   const { users, sessions } = options;
   const auth = createDashboardAuth({ sessions, users, clock: options.clock });
   const kit = createPageKit({ renderer: options.renderer, auth, sessions });
+  // Card data never reaches the dashboard either: a card number typed into any form (a branding name,
+  // an endpoint's description, a key's name, an invitation) would be stored, audited and e-mailed.
+  app.addHook('preValidation', cardNumberGuard({ exempt: isUnscannedFormMember }));
   await app.register(accountRoutes, { users, auth });
   await app.register(signInPages, { kit, users });
   const home = { kit, users, urls: options.urls, activity: options.activity, clock: options.clock };

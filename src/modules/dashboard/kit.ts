@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { FeatureFlag } from '../../db/schema.js';
+import { isCardNumberRefusal } from '../../http/card-data.js';
 import type { ApiError } from '../../http/errors.js';
 import { toApiError, type App } from '../../http/server.js';
 import type { SessionManager } from '../../http/session.js';
@@ -164,6 +165,10 @@ export function createPageKit(deps: {
               return m.errors.rateLimited;
             case 'not_found':
               return m.errors.notFound;
+            case 'validation_failed':
+              return isCardNumberRefusal(apiError)
+                ? m.errors.cardNumber
+                : `${m.errors.generic} ${request.id}`;
             default:
               return `${m.errors.generic} ${request.id}`;
           }

@@ -1,4 +1,5 @@
 import type { Environment } from '../../db/schema.js';
+import { containsCardNumber } from '../../http/card-data.js';
 import type { App } from '../../http/server.js';
 import type { Kdb } from '../../db/database.js';
 import { DAY, type Clock } from '../../shared/clock.js';
@@ -189,6 +190,12 @@ export function parsePaymentQuery(
   if (value.length > QUERY_MAX)
     return { ok: false, message: `The search is too long (at most ${QUERY_MAX} characters).` };
   if (CONTROL.test(value)) return { ok: false, message: 'The search may not contain control characters.' };
+  // Each search is audited with its text: a card number would be stored in the clear (ADR 0056).
+  if (containsCardNumber(value))
+    return {
+      ok: false,
+      message: 'That looks like a card number, which is never searched or stored: search by the last four.',
+    };
   const chosen = kind === undefined || kind === '' || kind === 'auto' ? undefined : kind;
   if (chosen !== undefined && !(SEARCH_KINDS as readonly string[]).includes(chosen))
     return {
