@@ -4,7 +4,11 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database, Kdb } from './db/database.js';
-import { createIdempotencyStore, type IdempotencyStore } from './http/idempotency-store.js';
+import {
+  createIdempotencyStore,
+  createRequestFingerprints,
+  type IdempotencyStore,
+} from './http/idempotency-store.js';
 import { createSessionManager, type SessionManager } from './http/session.js';
 import { dailyChargeActivity } from './modules/charges/activity.js';
 import type { ActivityReader } from './modules/dashboard/overview.js';
@@ -191,6 +195,8 @@ export function createServices(input: {
   const readDb = database.readDb;
   const sessions = createSessionManager({ db, clock, secureCookies: config.nodeEnv === 'production' });
   const cursors = createCursorCodec(box.deriveKey('pagination-cursor'));
+  // Keyed with every configured key so that a rotation within 24 hours still recognises a retry (ADR 0054).
+  const fingerprints = createRequestFingerprints(box.deriveKeys('request-fingerprint'));
   const audit = createAuditLog({ clock, cursors });
   const alerts = createOperatorAlerts({ db, clock, audit, logger: logger.child({ module: 'alerts' }) });
   const jobs = createJobKit({ db, clock, alerts, logger: logger.child({ module: 'jobs' }) });
@@ -286,6 +292,7 @@ export function createServices(input: {
     clock,
     logger: logger.child({ module: 'payouts' }),
     cursors,
+    fingerprints,
     ledger,
     events,
     wallets,
@@ -333,7 +340,7 @@ export function createServices(input: {
     urls,
     box,
     cursors,
-    idempotencyStore: createIdempotencyStore(db, { lockMs: config.idempotencyLockMs }),
+    idempotencyStore: createIdempotencyStore(db, { lockMs: config.idempotencyLockMs, fingerprints }),
     sessions,
     audit,
     mailer,
@@ -445,12 +452,14 @@ export function createServices(input: {
       rail: createSandboxChainRail({ ...input.sandboxChain, timeoutMs: config.payouts.railTimeoutMs }),
       railTimeoutMs: config.payouts.railTimeoutMs,
       watcher: (environment) => (environment === 'live' ? liveWatcher : sandboxWatcher),
+      alerts,
     }),
     refunds: createRefundService({
       db,
       readDb,
       clock,
       logger: logger.child({ module: 'refunds' }),
+      fingerprints,
       acquirerFor,
       charges: createChargeRefunds({ db }),
       ledger,
@@ -465,6 +474,7 @@ export function createServices(input: {
       readDb,
       clock,
       box,
+      fingerprints,
       logger: logger.child({ module: 'charges' }),
       cursors,
       acquirerFor,

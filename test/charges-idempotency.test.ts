@@ -266,9 +266,13 @@ describe('idempotent charge creation', () => {
       .select('request_fingerprint')
       .where('id', '=', row?.id ?? '')
       .executeTakeFirstOrThrow();
+    // Keyed (ADR 0054), and still without the ID number.
     expect(stored.request_fingerprint).toBe(
-      sha256Hex(canonicalJson({ ...first, customer: { name: 'Ayşe Yılmaz' } })),
+      t.gateway.services.idempotencyStore.fingerprints.of(
+        canonicalJson({ ...first, customer: { name: 'Ayşe Yılmaz' } }),
+      ).value,
     );
+    expect(stored.request_fingerprint).toMatch(/^h1:v1:[0-9a-f]{64}$/);
     const other = await post({ ...first, customer: { name: 'Ayşe Yılmaz', idNumber: '10000000078' } }, key);
     expect([other.status, other.body.error.code]).toEqual([409, 'idempotency_key_reuse']);
     const retried = await post(first, key);
@@ -301,6 +305,47 @@ describe('idempotent charge creation', () => {
     const retried = await post({ metadata: { lines: [1, 2], order: 'o-7' }, ...first }, key);
     expect(retried.status, retried.text).toBe(201);
     expect([retried.body.id, retried.body.amount]).toEqual([row?.id, '1000']);
+  });
+
+  it('a charge whose fingerprint is the plain SHA-256 of the previous release continues only for its own request (ADR 0054)', async () => {
+    const key = uniqueKey('outage-plain-hash');
+    const first = validCharge({ amount: 1000 });
+    await failWithOutage(first, key);
+    const [row] = await chargesWithReference(String(first.merchantReference));
+    // As a charge made within the last 24 hours by the release before keyed fingerprints.
+    await sql`update charges set request_fingerprint = ${sha256Hex(canonicalJson(first))} where id = ${row?.id}`.execute(
+      t.gateway.database.db,
+    );
+    const other = await post({ ...first, amount: 1001 }, key);
+    expect([other.status, other.body.error?.code]).toEqual([409, 'idempotency_key_reuse']);
+    const retried = await post(first, key);
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.body.id).toBe(row?.id);
+  });
+
+  it('an outcome stored under the plain SHA-256 of the previous release is still replayed to its own request (ADR 0054)', async () => {
+    const key = uniqueKey('store-plain-hash');
+    const body = validCharge({ customer: { name: 'Ayşe Yılmaz', idNumber: '10000000146' } });
+    const first = await post(body, key);
+    expect(first.status, first.text).toBe(201);
+    const db = t.gateway.database.db;
+    const plain = sha256Hex(`POST /v1/charges\n${canonicalJson(body)}`);
+    const stored = await db
+      .selectFrom('idempotency_keys')
+      .select('fingerprint')
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
+    // Keyed: a dump does not give the body's ID number back to whoever hashes every candidate.
+    expect(stored.fingerprint).toMatch(/^h1:v1:[0-9a-f]{64}$/);
+    expect(stored.fingerprint).not.toBe(plain);
+    // As the previous release stored it, within its 24 hours.
+    await db.updateTable('idempotency_keys').set({ fingerprint: plain }).where('key', '=', key).execute();
+    const replayed = await post(body, key);
+    expect(replayed.status, replayed.text).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.id).toBe(first.body.id);
+    const other = await post({ ...body, customer: { name: 'Ayşe Yılmaz', idNumber: '10000000078' } }, key);
+    expect([other.status, other.body.error?.code]).toEqual([409, 'idempotency_key_reuse']);
   });
 
   it('remembers provider_rejected, and the refused charge does not hold its merchantReference', async () => {

@@ -5,10 +5,16 @@
  * would be replayed for 24 hours in place of the charge the first request created. Runs on the real
  * database of the pass (PGlite or PostgreSQL).
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { isStorableOutcome } from '../src/http/idempotency.js';
-import { createIdempotencyStore, type Claim, type IdempotencyStore } from '../src/http/idempotency-store.js';
+import {
+  createIdempotencyStore,
+  createRequestFingerprints,
+  type Claim,
+  type IdempotencyStore,
+} from '../src/http/idempotency-store.js';
 import { migrationsDir } from '../src/paths.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
@@ -21,7 +27,10 @@ let store: IdempotencyStore;
 beforeAll(async () => {
   t = await createTestDatabase({ migrated: true });
   await migrate(t.database, readMigrations(migrationsDir));
-  store = createIdempotencyStore(t.database.db, { lockMs: LOCK_MS });
+  store = createIdempotencyStore(t.database.db, {
+    lockMs: LOCK_MS,
+    fingerprints: createRequestFingerprints([{ version: 't1', key: randomBytes(32) }]),
+  });
 });
 afterAll(async () => t?.drop());
 

@@ -140,6 +140,7 @@ function secondWorker() {
       db: s.db,
       clock: s.clock,
       logger: s.logger,
+      fingerprints: s.idempotencyStore.fingerprints,
       acquirerFor,
       ledger: s.ledger,
       events: s.events,

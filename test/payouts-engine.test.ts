@@ -277,7 +277,7 @@ describe('the payout engine against changes made while it works', () => {
     expect(await transfersOf(created.id)).toHaveLength(1);
   });
 
-  it('logs a transfer the rail made for a payout that is no longer pending, recording nothing', async () => {
+  it('logs and raises a transfer the rail made for a payout that is no longer pending, recording nothing', async () => {
     const merchant = await fundedMerchant();
     const created = await payout(merchant);
     const service = t.gateway.services.payouts;
@@ -297,5 +297,30 @@ describe('the payout engine against changes made while it works', () => {
           line.includes('no longer pending') && line.includes(created.id) && line.includes('"level":50'),
       ),
     ).toBe(true);
+    // Money may have left twice: the operator is alerted (ADR 0055), once, with the transfer's hash.
+    const [transfer] = await transfersOf(created.id);
+    const alerts = await t.gateway.database.db
+      .selectFrom('operator_alerts')
+      .select(['kind', 'organization_id', 'environment', 'details'])
+      .where('subject_id', '=', created.id)
+      .execute();
+    expect(alerts).toEqual([
+      {
+        kind: 'payout_sent_not_pending',
+        organization_id: merchant.organizationId,
+        environment: 'sandbox',
+        details: expect.objectContaining({
+          payoutId: created.id,
+          txHash: transfer?.txHash,
+          status: 'failed',
+          txHashRecorded: null,
+        }) as unknown,
+      },
+    ]);
+    // Nothing more is sent or recorded for it.
+    t.clock.advance(MINUTE);
+    await drainEngine();
+    expect(await transfersOf(created.id)).toHaveLength(1);
+    expect(await fetchPayout(merchant, created.id)).toMatchObject({ status: 'failed', txHash: null });
   });
 });

@@ -217,7 +217,11 @@ describe('refunds', () => {
       .select('request_fingerprint')
       .where('id', '=', pendingId)
       .executeTakeFirstOrThrow();
-    expect(stored.request_fingerprint).toBe(sha256Hex(canonicalJson(first)));
+    // Keyed (ADR 0054): never the plain SHA-256 of the body.
+    expect(stored.request_fingerprint).toBe(
+      t.gateway.services.idempotencyStore.fingerprints.of(canonicalJson(first)).value,
+    );
+    expect(stored.request_fingerprint).toMatch(/^h1:v1:[0-9a-f]{64}$/);
     for (const other of [{ amount: 3000, reason: 'damaged' }, { amount: 1000 }, { reason: 'damaged' }, {}]) {
       const res = await refund(charge.id, other, { 'x-idempotency-key': 'rf-reuse-body' });
       expect([res.status, res.body.error?.code], JSON.stringify(other)).toEqual([
@@ -282,6 +286,79 @@ describe('refunds', () => {
       { 'x-idempotency-key': 'rf-reuse-legacy' },
     );
     expect([retried.status, retried.body.id, retried.body.amount]).toEqual([201, pendingId, '1000']);
+  });
+
+  it('continues a refund whose fingerprint is the plain SHA-256 of the previous release only for its own request (ADR 0054)', async () => {
+    const charge = await paidCharge(4000);
+    const first = { amount: 1000, reason: 'late' };
+    const pendingId = await refundInOutage(charge.id, first, 'rf-plain-hash');
+    // As a refund made within the last 24 hours by the release before keyed fingerprints.
+    await sql`update refunds set request_fingerprint = ${sha256Hex(canonicalJson(first))} where id = ${pendingId}`.execute(
+      db(),
+    );
+    const other = await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': 'rf-plain-hash' });
+    expect([other.status, other.body.error?.code]).toEqual([409, 'idempotency_key_reuse']);
+    const retried = await refund(charge.id, first, { 'x-idempotency-key': 'rf-plain-hash' });
+    expect([retried.status, retried.body.id, retried.body.amount]).toEqual([201, pendingId, '1000']);
+  });
+
+  /** Moves a refund, and the idempotency store's memory of its key, 25 hours into the past. */
+  async function rememberedFor25Hours(refundId: string, key: string): Promise<void> {
+    await sql`update refunds set created_at = created_at - interval '25 hours' where id = ${refundId}`.execute(
+      db(),
+    );
+    await sql`update idempotency_keys set created_at = created_at - interval '25 hours',
+        expires_at = expires_at - interval '25 hours' where key = ${key}`.execute(db());
+  }
+
+  it('forgets a refund key after 24 hours: the same key is then a new refund, within what remains (spec section 4)', async () => {
+    const charge = await paidCharge(4000);
+    const key = 'rf-forgotten';
+    const first = await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': key });
+    expect(first.status, first.text).toBe(201);
+    await rememberedFor25Hours(first.body.id, key);
+
+    const second = await refund(charge.id, { amount: 500, reason: 'again' }, { 'x-idempotency-key': key });
+    expect(second.status, second.text).toBe(201);
+    expect(second.body.id).not.toBe(first.body.id);
+    expect([second.body.amount, second.body.status]).toEqual(['500', 'succeeded']);
+    // The new refund holds the key now, for its own 24 hours.
+    const reused = await refund(charge.id, { amount: 700 }, { 'x-idempotency-key': key });
+    expect([reused.status, reused.body.error?.code]).toEqual([409, 'idempotency_key_reuse']);
+
+    // Once forgotten again, the same key is a new refund of what remains, and then there is nothing left.
+    await rememberedFor25Hours(second.body.id, key);
+    const rest = await refund(charge.id, {}, { 'x-idempotency-key': key });
+    expect([rest.status, rest.body.amount], rest.text).toEqual([201, '2500']);
+    await rememberedFor25Hours(rest.body.id, key);
+    const nothing = await refund(charge.id, { amount: 1 }, { 'x-idempotency-key': key });
+    expect([nothing.status, nothing.body.error?.code], nothing.text).toEqual([
+      409,
+      'invalid_state_transition',
+    ]);
+    const refunds = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(refunds.body.data.map((item) => item.amount).sort()).toEqual(['1000', '2500', '500']);
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('4000');
+  });
+
+  it('a refund left pending more than 24 hours ago does not answer its key: the same request is a new refund', async () => {
+    const charge = await paidCharge(4000);
+    const key = 'rf-forgotten-pending';
+    const pendingId = await refundInOutage(charge.id, { amount: 1000 }, key);
+    await rememberedFor25Hours(pendingId, key);
+    const again = await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': key });
+    expect(again.status, again.text).toBe(201);
+    expect([again.body.id === pendingId, again.body.amount]).toEqual([false, '1000']);
+    // What the pending refund holds back still counts: 2000 remain.
+    await rememberedFor25Hours(again.body.id, key);
+    const tooMuch = await refund(charge.id, { amount: 2001 }, { 'x-idempotency-key': key });
+    expect([tooMuch.status, tooMuch.body.error?.code], tooMuch.text).toEqual([400, 'validation_failed']);
+    expect(tooMuch.body.error.details?.issues?.[0]?.code).toBe('too_large');
+    const refunds = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(refunds.body.data.map((item) => [item.id === pendingId, item.status]).sort()).toEqual([
+      [false, 'succeeded'],
+      [true, 'pending'],
+    ]);
   });
 
   it('finishes a refund left pending by an outage in the background', async () => {

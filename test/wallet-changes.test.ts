@@ -5,6 +5,7 @@
  * change applies (by the job, or lazily in `destination()`); the operator sees and cancels changes and
  * sets the cool-down; every step is audited and announced.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOUR, SECOND } from '../src/shared/clock.js';
 import { newTotpSecret } from '../src/modules/users/totp.js';
@@ -18,6 +19,7 @@ import {
   WebClient,
 } from './helpers/accounts.js';
 import { apiRequest } from './helpers/client.js';
+import { onPostgres } from './helpers/database.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
@@ -469,5 +471,84 @@ describe('expiry, cancellation and the operator', () => {
     expect(result).toEqual({ ok: false, error: { code: 'change_not_found' } });
     const anonymous = await fetch(`${t.urls.operator}/operator/v1/wallet-changes`);
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe(`a change applied while a wallet is added (${onPostgres ? 'concurrently, on PostgreSQL' : 'one after the other: PGlite runs one transaction at a time'})`, () => {
+  it('the addition waits for the owner’s lock and sees the default the change made', async () => {
+    const other = await createMerchant(t, { featureFlags: ['wallets'] });
+    const otherOwner = await createActiveUser(t, { organizationId: other.organizationId, role: 'owner' });
+    const post = (address: string) =>
+      apiRequest<WalletBody & ErrorBody & { pendingChange: { makeDefault: boolean } | null }>(
+        t.urls,
+        '/v1/wallets',
+        { key: other.keys.live.secret, environment: 'live', body: { network: 'tron', address } },
+      );
+    // The first live wallet: its addition will make it the default once it applies.
+    const first = await post(TRON_A);
+    expect(first.status, first.text).toBe(201);
+    const changeId = first.body.pendingChange?.id ?? '';
+    const mail = (await mailsTo(t, otherOwner.email)).find(
+      (m) => m.template === 'wallet_change_requested' && m.text.includes(changeId),
+    );
+    const confirmed = await confirmAs(await signIn(otherOwner), linkIn(mail?.text ?? '', CONFIRM_PATH).token);
+    expect(confirmed.status, confirmed.text).toBe(200);
+    t.clock.advance(24 * HOUR);
+
+    if (!onPostgres) {
+      // PGlite serialises transactions: the addition can only come before or after the change, and after
+      // it, it must see the default the change made.
+      expect((await wallets().applyDue()).applied).toBeGreaterThanOrEqual(1);
+      const res = await post(TRON_B);
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.pendingChange).toMatchObject({ kind: 'add', makeDefault: false });
+      return;
+    }
+    // Another connection holds the wallet's row: the job applying the change stops on it, inside its
+    // transaction, once it has taken what it takes before the wallet.
+    const blocker = new pg.Client({ connectionString: t.testDb.url });
+    await blocker.connect();
+    const waiting = async () =>
+      Number(
+        (
+          await blocker.query<{ n: string }>(
+            "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+          )
+        ).rows[0]?.n ?? 0,
+      );
+    const settle = async (check: () => Promise<boolean>) => {
+      for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 25));
+    };
+    try {
+      await blocker.query('begin');
+      await blocker.query('select id from wallets where id = $1 for update', [first.body.id]);
+      const applying = wallets().applyDue();
+      await settle(async () => (await waiting()) === 1);
+      expect(await waiting()).toBe(1);
+      // The second wallet, added meanwhile: it waits for the owner's lock the change holds.
+      let added = false;
+      const second = post(TRON_B).then((res) => {
+        added = true;
+        return res;
+      });
+      await settle(async () => added || (await waiting()) === 2);
+      await blocker.query('commit');
+      // (With the changes of the tests above that came due meanwhile.)
+      expect((await applying).applied).toBeGreaterThanOrEqual(1);
+      const res = await second;
+      expect(res.status, res.text).toBe(201);
+      // Added after the change made the first wallet the default: it does not take the default over.
+      expect(res.body.pendingChange).toMatchObject({ kind: 'add', makeDefault: false });
+    } finally {
+      await blocker.query('rollback').catch(() => undefined);
+      await blocker.end();
+    }
+    const list = await apiRequest<{ data: WalletBody[] }>(t.urls, '/v1/wallets', {
+      key: other.keys.live.secret,
+      environment: 'live',
+    });
+    expect(list.body.data.filter((wallet) => wallet.isDefault).map((wallet) => wallet.id)).toEqual([
+      first.body.id,
+    ]);
   });
 });

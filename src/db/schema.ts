@@ -219,8 +219,8 @@ export interface ChargesTable {
   idempotency_key: string | null;
   /**
    * The fingerprint of the request that made the charge with an idempotency key (migration 0032, ADR
-   * 0052: SHA-256 of the body in canonical JSON without the customer's ID number); null without a key
-   * and on charges written before it.
+   * 0052: the body in canonical JSON without the customer's ID number, HMAC-SHA-256 `h1:` since ADR
+   * 0054, plain SHA-256 hex before); null without a key and on charges written before it.
    */
   request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
   provider: string;
@@ -311,7 +311,8 @@ export interface RefundsTable {
   created_by_key_id: ColumnType<string | null, string | null | undefined, string | null>;
   /**
    * The fingerprint of the request that made the refund with an idempotency key (migration 0033, ADR
-   * 0052: SHA-256 of the body in canonical JSON); null without a key and on refunds written before it.
+   * 0052: the body in canonical JSON, HMAC-SHA-256 `h1:` since ADR 0054, plain SHA-256 hex before); null
+   * without a key and on refunds written before it.
    */
   request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
   /** The retry job's queue columns (src/worker/queue.ts, migration 0012). */
@@ -351,7 +352,10 @@ export type OperatorAlertKind =
   | 'negative_pending_balance'
   | 'job_parked'
   | 'settlement_held'
-  | 'reconciliation_differences';
+  | 'reconciliation_differences'
+  /** Migration 0035 (ADR 0055). */
+  | 'refund_mismatch'
+  | 'payout_sent_not_pending';
 
 export interface OperatorAlertsTable {
   id: Generated<string>;
@@ -719,7 +723,7 @@ export interface PayoutsTable {
    * environment; null without one, on automatic payouts, and once let go after the idempotency window.
    */
   idempotency_key: ColumnType<string | null, string | null | undefined, string | null>;
-  /** SHA-256 of that request's body in canonical JSON: a retry of another body is `idempotency_key_reuse`. */
+  /** That request's body in canonical JSON, HMAC-SHA-256 (ADR 0054): another body is `idempotency_key_reuse`. */
   request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
   submitted_at: NullableTimestamp;
   in_transit_at: NullableTimestamp;

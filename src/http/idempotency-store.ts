@@ -1,10 +1,49 @@
+import { createHmac } from 'node:crypto';
 import { sql, type Compilable, type OperationNodeSource } from 'kysely';
 import type { Kdb } from '../db/database.js';
 import { DAY, MINUTE } from '../shared/clock.js';
+import { sha256Hex } from '../shared/crypto.js';
+import type { VersionedKey } from '../shared/secret-box.js';
 
 export const IDEMPOTENCY_TTL_MS = DAY;
 /** How long a claim holds, by default, before a retry may take over from a request that died mid-way. */
 export const IDEMPOTENCY_LOCK_MS = MINUTE;
+
+/**
+ * What tells two requests under one idempotency key apart (ADR 0054). A body can carry a customer's
+ * 11-digit national ID number, which a plain SHA-256 kept in the database would give back to anyone with
+ * a dump who tries them all: a fingerprint is `h1:<key version>:<hex HMAC-SHA-256>` under a key derived
+ * from ENCRYPTION_KEYS (`box.deriveKeys('request-fingerprint')`).
+ */
+export interface RequestFingerprint {
+  /** What is stored: the HMAC under the current (first) key. */
+  value: string;
+  /**
+   * Every form in which the same request may already be stored: `value`, the HMAC under each older
+   * configured key (a rotation within the 24 hours), and the plain SHA-256 hex of releases before ADR 0054.
+   */
+  forms: readonly string[];
+}
+
+export interface RequestFingerprints {
+  of(request: string): RequestFingerprint;
+}
+
+const KEYED_FINGERPRINT = 'h1';
+
+/** `keys`: derived keys, the current one first. */
+export function createRequestFingerprints(keys: readonly VersionedKey[]): RequestFingerprints {
+  if (keys.length === 0) throw new Error('request fingerprints need a key');
+  return {
+    of(request) {
+      const keyed = keys.map(
+        ({ version, key }) =>
+          `${KEYED_FINGERPRINT}:${version}:${createHmac('sha256', key).update(request).digest('hex')}`,
+      );
+      return { value: keyed[0] as string, forms: [...keyed, sha256Hex(request)] };
+    },
+  };
+}
 
 /**
  * One claim of a key. `lockedUntil` identifies it: a takeover happens only once the previous lock has
@@ -27,11 +66,18 @@ export type ClaimOutcome =
   | { kind: 'other_caller' };
 
 export interface IdempotencyStore {
-  /** `caller` is who may see the outcome again (`key:<id>`), or null where anyone in the scope may. */
+  /** How this store's callers fingerprint a request (the routes' hooks, and rows that hold a key). */
+  readonly fingerprints: RequestFingerprints;
+  /**
+   * `caller` is who may see the outcome again (`key:<id>`), or null where anyone in the scope may.
+   * `fingerprint` is stored; a stored fingerprint equal to it or to one of `alsoMatches` (the same
+   * request's `forms`) is the same request.
+   */
   claim(input: {
     scope: string;
     key: string;
     fingerprint: string;
+    alsoMatches?: readonly string[];
     caller: string | null;
     now: Date;
   }): Promise<ClaimOutcome>;
@@ -58,11 +104,15 @@ export type Companion<R> = Compilable<R> & OperationNodeSource;
 
 export function createIdempotencyStore(
   db: Kdb,
-  options: { lockMs: number } = { lockMs: IDEMPOTENCY_LOCK_MS },
+  options: { lockMs?: number; fingerprints: RequestFingerprints },
 ): IdempotencyStore {
+  const lockMs = options.lockMs ?? IDEMPOTENCY_LOCK_MS;
   return {
-    async claim({ scope, key, fingerprint, caller, now }) {
-      const lockedUntil = new Date(now.getTime() + options.lockMs);
+    fingerprints: options.fingerprints,
+
+    async claim({ scope, key, fingerprint, alsoMatches = [], caller, now }) {
+      const sameRequest = [fingerprint, ...alsoMatches];
+      const lockedUntil = new Date(now.getTime() + lockMs);
       for (let attempt = 0; attempt < 3; attempt++) {
         const claimed = await db
           .insertInto('idempotency_keys')
@@ -99,7 +149,7 @@ export function createIdempotencyStore(
                   eb.and([
                     eb('idempotency_keys.state', '=', 'in_flight'),
                     eb('idempotency_keys.locked_until', '<=', now),
-                    eb('idempotency_keys.fingerprint', '=', fingerprint),
+                    eb('idempotency_keys.fingerprint', 'in', sameRequest),
                     caller === null
                       ? eb('idempotency_keys.caller', 'is', null)
                       : eb('idempotency_keys.caller', '=', caller),
@@ -119,7 +169,7 @@ export function createIdempotencyStore(
           .executeTakeFirst();
         if (!existing) continue; // purged between the two statements: claim again
         if (existing.caller !== caller) return { kind: 'other_caller' };
-        if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
+        if (!sameRequest.includes(existing.fingerprint)) return { kind: 'mismatch' };
         if (existing.state === 'in_flight') return { kind: 'in_flight' };
         return {
           kind: 'replay',

@@ -6,10 +6,14 @@ import type {
 } from 'fastify';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
-import { sha256Hex } from '../shared/crypto.js';
 import { CARD_NUMBER_MESSAGE, containsCardNumber } from './card-data.js';
 import { ApiError } from './errors.js';
-import type { Claim, IdempotencyStore } from './idempotency-store.js';
+import type {
+  Claim,
+  IdempotencyStore,
+  RequestFingerprint,
+  RequestFingerprints,
+} from './idempotency-store.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
@@ -32,6 +36,35 @@ export function idempotencyKeyReuse(reason: 'other_api_key' | 'other_body'): Api
         'This idempotency key was already used with a different request body in the last 24 hours.',
       );
 }
+
+/**
+ * What a row that holds an idempotency key (a charge, payout or refund, ADRs 0051 and 0052) records of
+ * the request that made it: the keyed fingerprint of `input` in canonical JSON (ADR 0054).
+ */
+export function requestFingerprint(fingerprints: RequestFingerprints, input: unknown): RequestFingerprint {
+  return fingerprints.of(canonicalJson(input));
+}
+
+/**
+ * Why a request may not continue or see the row that holds its idempotency key (spec section 4 rule 3),
+ * or undefined when it is a retry of the request that made it: the same API key (`createdBy`, `caller`:
+ * API key ids, null without one) and the same body. A row written without a fingerprint (before its
+ * module recorded one, or by a process of the previous release during a deploy) is compared by
+ * `sameAsRecorded`, on what the row recorded of its request.
+ */
+export function keyReuseOf(
+  holder: { createdBy: string | null; fingerprint: string | null },
+  retry: { caller: string | null; fingerprint: RequestFingerprint | undefined },
+  sameAsRecorded: () => boolean,
+): 'other_api_key' | 'other_body' | undefined {
+  if (holder.createdBy !== retry.caller) return 'other_api_key';
+  const same =
+    holder.fingerprint !== null
+      ? retry.fingerprint !== undefined && retry.fingerprint.forms.includes(holder.fingerprint)
+      : sameAsRecorded();
+  return same ? undefined : 'other_body';
+}
+
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
 /** The request header of every idempotent write, for route schemas (and so the OpenAPI document). */
@@ -124,8 +157,17 @@ export function idempotencyHooks(options: IdempotencyOptions): {
     // before this hook: a caller that may not make the request never reaches a replay.
     const { namespace: scope, caller } = options.scopeOf(request);
     const path = request.url.split('?')[0] ?? request.url;
-    const fingerprint = sha256Hex(`${request.method} ${path}\n${canonicalJson(request.body)}`);
-    const outcome = await options.store.claim({ scope, key, fingerprint, caller, now: options.clock.now() });
+    const fingerprint = options.store.fingerprints.of(
+      `${request.method} ${path}\n${canonicalJson(request.body)}`,
+    );
+    const outcome = await options.store.claim({
+      scope,
+      key,
+      fingerprint: fingerprint.value,
+      alsoMatches: fingerprint.forms,
+      caller,
+      now: options.clock.now(),
+    });
     switch (outcome.kind) {
       case 'claimed':
         request.idempotencyClaim = outcome.claim;

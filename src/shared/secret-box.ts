@@ -9,6 +9,11 @@ export interface SecretBox {
   open(box: string): string;
   /** A 32-byte key for another purpose (a MAC, say), derived from the current key with HKDF-SHA256. */
   deriveKey(purpose: string): Buffer;
+  /**
+   * That key for every configured key, the current one first, each with its key's version: for a MAC
+   * that must still verify what an older key made while keys rotate (ADR 0054).
+   */
+  deriveKeys(purpose: string): VersionedKey[];
 }
 
 export interface VersionedKey {
@@ -46,9 +51,14 @@ export function createSecretBox(keys: VersionedKey[]): SecretBox {
   const current = keys[0];
   if (!current) throw new Error('createSecretBox needs a key');
   const byVersion = new Map(keys.map((k) => [k.version, k.key]));
+  const derive = (key: Buffer, purpose: string) =>
+    Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `gateway:${purpose}`, 32));
   return {
     deriveKey(purpose) {
-      return Buffer.from(hkdfSync('sha256', current.key, Buffer.alloc(0), `gateway:${purpose}`, 32));
+      return derive(current.key, purpose);
+    },
+    deriveKeys(purpose) {
+      return keys.map(({ version, key }) => ({ version, key: derive(key, purpose) }));
     },
     seal(plaintext) {
       const iv = randomBytes(12);

@@ -270,4 +270,32 @@ describe('the console’s settlement', () => {
       days: 30,
     });
   });
+
+  it('says in words why a frozen organization’s batch is held', async () => {
+    // Funded before the freeze (a frozen organization's API answers 403), then frozen by the risk team.
+    const frozen = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+    const wallet = await merchantApi(t, frozen, 'sandbox', '/v1/wallets', {
+      network: 'tron',
+      address: TRON_ADDRESS,
+    });
+    expect(wallet.status, wallet.text).toBe(201);
+    await paidCharge(t, frozen, 'sandbox', 500_000);
+    const freeze = await t.gateway.services.organizations.freeze(frozen.organizationId, 'risk review', {
+      actor: 'staff:risk',
+    });
+    expect(freeze.ok).toBe(true);
+    // Wednesday after its cutoff (before the sign-in: a move of the clock would expire the session).
+    t.clock.set(new Date('2027-03-03T03:05:00.000Z'));
+    expect(
+      await t.gateway.services.settlementBatches.runDay(new Date('2027-03-03T03:00:00.000Z')),
+    ).toMatchObject({ frozen: 1, failed: 0 });
+
+    const page = await signIn(support);
+    await page.goto(`${t.urls.operator}/settlement?businessDate=2027-03-03`);
+    const row = page.locator(`tr[data-organization-id="${frozen.organizationId}"]`);
+    expect(await row.locator('.batch-status').textContent()).toBe('held');
+    expect(await row.locator('.batch-outcome').textContent()).toBe(
+      'held: the organization is frozen; the funds stay available and are paid out by the first run after it is unfrozen.',
+    );
+  });
 });

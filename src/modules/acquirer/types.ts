@@ -64,6 +64,8 @@ export interface AcquirerRefund {
   id: string;
   paymentId: string;
   amount: string;
+  /** When the acquirer names it (the sandbox acquirer does not): checked against the refund's (ADR 0055). */
+  currency?: string;
   status: 'succeeded';
   createdAt: string;
 }

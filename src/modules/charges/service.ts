@@ -3,11 +3,11 @@ import type { Kdb, Trx } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Environment, FeatureFlag } from '../../db/schema.js';
 import type { ValidationIssue } from '../../http/errors.js';
-import type { Companion } from '../../http/idempotency-store.js';
+import { keyReuseOf, requestFingerprint } from '../../http/idempotency.js';
+import type { Companion, RequestFingerprint, RequestFingerprints } from '../../http/idempotency-store.js';
 import { metadataIssues } from '../../http/input.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 import { DAY, type Clock } from '../../shared/clock.js';
-import { sha256Hex } from '../../shared/crypto.js';
 import { newId } from '../../shared/ids.js';
 import { toPage, type CreatedWindow, type Cursor, type CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
@@ -37,6 +37,8 @@ export interface ChargeServiceDeps {
   readDb?: Kdb;
   clock: Clock;
   box: SecretBox;
+  /** The keyed hash a charge records of the request that made it (ADR 0054). */
+  fingerprints: RequestFingerprints;
   logger: Logger;
   cursors: CursorCodec;
   /** The acquirer of an environment; undefined when none is configured (live without LIVE_ACQUIRER_URL). */
@@ -262,7 +264,8 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const now = clock.now();
       const id = newId('ch', now);
       // What a retry with the same key must match to continue this charge (ADR 0052).
-      const requestFingerprint = idempotencyKey === undefined ? undefined : fingerprintOf(input);
+      const requestFingerprint =
+        idempotencyKey === undefined ? undefined : fingerprintOf(deps.fingerprints, input);
       const values = chargeRow(owner, input, {
         id,
         customer: customer.value,
@@ -278,7 +281,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
           maxAttempts: deps.cardAttempts,
         },
         idempotencyKey,
-        requestFingerprint,
+        requestFingerprint: requestFingerprint?.value,
         now,
         leaseMs: deps.creationLeaseMs,
         expiresAfterMs: deps.chargeExpiresAfterMs,
@@ -623,15 +626,16 @@ async function insertCharge(
 }
 
 /**
- * What a retry with the same idempotency key must match (ADR 0052): SHA-256 of the request in canonical
- * JSON, without the customer's ID number. Eleven digits could be guessed back from a hash in a database
- * dump (decision 17 seals them); a retry's ID number is compared with the sealed one instead.
+ * What a retry with the same idempotency key must match (ADR 0052): the request's fingerprint (ADR 0054),
+ * without the customer's ID number. Eleven digits could be guessed back from a plain hash in a database
+ * dump (decision 17 seals them), as charges before ADR 0054 stored it; a retry's ID number is compared
+ * with the sealed one instead.
  */
-function fingerprintOf(input: ChargeCreate): string {
+function fingerprintOf(fingerprints: RequestFingerprints, input: ChargeCreate): RequestFingerprint {
   const { customer } = input;
   const hashed =
     customer?.idNumber === undefined ? input : { ...input, customer: { ...customer, idNumber: undefined } };
-  return sha256Hex(canonicalJson(hashed));
+  return requestFingerprint(fingerprints, hashed);
 }
 
 /**
@@ -647,32 +651,32 @@ function keyReuse(
   retry: {
     values: ChargeInsert;
     input: ChargeCreate;
-    requestFingerprint: string | undefined;
+    requestFingerprint: RequestFingerprint | undefined;
     heldIdNumber: string | null;
   },
 ): Extract<ChargeError, { code: 'idempotency_key_reuse' }> | undefined {
-  if (holder.created_by_key_id !== (owner.keyId ?? null))
-    return { code: 'idempotency_key_reuse', reason: 'other_api_key' };
   const request = retry.values;
+  const reason = keyReuseOf(
+    { createdBy: holder.created_by_key_id, fingerprint: holder.request_fingerprint },
+    { caller: owner.keyId ?? null, fingerprint: retry.requestFingerprint },
+    () =>
+      holder.amount === String(request.amount) &&
+      holder.currency === request.currency &&
+      holder.payment_method === request.payment_method &&
+      holder.merchant_reference === request.merchant_reference &&
+      holder.return_url === (request.return_url ?? null) &&
+      holder.customer_id === (request.customer_id ?? null) &&
+      holder.customer_name === (request.customer_name ?? null) &&
+      holder.customer_email === (request.customer_email ?? null) &&
+      holder.customer_phone === (request.customer_phone ?? null) &&
+      holder.customer_reference === (request.customer_reference ?? null) &&
+      canonicalJson(holder.metadata) === canonicalJson(retry.input.metadata ?? null),
+  );
+  if (reason !== undefined) return { code: 'idempotency_key_reuse', reason };
   // A named customer's ID number is the customer's, and `customerId` is compared itself.
   const sameIdNumber =
     holder.customer_id !== null || retry.heldIdNumber === (retry.input.customer?.idNumber ?? null);
-  const same =
-    sameIdNumber &&
-    (holder.request_fingerprint !== null
-      ? holder.request_fingerprint === retry.requestFingerprint
-      : holder.amount === String(request.amount) &&
-        holder.currency === request.currency &&
-        holder.payment_method === request.payment_method &&
-        holder.merchant_reference === request.merchant_reference &&
-        holder.return_url === (request.return_url ?? null) &&
-        holder.customer_id === (request.customer_id ?? null) &&
-        holder.customer_name === (request.customer_name ?? null) &&
-        holder.customer_email === (request.customer_email ?? null) &&
-        holder.customer_phone === (request.customer_phone ?? null) &&
-        holder.customer_reference === (request.customer_reference ?? null) &&
-        canonicalJson(holder.metadata) === canonicalJson(retry.input.metadata ?? null));
-  return same ? undefined : { code: 'idempotency_key_reuse', reason: 'other_body' };
+  return sameIdNumber ? undefined : { code: 'idempotency_key_reuse', reason: 'other_body' };
 }
 
 async function takeLease(db: Kdb, id: string, now: Date, leaseMs: number): Promise<ChargeRow | undefined> {

@@ -27,6 +27,8 @@ export const OperatorAlertViewSchema = Type.Object({
     'job_parked',
     'settlement_held',
     'reconciliation_differences',
+    'refund_mismatch',
+    'payout_sent_not_pending',
   ]),
   organizationId: Type.Union([Type.String(), Type.Null()]),
   environment: Type.Union([Type.Enum(['sandbox', 'live']), Type.Null()]),

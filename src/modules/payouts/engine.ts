@@ -4,6 +4,8 @@ import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { MINUTE, SECOND } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
+import type { OperatorAlerts } from '../operator/alerts.js';
+import { sameAddress } from '../wallets/address.js';
 import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
 import * as payouts from './repository.js';
 import type { PayoutService } from './service.js';
@@ -51,6 +53,8 @@ export interface PayoutEngineDeps {
   railTimeoutMs: number;
   /** The chain watcher of an environment; undefined: its payouts wait in transit. */
   watcher: (environment: Environment) => ChainWatcher | undefined;
+  /** Told of a transfer the rail made for a payout that is no longer pending (ADR 0055). */
+  alerts: OperatorAlerts;
 }
 
 /**
@@ -136,13 +140,32 @@ export function createPayoutEngine(deps: PayoutEngineDeps): PayoutEngine {
       }
       if (outcome === 'not_pending') {
         // The rail holds a transfer for a payout that left `pending` without it (failed or canceled: its
-        // funds went back to available). Nothing is recorded over its final state; the operator must
-        // look at it.
+        // funds went back to available; or in transit with another hash): money may have left twice.
+        // Nothing is recorded over its state; the operator is alerted, once per payout (ADR 0055).
         const current = await payouts.findById(db, row.id);
         logger.error(
           { payoutId: row.id, txHash, status: current?.status, txHashRecorded: current?.tx_hash },
           'the rail sent a payout that is no longer pending; nothing recorded',
         );
+        await db.transaction().execute(async (trx) => {
+          await deps.alerts.raise(trx, {
+            kind: 'payout_sent_not_pending',
+            organizationId: row.organization_id,
+            environment: row.environment,
+            subjectId: row.id,
+            message: `The rail sent payout ${row.id} (${txHash}) although it is ${current?.status ?? 'gone'}: the funds may have left twice`,
+            details: {
+              payoutId: row.id,
+              txHash,
+              status: current?.status ?? null,
+              txHashRecorded: current?.tx_hash ?? null,
+              network: row.network,
+              address: row.address,
+              payoutAmount: row.payout_amount,
+            },
+          });
+          await submitQueue.succeed(trx, claimed);
+        });
       }
       return true;
     } catch (error) {
@@ -167,7 +190,10 @@ export function createPayoutEngine(deps: PayoutEngineDeps): PayoutEngine {
       if (!watcher) throw new Error(`no chain watcher is configured for ${row.environment} payouts`);
       const transaction = await watcher.transaction(row.network, row.tx_hash);
       if (transaction.state === 'confirmed') {
-        if (transaction.to !== row.address || transaction.amount !== row.payout_amount) {
+        if (
+          !sameAddress(row.network, transaction.to, row.address) ||
+          transaction.amount !== row.payout_amount
+        ) {
           throw new Error(
             `transaction ${row.tx_hash} pays ${transaction.amount} to ${transaction.to}, not ${row.payout_amount} to ${row.address}`,
           );

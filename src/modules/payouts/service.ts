@@ -4,9 +4,9 @@ import type { Kdb, Trx } from '../../db/database.js';
 import { payoutsCreated } from '../../observability/metrics.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Environment, PayoutsTable } from '../../db/schema.js';
-import { canonicalJson } from '../../shared/canonical-json.js';
+import { keyReuseOf, requestFingerprint } from '../../http/idempotency.js';
+import type { RequestFingerprint, RequestFingerprints } from '../../http/idempotency-store.js';
 import { DAY, type Clock } from '../../shared/clock.js';
-import { sha256Hex } from '../../shared/crypto.js';
 import { newId } from '../../shared/ids.js';
 import {
   convert,
@@ -105,10 +105,10 @@ export interface PayoutMinimumView {
 /** How long a key names its payout: as long as the idempotency store remembers the key (spec section 4). */
 const IDEMPOTENCY_WINDOW_MS = DAY;
 
-/** A request's `X-Idempotency-Key` and the SHA-256 of its body in canonical JSON. */
+/** A request's `X-Idempotency-Key` and the fingerprint of its body in canonical JSON (ADR 0054). */
 interface KeyedRequest {
   key: string;
-  fingerprint: string;
+  fingerprint: RequestFingerprint;
 }
 
 /** How far ahead a payout's arrival date looks for declared closures (the calendar's own limit). */
@@ -322,6 +322,8 @@ export interface PayoutServiceDeps {
   clock: Clock;
   logger: Logger;
   cursors: CursorCodec;
+  /** The keyed hash a payout records of the request that made it (ADR 0054). */
+  fingerprints: RequestFingerprints;
   ledger: PayoutLedger;
   events: EventRecorder;
   wallets: PayoutWallets;
@@ -577,7 +579,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       metadata: JSON.stringify(payout.metadata),
       created_by: owner.keyId ?? null,
       idempotency_key: payout.idempotency?.key ?? null,
-      request_fingerprint: payout.idempotency?.fingerprint ?? null,
+      request_fingerprint: payout.idempotency?.fingerprint.value ?? null,
       created_at: now,
       updated_at: now,
       // The sandbox chain's submission queue takes it at once; the treasury waits for an operator.
@@ -620,11 +622,13 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
     owner: PayoutOwner & { keyId?: string },
     request: KeyedRequest,
   ): Result<PayoutView, PayoutError> {
-    if (holder.created_by !== (owner.keyId ?? null))
-      return err({ code: 'idempotency_key_reuse', reason: 'other_api_key' });
-    if (holder.request_fingerprint !== request.fingerprint)
-      return err({ code: 'idempotency_key_reuse', reason: 'other_body' });
-    return ok(payoutView(holder));
+    const reason = keyReuseOf(
+      { createdBy: holder.created_by, fingerprint: holder.request_fingerprint },
+      { caller: owner.keyId ?? null, fingerprint: request.fingerprint },
+      // A payout holds a key only with its fingerprint (migration 0031 added both).
+      () => false,
+    );
+    return reason === undefined ? ok(payoutView(holder)) : err({ code: 'idempotency_key_reuse', reason });
   }
 
   return {
@@ -632,7 +636,7 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
       const keyed: KeyedRequest | undefined =
         options.idempotencyKey === undefined
           ? undefined
-          : { key: options.idempotencyKey, fingerprint: sha256Hex(canonicalJson(input)) };
+          : { key: options.idempotencyKey, fingerprint: requestFingerprint(deps.fingerprints, input) };
       let releaseBefore: Date | undefined;
       if (keyed) {
         // A retry of a request that made its payout (before a crash, or after its idempotency claim

@@ -30,6 +30,11 @@ export async function findByIdempotencyKey(
     .executeTakeFirst();
 }
 
+/** A key forgotten after the idempotency window may name a new refund of the charge: its old refund lets go. */
+export async function releaseIdempotencyKey(trx: Trx, refundId: string): Promise<void> {
+  await trx.updateTable('refunds').set({ idempotency_key: null }).where('id', '=', refundId).execute();
+}
+
 /** What the charge's pending refunds hold back, as decimal text of minor units. */
 export async function pendingTotal(trx: Trx, chargeId: string): Promise<string> {
   const row = await trx
@@ -75,6 +80,19 @@ export async function pageCreatedIn(
     .where('created_at', '<', window.to);
   if (after) query = query.where(newerThan(after));
   return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+}
+
+/**
+ * Takes a pending refund out of the retry queue for an operator, parked as the queue parks a row after
+ * its last attempt (src/worker/queue.ts): listed with the job's parked rows, never claimed again.
+ */
+export async function park(trx: Trx, id: string, now: Date, reason: string): Promise<void> {
+  await trx
+    .updateTable('refunds')
+    .set({ parked_at: now, lease_token: null, last_error: reason.slice(0, 500) })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /**

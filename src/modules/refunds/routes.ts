@@ -42,7 +42,8 @@ export async function refundRoutes(
           '`charge.refunded` event. Needs scope `write`. Honours `X-Idempotency-Key`; without it, a retry ' +
           'refunds again. `provider_unavailable` leaves the refund `pending`; it is retried in the background, ' +
           'and a retry with the same key and body asks for that refund again. The same key with another body, ' +
-          'or from another API key, is 409 `idempotency_key_reuse`.',
+          'or from another API key, is 409 `idempotency_key_reuse`. Keys are remembered for 24 hours: after ' +
+          'that, the same key is a new refund.',
         tags: ['Refunds'],
         headers: IdempotencyHeaderSchema,
         params: ChargeIdParamsSchema,

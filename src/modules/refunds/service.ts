@@ -3,11 +3,11 @@ import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { sql } from 'kysely';
 import { refundOutcomes } from '../../observability/metrics.js';
-import { HOUR, MINUTE, type Clock } from '../../shared/clock.js';
+import { keyReuseOf, requestFingerprint } from '../../http/idempotency.js';
+import type { RequestFingerprint, RequestFingerprints } from '../../http/idempotency-store.js';
+import { DAY, HOUR, MINUTE, type Clock } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
-import { canonicalJson } from '../../shared/canonical-json.js';
-import { sha256Hex } from '../../shared/crypto.js';
 import { newId } from '../../shared/ids.js';
 import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
@@ -73,12 +73,17 @@ export function refundChargeIds(trx: Trx, refundIds: readonly string[]): Promise
 /** Refund retry's backoff: a refund the acquirer cannot take for about 8 hours is parked. */
 export const REFUND_RETRY: RetryPolicy = { baseMs: MINUTE, capMs: HOUR, maxAttempts: 12, jitter: 0.2 };
 
+/** How long a key names its refund: as long as the idempotency store remembers the key (spec section 4). */
+const IDEMPOTENCY_WINDOW_MS = DAY;
+
 export interface RefundServiceDeps {
   db: Kdb;
   /** Stale-tolerant reads, lists and exports: `DATABASE_READ_URL`'s pool (ADR 0040); `db` when unset. */
   readDb?: Kdb;
   clock: Clock;
   logger: Logger;
+  /** The keyed hash a refund records of the request that made it (ADR 0054). */
+  fingerprints: RequestFingerprints;
   acquirerFor: (environment: Environment) => Acquirer | undefined;
   /** The charge a refund is for: the charges module owns that table. */
   charges: ChargeRefunds;
@@ -102,12 +107,79 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
   const { db, clock, logger } = deps;
   const readDb = deps.readDb ?? db;
 
+  /**
+   * What of the acquirer's success disagrees with the refund it was asked for (ADR 0055): its amount, and
+   * its currency and payment when it names them. Read as the protocol states them (decimal text of minor
+   * units): an answer in another shape is a difference, never a guess.
+   */
+  function answerDifferences(refund: RefundRow, paymentId: string | null, answer: AcquirerRefund): string[] {
+    const differences: string[] = [];
+    const amount: unknown = answer.amount;
+    if (typeof amount !== 'string' || !/^\d{1,30}$/.test(amount) || BigInt(amount) !== BigInt(refund.amount))
+      differences.push('amount');
+    const currency: unknown = answer.currency;
+    if (
+      currency !== undefined &&
+      (typeof currency !== 'string' || currency.toUpperCase() !== refund.currency)
+    )
+      differences.push('currency');
+    const answeredPayment: unknown = answer.paymentId;
+    if (answeredPayment !== undefined && answeredPayment !== paymentId) differences.push('paymentId');
+    return differences;
+  }
+
+  /**
+   * A success the refund cannot be booked on (ADR 0055): the acquirer may have moved money, but not what
+   * was asked, or for a refund already recorded failed. Nothing is booked; the operator is alerted once. A
+   * pending refund stays pending, its amount still reserved on the charge, and leaves the retry queue
+   * (parked): asking again with the same idempotency key would only repeat the answer.
+   */
+  async function holdForOperator(
+    trx: Trx,
+    refund: RefundRow,
+    paymentId: string | null,
+    answer: AcquirerRefund,
+    differences: readonly string[],
+  ): Promise<void> {
+    const shown = (value: unknown) =>
+      value === undefined ? null : (typeof value === 'string' ? value : JSON.stringify(value)).slice(0, 64);
+    const message = `The acquirer answered refund ${refund.id} (${refund.status}) with another ${differences.join(', ')}; nothing was booked`;
+    await deps.alerts.raise(trx, {
+      kind: 'refund_mismatch',
+      organizationId: refund.organization_id,
+      environment: refund.environment,
+      subjectId: refund.id,
+      chargeId: refund.charge_id,
+      message,
+      details: {
+        refundId: refund.id,
+        status: refund.status,
+        differences,
+        asked: { amount: refund.amount, currency: refund.currency, paymentId },
+        answered: {
+          id: shown(answer.id),
+          amount: shown(answer.amount),
+          currency: shown(answer.currency),
+          paymentId: shown(answer.paymentId),
+        },
+      },
+    });
+    if (refund.status === 'pending') await refunds.park(trx, refund.id, clock.now(), message);
+  }
+
   async function finish(refundId: string, answer: AcquirerRefund, claimed?: Claimed): Promise<RefundRow> {
     return db.transaction().execute(async (trx) => {
       const refund = await refunds.lockById(trx, refundId);
       if (claimed) await retry.succeed(trx, claimed);
-      if (refund.status !== 'pending') return refund;
+      if (refund.status === 'succeeded') return refund;
+      // The charge's lock after the refund's, as every path that records a refund takes them.
       const charge = await deps.charges.lock(trx, refund.charge_id);
+      const differences = answerDifferences(refund, charge.provider_payment_id, answer);
+      if (refund.status === 'failed') differences.unshift('status');
+      if (differences.length > 0) {
+        await holdForOperator(trx, refund, charge.provider_payment_id, answer, differences);
+        return refund;
+      }
       const now = clock.now();
       const updatedCharge = await deps.charges.recordRefund(trx, charge, refund.amount, now);
       const done = await refunds.transition(trx, refund.id, ['pending'], 'succeeded', {
@@ -169,9 +241,15 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         failure_message: error.sanitizedMessage,
         updated_at: clock.now(),
       });
-      if (!failed) throw new Error(`refund ${refundId} is no longer pending`);
-      refundOutcomes.inc({ environment: failed.environment, outcome: 'failed' });
-      return failed;
+      if (failed) {
+        refundOutcomes.inc({ environment: failed.environment, outcome: 'failed' });
+        return failed;
+      }
+      // Another path (the retry job, or a retried request) recorded an answer for this refund first (the
+      // update waited for its row lock): that answer stands, and this refusal answers the refund as it is.
+      const current = await refunds.findById(trx, refundId);
+      if (!current) throw new Error(`refund ${refundId} is gone`);
+      return current;
     });
   }
 
@@ -190,7 +268,9 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       return await finish(refund.id, answer, claimed);
     } catch (error) {
       if (error instanceof AcquirerRejectedError) {
-        await fail(refund.id, error, claimed);
+        const current = await fail(refund.id, error, claimed);
+        // The acquirer's success, recorded by another path first, is the refund's answer.
+        if (current.status === 'succeeded') return current;
         throw error;
       }
       throw error;
@@ -248,20 +328,26 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         refund: RefundRow;
         charge: { environment: Environment; provider_payment_id: string | null };
       };
-      const requestFingerprint = idempotencyKey === undefined ? undefined : sha256Hex(canonicalJson(input));
+      const fingerprint =
+        idempotencyKey === undefined ? undefined : requestFingerprint(deps.fingerprints, input);
       const reserved = await db.transaction().execute(async (trx): Promise<Result<Reserved, RefundError>> => {
         const charge = await deps.charges.lockVisible(trx, owner, chargeId);
         if (!charge) return err({ code: 'charge_not_found' });
+        // A refund made more than 24 hours ago under the key: the key is forgotten (spec section 4), and
+        // the request is a new refund; the old one lets go of the key as the new one takes it (ADR 0054).
+        let forgotten: RefundRow | undefined;
         if (idempotencyKey !== undefined) {
           // A retry of a request whose refund is still pending (the acquirer was unavailable) asks again
           // for that same refund instead of reserving a second one. Only a retry: the idempotency store
           // forgets a key whose request ended without a final answer, so another body or another API key
-          // under the key is told apart here (ADR 0052).
+          // under the key is told apart here (ADR 0052). The charge's row lock orders requests under a key.
           const earlier = await refunds.findByIdempotencyKey(trx, charge.id, idempotencyKey);
-          if (earlier) {
-            const reuse = keyReuse(earlier, owner, input, requestFingerprint);
+          const rememberedSince = new Date(clock.now().getTime() - IDEMPOTENCY_WINDOW_MS);
+          if (earlier && earlier.created_at > rememberedSince) {
+            const reuse = keyReuse(earlier, owner, input, fingerprint);
             return reuse === undefined ? ok({ refund: earlier, charge }) : err(reuse);
           }
+          forgotten = earlier;
         }
         if (charge.status !== 'succeeded') {
           return err({ code: 'charge_not_refundable', status: charge.status });
@@ -271,6 +357,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         const amount = input.amount === undefined ? remaining : BigInt(input.amount);
         if (remaining <= 0n) return err({ code: 'nothing_to_refund' });
         if (amount > remaining) return err({ code: 'exceeds_refundable', remaining: remaining.toString() });
+        if (forgotten) await refunds.releaseIdempotencyKey(trx, forgotten.id);
         const now = clock.now();
         const refund = await refunds.insert(trx, {
           id: newId('re', now),
@@ -282,7 +369,7 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
           status: 'pending',
           reason: input.reason ?? null,
           idempotency_key: idempotencyKey ?? null,
-          request_fingerprint: requestFingerprint ?? null,
+          request_fingerprint: fingerprint?.value ?? null,
           created_by_key_id: owner.keyId ?? null,
           provider_refund_id: null,
           failure_code: null,
@@ -345,14 +432,14 @@ function keyReuse(
   holder: RefundRow,
   owner: ChargeOwner,
   input: RefundCreate,
-  requestFingerprint: string | undefined,
+  fingerprint: RequestFingerprint | undefined,
 ): Extract<RefundError, { code: 'idempotency_key_reuse' }> | undefined {
-  if (holder.created_by_key_id !== (owner.keyId ?? null))
-    return { code: 'idempotency_key_reuse', reason: 'other_api_key' };
-  const same =
-    holder.request_fingerprint !== null
-      ? holder.request_fingerprint === requestFingerprint
-      : holder.reason === (input.reason ?? null) &&
-        (input.amount === undefined || holder.amount === String(input.amount));
-  return same ? undefined : { code: 'idempotency_key_reuse', reason: 'other_body' };
+  const reason = keyReuseOf(
+    { createdBy: holder.created_by_key_id, fingerprint: holder.request_fingerprint },
+    { caller: owner.keyId ?? null, fingerprint },
+    () =>
+      holder.reason === (input.reason ?? null) &&
+      (input.amount === undefined || holder.amount === String(input.amount)),
+  );
+  return reason === undefined ? undefined : { code: 'idempotency_key_reuse', reason };
 }

@@ -2,7 +2,7 @@ import { createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkAddress, toChecksumAddress, tronAddressFromHex } from './address.js';
+import { checkAddress, sameAddress, toChecksumAddress, tronAddressFromHex } from './address.js';
 
 describe('TRON (TRC-20) addresses', () => {
   it('accepts real mainnet addresses', () => {
@@ -127,5 +127,21 @@ describe('Ethereum (ERC-20) addresses', () => {
     for (const [address, reason] of cases) {
       expect(checkAddress('ethereum', address), address).toEqual({ ok: false, reason });
     }
+  });
+});
+
+describe('sameAddress: one account as a chain or explorer spells it', () => {
+  it('compares Ethereum addresses without case (EIP-55 case is only a checksum)', () => {
+    const checksummed = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    expect(sameAddress('ethereum', checksummed, checksummed.toLowerCase())).toBe(true);
+    expect(sameAddress('ethereum', checksummed.toLowerCase(), checksummed)).toBe(true);
+    expect(sameAddress('ethereum', checksummed, '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359')).toBe(false);
+  });
+
+  it('compares TRON addresses exactly (base58 is case-sensitive)', () => {
+    const address = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
+    expect(sameAddress('tron', address, address)).toBe(true);
+    expect(sameAddress('tron', address, address.toLowerCase())).toBe(false);
+    expect(sameAddress('tron', address, 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqEL')).toBe(false);
   });
 });

@@ -77,6 +77,15 @@ function checkEthereum(address: string): AddressCheck {
   return { ok: true, address: checksummed };
 }
 
+/**
+ * Whether two addresses of a network name the same account, as a chain or explorer may spell it: an
+ * Ethereum address is hex, its letter case only the EIP-55 checksum (explorers and nodes answer in lower
+ * case), so it is compared without case; a TRON address is base58, where case is part of the value.
+ */
+export function sameAddress(network: Network, a: string, b: string): boolean {
+  return network === 'ethereum' ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
+
 /** EIP-55: a letter is upper case where the matching nibble of keccak-256(lowercase hex) is 8 or more. */
 export function toChecksumAddress(hex: string): string {
   const lower = hex.toLowerCase();

@@ -129,6 +129,18 @@ export const CONFIRM_PATH = '/dashboard/wallet-changes/confirm';
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 export const MAX_COOLDOWN_HOURS = 24 * 30;
 
+/** The owners of these changes, each once, in the one order a transaction takes several owners' locks. */
+function ownerLockOrder(changes: readonly WalletChangeRow[]): WalletOwner[] {
+  const owners = new Map<string, WalletOwner>();
+  for (const change of changes) {
+    owners.set(`${change.organization_id}:${change.environment}`, {
+      organizationId: change.organization_id,
+      environment: change.environment,
+    });
+  }
+  return [...owners.keys()].sort().map((key) => owners.get(key) as WalletOwner);
+}
+
 /**
  * Wallets and their change controls (issue 13 items 1 and 2). A live wallet, or a change of the live
  * default, is a `wallet_changes` row that an owner confirms and that then cools down; it applies in one
@@ -246,8 +258,19 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
     return moved;
   };
 
-  /** Applies a locked, due, cooling-down change in the caller's transaction. */
+  /**
+   * Applies a locked, due, cooling-down change in the caller's transaction, under its owner's lock: it
+   * activates a wallet and may move the default, so it waits for a wallet being added or a default being
+   * moved (`create`, `makeDefault`), which then sees what it did, and two changes of one owner applied at
+   * once (the job and a confirmation or a payout's `destination`) move the default one after the other.
+   *
+   * Lock order, in every transaction of this module: `wallet_changes` rows (FOR UPDATE, the job's with
+   * SKIP LOCKED), then owner locks (`repo.lockOwner`; several in `ownerLockOrder`), then `wallets` rows.
+   * Nothing waits for a change row while it holds an owner lock (the job's later reads skip locked rows),
+   * so no two transactions wait on each other.
+   */
   const apply = async (trx: Trx, change: WalletChangeRow) => {
+    await repo.lockOwner(trx, { organizationId: change.organization_id, environment: change.environment });
     const now = clock.now();
     let wallet = await repo.findWalletById(trx, change.wallet_id);
     if (!wallet) throw new Error(`wallet change ${change.id} has no wallet`);
@@ -559,7 +582,11 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
       const counts = await db.transaction().execute(async (trx) => {
         let applied = 0;
         let expired = 0;
-        for (const change of await repo.lockDueChanges(trx, now, limit)) {
+        const due = await repo.lockDueChanges(trx, now, limit);
+        // Every owner's lock before the first change applies, in one order: two runs (or a run and one
+        // owner's `destination`) never hold one owner's lock each while waiting for the other's.
+        for (const owner of ownerLockOrder(due)) await repo.lockOwner(trx, owner);
+        for (const change of due) {
           await apply(trx, change);
           applied++;
         }
