@@ -25,7 +25,8 @@
  * BENCH_PAYOUT_ORGANIZATIONS (default 50), BENCH_BALANCE_SIZES (default 1000,10000,100000),
  * BENCH_SETTLEMENT_CHARGES (default 1 000 000), BENCH_SETTLEMENT_ORGANIZATIONS (default 10 000) and
  * BENCH_SETTLEMENT_HISTORY (default 1: the previous business day settled first; 0: empty settlement
- * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000), BENCH_CHARGE_SIZES, BENCH_CHECKOUT_SIZES,
+ * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000), BENCH_CHARGE_SIZES, BENCH_CHARGE_RUNS
+ * (default 1: measurements of the POST per size, the median printed), BENCH_CHECKOUT_SIZES,
  * BENCH_WEBHOOK_BACKLOG (default 20 000) tune it; BENCH_ONLY=charges, BENCH_ONLY=checkout,
  * BENCH_ONLY=balance, BENCH_ONLY=settlement, BENCH_ONLY=dashboard or BENCH_ONLY=webhooks runs that section
  * alone; DATABASE_URL names the server (default the local one). The gateway processes run from dist/,
@@ -57,6 +58,7 @@ const sizesOf = (text: string) => text.split(',').map((size) => Number(size.trim
 const BALANCE_SIZES = sizesOf(process.env.BENCH_BALANCE_SIZES?.trim() || '1000,10000,100000');
 const DASHBOARD_SIZES = sizesOf(process.env.BENCH_DASHBOARD_SIZES?.trim() || '1000,10000,100000');
 const CHARGE_SIZES = sizesOf(process.env.BENCH_CHARGE_SIZES?.trim() || '1000,100000');
+const CHARGE_RUNS = Number(process.env.BENCH_CHARGE_RUNS?.trim() || '1');
 const CHECKOUT_SIZES = sizesOf(process.env.BENCH_CHECKOUT_SIZES?.trim() || '1000,100000');
 const SECTIONS = ['charges', 'checkout', 'balance', 'settlement', 'dashboard', 'webhooks'] as const;
 const ONLY = process.env.BENCH_ONLY?.trim() || undefined;
@@ -69,6 +71,7 @@ if (ONLY !== undefined && !(SECTIONS as readonly string[]).includes(ONLY))
 for (const [name, value] of [
   ['BENCH_SETTLEMENT_CHARGES', SETTLEMENT_CHARGES],
   ['BENCH_SETTLEMENT_ORGANIZATIONS', SETTLEMENT_ORGANIZATIONS],
+  ['BENCH_CHARGE_RUNS', CHARGE_RUNS],
   ...BALANCE_SIZES.map((size) => ['BENCH_BALANCE_SIZES (each, comma-separated)', size] as const),
   ...DASHBOARD_SIZES.map((size) => ['BENCH_DASHBOARD_SIZES (each, comma-separated)', size] as const),
   ...CHARGE_SIZES.map((size) => ['BENCH_CHARGE_SIZES (each, comma-separated)', size] as const),
@@ -85,7 +88,7 @@ const machine = () => ({
 });
 
 const chargesSection = () =>
-  benchCharges({ sizes: CHARGE_SIZES, durationS: DURATION_S, connections: CONNECTIONS });
+  benchCharges({ sizes: CHARGE_SIZES, durationS: DURATION_S, connections: CONNECTIONS, runs: CHARGE_RUNS });
 
 const checkoutSection = () =>
   benchCheckout({ sizes: CHECKOUT_SIZES, durationS: DURATION_S, connections: CONNECTIONS });
