@@ -23,7 +23,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(options: { failShare: number }): Promise<Receiver> {
+export async function startReceiver(options: { failShare: number; port?: number }): Promise<Receiver> {
   let secret = '';
   const delivered = new Set<string>();
   const refusedOnce = new Set<string>();
@@ -52,7 +52,7 @@ export async function startReceiver(options: { failShare: number }): Promise<Rec
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/webhooks`,

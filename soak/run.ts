@@ -131,6 +131,10 @@ async function main(): Promise<number> {
     };
     const acquirerPort = await freePort();
     const chainPort = await freePort();
+    // The merchants' webhook receivers listen on loopback: the gateways, in production mode, may target
+    // these origins and no other private address (WEBHOOK_PRIVATE_TARGET_ORIGINS, ADR 0059).
+    const receiverPorts: number[] = [];
+    for (let i = 0; i < settings.merchants; i += 1) receiverPorts.push(await freePort());
     const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn' };
     const specs: ProgramSpec[] = [
       {
@@ -177,7 +181,7 @@ async function main(): Promise<number> {
       SANDBOX_ACQUIRER_NOTIFICATION_SECRET: secrets.notificationSecret,
       SANDBOX_CHAIN_URL: `http://127.0.0.1:${chainPort}`,
       SANDBOX_CHAIN_API_KEY: secrets.chainKey,
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOK_PRIVATE_TARGET_ORIGINS: receiverPorts.map((port) => `http://127.0.0.1:${port}`).join(','),
       TRUSTED_PROXIES: '127.0.0.1',
       ACQUIRER_TIMEOUT_MS: '3000',
       ACQUIRER_MAX_ATTEMPTS: '2',
@@ -232,7 +236,7 @@ async function main(): Promise<number> {
     const traffic = new Traffic(targets, acknowledged);
     const merchants: Array<SoakMerchant & { receiver: Receiver }> = [];
     for (let i = 0; i < settings.merchants; i += 1) {
-      merchants.push(await newMerchant(specs, traffic, receivers, i));
+      merchants.push(await newMerchant(specs, traffic, receivers, i, receiverPorts[i]));
     }
     log(`${merchants.length} merchants with a default sandbox wallet and a webhook endpoint`);
 
@@ -372,6 +376,7 @@ async function newMerchant(
   traffic: Traffic,
   receivers: Receiver[],
   index: number,
+  receiverPort: number | undefined,
 ): Promise<SoakMerchant & { receiver: Receiver }> {
   const env = (specs.find((s) => s.name === 'api-1') as ProgramSpec).env;
   const output = execFileSync(
@@ -395,7 +400,10 @@ async function newMerchant(
   if (!organizationId || !key) throw new Error(`demo-merchant printed no organization or key:\n${output}`);
   const merchant: SoakMerchant = { organizationId, key };
   // The endpoint first, so that every event of the merchant (wallet.created first) is delivered to it.
-  const receiver = await startReceiver({ failShare: 0.2 });
+  const receiver = await startReceiver({
+    failShare: 0.2,
+    ...(receiverPort === undefined ? {} : { port: receiverPort }),
+  });
   receivers.push(receiver);
   const endpoint = await traffic.api(
     merchant,

@@ -88,6 +88,12 @@ export interface Config {
     timeoutMs: number;
     /** Development and tests only: lets endpoints target private, loopback and link-local addresses. */
     allowPrivateTargets: boolean;
+    /**
+     * Origins (`http://10.0.0.5:8080`) whose private addresses endpoints may target, in any environment
+     * (`WEBHOOK_PRIVATE_TARGET_ORIGINS`, ADR 0059): a receiver on an internal network named one by one,
+     * never a whole range.
+     */
+    privateTargetOrigins: readonly string[];
     /** Attempts one worker process sends at once (`WEBHOOK_CONCURRENCY`). */
     concurrency: number;
     /** Attempts in flight to one endpoint from one worker process (`WEBHOOK_PER_ENDPOINT`). */
@@ -244,6 +250,25 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   }
 
   const webhookConcurrency = integer('WEBHOOK_CONCURRENCY', 128, 1, 1000);
+  const allowPrivateTargets =
+    oneOf('WEBHOOK_ALLOW_PRIVATE_TARGETS', ['true', 'false'] as const, 'false') === 'true';
+  if (allowPrivateTargets && nodeEnv === 'production') {
+    // Product decision 31 (ADR 0059): a merchant's URL could reach the metadata service or an internal host.
+    problems.push(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS=true is for development and tests only, never NODE_ENV=production',
+    );
+  }
+  const privateTargetOrigins = (read('WEBHOOK_PRIVATE_TARGET_ORIGINS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of privateTargetOrigins) {
+    if (originOf(entry) !== entry) {
+      problems.push(
+        `WEBHOOK_PRIVATE_TARGET_ORIGINS must be a comma-separated list of origins such as http://10.0.0.5:8080, each with its scheme, host and port only (bad entry "${entry}")`,
+      );
+    }
+  }
   const config: Config = {
     nodeEnv,
     host,
@@ -288,8 +313,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     payouts: readPayouts(read, url, integer, problems),
     webhooks: {
       timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-      allowPrivateTargets:
-        oneOf('WEBHOOK_ALLOW_PRIVATE_TARGETS', ['true', 'false'] as const, 'false') === 'true',
+      allowPrivateTargets,
+      privateTargetOrigins,
       concurrency: webhookConcurrency,
       // A quarter of the slots by default: a slow endpoint holds at most that share of a worker.
       perEndpoint: integer('WEBHOOK_PER_ENDPOINT', Math.max(1, Math.floor(webhookConcurrency / 4)), 1, 1000),
@@ -464,4 +489,14 @@ function readMetricsToken(value: string | undefined, problems: string[]): string
   if (value === undefined) return undefined;
   if (value.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
   return value;
+}
+
+/** The origin of an absolute http(s) URL (`http://host:port`, the port left out when it is the scheme's), or undefined. */
+function originOf(raw: string): string | undefined {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }

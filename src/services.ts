@@ -402,6 +402,7 @@ export function createServices(input: {
         cursors,
         resolver: webhookResolver,
         allowPrivateTargets: config.webhooks.allowPrivateTargets,
+        privateTargetOrigins: config.webhooks.privateTargetOrigins,
         events: eventLookup,
       }),
       dispatcher: createWebhookDispatcher({
@@ -414,6 +415,7 @@ export function createServices(input: {
         logger: logger.child({ module: 'webhooks' }),
         resolver: webhookResolver,
         allowPrivateTargets: config.webhooks.allowPrivateTargets,
+        privateTargetOrigins: config.webhooks.privateTargetOrigins,
         timeoutMs: config.webhooks.timeoutMs,
         concurrency: config.webhooks.concurrency,
         perEndpoint: config.webhooks.perEndpoint,

@@ -313,6 +313,25 @@ describe('POST /c/:paymentId/card', () => {
     expect(await cardAttempts(charge.id)).toBe(1);
   });
 
+  it('pays once when two tabs post approved cards at the same moment', async () => {
+    const charge = await createCharge();
+    const answers = await Promise.all([
+      postCard(charge.providerPaymentId, card(freshCardNumber())),
+      postCard(charge.providerPaymentId, card(freshCardNumber())),
+    ]);
+    for (const answer of answers) expectRedirectToPage(answer, charge.providerPaymentId);
+    expect(await getCharge(charge.id)).toMatchObject({ status: 'succeeded', providerStatus: 'succeeded' });
+    const events = await db()
+      .selectFrom('events')
+      .select('type')
+      .where('resource_id', '=', charge.id)
+      .execute();
+    expect(events).toEqual([{ type: 'charge.succeeded' }]);
+    const shown = await page(charge.providerPaymentId, '?lang=en');
+    expectHtmlPage(shown, 200);
+    expect(shown.text).not.toContain('<form');
+  });
+
   it('checks the card on the server and shows the form again without the number or the CVC', async () => {
     const charge = await createCharge();
     const cases: Array<[Record<string, string>, string]> = [

@@ -14,6 +14,7 @@ import {
   createWebhookDispatcher,
   MAX_ATTEMPTS,
   RETRY_SCHEDULE_MS,
+  type HostResolver,
   type WebhookDispatcher,
 } from '../src/modules/webhooks/index.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -350,7 +351,7 @@ describe('faults and the retry schedule', () => {
 });
 
 describe('crashes, isolation and concurrency', () => {
-  function extraDispatcher(timeoutMs: number): WebhookDispatcher {
+  function extraDispatcher(timeoutMs: number, resolver?: HostResolver): WebhookDispatcher {
     const { services } = t.gateway;
     return createWebhookDispatcher({
       db: services.db,
@@ -360,7 +361,7 @@ describe('crashes, isolation and concurrency', () => {
       ownerEmails: (trx, organizationId) => services.users.activeOwnerEmails(trx, organizationId),
       events: services.eventLookup,
       logger: services.logger,
-      resolver: services.webhooks.resolver,
+      resolver: resolver ?? services.webhooks.resolver,
       allowPrivateTargets: true,
       timeoutMs,
       concurrency: 10,
@@ -445,6 +446,26 @@ describe('crashes, isolation and concurrency', () => {
       await slow.close();
       await healthy.close();
     }
+  });
+
+  it('ends an attempt whose host name never resolves at the timeout, and retries it on schedule', async () => {
+    // The receiver's name servers answer nothing: the attempt must not hold the worker's slot (nor
+    // outlive its lease) waiting for them.
+    const endpoint = await createEndpoint('http://unanswered-dns.example/hooks');
+    await paidCharge();
+    const worker = extraDispatcher(TIMEOUT_MS, { resolve: () => new Promise(() => {}) });
+    const started = performance.now();
+    const sent = await Promise.race([
+      worker.deliverDue(),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), TIMEOUT_MS + 3000).unref()),
+    ]);
+    expect(sent).toBe(1);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    const attempts = await attemptsOf(endpoint.id);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ succeeded: false, error: 'dns_failure', status_code: null });
+    expect(attempts[0]!.latency_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    await expectNextOnSchedule(endpoint.id, 1);
   });
 
   it('two workers at once deliver each event exactly once', async () => {

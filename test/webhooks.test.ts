@@ -11,6 +11,8 @@ import { apiRequest } from './helpers/client.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { HOUR } from '../src/shared/clock.js';
 import { createWebhookDispatcher } from '../src/modules/webhooks/index.js';
+import { loadConfig } from '../src/config.js';
+import { generateEncryptionKeys } from '../src/shared/secret-box.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
@@ -396,6 +398,82 @@ describe('webhook endpoints', () => {
       }
     } finally {
       await strict.close();
+    }
+  });
+
+  it('lets a private origin named in WEBHOOK_PRIVATE_TARGET_ORIGINS be targeted, and no other', async () => {
+    const target = await startReceiver();
+    const origin = `http://127.0.0.1:${target.port}`;
+    const listed = await startTestGateway({
+      env: {
+        ROLES: 'api,sandbox-acquirer',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+        WEBHOOK_PRIVATE_TARGET_ORIGINS: origin,
+        WEBHOOK_TIMEOUT_MS: '1000',
+      },
+    });
+    try {
+      const m = await createMerchant(listed);
+      const register = (url: string) =>
+        request<ErrorBody>(`${listed.urls.sandboxApi}/v1/webhook-endpoints`, {
+          body: { url, enabledEvents: ['*'] },
+          headers: { 'x-api-key': m.keys.sandbox.secret },
+        });
+      // Another port of the same host, another loopback spelling, the operator listener: all refused.
+      for (const url of [
+        `http://127.0.0.1:${target.port + 1}/hooks`,
+        `http://localhost:${target.port}/hooks`,
+        `${listed.urls.operator}/operator/v1/staff`,
+        'http://169.254.169.254/latest/meta-data',
+      ]) {
+        const res = await register(url);
+        expect(res.status, url).toBe(400);
+        expect(res.body.error.code, url).toBe('validation_failed');
+      }
+      expect((await register(`${origin}/hooks`)).status).toBe(201);
+      const charge = await listed.gateway.services.charges.create(
+        { organizationId: m.organizationId, environment: 'sandbox' },
+        validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
+        { idempotencyKey: undefined },
+      );
+      if (!charge.ok) throw new Error(charge.error.code);
+      const payment = await listed.gateway.services.acquirers.sandbox.acquirer.authorize(
+        charge.value.providerPaymentId,
+        { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Listed' },
+        'https://shop.example/back',
+      );
+      await listed.gateway.services.completion.apply(charge.value.id, payment);
+      expect(await listed.gateway.services.webhooks.dispatcher.deliverDue()).toBe(1);
+      expect(target.received).toHaveLength(1);
+    } finally {
+      await listed.close();
+      await target.close();
+    }
+  });
+
+  it('never lets production configuration allow private targets', () => {
+    const production = { NODE_ENV: 'production', ENCRYPTION_KEYS: generateEncryptionKeys('v1') };
+    expect(() => loadConfig({ ...production, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE_TARGETS=true is for development and tests only/,
+    );
+    expect(
+      loadConfig({ ...production, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' }).webhooks.allowPrivateTargets,
+    ).toBe(false);
+    expect(loadConfig(production).webhooks.allowPrivateTargets).toBe(false);
+    expect(
+      loadConfig({ NODE_ENV: 'test', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).webhooks.allowPrivateTargets,
+    ).toBe(true);
+    // Origins named one by one are a deliberate exception production may make (ADR 0059).
+    expect(
+      loadConfig({
+        ...production,
+        WEBHOOK_PRIVATE_TARGET_ORIGINS: 'http://10.0.0.5:8080, https://hooks.internal',
+      }).webhooks.privateTargetOrigins,
+    ).toEqual(['http://10.0.0.5:8080', 'https://hooks.internal']);
+    for (const bad of ['10.0.0.5', 'http://10.0.0.5:8080/path', 'ftp://10.0.0.5', 'http://10.0.0.0/8']) {
+      expect(() => loadConfig({ ...production, WEBHOOK_PRIVATE_TARGET_ORIGINS: bad }), bad).toThrow(
+        /WEBHOOK_PRIVATE_TARGET_ORIGINS must be a comma-separated list of origins/,
+      );
     }
   });
 });

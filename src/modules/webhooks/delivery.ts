@@ -10,7 +10,7 @@ import type { Mailer } from '../email/service.js';
 import { webhookEndpointDisabledEmail } from '../email/templates.js';
 import { createWebhookSender, type AttemptOutcome } from './sender.js';
 import { signatureHeaders } from './signing.js';
-import type { HostResolver } from './url-guard.js';
+import { privateTargetAllowed, type HostResolver } from './url-guard.js';
 import { selectsKind } from './model.js';
 import { newLeaseToken, retryDelay, type RetryPolicy } from '../../worker/queue.js';
 
@@ -82,6 +82,8 @@ export interface WebhookDispatcherDeps {
   logger: Logger;
   resolver: HostResolver;
   allowPrivateTargets: boolean;
+  /** Origins endpoints may target on private addresses (`WEBHOOK_PRIVATE_TARGET_ORIGINS`, ADR 0059). */
+  privateTargetOrigins?: readonly string[];
   timeoutMs: number;
   concurrency: number;
   /** Attempts in flight to one endpoint from this process; default a quarter of `concurrency` (at least 1). */
@@ -392,7 +394,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       }),
       timeoutMs: deps.timeoutMs,
       resolver: deps.resolver,
-      allowPrivate: deps.allowPrivateTargets,
+      allowPrivate: privateTargetAllowed(delivery.url, deps),
     });
     answered();
     await record({ delivery, attemptedAt, outcome });

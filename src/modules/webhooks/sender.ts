@@ -87,11 +87,13 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       } catch {
         return failure(elapsed(), 'invalid_url');
       }
-      const target = await resolveTarget(url, attempt);
+      const deadline = started + attempt.timeoutMs;
+      // The host's name servers are the receiver's too: a lookup that never answers ends at the deadline.
+      const target = await beforeDeadline(resolveTarget(url, attempt), deadline);
+      if (target === undefined) return failure(elapsed(), 'dns_failure');
       if (!target.ok)
         return failure(elapsed(), target.problem === 'private_target' ? 'private_target' : 'dns_failure');
       const agent = poolFor(url, target.address);
-      const deadline = started + attempt.timeoutMs;
       let outcome = await post(url, target.address, agent, attempt, deadline, elapsed);
       // A kept-alive connection the receiver closed just as it was reused: once more, on another one.
       if (outcome === 'stale') outcome = await post(url, target.address, agent, attempt, deadline, elapsed);
@@ -103,6 +105,15 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       pools.clear();
     },
   };
+}
+
+/** `work`'s value, or undefined once `deadline` (a `performance.now()` time) has passed. */
+function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - performance.now()));
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function failure(

@@ -35,7 +35,7 @@ import type {
 import type { WebhookError } from './errors.js';
 import { selectsKind } from './model.js';
 import { generateWebhookSecret } from './signing.js';
-import { checkWebhookUrl, type HostResolver } from './url-guard.js';
+import { checkWebhookUrl, privateTargetAllowed, type HostResolver } from './url-guard.js';
 
 export type { WebhookError } from './errors.js';
 export type { EndpointAttempt };
@@ -119,6 +119,8 @@ export interface WebhookEndpointServiceDeps {
   cursors: CursorCodec;
   resolver: HostResolver;
   allowPrivateTargets: boolean;
+  /** Origins endpoints may target on private addresses (`WEBHOOK_PRIVATE_TARGET_ORIGINS`, ADR 0059). */
+  privateTargetOrigins?: readonly string[];
   /** Event types and the events about a charge, read through the events module. */
   events: EventLookup;
 }
@@ -180,7 +182,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
   const checkUrl = async (url: string, owner: Owner): Promise<ValidationIssue[]> => {
     const check = await checkWebhookUrl(url, owner.environment, {
       resolver: deps.resolver,
-      allowPrivate: deps.allowPrivateTargets,
+      allowPrivate: privateTargetAllowed(url, deps),
     });
     return check.ok ? [] : [{ path: 'url', in: 'body', code: 'invalid_value', message: check.message }];
   };

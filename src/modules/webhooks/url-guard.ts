@@ -154,6 +154,24 @@ export async function resolveTarget(
   return { ok: true, address: first };
 }
 
+/**
+ * Whether an endpoint URL may resolve to a private address: with `WEBHOOK_ALLOW_PRIVATE_TARGETS`
+ * (development and tests), or when its origin is one of `WEBHOOK_PRIVATE_TARGET_ORIGINS` (ADR 0059).
+ */
+export function privateTargetAllowed(
+  raw: string,
+  policy: { allowPrivateTargets: boolean; privateTargetOrigins?: readonly string[] },
+): boolean {
+  if (policy.allowPrivateTargets) return true;
+  const origins = policy.privateTargetOrigins ?? [];
+  if (origins.length === 0) return false;
+  try {
+    return origins.includes(new URL(raw).origin);
+  } catch {
+    return false;
+  }
+}
+
 /** Registration: the syntax rules, then (unless private targets are allowed) the resolved addresses. */
 export async function checkWebhookUrl(
   raw: string,
