@@ -17,7 +17,25 @@ function createAjv(coerceTypes: boolean): Ajv {
     strict: false,
   });
   addFormats(ajv, ['email', 'uri', 'date', 'date-time', 'uuid', 'ipv4', 'ipv6']);
+  const rfc3339 = ajv.formats['date-time'];
+  if (typeof rfc3339 !== 'object' || !('validate' in rfc3339) || typeof rfc3339.validate !== 'function')
+    throw new Error('ajv-formats gave no date-time validator');
+  const isRfc3339 = rfc3339.validate as (text: string) => boolean;
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (text: string) => isRfc3339(text) && isInstant(text),
+  });
   return ajv;
+}
+
+/**
+ * A `date-time` the service can use as written: RFC 3339 also admits a leap second (`23:59:60Z`), which
+ * no JavaScript Date reads (an Invalid Date reached the query: a 500), and the year 0000, which the
+ * database refuses. Such a value is refused as the format's, at its parameter.
+ */
+function isInstant(text: string): boolean {
+  const time = Date.parse(text);
+  return Number.isFinite(time) && !text.startsWith('0000');
 }
 
 /**
