@@ -720,6 +720,35 @@ describe('staff roles', () => {
       after: { email, role: 'underwriter' },
     });
   });
+
+  it('five concurrent creations of one address make one account; the others are 400, never a 500', async () => {
+    const email = uniqueEmail('concurrent-staff');
+    const answers = await Promise.all(
+      [0, 1, 2, 3, 4].map((i) =>
+        admin.post('/operator/v1/staff', {
+          email: i % 2 === 0 ? email : email.toUpperCase(),
+          name: `Concurrent ${i}`,
+          role: 'support',
+          password: newPassword(),
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 400, 400, 400, 400]);
+    for (const refused of answers.filter((answer) => answer.status === 400)) {
+      expect(refused.body.error).toMatchObject({
+        code: 'validation_failed',
+        details: { issues: [{ path: 'email', message: 'is already a staff account' }] },
+      });
+    }
+    const rows = await t.gateway.database.db
+      .selectFrom('staff_users')
+      .select('id')
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+      .execute();
+    expect(rows).toHaveLength(1);
+    const created = await auditOf(`targetId=${rows[0]?.id ?? ''}`);
+    expect(created.filter((entry) => entry.action === 'staff.created')).toHaveLength(1);
+  });
 });
 
 describe('applications', { timeout: 60_000 }, () => {

@@ -115,6 +115,12 @@ describe('usage errors', () => {
       [['frobnicate'], 'unknown command frobnicate'],
       [['list-applications', '--bogus'], "Unknown option '--bogus'"],
       [['create-staff', '--email'], "Option '--email <value>' argument missing"],
+      [['list-applications', '--limit', 'ten'], '--limit must be a whole number from 1 to 100'],
+      [['list-applications', '--limit', '0'], '--limit must be a whole number from 1 to 100'],
+      [['list-applications', '--limit', '500'], '--limit must be a whole number from 1 to 100'],
+      [['approve', 'app_a', 'app_b'], 'approve takes 1 argument; unexpected "app_b"'],
+      [['set-flag', 'org_x', 'payouts', 'on', 'now'], 'set-flag takes 3 arguments; unexpected "now"'],
+      [['settle', '2027-03-01'], 'settle takes no arguments; unexpected "2027-03-01"'],
     ];
     const results = await Promise.all(cases.map(([args]) => cliFails(args, env)));
     results.forEach((stderr, i) => {

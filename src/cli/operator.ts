@@ -88,6 +88,19 @@ function parseCommandLine(argv: string[]) {
 
 type Values = Record<string, string | boolean | undefined>;
 
+/** How many positional arguments each command takes (after its name). */
+const ARGUMENTS: Record<string, number> = {
+  'create-staff': 0,
+  'list-applications': 0,
+  approve: 1,
+  reject: 1,
+  'set-kyc': 2,
+  'set-flag': 3,
+  'demo-merchant': 0,
+  settle: 0,
+  reconcile: 0,
+};
+
 function buildInput(command: string, args: string[], values: Values): Record<string, unknown> {
   const need = (value: string | boolean | undefined, what: string): string => {
     if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${command} needs ${what}`);
@@ -98,6 +111,14 @@ function buildInput(command: string, args: string[], values: Values): Record<str
       throw new UsageError(`${what} must be one of ${allowed.join(', ')}`);
     return value as T;
   };
+  // An argument more than the command takes is refused, never ignored: `approve a b` approves neither.
+  const takes = Object.hasOwn(ARGUMENTS, command) ? ARGUMENTS[command] : undefined;
+  if (takes !== undefined && args.length > takes) {
+    throw new UsageError(
+      `${command} takes ${takes === 0 ? 'no arguments' : `${takes} argument${takes === 1 ? '' : 's'}`}; ` +
+        `unexpected ${JSON.stringify(args[takes])}`,
+    );
+  }
   switch (command) {
     case 'create-staff':
       return {
@@ -112,7 +133,7 @@ function buildInput(command: string, args: string[], values: Values): Record<str
           typeof values.status === 'string'
             ? oneOf(values.status, ['NEW', 'IN_REVIEW', 'APPROVED', 'REJECTED'], '--status')
             : undefined,
-        limit: typeof values.limit === 'string' ? Math.min(100, Math.max(1, Number(values.limit) || 20)) : 20,
+        limit: typeof values.limit === 'string' ? pageLimit(values.limit) : 20,
       };
     case 'approve':
       return { id: need(args[0], 'an application id') };
@@ -163,6 +184,13 @@ function buildInput(command: string, args: string[], values: Values): Record<str
     default:
       throw new UsageError(`unknown command ${command}`);
   }
+}
+
+/** `--limit`: a whole number from 1 to 100, as the operator API takes it; anything else is a usage error. */
+function pageLimit(value: string): number {
+  const limit = /^\s*[0-9]{1,3}\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(limit >= 1 && limit <= 100)) throw new UsageError('--limit must be a whole number from 1 to 100');
+  return limit;
 }
 
 /**

@@ -429,14 +429,21 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     {
       schema: {
         params: IdParamsSchema,
-        response: { 200: Type.Unknown({ description: 'One message of the outbox.' }), ...errors },
+        response: {
+          200: Type.Unknown({
+            description:
+              'One message of the outbox; `text` and `html` are null when it went out over SMTP (they carry ' +
+              'the recipient’s one-time secrets).',
+          }),
+          ...errors,
+        },
       },
       config: { operator: 'read' },
     },
     async (request) => {
       const email = await deps.mailer.read(request.params.id);
       if (!email) throw new ApiError('not_found', `No e-mail ${request.params.id}.`);
-      return email;
+      return shownEmail(deps.mailer, email);
     },
   );
 
@@ -495,6 +502,18 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       return reply.code(201).send(demo);
     },
   );
+}
+
+/**
+ * A message of the outbox as staff see it (ADR 0058): the dev mailbox stands in for the recipient's inbox
+ * and shows the body; a message sent over SMTP went to its recipient with its one-time secrets (a sandbox
+ * key, an activation or reset link), so its body is not shown.
+ */
+export function shownEmail<T extends { text: string; html: string }>(
+  mailer: Pick<Mailer, 'transport'>,
+  email: T,
+): Omit<T, 'text' | 'html'> & { text: string | null; html: string | null } {
+  return mailer.transport === 'dev_mailbox' ? email : { ...email, text: null, html: null };
 }
 
 export function loginDeps(deps: OperatorApiDeps) {

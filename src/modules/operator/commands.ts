@@ -1,5 +1,6 @@
 import type { ApplicationReview } from '../applications/service.js';
 import type { Kdb } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { FeatureFlag, KycStatus, PaymentMethod, StaffRole } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { err, ok, type Result } from '../../shared/result.js';
@@ -152,18 +153,25 @@ export function createOperatorCommands(deps: OperatorCommandDeps): OperatorComma
     unfreeze: (id, by) => organizationAnswer(organizations.unfreeze(id, by)),
 
     createStaff: (input, by) =>
-      db.transaction().execute(async (trx): Answer<Staff> => {
-        const created = await staff.create(input, trx);
-        if (!created.ok) return created;
-        await audit.record(trx, {
-          ...by,
-          action: 'staff.created',
-          targetType: 'staff',
-          targetId: created.value.id,
-          after: { email: created.value.email, role: created.value.role },
-        });
-        return created;
-      }),
+      db
+        .transaction()
+        .execute(async (trx): Answer<Staff> => {
+          const created = await staff.create(input, trx);
+          if (!created.ok) return created;
+          await audit.record(trx, {
+            ...by,
+            action: 'staff.created',
+            targetType: 'staff',
+            targetId: created.value.id,
+            after: { email: created.value.email, role: created.value.role },
+          });
+          return created;
+        })
+        // Two creations of one address at once both pass the service's look-up; the index decides.
+        .catch((error: unknown): Awaited<Answer<Staff>> => {
+          if (isUniqueViolation(error, 'staff_users_email_idx')) return err({ code: 'staff_email_taken' });
+          throw error;
+        }),
 
     acknowledgeAlert: (id, by) => deps.alerts.acknowledge(id, by),
 

@@ -6,7 +6,7 @@ import { validationErrorFromFastify } from '../../http/validation.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Renderer } from '../../web/render.js';
 import { FEATURE_FLAGS } from '../organizations/types.js';
-import { loginDeps, type OperatorApiDeps } from './api-routes.js';
+import { loginDeps, shownEmail, type OperatorApiDeps } from './api-routes.js';
 import { actorOf, logInStaff, logOutStaff } from './auth.js';
 import {
   FeatureFlagFormSchema,
@@ -396,7 +396,7 @@ export async function operatorConsoleRoutes(
   app.get('/mailbox/:id', { config: { operator: 'read' } }, async (request, reply) => {
     const email = await deps.mailer.read((request.params as { id: string }).id);
     if (!email) throw new ApiError('not_found', 'No such message.');
-    return page(request, reply, 'email', { title: email.subject, email });
+    return page(request, reply, 'email', { title: email.subject, email: shownEmail(deps.mailer, email) });
   });
 }
 

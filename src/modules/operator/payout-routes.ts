@@ -361,7 +361,8 @@ export async function operatorPayoutRoutes(
       schema: {
         description:
           'Chooses the live rate source, with a reason: `operator` stops asking the ticker (one answering a ' +
-          'wrong rate) and converts at the operators’ entered rate alone, refused while none is fresh; ' +
+          'wrong rate) and converts at the operators’ entered rate alone (while none is fresh, live payouts ' +
+          'answer 503 `payouts_unavailable` and batches hold; ADR 0050); ' +
           '`ticker` goes back to the ticker. Quotes from now on use it. Audited.',
         body: Type.Object(
           {

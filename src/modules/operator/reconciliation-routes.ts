@@ -45,7 +45,8 @@ const RunSchema = Type.Object({
 const DifferenceSchema = Type.Object({
   kind: Type.Enum(['missing_in_ledger', 'missing_at_acquirer', 'amount_mismatch', 'timing'], {
     description:
-      '`missing_in_ledger`: the acquirer settled it, the ledger has no entry for it; `missing_at_acquirer`: ' +
+      '`missing_in_ledger`: the acquirer settled it, the ledger has no entry for it (a line the report ' +
+      'repeats is settled twice: the repetition is one); `missing_at_acquirer`: ' +
       'the ledger booked it, the acquirer reported it neither on the date nor the day before or after; ' +
       '`amount_mismatch`: both, with different amounts; `timing`: both, on different dates (it nets out).',
   }),
@@ -164,7 +165,8 @@ export async function operatorReconciliationRoutes(
           'Reconciles an environment’s UTC date now (one that is over): the acquirer’s settlement report against ' +
           'the ledger. Adds a run (earlier runs are kept as they were); differences other than timing raise ' +
           'an alert. 409 `invalid_state_transition` for a date not over (`not_over`) or an environment without ' +
-          'an acquirer; 502 `provider_unavailable` when the report cannot be read. Audited.',
+          'an acquirer; 502 `provider_unavailable` when the report cannot be read or compared (not in TRY, a ' +
+          'line without an id, a whole amount or a time). Audited.',
         body: Type.Object(
           { environment: Type.Enum([...ENVIRONMENTS]), reportDate: DATE },
           { additionalProperties: false },

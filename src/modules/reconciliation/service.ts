@@ -153,7 +153,7 @@ export function createReconciliation(deps: ReconciliationDeps): Reconciliation {
     const reportOf = async (date: string) => {
       let report = reports.get(date);
       if (!report) {
-        report = await acquirer.settlementReport(date);
+        report = checkedReport(await acquirer.settlementReport(date));
         reports.set(date, report);
       }
       return report;
@@ -208,7 +208,11 @@ export function createReconciliation(deps: ReconciliationDeps): Reconciliation {
         })),
       ];
     } catch (error) {
-      if (error instanceof AcquirerUnavailableError || error instanceof AcquirerRejectedError) {
+      if (
+        error instanceof AcquirerUnavailableError ||
+        error instanceof AcquirerRejectedError ||
+        error instanceof UnreadableReportError
+      ) {
         logger.warn(
           { environment, reportDate, error: error.message },
           'reconciliation: acquirer report unavailable',
@@ -326,7 +330,15 @@ export function createReconciliation(deps: ReconciliationDeps): Reconciliation {
 
     const matched = new Set<string>();
     const unmatched: AcquirerItem[] = [];
+    // A line the report repeats is settled twice by the acquirer: the ledger has one entry for it at most.
+    const seen = new Set<string>();
+    const repeated: AcquirerItem[] = [];
     for (const acquirerItem of input.acquirerItems) {
+      if (seen.has(acquirerItem.id)) {
+        repeated.push(acquirerItem);
+        continue;
+      }
+      seen.add(acquirerItem.id);
       const movement = movementByProvider.get(acquirerItem.id);
       if (!movement) {
         unmatched.push(acquirerItem);
@@ -340,7 +352,10 @@ export function createReconciliation(deps: ReconciliationDeps): Reconciliation {
 
     // The acquirer's items the ledger did not book on the date: booked on another date, or not at all.
     const known = new Map(
-      (await input.byProviderIds(unmatched.map((item) => item.id))).map((item) => [item.providerId, item]),
+      (await input.byProviderIds([...unmatched, ...repeated].map((item) => item.id))).map((item) => [
+        item.providerId,
+        item,
+      ]),
     );
     const bookedElsewhere = new Map(
       (
@@ -358,6 +373,9 @@ export function createReconciliation(deps: ReconciliationDeps): Reconciliation {
         const kind = movement.amount === acquirerItem.amount ? 'timing' : 'amount_mismatch';
         difference(kind, acquirerItem, { item, movement }, acquirerItem.id);
       }
+    }
+    for (const acquirerItem of repeated) {
+      difference('missing_in_ledger', acquirerItem, { item: known.get(acquirerItem.id) }, acquirerItem.id);
     }
 
     // The ledger's items of the date the acquirer did not report on it: on a neighbouring date, or not at all.
@@ -419,6 +437,45 @@ export function createReconciliation(deps: ReconciliationDeps): Reconciliation {
       return { ...runView(row), differences: (await runs.differencesOf(db, id)).map(differenceView) };
     },
   };
+}
+
+/** A settlement report reconciliation cannot compare: another currency, or a line that is not one. */
+class UnreadableReportError extends Error {}
+
+const WHOLE_MINOR = /^[0-9]{1,18}$/;
+
+/**
+ * The report as the acquirer protocol states it (docs/sandbox-acquirer.md), or UnreadableReportError: its
+ * amounts are compared as TRY minor units, so a report in another currency or with a line that has no
+ * id, a whole amount or a time would be matched (or fail) as if it were one.
+ */
+function checkedReport(report: AcquirerSettlementReport): AcquirerSettlementReport {
+  const refuse = (problem: string): never => {
+    throw new UnreadableReportError(`the settlement report ${problem}`);
+  };
+  const value = report as unknown as Record<string, unknown> | null;
+  if (typeof value !== 'object' || value === null) refuse('is not an object');
+  if (value?.currency !== 'TRY') refuse(`is not in TRY (${String(value?.currency).slice(0, 10)})`);
+  const lines = (name: 'payments' | 'refunds', at: 'succeededAt' | 'createdAt') => {
+    const list = value?.[name];
+    if (!Array.isArray(list)) return refuse(`has no ${name} list`);
+    list.forEach((line: unknown, index) => {
+      const item = line as Record<string, unknown> | null;
+      const ok =
+        typeof item === 'object' &&
+        item !== null &&
+        typeof item.id === 'string' &&
+        item.id !== '' &&
+        typeof item.amount === 'string' &&
+        WHOLE_MINOR.test(item.amount) &&
+        typeof item[at] === 'string' &&
+        !Number.isNaN(Date.parse(item[at]));
+      if (!ok) refuse(`has a ${name} line (${index}) without an id, a whole amount in minor units or ${at}`);
+    });
+  };
+  lines('payments', 'succeededAt');
+  lines('refunds', 'createdAt');
+  return report;
 }
 
 function runView(row: runs.RunRow): RunView {
