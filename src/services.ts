@@ -403,6 +403,7 @@ export function createServices(input: {
         resolver: webhookResolver,
         allowPrivateTargets: config.webhooks.allowPrivateTargets,
         privateTargetOrigins: config.webhooks.privateTargetOrigins,
+        lookupTimeoutMs: config.webhooks.timeoutMs,
         events: eventLookup,
       }),
       dispatcher: createWebhookDispatcher({

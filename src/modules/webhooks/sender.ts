@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { hostOf, resolveTarget, type HostResolver, type ResolvedAddress } from './url-guard.js';
+import { hostOf, resolveTarget, withinMs, type HostResolver, type ResolvedAddress } from './url-guard.js';
 
 export const EXCERPT_BYTES = 1024;
 
@@ -89,7 +89,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       }
       const deadline = started + attempt.timeoutMs;
       // The host's name servers are the receiver's too: a lookup that never answers ends at the deadline.
-      const target = await beforeDeadline(resolveTarget(url, attempt), deadline);
+      const target = await withinMs(resolveTarget(url, attempt), deadline - performance.now());
       if (target === undefined) return failure(elapsed(), 'dns_failure');
       if (!target.ok)
         return failure(elapsed(), target.problem === 'private_target' ? 'private_target' : 'dns_failure');
@@ -105,15 +105,6 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       pools.clear();
     },
   };
-}
-
-/** `work`'s value, or undefined once `deadline` (a `performance.now()` time) has passed. */
-function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - performance.now()));
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function failure(

@@ -121,6 +121,8 @@ export interface WebhookEndpointServiceDeps {
   allowPrivateTargets: boolean;
   /** Origins endpoints may target on private addresses (`WEBHOOK_PRIVATE_TARGET_ORIGINS`, ADR 0059). */
   privateTargetOrigins?: readonly string[];
+  /** How long registration waits for the URL's host to resolve (`WEBHOOK_TIMEOUT_MS`). */
+  lookupTimeoutMs?: number;
   /** Event types and the events about a charge, read through the events module. */
   events: EventLookup;
 }
@@ -183,6 +185,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     const check = await checkWebhookUrl(url, owner.environment, {
       resolver: deps.resolver,
       allowPrivate: privateTargetAllowed(url, deps),
+      ...(deps.lookupTimeoutMs === undefined ? {} : { timeoutMs: deps.lookupTimeoutMs }),
     });
     return check.ok ? [] : [{ path: 'url', in: 'body', code: 'invalid_value', message: check.message }];
   };

@@ -66,6 +66,18 @@ describe('checkUrlSyntax', () => {
       true,
     );
   });
+
+  it('refuses a name whose lookup outlasts the timeout instead of waiting on it', async () => {
+    // The merchant's name servers never answer.
+    const resolver = createHostResolver(() => new Promise(() => undefined));
+    resolver.pin('public.example', ['93.184.216.34']);
+    const started = performance.now();
+    const check = (url: string) =>
+      checkWebhookUrl(url, 'live', { resolver, allowPrivate: false, timeoutMs: 100 });
+    expect(await check('https://silent.example/')).toMatchObject({ ok: false, problem: 'unresolvable' });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect((await check('https://public.example/')).ok).toBe(true);
+  });
 });
 
 describe('signing', () => {

@@ -172,14 +172,30 @@ export function privateTargetAllowed(
   }
 }
 
-/** Registration: the syntax rules, then (unless private targets are allowed) the resolved addresses. */
+/**
+ * Registration: the syntax rules, then (unless private targets are allowed) the resolved addresses. The
+ * host's name servers are the merchant's: a lookup still unanswered after `timeoutMs` is a name that does
+ * not resolve, so a request to register never waits on them longer.
+ */
 export async function checkWebhookUrl(
   raw: string,
   environment: Environment,
-  options: { resolver: HostResolver; allowPrivate: boolean },
+  options: { resolver: HostResolver; allowPrivate: boolean; timeoutMs?: number },
 ): Promise<UrlCheck> {
   const syntax = checkUrlSyntax(raw, environment);
   if (!syntax.ok || options.allowPrivate) return syntax;
-  const target = await resolveTarget(syntax.url, options);
+  const target = await withinMs(resolveTarget(syntax.url, options), options.timeoutMs);
+  if (target === undefined)
+    return { ok: false, problem: 'unresolvable', message: URL_PROBLEM_MESSAGES.unresolvable };
   return target.ok ? syntax : target;
+}
+
+/** `work`'s value, or undefined once `timeoutMs` have passed (never, without one). */
+export function withinMs<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T | undefined> {
+  if (timeoutMs === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, timeoutMs));
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
