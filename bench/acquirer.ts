@@ -57,7 +57,16 @@ export async function withApiGateway<T>(
 ): Promise<T> {
   const acquirer = await startAcquirerProgram();
   try {
-    const gateway = spawnGateway({ env: gatewayEnv({ ...acquirer.env, ROLES: 'api', ...env }) });
+    // BENCH_GATEWAY_NODE_OPTIONS: flags for the measured gateway's Node (a CPU profile, a GC setting).
+    const nodeOptions = process.env.BENCH_GATEWAY_NODE_OPTIONS?.trim();
+    const gateway = spawnGateway({
+      env: gatewayEnv({
+        ...acquirer.env,
+        ROLES: 'api',
+        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+        ...env,
+      }),
+    });
     try {
       return await work(gateway, await gateway.waitForBanner(90_000), acquirer);
     } finally {

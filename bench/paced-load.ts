@@ -20,7 +20,13 @@ export interface PacedOptions {
   headers: Record<string, string>;
   body?: string;
   rate: number;
+  /** The measured window: its requests are the ones counted. */
   durationS: number;
+  /**
+   * Sent at the same rate before the measured window and not counted: the connections open, and this
+   * program's own code (and the server's for this load) is compiled before a latency counts.
+   */
+  warmupS: number;
   connections: number;
 }
 
@@ -31,7 +37,7 @@ export interface PacedResult {
   answered: number;
   errors: number;
   statusCodes: Record<string, number>;
-  /** From the first due time to the last answer. */
+  /** From the first measured due time to the last answer. */
   seconds: number;
 }
 
@@ -57,9 +63,11 @@ const fresh = (template: string) =>
 
 async function generate(options: PacedOptions): Promise<PacedResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
-  const total = Math.max(1, Math.floor(options.rate * options.durationS));
+  const measured = Math.max(1, Math.floor(options.rate * options.durationS));
+  const warmup = Math.floor(options.rate * options.warmupS);
+  const total = warmup + measured;
   const interval = 1000 / options.rate;
-  const latencies = new Float64Array(total);
+  const latencies = new Float64Array(measured);
   let answered = 0;
   const statusCodes: Record<string, number> = {};
   let errors = 0;
@@ -68,6 +76,7 @@ async function generate(options: PacedOptions): Promise<PacedResult> {
   const one = (index: number) =>
     new Promise<void>((resolve) => {
       const due = start + index * interval;
+      const counted = index >= warmup;
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(options.headers)) headers[name] = fresh(value);
       const body = options.body === undefined ? undefined : fresh(options.body);
@@ -79,10 +88,14 @@ async function generate(options: PacedOptions): Promise<PacedResult> {
           response.resume();
           // An answer cut short (the connection reset mid-body) is an error, not a hang.
           response.on('error', () => {
-            errors++;
+            if (counted) errors++;
             resolve();
           });
           response.on('end', () => {
+            if (!counted) {
+              resolve();
+              return;
+            }
             const now = performance.now();
             latencies[answered++] = now - due;
             last = Math.max(last, now);
@@ -94,7 +107,7 @@ async function generate(options: PacedOptions): Promise<PacedResult> {
       );
       request.on('timeout', () => request.destroy(new Error('timeout')));
       request.on('error', () => {
-        errors++;
+        if (counted) errors++;
         resolve();
       });
       request.end(body);
@@ -119,7 +132,7 @@ async function generate(options: PacedOptions): Promise<PacedResult> {
     answered,
     errors,
     statusCodes,
-    seconds: Math.max((last - start) / 1000, 0.001),
+    seconds: Math.max((last - (start + warmup * interval)) / 1000, 0.001),
   };
 }
 
