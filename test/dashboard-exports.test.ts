@@ -617,6 +617,7 @@ describe('the exports', () => {
       ['from=2026-01-01&to=3000-01-01', [{ path: 'to', code: 'invalid_value' }]],
       ['from=2026-03-02&to=2026-03-01', [{ path: 'from', code: 'invalid_value' }]],
       ['from=2025-01-01&to=2026-01-02', [{ path: 'to', code: 'too_large' }]],
+      ['from=2026-01-01&to=2026-01-02&limit=10', [{ path: 'limit', code: 'unknown_field' }]],
     ];
     for (const [query, issues] of cases) {
       const res = await api<{ error: { code: string; details: { issues: unknown[] } } }>(

@@ -23,10 +23,15 @@ import {
 const Day = (description: string) =>
   Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description, examples: ['2026-01-31'] });
 
-const ExportQuerySchema = Type.Object({
-  from: Day('The first UTC day, `YYYY-MM-DD`, included.'),
-  to: Day('The last UTC day, `YYYY-MM-DD`, included.'),
-});
+// No other parameter: one the caller meant (`format`, `limit`) is refused rather than silently ignored,
+// as on every other read endpoint.
+const ExportQuerySchema = Type.Object(
+  {
+    from: Day('The first UTC day, `YYYY-MM-DD`, included.'),
+    to: Day('The last UTC day, `YYYY-MM-DD`, included.'),
+  },
+  { additionalProperties: false },
+);
 
 const COLUMNS: Record<ExportKind, ReadonlyArray<{ header: string }>> = {
   charges: CHARGE_COLUMNS,
