@@ -1,6 +1,6 @@
 /**
  * Issue 11 item 21: charge creation must not slow down as `charges` grows. Every statement the creation
- * path sends is captured (a Kysely plugin on the gateway's own database handle), then explained against
+ * path sends is captured (a recorder on the gateway's own database handle), then explained against
  * a table seeded with enough rows, analysed, for the planner to prefer an index wherever one applies. A
  * sequential scan of `charges` in any of those plans fails the test, on PGlite and on PostgreSQL alike:
  * a statement no index can serve is planned as a sequential scan at any table size.
@@ -28,7 +28,8 @@ beforeAll(async () => {
     env: { ROLES: 'api,operator,sandbox-acquirer' },
     wrapDatabase: (database) => {
       raw = database;
-      const db = database.db.withPlugin(recorder.plugin);
+      // `track`: the creation's precompiled statements (ADR 0060) are sent past the plugin.
+      const db = recorder.track(database.db);
       return { ...database, db, readDb: db };
     },
   });

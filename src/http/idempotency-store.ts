@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { sql, type Compilable, type OperationNodeSource } from 'kysely';
-import type { Kdb } from '../db/database.js';
+import type { Kdb, Trx } from '../db/database.js';
+import { precompiled } from '../db/precompiled.js';
 import { DAY, MINUTE } from '../shared/clock.js';
 import { sha256Hex } from '../shared/crypto.js';
 import type { VersionedKey } from '../shared/secret-box.js';
@@ -99,8 +100,143 @@ export interface IdempotencyStore {
   purgeExpired(now: Date, batchSize?: number): Promise<number>;
 }
 
-/** A data-modifying statement with a RETURNING clause, such as Kysely's `updateTable(...).returningAll()`. */
-export type Companion<R> = Compilable<R> & OperationNodeSource;
+/**
+ * A data-modifying statement with a RETURNING clause (such as Kysely's `updateTable(...).returning('id')`),
+ * precompiled with the outcome's statement (ADR 0060): `shape` names its text among every companion's
+ * (its module's name first), `parameters` are its parameters in the order of its text, `statement` builds
+ * it on `db` (compiled on the first execution of the shape only).
+ */
+export interface Companion<R> {
+  shape: string;
+  parameters: unknown[];
+  statement(db: Kdb | Trx): Compilable<R> & OperationNodeSource;
+}
+
+interface ClaimArgs {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  sameRequest: readonly string[];
+  caller: string | null;
+  now: Date;
+  lockedUntil: Date;
+  expiresAt: Date;
+}
+
+/**
+ * The claim: a new key is inserted; a forgotten key (past 24 hours) starts afresh; an abandoned claim of
+ * the same request is taken over by its retry once the lock has lapsed. Precompiled (ADR 0060): it runs
+ * on every request that carries a key.
+ */
+const claimStatement = precompiled<ClaimArgs, { key: string }>({
+  name: 'idempotency claim',
+  shapeOf: ({ sameRequest, caller }) => `${sameRequest.length}:${caller === null ? 'anyone' : 'caller'}`,
+  build: (db, { scope, key, fingerprint, sameRequest, caller, now, lockedUntil, expiresAt }) =>
+    db
+      .insertInto('idempotency_keys')
+      .values({
+        scope,
+        key,
+        fingerprint,
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        locked_until: lockedUntil,
+        created_at: now,
+        expires_at: expiresAt,
+        caller,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['scope', 'key'])
+          .doUpdateSet((eb) => ({
+            fingerprint: eb.ref('excluded.fingerprint'),
+            state: 'in_flight',
+            response_status: null,
+            response_body: null,
+            locked_until: eb.ref('excluded.locked_until'),
+            created_at: eb.ref('excluded.created_at'),
+            expires_at: eb.ref('excluded.expires_at'),
+            caller: eb.ref('excluded.caller'),
+          }))
+          .where((eb) =>
+            eb.or([
+              eb('idempotency_keys.expires_at', '<=', now),
+              eb.and([
+                eb('idempotency_keys.state', '=', 'in_flight'),
+                eb('idempotency_keys.locked_until', '<=', now),
+                eb('idempotency_keys.fingerprint', 'in', sameRequest),
+                caller === null
+                  ? eb('idempotency_keys.caller', 'is', null)
+                  : eb('idempotency_keys.caller', '=', caller),
+              ]),
+            ]),
+          ),
+      )
+      .returning('key'),
+  parameters: ({ scope, key, fingerprint, sameRequest, caller, now, lockedUntil, expiresAt }) => [
+    // The inserted row.
+    scope,
+    key,
+    fingerprint,
+    'in_flight',
+    null,
+    null,
+    lockedUntil,
+    now,
+    expiresAt,
+    caller,
+    // What a conflict sets that is not the inserted row's.
+    'in_flight',
+    null,
+    null,
+    // When a conflict takes the key over.
+    now,
+    'in_flight',
+    now,
+    ...sameRequest,
+    ...(caller === null ? [] : [caller]),
+  ],
+});
+
+interface CompleteWithArgs {
+  companion: Companion<unknown>;
+  status: number;
+  body: string;
+  scope: string;
+  key: string;
+  lockedUntil: Date;
+}
+
+/**
+ * The outcome of a claim stored with its companion (ADR 0046). Data-modifying CTEs all run, whatever the
+ * outer statement reads; the outcome's own condition (`exists (select 1 from companion)`) is what ties it
+ * to the companion's result. Precompiled per companion shape (ADR 0060).
+ */
+const completeWithStatement = precompiled<CompleteWithArgs, Record<string, unknown>>({
+  name: 'idempotency outcome with its companion',
+  shapeOf: ({ companion }) => companion.shape,
+  build: (db, { companion, status, body, scope, key, lockedUntil }) => {
+    const statement = sql<Record<string, unknown>>`with companion as (${companion.statement(db)}),
+        outcome as (
+          update idempotency_keys
+             set state = 'completed', response_status = ${status}, response_body = ${body}
+           where scope = ${scope} and key = ${key} and state = 'in_flight' and locked_until = ${lockedUntil}
+             and exists (select 1 from companion)
+          returning 1
+        )
+        select companion.*, exists (select 1 from outcome) as "outcome stored" from companion`;
+    return { compile: () => statement.compile(db) };
+  },
+  parameters: ({ companion, status, body, scope, key, lockedUntil }) => [
+    ...companion.parameters,
+    status,
+    body,
+    scope,
+    key,
+    lockedUntil,
+  ],
+});
 
 export function createIdempotencyStore(
   db: Kdb,
@@ -114,51 +250,18 @@ export function createIdempotencyStore(
       const sameRequest = [fingerprint, ...alsoMatches];
       const lockedUntil = new Date(now.getTime() + lockMs);
       for (let attempt = 0; attempt < 3; attempt++) {
-        const claimed = await db
-          .insertInto('idempotency_keys')
-          .values({
+        const claimed = (
+          await claimStatement.execute(db, {
             scope,
             key,
             fingerprint,
-            state: 'in_flight',
-            response_status: null,
-            response_body: null,
-            locked_until: lockedUntil,
-            created_at: now,
-            expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+            sameRequest,
             caller,
+            now,
+            lockedUntil,
+            expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
           })
-          .onConflict((conflict) =>
-            conflict
-              .columns(['scope', 'key'])
-              .doUpdateSet((eb) => ({
-                fingerprint: eb.ref('excluded.fingerprint'),
-                state: 'in_flight',
-                response_status: null,
-                response_body: null,
-                locked_until: eb.ref('excluded.locked_until'),
-                created_at: eb.ref('excluded.created_at'),
-                expires_at: eb.ref('excluded.expires_at'),
-                caller: eb.ref('excluded.caller'),
-              }))
-              // A forgotten key (past 24 hours) starts afresh; an abandoned claim of the same request is
-              // taken over by its retry once the lock has lapsed.
-              .where((eb) =>
-                eb.or([
-                  eb('idempotency_keys.expires_at', '<=', now),
-                  eb.and([
-                    eb('idempotency_keys.state', '=', 'in_flight'),
-                    eb('idempotency_keys.locked_until', '<=', now),
-                    eb('idempotency_keys.fingerprint', 'in', sameRequest),
-                    caller === null
-                      ? eb('idempotency_keys.caller', 'is', null)
-                      : eb('idempotency_keys.caller', '=', caller),
-                  ]),
-                ]),
-              ),
-          )
-          .returning('key')
-          .executeTakeFirst();
+        ).rows[0];
         if (claimed) return { kind: 'claimed', claim: { scope, key, lockedUntil } };
 
         const existing = await db
@@ -196,17 +299,14 @@ export function createIdempotencyStore(
       { status, body }: { status: number; body: string },
       companion: Companion<R>,
     ) {
-      // Data-modifying CTEs all run, whatever the outer statement reads; the outcome's own condition
-      // (`exists (select 1 from companion)`) is what ties it to the companion's result.
-      const result = await sql<Record<string, unknown>>`with companion as (${companion}),
-        outcome as (
-          update idempotency_keys
-             set state = 'completed', response_status = ${status}, response_body = ${body}
-           where scope = ${scope} and key = ${key} and state = 'in_flight' and locked_until = ${lockedUntil}
-             and exists (select 1 from companion)
-          returning 1
-        )
-        select companion.*, exists (select 1 from outcome) as "outcome stored" from companion`.execute(db);
+      const result = await completeWithStatement.execute(db, {
+        companion,
+        status,
+        body,
+        scope,
+        key,
+        lockedUntil,
+      });
       let stored = false;
       const rows = result.rows.map((row) => {
         const { 'outcome stored': recorded, ...rest } = row;

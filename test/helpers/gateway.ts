@@ -117,9 +117,10 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     config,
     logger: createLogger({ level: config.logLevel, destination }),
     clock,
-    database: recordingStatements(
-      options.wrapDatabase ? options.wrapDatabase(testDb.database) : testDb.database,
-    ),
+    // The release's recorder below the test's own wrapper: a test's recorder keeps what it watches.
+    database: options.wrapDatabase
+      ? options.wrapDatabase(recordingStatements(testDb.database))
+      : recordingStatements(testDb.database),
   }).catch(async (error: unknown) => {
     await testDb.drop();
     await liveAcquirer?.close();

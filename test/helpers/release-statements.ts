@@ -17,25 +17,18 @@ const seen = new Set<string>();
 export function recordingStatements(database: Database): Database {
   const file = process.env[RECORD_STATEMENTS_ENV]?.trim();
   if (!file) return database;
-  const recorder = statementRecorder();
+  const recorder = statementRecorder({
+    onCapture(statement) {
+      recorder.captured.length = 0;
+      if (seen.has(statement.sql)) return;
+      seen.add(statement.sql);
+      // One short append per new text: several test workers write the same file safely (O_APPEND).
+      appendFileSync(file, `${JSON.stringify(statement.sql)}\n`);
+    },
+  });
   recorder.recording = true;
-  const plugin = recorder.plugin;
-  return {
-    ...database,
-    db: database.db.withPlugin({
-      transformQuery(args) {
-        const node = plugin.transformQuery(args);
-        const statement = recorder.captured.pop();
-        if (statement && !seen.has(statement.sql)) {
-          seen.add(statement.sql);
-          // One short append per new text: several test workers write the same file safely (O_APPEND).
-          appendFileSync(file, `${JSON.stringify(statement.sql)}\n`);
-        }
-        return node;
-      },
-      transformResult: (args) => plugin.transformResult(args),
-    }),
-  };
+  // Through `track`: a precompiled statement (ADR 0060) is sent as its text, past the plugin.
+  return { ...database, db: recorder.track(database.db) };
 }
 
 /** The recorded statements of the last release, without duplicates. */

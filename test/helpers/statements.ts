@@ -1,5 +1,6 @@
 import {
   PostgresQueryCompiler,
+  type CompiledQuery,
   type Kysely,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
@@ -30,7 +31,12 @@ export interface StatementRecorder {
 }
 
 /** Captures the statements the gateway sends, to explain their plans in a test. */
-export function statementRecorder(): StatementRecorder {
+export function statementRecorder(
+  options: {
+    /** Told of each statement as it is captured (a nested one too, before the one holding it). */
+    onCapture?: (statement: CapturedStatement) => void;
+  } = {},
+): StatementRecorder {
   const compiler = new PostgresQueryCompiler();
   const captureOf = new WeakMap<object, CapturedStatement>();
   /** The nodes below `root` that were captured as queries of their own. */
@@ -56,7 +62,7 @@ export function statementRecorder(): StatementRecorder {
             return (value as (w: typeof work) => Promise<unknown>).call(target, async (trx) => {
               depth++;
               try {
-                return await work(trx);
+                return await work(sendingCompiled(trx as object));
               } finally {
                 depth--;
               }
@@ -71,12 +77,38 @@ export function statementRecorder(): StatementRecorder {
         };
       },
     });
+  /**
+   * `db` whose `executeQuery` of an already compiled statement (a precompiled one, ADR 0060: built once,
+   * then sent as its text, never through the plugin) is recorded as it is sent.
+   */
+  const sendingCompiled = <H extends object>(db: H): H =>
+    new Proxy(db, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        // Another plugin added over this handle (a second recorder) keeps this one listening.
+        if (property === 'withPlugin')
+          return (plugin: KyselyPlugin) =>
+            sendingCompiled((value as (p: KyselyPlugin) => object).call(target, plugin));
+        if (property === 'executeQuery')
+          return (query: unknown, ...rest: unknown[]) => {
+            if (recorder.recording && query !== null && typeof query === 'object' && !('compile' in query)) {
+              const { sql, parameters } = query as CompiledQuery;
+              const entry: CapturedStatement = { sql, parameters, inTransaction: depth > 0 };
+              recorder.captured.push(entry);
+              options.onCapture?.(entry);
+            }
+            return (value as (...a: unknown[]) => unknown).call(target, query, ...rest);
+          };
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
   const recorder: StatementRecorder = {
     recording: false,
     captured: [],
     transactions: 0,
     track<DB>(db: Kysely<DB>): Kysely<DB> {
-      const withPlugin = db.withPlugin(recorder.plugin);
+      const withPlugin = sendingCompiled(db.withPlugin(recorder.plugin));
       return new Proxy(withPlugin, {
         get(target, property) {
           const value: unknown = Reflect.get(target, property, target);
@@ -104,6 +136,7 @@ export function statementRecorder(): StatementRecorder {
           };
           recorder.captured.push(entry);
           captureOf.set(args.node, entry);
+          options.onCapture?.(entry);
         }
         return args.node;
       },

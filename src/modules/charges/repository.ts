@@ -1,5 +1,7 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
+import { precompiled } from '../../db/precompiled.js';
+import type { Companion } from '../../http/idempotency-store.js';
 import type { ChargeCardAttemptsTable, ChargesTable, Environment, PaymentMethod } from '../../db/schema.js';
 import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
@@ -353,20 +355,32 @@ export async function releaseForgottenKey(
  * nothing is written. Any other uniqueness (the merchant reference) still raises its violation.
  */
 export async function insertUnlessKeyHeld(db: Kdb, values: ChargeInsert): Promise<ChargeRow | undefined> {
-  return db
-    .insertInto('charges')
-    .values(values)
-    .onConflict((oc) =>
-      oc
-        .columns(['organization_id', 'environment', 'idempotency_key'])
-        // The index's own predicate, in literals: PostgreSQL infers a partial arbiter index only from a
-        // predicate it can prove implies the index's, which a bound parameter never does.
-        .where(sql<boolean>`idempotency_key IS NOT NULL AND creation_state IN ('creating', 'created')`)
-        .doNothing(),
-    )
-    .returningAll()
-    .executeTakeFirst();
+  return (await insertUnlessKeyHeldStatement.execute(db, values)).rows[0];
 }
+
+/** The columns an insert sets: those whose value is defined, in the object's order (as Kysely's). */
+const definedColumns = (values: ChargeInsert) =>
+  (Object.keys(values) as Array<keyof ChargeInsert>).filter((column) => values[column] !== undefined);
+
+/** Precompiled (ADR 0060): phase 1 of every charge creation. */
+const insertUnlessKeyHeldStatement = precompiled<ChargeInsert, ChargeRow>({
+  name: 'charge insert',
+  shapeOf: (values) => definedColumns(values).join(','),
+  build: (db, values) =>
+    db
+      .insertInto('charges')
+      .values(values)
+      .onConflict((oc) =>
+        oc
+          .columns(['organization_id', 'environment', 'idempotency_key'])
+          // The index's own predicate, in literals: PostgreSQL infers a partial arbiter index only from a
+          // predicate it can prove implies the index's, which a bound parameter never does.
+          .where(sql<boolean>`idempotency_key IS NOT NULL AND creation_state IN ('creating', 'created')`)
+          .doNothing(),
+      )
+      .returningAll(),
+  parameters: (values) => definedColumns(values).map((column) => values[column]),
+});
 
 /** Takes the creation lease of a `creating` charge whose lease has lapsed; undefined when someone holds it. */
 export async function takeLease(db: Kdb, id: string, now: Date, until: Date): Promise<ChargeRow | undefined> {
@@ -392,16 +406,28 @@ export async function releaseLease(db: Kdb, id: string, now: Date): Promise<void
 /**
  * Phase 2 as a statement not yet run (for IdempotencyStore.completeWith, ADR 0046): `creating` ->
  * `created` with `patch`, only while the creation lease is still `lease` (nobody took it over).
+ * Precompiled with the outcome's statement (ADR 0060).
  */
-export function finishCreationHolding(db: Kdb, id: string, lease: Date | null, patch: ChargePatch) {
+export function finishCreationHolding(
+  id: string,
+  lease: Date | null,
+  patch: ChargePatch,
+): Companion<{ id: string }> {
   assertAllowed(CREATION_TRANSITIONS, ['creating'], 'created', `charge ${id} creation`);
-  return db
-    .updateTable('charges')
-    .set({ ...patch, creation_state: 'created' })
-    .where('id', '=', id)
-    .where('creation_state', '=', 'creating')
-    .where('creation_locked_until', lease === null ? 'is' : '=', lease)
-    .returning('id');
+  const set: Updateable<ChargesTable> = { ...patch, creation_state: 'created' };
+  const columns = (Object.keys(set) as Array<keyof typeof set>).filter((column) => set[column] !== undefined);
+  return {
+    shape: `charges.finishCreationHolding:${lease === null ? 'no lease' : 'lease'}:${columns.join(',')}`,
+    parameters: [...columns.map((column) => set[column]), id, 'creating', ...(lease === null ? [] : [lease])],
+    statement: (on) =>
+      on
+        .updateTable('charges')
+        .set(set)
+        .where('id', '=', id)
+        .where('creation_state', '=', 'creating')
+        .where('creation_locked_until', lease === null ? 'is' : '=', lease)
+        .returning('id'),
+  };
 }
 
 /**

@@ -210,7 +210,7 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
       const expected = toView({ ...charge, ...patch, creation_state: 'created' });
       const done = await outcome.storeWith(
         { status: 201, body: outcome.serialize(expected) },
-        charges.finishCreationHolding(db, charge.id, charge.creation_locked_until, patch),
+        charges.finishCreationHolding(charge.id, charge.creation_locked_until, patch),
       );
       if (done.rows.length > 0) return ok(expected);
       // The lease was taken over (this request outlived it): finish as a lone write, as without a key.
