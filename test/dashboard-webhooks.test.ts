@@ -238,6 +238,22 @@ describe('the webhook endpoints pages', () => {
     expect(await listed(client)).toEqual([]);
   });
 
+  it('says in the page language that the environment has the most endpoints it may have', async () => {
+    const { client } = await signedIn();
+    for (let i = 0; i < 16; i++) expect((await createEndpoint(client)).status).toBe(200);
+    const full = await createEndpoint(client, { description: 'one too many' });
+    expect(full.status).toBe(409);
+    expect(textOf(full.text, 'form-error')).toBe(
+      'This environment already has the most webhook endpoints an organization may have (16): delete one first.',
+    );
+    expect(full.text).toContain('value="one too many"');
+    const inTurkish = await createEndpoint(client, { lang: 'tr' });
+    expect(textOf(inTurkish.text, 'form-error')).toBe(
+      'Bu ortamda bir kuruluşun sahip olabileceği en fazla webhook uç noktası (16) zaten var: önce birini silin.',
+    );
+    expect(await listed(client)).toHaveLength(16);
+  });
+
   it('disables and enables, rotates with a grace period, deletes after a confirmation', async () => {
     const { client } = await signedIn({ role: 'developer' });
     const created = await createEndpoint(client);

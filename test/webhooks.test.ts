@@ -300,6 +300,55 @@ describe('webhook endpoints', () => {
     expect(list.body.data.map((e) => e.id)).not.toContain(created.id);
   });
 
+  it('limits an organization to 16 endpoints in an environment, simultaneous creations included', async () => {
+    const crowded = await createMerchant(t);
+    const create = () =>
+      apiRequest<Endpoint & ErrorBody>(t.urls, '/v1/webhook-endpoints', {
+        method: 'POST',
+        body: { url: receiver.url, enabledEvents: ['*'] },
+        environment: 'sandbox',
+        key: crowded.keys.sandbox.secret,
+      });
+    const made: string[] = [];
+    for (let i = 0; i < 14; i++) {
+      const res = await create();
+      expect(res.status, res.text).toBe(201);
+      made.push(res.body.id);
+    }
+    // Four at once for the last two places: the count is taken under the owner's lock.
+    const raced = await Promise.all([create(), create(), create(), create()]);
+    expect(raced.map((res) => res.status).sort()).toEqual([201, 201, 409, 409]);
+    for (const res of raced.filter((r) => r.status === 409)) {
+      expect(res.body.error.code).toBe('limit_reached');
+      expect(res.body.error.details).toEqual({ limit: 16 });
+    }
+    const live = await db()
+      .selectFrom('webhook_endpoints')
+      .select('id')
+      .where('organization_id', '=', crowded.organizationId)
+      .where('deleted_at', 'is', null)
+      .execute();
+    expect(live).toHaveLength(16);
+    // Another organization is not crowded; a deleted endpoint frees its place.
+    expect(
+      (
+        await api('/v1/webhook-endpoints', {
+          method: 'POST',
+          body: { url: receiver.url, enabledEvents: ['*'] },
+          key: other.keys.sandbox.secret,
+        })
+      ).status,
+    ).toBe(201);
+    const removed = await apiRequest(t.urls, `/v1/webhook-endpoints/${made[0]}`, {
+      method: 'DELETE',
+      environment: 'sandbox',
+      key: crowded.keys.sandbox.secret,
+    });
+    expect(removed.status).toBe(200);
+    expect((await create()).status).toBe(201);
+    expect((await create()).status).toBe(409);
+  });
+
   it('pages the list with signed cursors', async () => {
     const m = await createMerchant(t);
     for (let i = 0; i < 3; i += 1) {

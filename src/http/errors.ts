@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   invalid_credentials: 401,
   // Operator API: a payout transaction hash already recorded for another payout (one payout per hash).
   tx_hash_in_use: 409,
+  // A resource an organization may hold only so many of (webhook endpoints: 16 per environment).
+  limit_reached: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -71,6 +71,7 @@ export interface WebhookMessages {
   };
   errors: {
     no_events: string;
+    limit_reached: string;
     invalid_url: string;
     https_required: string;
     credentials: string;
@@ -187,6 +188,8 @@ const en: WebhookMessages = {
   },
   errors: {
     no_events: 'Choose at least one event.',
+    limit_reached:
+      'This environment already has the most webhook endpoints an organization may have (16): delete one first.',
     invalid_url: 'The URL must be an absolute http or https URL.',
     https_required: 'Live endpoints must use https.',
     credentials: 'The URL must not carry a user name or password.',
@@ -302,6 +305,8 @@ const tr: WebhookMessages = {
   },
   errors: {
     no_events: 'En az bir olay seçin.',
+    limit_reached:
+      'Bu ortamda bir kuruluşun sahip olabileceği en fazla webhook uç noktası (16) zaten var: önce birini silin.',
     invalid_url: 'URL, http ya da https ile başlayan tam bir adres olmalıdır.',
     https_required: 'Canlı uç noktalar https kullanmalıdır.',
     credentials: 'URL kullanıcı adı ya da şifre içermemelidir.',

@@ -170,6 +170,9 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
         ...(form.description === '' ? {} : { description: form.description }),
       });
       if (!result.ok) {
+        if (result.error.code === 'endpoint_limit') {
+          return listPage(request, reply, current, 409, { errors: ['limit_reached'], form });
+        }
         const found = (result.error.code === 'invalid_input' ? result.error.issues : []).map((issue) =>
           urlProblemOf(issue.message),
         );

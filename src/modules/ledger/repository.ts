@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
+import { lockUntilCommit } from '../../db/locks.js';
 import type { Environment, JournalEntryKind, LedgerAccount } from '../../db/schema.js';
 import type { Balance, LedgerOwner } from './model.js';
 
@@ -168,8 +169,7 @@ export async function findEntriesOf(
  * balance (refunds today, settlement later), so that each sees the balance the previous one left.
  */
 export async function lockPendingBalance(trx: Trx, owner: LedgerOwner, currency: 'TRY'): Promise<void> {
-  const key = `ledger-pending:${owner.organizationId}:${owner.environment}:${currency}`;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  await lockUntilCommit(trx, `ledger-pending:${owner.organizationId}:${owner.environment}:${currency}`);
 }
 
 /**
@@ -177,8 +177,7 @@ export async function lockPendingBalance(trx: Trx, owner: LedgerOwner, currency:
  * balance (payouts), so that concurrent payouts can never together spend more than is available.
  */
 export async function lockAvailableBalance(trx: Trx, owner: LedgerOwner, currency: 'TRY'): Promise<void> {
-  const key = `ledger-available:${owner.organizationId}:${owner.environment}:${currency}`;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  await lockUntilCommit(trx, `ledger-available:${owner.organizationId}:${owner.environment}:${currency}`);
 }
 
 /**
@@ -247,7 +246,7 @@ export async function sumPending(db: Kdb, owner: LedgerOwner, currency: 'TRY'): 
  * checkpoint: nothing lies between it and the new horizon.
  */
 export async function advanceCheckpoints(trx: Trx, now: Date): Promise<number> {
-  await sql`select pg_advisory_xact_lock(hashtextextended('ledger-checkpoints', 0))`.execute(trx);
+  await lockUntilCommit(trx, 'ledger-checkpoints');
   const horizon = (
     await sql<{ h: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as h`.execute(trx)
   ).rows[0]?.h;

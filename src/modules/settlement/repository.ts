@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
+import { lockUntilCommit } from '../../db/locks.js';
 import type {
   BusinessClosuresTable,
   SettlementBatchesTable,
@@ -16,8 +17,7 @@ export type ItemRow = Selectable<SettlementItemsTable>;
 
 /** Serialises the releases of one owner until the end of the caller's transaction. */
 export async function lockOwner(trx: Trx, owner: PayoutOwner): Promise<void> {
-  const key = `settlement:${owner.organizationId}:${owner.environment}`;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  await lockUntilCommit(trx, `settlement:${owner.organizationId}:${owner.environment}`);
 }
 
 export async function findBatch(

@@ -1,5 +1,6 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
+import { lockUntilCommit } from '../../db/locks.js';
 import type { WalletChangesTable, WalletsTable } from '../../db/schema.js';
 import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
@@ -28,8 +29,7 @@ export type ChangePatch = Omit<Updateable<WalletChangesTable>, 'id' | 'status'>;
  * indexes `wallets_address_idx` and `wallets_one_default_idx` would otherwise refuse the later one).
  */
 export async function lockOwner(trx: Trx, owner: WalletOwner): Promise<void> {
-  const key = `wallets:${owner.organizationId}:${owner.environment}`;
-  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  await lockUntilCommit(trx, `wallets:${owner.organizationId}:${owner.environment}`);
 }
 
 export async function insertWallet(trx: Trx, values: Insertable<WalletsTable>): Promise<WalletRow> {

@@ -7,6 +7,7 @@ export type WebhookError =
   | { code: 'delivery_not_found' }
   | { code: 'event_type_not_selected'; eventType: string }
   | { code: 'invalid_input'; issues: ValidationIssue[] }
+  | { code: 'endpoint_limit'; limit: number }
   | CursorError;
 
 export const WEBHOOK_ERRORS: ErrorTable<WebhookError> = {
@@ -18,6 +19,12 @@ export const WEBHOOK_ERRORS: ErrorTable<WebhookError> = {
       `The endpoint no longer receives ${error.eventType} events: add the kind to its enabledEvents to retry this delivery.`,
     ),
   invalid_input: (error) => ApiError.validation(error.issues),
+  endpoint_limit: (error) =>
+    new ApiError(
+      'limit_reached',
+      `An organization has at most ${error.limit} webhook endpoints in each environment: delete one first.`,
+      { limit: error.limit },
+    ),
   ...INVALID_CURSOR,
 };
 

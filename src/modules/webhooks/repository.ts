@@ -1,5 +1,6 @@
-import { sql, type Selectable, type Updateable } from 'kysely';
-import type { Kdb } from '../../db/database.js';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { Kdb, Trx } from '../../db/database.js';
+import { lockUntilCommit } from '../../db/locks.js';
 import type {
   Environment,
   WebhookAttemptsTable,
@@ -27,6 +28,30 @@ export function findEndpoint(db: Kdb, owner: Owner, id: string, lock = false) {
     .where('deleted_at', 'is', null);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
+}
+
+/**
+ * Serialises, until the end of the caller's transaction, the creations of one owner's endpoints, so that
+ * each counts the ones the previous created (the limit of WEBHOOK_ENDPOINT_LIMIT per owner).
+ */
+export async function lockEndpointsOf(trx: Trx, owner: Owner): Promise<void> {
+  await lockUntilCommit(trx, `webhook-endpoints:${owner.organizationId}:${owner.environment}`);
+}
+
+/** How many endpoints the owner has, not deleted. */
+export async function countEndpoints(trx: Trx, owner: Owner): Promise<number> {
+  const row = await trx
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export function insertEndpoint(trx: Trx, values: Insertable<WebhookEndpointsTable>) {
+  return trx.insertInto('webhook_endpoints').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
 /** An organization's endpoints of both environments, not deleted, newest first (at most `limit`). */

@@ -25,7 +25,7 @@ import {
 import type { Result } from '../../shared/result.js';
 import { CHARGE_ERRORS } from '../charges/errors.js';
 import { webhookRefusal, type WebhookError } from './errors.js';
-import type { WebhookEndpointService } from './service.js';
+import { WEBHOOK_ENDPOINT_LIMIT, type WebhookEndpointService } from './service.js';
 
 export interface WebhookRoutesOptions {
   service: WebhookEndpointService;
@@ -63,7 +63,9 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
         description:
           'Registers a URL that receives the selected event kinds, signed with its own secret. The response ' +
           'carries the secret (`whsec_…`) this once; it is stored encrypted and never shown again (rotate it ' +
-          'to get a new one). URLs that break the rules of `url` are 400 `validation_failed`. Needs scope ' +
+          'to get a new one). URLs that break the rules of `url` are 400 `validation_failed`. An organization ' +
+          `has at most ${WEBHOOK_ENDPOINT_LIMIT} endpoints (not deleted) in each environment: another is 409 ` +
+          '`limit_reached` (`details.limit`). Needs scope ' +
           '`write`. Honours `X-Idempotency-Key`: a retry within 24 hours returns the same endpoint and secret.',
         tags: TAGS,
         headers: IdempotencyHeaderSchema,

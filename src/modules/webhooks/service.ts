@@ -17,7 +17,10 @@ import {
   pendingByEndpoint,
   endpointsOfOrganization,
   findEndpoint,
+  countEndpoints,
+  insertEndpoint,
   listEndpoints,
+  lockEndpointsOf,
   transitionDelivery,
   type AttemptWithDelivery,
   type DeliveryRow,
@@ -41,6 +44,11 @@ export type { WebhookError } from './errors.js';
 export type { EndpointAttempt };
 
 export const CHARGE_ATTEMPTS_LIMIT = 20;
+/**
+ * Endpoints an organization may have in one environment (ADR 0061): every event is delivered to each
+ * endpoint that selects it, so their number bounds the deliveries one payment makes.
+ */
+export const WEBHOOK_ENDPOINT_LIMIT = 16;
 export const CHARGE_DELIVERIES_LIMIT = 50;
 
 /** A delivery of an event about a charge, as the dashboard's charge page shows it. */
@@ -196,9 +204,10 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       if (issues.length > 0) return err({ code: 'invalid_input', issues });
       const now = clock.now();
       const secret = generateWebhookSecret();
-      const row = await db
-        .insertInto('webhook_endpoints')
-        .values({
+      const row = await db.transaction().execute(async (trx) => {
+        await lockEndpointsOf(trx, owner);
+        if ((await countEndpoints(trx, owner)) >= WEBHOOK_ENDPOINT_LIMIT) return undefined;
+        return insertEndpoint(trx, {
           id: newId('we', now),
           organization_id: owner.organizationId,
           environment: owner.environment,
@@ -211,9 +220,9 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
           created_by_key_id: owner.keyId ?? null,
           created_at: now,
           updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+        });
+      });
+      if (!row) return err({ code: 'endpoint_limit', limit: WEBHOOK_ENDPOINT_LIMIT });
       return ok({ ...endpointView(row, now), secret });
     },
 
