@@ -360,6 +360,7 @@ export function createServices(input: {
       organizations,
       alerts,
       users,
+      sessions,
       applications: applicationReview,
       webUrl: () => urls.web(),
     }),

@@ -469,6 +469,11 @@ describe('authentication and CSRF on /operator/v1', () => {
       path: '/operator/v1/staff',
       body: { email: uniqueEmail('intruder'), name: 'Intruder', role: 'admin', password: newPassword() },
     },
+    {
+      method: 'POST',
+      path: '/operator/v1/staff/password',
+      body: { email: uniqueEmail('nobody'), password: newPassword() },
+    },
     { method: 'POST', path: '/operator/v1/demo-merchants', body: {} },
   ];
 
@@ -719,6 +724,50 @@ describe('staff roles', () => {
       actor: `staff:${admin.account.id}`,
       after: { email, role: 'underwriter' },
     });
+  });
+
+  it('an admin sets a staff password (POST /operator/v1/staff/password): the old one and its sessions end', async () => {
+    const account = await createStaffUser(t, 'support');
+    const session = await loginStaff(t, account);
+    remember(account.password, session.token, session.csrfToken);
+    expect((await session.get('/operator/v1/organizations')).status).toBe(200);
+    const password = newPassword();
+    remember(password);
+    const res = await admin.post<{ id: string; email: string; sessionsEnded: number }>(
+      '/operator/v1/staff/password',
+      { email: account.email.toUpperCase(), password },
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ id: account.id, email: account.email, sessionsEnded: 1 });
+    expect(res.text).not.toContain(password);
+    expect((await session.get('/operator/v1/organizations')).status).toBe(401);
+    expect((await postLogin(t, account.email, account.password)).status).toBe(401);
+    const login = await postLogin(t, account.email, password);
+    expect(login.status).toBe(200);
+    remember(login.body.csrfToken);
+    const entry = (await auditOf(`targetId=${account.id}`)).find((e) => e.action === 'staff.password_set');
+    expect(entry).toMatchObject({ actor: `staff:${admin.account.id}` });
+    expect(JSON.stringify(entry)).not.toContain(password);
+
+    const unknown = await admin.post('/operator/v1/staff/password', {
+      email: uniqueEmail('nobody'),
+      password: newPassword(),
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
+    const weak = await admin.post('/operator/v1/staff/password', { email: account.email, password: 'short' });
+    expect(weak.status).toBe(400);
+    expect(weak.body.error.details?.issues?.map((i) => i.path)).toEqual(['password']);
+    for (const other of [underwriter, support]) {
+      const refused = await other.post('/operator/v1/staff/password', {
+        email: admin.account.email,
+        password: newPassword(),
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('forbidden');
+    }
+    // The refused attempts changed nothing: the password set above still logs in.
+    expect((await postLogin(t, account.email, password)).status).toBe(200);
   });
 
   it('five concurrent creations of one address make one account; the others are 400, never a 500', async () => {

@@ -115,6 +115,8 @@ describe('usage errors', () => {
       [['frobnicate'], 'unknown command frobnicate'],
       [['list-applications', '--bogus'], "Unknown option '--bogus'"],
       [['create-staff', '--email'], "Option '--email <value>' argument missing"],
+      [['set-staff-password'], 'set-staff-password needs --email'],
+      [['set-staff-password', '--email', 'a@b.example', 'extra'], 'set-staff-password takes no arguments'],
       [['list-applications', '--limit', 'ten'], '--limit must be a whole number from 1 to 100'],
       [['list-applications', '--limit', '0'], '--limit must be a whole number from 1 to 100'],
       [['list-applications', '--limit', '500'], '--limit must be a whole number from 1 to 100'],
@@ -197,6 +199,39 @@ describeOnPass('embedded')('on the embedded database of DATA_DIR', () => {
         await cliFails(['create-staff', '--email', email, '--name', 'Again', '--role', 'admin'], env),
       ).toContain('validation_failed');
       expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+    },
+  );
+
+  it(
+    'set-staff-password sets a new password, generated when none is given',
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      const set = await cliJson<{ id: string; email: string; sessionsEnded: number; password: string }>(
+        ['set-staff-password', '--email', staff.email],
+        env,
+      );
+      expect(set).toEqual({
+        id: staff.id,
+        email: staff.email,
+        sessionsEnded: 0,
+        password: expect.stringMatching(/^[A-Za-z0-9_-]{20}$/),
+      });
+      expect(set.password).not.toBe(staff.password);
+      // No "a" in it: the address's local part is "a", which a password may not contain.
+      const password = 'Br1ght-0v3n-L1d-K9x';
+      const chosen = await cliJson<Record<string, unknown>>(
+        ['set-staff-password', '--email', staff.email, '--password', password],
+        env,
+      );
+      expect(chosen).not.toHaveProperty('password');
+      // The later cases log in with the account's current password.
+      staff = { ...staff, password };
+      expect(
+        await cliFails(['set-staff-password', '--email', uniqueEmail('nobody'), '--password', 'x'], env),
+      ).toContain('validation_failed');
+      expect(await cliFails(['set-staff-password', '--email', uniqueEmail('nobody')], env)).toContain(
+        'not_found',
+      );
     },
   );
 

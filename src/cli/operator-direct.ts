@@ -54,6 +54,18 @@ export async function directBackend(config: Config): Promise<Backend> {
           );
           return { ...created, ...(input.password === undefined ? { password } : {}) };
         }
+        case 'set-staff-password': {
+          const password = (input.password as string | undefined) ?? generatedPassword(String(input.email));
+          const { staff, sessionsEnded } = valueOf(
+            await operator.setStaffPassword({ email: String(input.email), password }, by),
+          );
+          return {
+            id: staff.id,
+            email: staff.email,
+            sessionsEnded,
+            ...(input.password === undefined ? { password } : {}),
+          };
+        }
         case 'list-applications': {
           const listed = await underwriting.listApplications({
             limit: Number(input.limit),

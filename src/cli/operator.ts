@@ -15,6 +15,9 @@ const USAGE = `Usage: npm run operator -- <command> [options]
 Commands:
   create-staff --email E --name N --role admin|underwriter|support [--password P]
                                         create an operator account (a password is generated when omitted)
+  set-staff-password --email E [--password P]
+                                        set a staff account's password (generated when omitted); ends its
+                                        sessions and any lockout; audited
   list-applications [--status NEW|IN_REVIEW|APPROVED|REJECTED] [--limit N]
   approve <applicationId>               approve: organization, owner, first keys, approval e-mail
   reject <applicationId> --reason R
@@ -91,6 +94,7 @@ type Values = Record<string, string | boolean | undefined>;
 /** How many positional arguments each command takes (after its name). */
 const ARGUMENTS: Record<string, number> = {
   'create-staff': 0,
+  'set-staff-password': 0,
   'list-applications': 0,
   approve: 1,
   reject: 1,
@@ -125,6 +129,11 @@ function buildInput(command: string, args: string[], values: Values): Record<str
         email: need(values.email, '--email'),
         name: need(values.name, '--name'),
         role: oneOf(need(values.role, '--role'), STAFF_ROLES, '--role'),
+        password: typeof values.password === 'string' ? values.password : undefined,
+      };
+    case 'set-staff-password':
+      return {
+        email: need(values.email, '--email'),
         password: typeof values.password === 'string' ? values.password : undefined,
       };
     case 'list-applications':
@@ -300,6 +309,14 @@ function httpBackend(baseUrl: string, token: string): Backend {
             unknown
           >;
           return { ...created, ...(input.password === undefined ? { password } : {}) };
+        }
+        case 'set-staff-password': {
+          const password = (input.password as string | undefined) ?? generatedPassword(String(input.email));
+          const set = (await send('POST', '/operator/v1/staff/password', {
+            email: input.email,
+            password,
+          })) as Record<string, unknown>;
+          return { ...set, ...(input.password === undefined ? { password } : {}) };
         }
         case 'list-applications': {
           const query = new URLSearchParams({

@@ -52,7 +52,7 @@ export interface LoginThrottle {
   /** A success clears the pair's counter (not the address's: other accounts may still be sprayed). */
   succeed(attempt: LoginAttempt): Promise<void>;
   /** Clears every counter of an account (a password reset or one set by an operator). */
-  clearAccount(realm: Realm, email: string): Promise<void>;
+  clearAccount(realm: Realm, email: string, trx?: Kdb): Promise<void>;
   /** Deletes counters nobody failed on for longer than they are remembered (the worker). */
   purge(): Promise<number>;
 }
@@ -163,8 +163,8 @@ export function createLoginThrottle(deps: { db: Kdb; clock: Clock }): LoginThrot
         .execute();
     },
 
-    async clearAccount(realm, email) {
-      await db
+    async clearAccount(realm, email, trx = db) {
+      await trx
         .deleteFrom('login_throttle')
         .where('realm', '=', realm)
         .where('email', '=', throttleEmail(email))

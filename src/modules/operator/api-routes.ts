@@ -27,6 +27,7 @@ import {
   PageQuerySchema,
   ReasonBodySchema,
   StaffCreateSchema,
+  StaffPasswordSchema,
   applicationView,
   organizationView,
 } from './schemas.js';
@@ -466,6 +467,31 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
     },
     async (request, reply) => {
       return reply.code(201).send(valueOf(await deps.commands.createStaff(request.body, actorOf(request))));
+    },
+  );
+
+  app.post(
+    '/operator/v1/staff/password',
+    {
+      schema: {
+        description:
+          'Sets the password of the staff account with this e-mail (a forgotten one, or an account locked ' +
+          'out by failed logins: the lockout ends). Audited (`staff.password_set`); every operator session ' +
+          "of the account ends, the caller's own if it is the account. A weak password is 400, an unknown " +
+          'address 404. Needs the admin role.',
+        body: StaffPasswordSchema,
+        response: {
+          200: Type.Object({ id: Type.String(), email: Type.String(), sessionsEnded: Type.Integer() }),
+          ...errors,
+        },
+      },
+      config: { operator: 'administer' },
+    },
+    async (request) => {
+      const { staff, sessionsEnded } = valueOf(
+        await deps.commands.setStaffPassword(request.body, actorOf(request)),
+      );
+      return { id: staff.id, email: staff.email, sessionsEnded };
     },
   );
 

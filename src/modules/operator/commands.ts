@@ -2,6 +2,7 @@ import type { ApplicationReview } from '../applications/service.js';
 import type { Kdb } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { FeatureFlag, KycStatus, PaymentMethod, StaffRole } from '../../db/schema.js';
+import type { SessionManager } from '../../http/session.js';
 import type { Clock } from '../../shared/clock.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
@@ -60,6 +61,14 @@ export interface OperatorCommands {
     input: { email: string; name: string; role: StaffRole; password: string },
     by: Actor,
   ): Answer<Staff>;
+  /**
+   * Sets a staff member's password (a forgotten one, an account locked out): audited
+   * (`staff.password_set`, without the password), and every operator session of the account ends.
+   */
+  setStaffPassword(
+    input: { email: string; password: string },
+    by: Actor,
+  ): Answer<{ staff: Staff; sessionsEnded: number }>;
   acknowledgeAlert(id: string, by: Actor): Answer<OperatorAlertView>;
   createDemoMerchant(
     input: { companyName?: string; email?: string; kycStatus?: KycStatus; flags?: FeatureFlag[] },
@@ -76,6 +85,7 @@ export interface OperatorCommandDeps {
   organizations: OrganizationAdminService;
   alerts: OperatorAlerts;
   users: Pick<UserService, 'activateWithPassword'>;
+  sessions: Pick<SessionManager, 'endAll'>;
   /** The demo merchant files its application through the applications module. */
   applications: Pick<ApplicationReview, 'file' | 'withdrawNew'>;
   webUrl: () => string;
@@ -172,6 +182,24 @@ export function createOperatorCommands(deps: OperatorCommandDeps): OperatorComma
           if (isUniqueViolation(error, 'staff_users_email_idx')) return err({ code: 'staff_email_taken' });
           throw error;
         }),
+
+    setStaffPassword: async ({ email, password }, by) => {
+      const changed = await db.transaction().execute(async (trx): Answer<Staff> => {
+        const set = await staff.setPassword(email, password, trx);
+        if (!set.ok) return set;
+        await audit.record(trx, {
+          ...by,
+          action: 'staff.password_set',
+          targetType: 'staff',
+          targetId: set.value.id,
+        });
+        return set;
+      });
+      if (!changed.ok) return changed;
+      // Whoever held a session with the old password holds it no longer.
+      const sessionsEnded = await deps.sessions.endAll('operator', changed.value.id);
+      return ok({ staff: changed.value, sessionsEnded });
+    },
 
     acknowledgeAlert: (id, by) => deps.alerts.acknowledge(id, by),
 

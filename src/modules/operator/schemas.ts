@@ -129,6 +129,14 @@ export const StaffCreateSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const StaffPasswordSchema = Type.Object(
+  {
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+
 export const FeeBodySchema = Type.Object(
   {
     basisPoints: Type.Integer({ minimum: 0, maximum: 10000 }),

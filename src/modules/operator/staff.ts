@@ -60,7 +60,11 @@ export interface StaffService {
     password: string,
     context: StaffLoginContext,
   ): Promise<Result<Staff, StaffError>>;
-  setPassword(email: string, password: string): Promise<Result<void, StaffError>>;
+  /**
+   * Sets a staff member's password (the `set-staff-password` command, audited there), in the caller's
+   * transaction when one is given, and lifts a lockout of the account.
+   */
+  setPassword(email: string, password: string, trx?: Kdb): Promise<Result<Staff, StaffError>>;
 }
 
 export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLog }): StaffService {
@@ -154,19 +158,19 @@ export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLo
       return ok(toStaff(row));
     },
 
-    async setPassword(email, password) {
+    async setPassword(email, password, trx = db) {
       const weak = weakPassword(password, email);
       if (weak) return err(weak);
-      const row = await byEmail(email);
+      const row = await byEmail(email, trx);
       if (!row) return err({ code: 'staff_not_found', email });
-      await db
+      await trx
         .updateTable('staff_users')
         .set({ password_hash: await hashPassword(password), updated_at: clock.now() })
         .where('id', '=', row.id)
         .execute();
       // Set by an operator with the CLI: whoever waited on this account may try the new password.
-      await throttle.clearAccount('operator', row.email);
-      return ok();
+      await throttle.clearAccount('operator', row.email, trx);
+      return ok(toStaff(row));
     },
   };
 }
