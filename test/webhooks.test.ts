@@ -302,12 +302,11 @@ describe('webhook endpoints', () => {
 
   it('limits an organization to 16 endpoints in an environment, simultaneous creations included', async () => {
     const crowded = await createMerchant(t);
-    const create = () =>
-      apiRequest<Endpoint & ErrorBody>(t.urls, '/v1/webhook-endpoints', {
+    const create = (key = crowded.keys.sandbox.secret) =>
+      api<Endpoint>('/v1/webhook-endpoints', {
         method: 'POST',
         body: { url: receiver.url, enabledEvents: ['*'] },
-        environment: 'sandbox',
-        key: crowded.keys.sandbox.secret,
+        key,
       });
     const made: string[] = [];
     for (let i = 0; i < 14; i++) {
@@ -330,18 +329,9 @@ describe('webhook endpoints', () => {
       .execute();
     expect(live).toHaveLength(16);
     // Another organization is not crowded; a deleted endpoint frees its place.
-    expect(
-      (
-        await api('/v1/webhook-endpoints', {
-          method: 'POST',
-          body: { url: receiver.url, enabledEvents: ['*'] },
-          key: other.keys.sandbox.secret,
-        })
-      ).status,
-    ).toBe(201);
-    const removed = await apiRequest(t.urls, `/v1/webhook-endpoints/${made[0]}`, {
+    expect((await create(other.keys.sandbox.secret)).status).toBe(201);
+    const removed = await api(`/v1/webhook-endpoints/${made[0]}`, {
       method: 'DELETE',
-      environment: 'sandbox',
       key: crowded.keys.sandbox.secret,
     });
     expect(removed.status).toBe(200);

@@ -18,6 +18,14 @@ import type { Kdb, Trx } from './database.js';
  * variant of the text shows as a count that differs, on the first execution of that variant: `is null`
  * against `= $n`, an `in` list of another length, a column more or less.)
  */
+/**
+ * The columns an insert's `values` or an update's `set` writes: those whose value is defined, in the
+ * object's order, as Kysely compiles them (the shape of such a statement, and its parameters' order).
+ */
+export function definedColumns<T extends object>(values: T): Array<keyof T> {
+  return (Object.keys(values) as Array<keyof T>).filter((column) => values[column] !== undefined);
+}
+
 export interface PrecompiledStatement<Args, Row> {
   execute(db: Kdb | Trx, args: Args): Promise<QueryResult<Row>>;
 }

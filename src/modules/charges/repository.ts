@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
-import { precompiled } from '../../db/precompiled.js';
+import { definedColumns, precompiled } from '../../db/precompiled.js';
 import type { Companion } from '../../http/idempotency-store.js';
 import type { ChargeCardAttemptsTable, ChargesTable, Environment, PaymentMethod } from '../../db/schema.js';
 import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
@@ -358,10 +358,6 @@ export async function insertUnlessKeyHeld(db: Kdb, values: ChargeInsert): Promis
   return (await insertUnlessKeyHeldStatement.execute(db, values)).rows[0];
 }
 
-/** The columns an insert sets: those whose value is defined, in the object's order (as Kysely's). */
-const definedColumns = (values: ChargeInsert) =>
-  (Object.keys(values) as Array<keyof ChargeInsert>).filter((column) => values[column] !== undefined);
-
 /** Precompiled (ADR 0060): phase 1 of every charge creation. */
 const insertUnlessKeyHeldStatement = precompiled<ChargeInsert, ChargeRow>({
   name: 'charge insert',
@@ -415,7 +411,7 @@ export function finishCreationHolding(
 ): Companion<{ id: string }> {
   assertAllowed(CREATION_TRANSITIONS, ['creating'], 'created', `charge ${id} creation`);
   const set: Updateable<ChargesTable> = { ...patch, creation_state: 'created' };
-  const columns = (Object.keys(set) as Array<keyof typeof set>).filter((column) => set[column] !== undefined);
+  const columns = definedColumns(set);
   return {
     shape: `charges.finishCreationHolding:${lease === null ? 'no lease' : 'lease'}:${columns.join(',')}`,
     parameters: [...columns.map((column) => set[column]), id, 'creating', ...(lease === null ? [] : [lease])],
