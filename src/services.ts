@@ -464,6 +464,7 @@ export function createServices(input: {
       clock,
       logger: logger.child({ module: 'refunds' }),
       fingerprints,
+      cursors,
       acquirerFor,
       charges: createChargeRefunds({ db }),
       ledger,

@@ -641,6 +641,60 @@ describe('the payment pages', () => {
     expect(textOf(notYet.text, 'refund-error')).toBe('Only a succeeded payment can be refunded.');
   });
 
+  it('list the 100 newest refunds and say there are more; pending refunds past them still hold back', async () => {
+    const merchant = await createMerchant(t);
+    const charge = await paidCharge(merchant, { amount: 10_000 });
+    // Rows as the refunds service leaves them (a charge with this many refunds takes a long time to make
+    // through the acquirer): the oldest one pending, 100 newer ones failed.
+    const now = t.clock.now().getTime();
+    const row = (index: number, status: 'pending' | 'failed', amount: string) => ({
+      id: `re_fixture${String(index).padStart(3, '0')}`,
+      charge_id: charge.id,
+      organization_id: merchant.organizationId,
+      environment: 'sandbox' as const,
+      amount,
+      currency: 'TRY' as const,
+      status,
+      reason: null,
+      idempotency_key: null,
+      provider_refund_id: null,
+      failure_code: status === 'failed' ? 'card_declined' : null,
+      failure_message: status === 'failed' ? 'declined' : null,
+      created_at: new Date(now - 3_600_000 + index * 1000),
+      updated_at: new Date(now - 3_600_000 + index * 1000),
+    });
+    await t.gateway.database.db
+      .insertInto('refunds')
+      .values([
+        row(0, 'pending', '2000'),
+        ...Array.from({ length: 100 }, (_, i) => row(i + 1, 'failed', '1')),
+      ])
+      .execute();
+    const owner = await signedIn(merchant.organizationId, 'owner');
+
+    const page = await owner.get(`/dashboard/payments/${charge.id}?lang=en`);
+    expect(page.status).toBe(200);
+    const listed = [...page.text.matchAll(/<li data-refund-id="([^"]+)"/g)].map((match) => match[1]);
+    expect(listed).toHaveLength(100);
+    expect(listed[0]).toBe('re_fixture100');
+    expect(listed).not.toContain('re_fixture000');
+    expect(textOf(page.text, 'more-refunds')).toBe(
+      'The 100 newest refunds are listed; GET /v1/charges/{id}/refunds pages through all of them.',
+    );
+    // The pending refund the page does not list still holds its 20.00 back.
+    expect(textOf(page.text, 'payment-refundable')).toBe('TRY 80.00');
+    const over = await owner.get(`/dashboard/payments/${charge.id}/refund?lang=en&amount=80.01`);
+    expect(over.status).toBe(400);
+    expect(textOf(over.text, 'refund-error')).toBe('That is more than remains refundable (TRY 80.00).');
+
+    // One refund fewer than the page holds: no such line.
+    await t.gateway.database.db.deleteFrom('refunds').where('id', '=', 're_fixture001').execute();
+    await t.gateway.database.db.deleteFrom('refunds').where('id', '=', 're_fixture000').execute();
+    const all = await owner.get(`/dashboard/payments/${charge.id}?lang=en`);
+    expect([...all.text.matchAll(/<li data-refund-id=/g)]).toHaveLength(99);
+    expect(all.text).not.toContain('id="more-refunds"');
+  });
+
   it('let owners and admins refund; viewers and developers see no button and are refused', async () => {
     const merchant = await createMerchant(t);
     const charge = await paidCharge(merchant, { amount: 5_000 });

@@ -12,6 +12,7 @@ import { ACCOUNT_TEST_ENV, createActiveUser, textOf, WebClient } from './helpers
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { chainControl } from './helpers/chain.js';
 import { merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
 
 interface Batch {
@@ -348,5 +349,32 @@ describe('the settlement pages', () => {
       expect((await reader.get(paths[0] ?? '')).status, role).toBe(200);
       expect((await reader.get(paths[1] ?? '')).status, role).toBe(200);
     }
+  });
+
+  // Last in the file: it leaves the sandbox chain's rate dated at this test's clock instead of following it.
+  it('say in words why a batch waits for an exchange rate, in both languages', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    await paidCharge(t, merchant, 'sandbox', 100_000);
+    const chain = chainControl(t.sandboxChain);
+    await chain.setRate(null);
+    let batch: Batch;
+    try {
+      batch = await settle(merchant);
+    } finally {
+      await chain.setRate('0.0285');
+    }
+    expect(batch.status).toBe('held');
+    const client = await signedIn(merchant.organizationId, 'viewer');
+    const page = await client.get('/dashboard/settlements?lang=en');
+    const [listed] = batchesIn(page.text);
+    expect(listed?.id).toBe(batch.id);
+    expect(listed?.html).toContain('data-reason="rate_unavailable:missing"');
+    expect(classText(listed?.html ?? '', 'batch-reason')).toBe(
+      'there is no usable exchange rate yet (no rate is available); retried automatically.',
+    );
+    const detail = await client.get(`/dashboard/settlements/${batch.id}?lang=tr`);
+    expect(textOf(detail.text, 'batch-reason')).toBe(
+      'henüz kullanılabilir bir kur yok (kur bilgisi yok); otomatik olarak yeniden denenir.',
+    );
   });
 });

@@ -141,6 +141,7 @@ function secondWorker() {
       clock: s.clock,
       logger: s.logger,
       fingerprints: s.idempotencyStore.fingerprints,
+      cursors: s.cursors,
       acquirerFor,
       ledger: s.ledger,
       events: s.events,

@@ -413,6 +413,62 @@ describe('refunds', () => {
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe('insufficient_scope');
   });
+
+  it('lists the refunds a page at a time, newest first, each cursor bound to its charge', async () => {
+    const charge = await paidCharge(10_000);
+    const made: string[] = [];
+    for (const amount of [1000, 2000, 3000]) {
+      t.clock.advance(1000);
+      const res = await refund(charge.id, { amount });
+      expect(res.status, res.text).toBe(201);
+      made.push(res.body.id);
+    }
+    type Page = { data: RefundBody[]; nextCursor: string | null };
+    const list = (query: string) => api<Page & ErrorBody>(`/v1/charges/${charge.id}/refunds${query}`);
+
+    const all = await list('');
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.data.map((item) => item.id)).toEqual([...made].reverse());
+    expect(all.body.nextCursor).toBeNull();
+
+    const first = await list('?limit=2');
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data.map((item) => item.amount)).toEqual(['3000', '2000']);
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const cursor = encodeURIComponent(first.body.nextCursor ?? '');
+    const second = await list(`?limit=2&cursor=${cursor}`);
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.data.map((item) => item.amount)).toEqual(['1000']);
+    expect(second.body.nextCursor).toBeNull();
+
+    // A cursor of this charge's list is refused on another charge's, as is one this API never issued.
+    const other = await paidCharge(5000);
+    const elsewhere = await api<ErrorBody>(`/v1/charges/${other.id}/refunds?cursor=${cursor}`);
+    expect(elsewhere.status, elsewhere.text).toBe(400);
+    expect(elsewhere.body.error.code).toBe('validation_failed');
+    expect(elsewhere.body.error.details?.issues?.[0]).toMatchObject({
+      path: 'cursor',
+      code: 'invalid_value',
+    });
+    const forged = await list(`?cursor=${cursor.slice(0, -2)}xx`);
+    expect(forged.status, forged.text).toBe(400);
+    expect(forged.body.error.details?.issues?.[0]).toMatchObject({ path: 'cursor' });
+    for (const query of ['?limit=0', '?limit=101', '?limit=two', '?page=2']) {
+      const refused = await list(query);
+      expect(refused.status, `${query}: ${refused.text}`).toBe(400);
+      expect(refused.body.error.code).toBe('validation_failed');
+    }
+
+    // Another organization's charge is 404 with or without a cursor; its key cannot read this list.
+    const stranger = await createMerchant(t);
+    for (const query of ['', `?cursor=${cursor}`]) {
+      const foreign = await api<ErrorBody>(`/v1/charges/${charge.id}/refunds${query}`, {
+        key: stranger.keys.sandbox.secret,
+      });
+      expect(foreign.status, foreign.text).toBe(404);
+      expect(foreign.body.error.code).toBe('not_found');
+    }
+  });
 });
 
 describe('expiry', () => {

@@ -22,6 +22,7 @@ export type CursorList =
   | 'organizations'
   | 'emails'
   | 'payouts'
+  | 'refunds'
   | 'operator_payouts'
   | 'payout_transactions'
   | 'settlement_batches'

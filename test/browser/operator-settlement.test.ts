@@ -298,4 +298,25 @@ describe('the console’s settlement', () => {
       'held: the organization is frozen; the funds stay available and are paid out by the first run after it is unfrozen.',
     );
   });
+
+  it('says in words why a batch was carried', async () => {
+    // No default wallet: Thursday's batch releases the funds and carries them.
+    const walletless = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+    await paidCharge(t, walletless, 'sandbox', 300_000);
+    t.clock.set(new Date('2027-03-04T03:05:00.000Z'));
+    expect(
+      await t.gateway.services.settlementBatches.runDay(new Date('2027-03-04T03:00:00.000Z')),
+    ).toMatchObject({ failed: 0 });
+
+    const page = await signIn(support);
+    await page.goto(`${t.urls.operator}/settlement?businessDate=2027-03-04`);
+    const row = page.locator(`tr[data-organization-id="${walletless.organizationId}"]`);
+    expect(await row.locator('.batch-status').textContent()).toBe('carried');
+    expect(await row.locator('.batch-outcome [data-reason]').getAttribute('data-reason')).toBe(
+      'no_default_wallet',
+    );
+    expect(await row.locator('.batch-outcome').textContent()).toBe(
+      'carried: the organization has no default wallet; the funds stay available.',
+    );
+  });
 });

@@ -49,7 +49,7 @@ export interface DashboardModuleOptions {
   customers: Pick<CustomerService, 'get' | 'list'>;
   charges: Pick<ChargeService, 'list' | 'search' | 'details' | 'pageCreatedIn'>;
   /** The refund from the charge page; the exports' refunds. */
-  refunds: Pick<RefundService, 'create' | 'list' | 'pageCreatedIn'>;
+  refunds: Pick<RefundService, 'create' | 'list' | 'pendingTotal' | 'pageCreatedIn'>;
   /** The charge page's ledger lines; the fee and net of each exported charge. */
   ledger: Pick<Ledger, 'chargeEntries' | 'chargeFees' | 'balance'>;
   events: Pick<EventLookup, 'idsAboutCharge' | 'byIds'>;

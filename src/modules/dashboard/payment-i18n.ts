@@ -136,6 +136,8 @@ export interface PaymentMessages {
   refundStatuses: Record<'pending' | 'succeeded' | 'failed', string>;
   refunds: string;
   noRefunds: string;
+  /** `{count}`: when the payment has more refunds than its page lists. */
+  moreRefunds: string;
   events: string;
   noEvents: string;
   deliveries: string;
@@ -287,6 +289,8 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
     refundStatuses: { pending: 'Pending', succeeded: 'Succeeded', failed: 'Failed' },
     refunds: 'Refunds',
     noRefunds: 'No refunds.',
+    moreRefunds:
+      'The {count} newest refunds are listed; GET /v1/charges/{id}/refunds pages through all of them.',
     events: 'Events',
     noEvents: 'No events yet.',
     deliveries: 'Webhook deliveries',
@@ -438,6 +442,8 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
     refundStatuses: { pending: 'Beklemede', succeeded: 'Başarılı', failed: 'Başarısız' },
     refunds: 'İadeler',
     noRefunds: 'İade yok.',
+    moreRefunds:
+      'En yeni {count} iade listelenir; tümü için GET /v1/charges/{id}/refunds sayfa sayfa okunur.',
     events: 'Olaylar',
     noEvents: 'Henüz olay yok.',
     deliveries: 'Webhook gönderimleri',

@@ -31,7 +31,7 @@ export interface DashboardPaymentPagesOptions {
   /** The charges of the session's environment: the list's search and the charge page's details. */
   charges: Pick<ChargeService, 'search' | 'details'>;
   /** The same service as `POST /v1/charges/{id}/refunds`: every refund rule applies. */
-  refunds: Pick<RefundService, 'create' | 'list'>;
+  refunds: Pick<RefundService, 'create' | 'list' | 'pendingTotal'>;
   /** The charge's fee, net and ledger lines. */
   ledger: Pick<Ledger, 'chargeEntries'>;
   /** The charge's webhook deliveries and their retry (the same as `POST /v1/webhook-deliveries/{id}/retry`). */
@@ -42,6 +42,8 @@ export interface DashboardPaymentPagesOptions {
 
 /** Charges per page of the list. */
 export const PAYMENT_PAGE_LIMIT = 25;
+/** The newest refunds a payment's page lists; the API pages through all of them. */
+export const REFUNDS_SHOWN = 100;
 const SORTS = ['newest', 'oldest', 'amount_desc', 'amount_asc'] as const satisfies readonly ChargeSort[];
 const EMAIL_MAX = CHARGE_LIMITS.customerEmail;
 const REFERENCE_MAX = CHARGE_LIMITS.merchantReference;
@@ -223,8 +225,12 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
     if (!found.ok) throw noSuchCharge();
     const details = found.value;
     const charge = details.charge;
-    const listedRefunds = await refunds.list(owner, charge.id);
-    const chargeRefunds = listedRefunds.ok ? listedRefunds.value : [];
+    const [listedRefunds, pendingRefunds] = await Promise.all([
+      refunds.list(owner, charge.id, { limit: REFUNDS_SHOWN }),
+      refunds.pendingTotal(owner, charge.id).then(BigInt),
+    ]);
+    const chargeRefunds = listedRefunds.ok ? listedRefunds.value.data : [];
+    const moreRefunds = listedRefunds.ok && listedRefunds.value.nextCursor !== null;
     const [entries, deliveries, eventIds] = await Promise.all([
       ledger.chargeEntries(
         owner,
@@ -249,9 +255,6 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
       booked?.postings.find((posting) => posting.account === account)?.amount;
     const feePosting = postingOf('fee_revenue');
     const netPosting = postingOf('merchant_pending');
-    const pendingRefunds = chargeRefunds
-      .filter((refund) => refund.status === 'pending')
-      .reduce((total, refund) => total + BigInt(refund.amount), 0n);
     const refundable =
       charge.status === 'succeeded'
         ? BigInt(charge.amount) - BigInt(charge.amountRefunded) - pendingRefunds
@@ -264,6 +267,7 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
       charge,
       details,
       refunds: chargeRefunds,
+      moreRefunds: moreRefunds ? format(messages.moreRefunds, { count: chargeRefunds.length }) : undefined,
       entries,
       deliveries,
       events: chargeEvents,
@@ -317,10 +321,7 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
       if (!found.ok) throw noSuchCharge();
       const charge = found.value.charge;
       const typed = request.query.amount?.trim() ?? '';
-      const listedRefunds = await refunds.list(ownerOf(current), charge.id);
-      const pending = (listedRefunds.ok ? listedRefunds.value : [])
-        .filter((refund) => refund.status === 'pending')
-        .reduce((total, refund) => total + BigInt(refund.amount), 0n);
+      const pending = BigInt(await refunds.pendingTotal(ownerOf(current), charge.id));
       const remaining = BigInt(charge.amount) - BigInt(charge.amountRefunded) - pending;
       const locale = localeOf(request);
       const problem = (key: RefundProblem, values: Record<string, string> = {}) =>

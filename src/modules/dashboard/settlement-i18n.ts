@@ -3,6 +3,8 @@ import type { Locale } from '../../web/i18n.js';
 type BatchStatus = 'released' | 'held' | 'paid_out' | 'carried';
 type CarryReason = 'no_default_wallet' | 'below_minimum' | 'manual_schedule' | 'nothing_available';
 type PayoutStatus = 'pending' | 'in_transit' | 'completed' | 'failed' | 'canceled';
+/** Why there is no usable rate (src/modules/payouts/rates.ts; `not_configured`: no rate source). */
+type RateProblem = 'missing' | 'stale' | 'unreachable' | 'invalid' | 'not_configured';
 
 /** The settlement pages' words, Turkish and English (issue 14 item 7). */
 export interface SettlementMessages {
@@ -42,8 +44,10 @@ export interface SettlementMessages {
   };
   statuses: Record<BatchStatus, string>;
   carryReasons: Record<CarryReason, string>;
-  /** A held batch waits for a usable rate; `{reason}`: what the rate source said. */
+  /** A held batch waits for a usable rate; `{reason}`: what the rate source said, in `rateProblems`' words. */
   holdReason: string;
+  /** Why the rate source had no usable rate (a held batch's `holdReason`, `rate_unavailable:<reason>`). */
+  rateProblems: Record<RateProblem, string>;
   /** A batch held because the organization is frozen (hold reason `organization_frozen`, ADR 0053). */
   frozenHold: string;
   payoutStatuses: Record<PayoutStatus, string>;
@@ -122,6 +126,13 @@ export const SETTLEMENT_MESSAGES: Record<Locale, SettlementMessages> = {
       nothing_available: 'nothing was available to pay out.',
     },
     holdReason: 'there is no usable exchange rate yet ({reason}); retried automatically.',
+    rateProblems: {
+      missing: 'no rate is available',
+      stale: 'the latest rate is too old',
+      unreachable: 'the rate source cannot be reached',
+      invalid: 'the rate source gave an unusable rate',
+      not_configured: 'no rate source is configured',
+    },
     frozenHold:
       'your organization is paused; the funds stay available and are paid out on the first business day after it is resumed.',
     payoutStatuses: {
@@ -202,6 +213,13 @@ export const SETTLEMENT_MESSAGES: Record<Locale, SettlementMessages> = {
       nothing_available: 'ödenecek kullanılabilir bakiye yoktu.',
     },
     holdReason: 'henüz kullanılabilir bir kur yok ({reason}); otomatik olarak yeniden denenir.',
+    rateProblems: {
+      missing: 'kur bilgisi yok',
+      stale: 'son kur çok eski',
+      unreachable: 'kur kaynağına ulaşılamıyor',
+      invalid: 'kur kaynağı kullanılamaz bir kur verdi',
+      not_configured: 'kur kaynağı yapılandırılmamış',
+    },
     frozenHold:
       'kuruluşunuz durduruldu; tutar kullanılabilir bakiyede kalır ve kuruluş yeniden açıldıktan sonraki ilk iş gününde ödenir.',
     payoutStatuses: {

@@ -80,6 +80,7 @@ export async function settlementPages(app: App, options: DashboardSettlementPage
       sm: messages,
       money: (amount: string, currency: 'TRY' | 'USDT' = 'TRY') => formatMoney(amount, currency, locale),
       rate: (value: string) => (locale === 'tr' ? value.replace('.', ',') : value),
+      held: (reason: string) => holdReasonText(messages, reason),
     };
   };
 
@@ -172,4 +173,14 @@ export async function settlementPages(app: App, options: DashboardSettlementPage
       );
     },
   );
+}
+
+/** Why a batch is held, in the page's words: a frozen organization, or no usable rate yet (`rate_unavailable:<why>`). */
+export function holdReasonText(messages: SettlementMessages, reason: string): string {
+  if (reason === 'organization_frozen') return messages.frozenHold;
+  const why = reason.replace(/^rate_unavailable:/, '');
+  const words = Object.hasOwn(messages.rateProblems, why)
+    ? messages.rateProblems[why as keyof SettlementMessages['rateProblems']]
+    : why;
+  return format(messages.holdReason, { reason: words });
 }

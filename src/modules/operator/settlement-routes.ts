@@ -4,7 +4,14 @@ import { errorResponses, toApiError, type ApiError } from '../../http/errors.js'
 import type { App } from '../../http/server.js';
 import type { Result } from '../../shared/result.js';
 import type { Renderer } from '../../web/render.js';
-import type { DayReport, SettlementBatches, SettlementCommandError } from '../settlement/batch.js';
+import type { CarryReason } from '../../db/schema.js';
+import type { RateUnavailableError } from '../payouts/rates.js';
+import {
+  FROZEN_HOLD,
+  type DayReport,
+  type SettlementBatches,
+  type SettlementCommandError,
+} from '../settlement/batch.js';
 import { addDays, parseBusinessDate, utcDateOf } from '../settlement/calendar.js';
 import { SETTLEMENT_ERRORS } from '../settlement/errors.js';
 import { SettlementBatchSchema } from '../settlement/schemas.js';
@@ -19,6 +26,34 @@ const ENVIRONMENTS = ['sandbox', 'live'] as const;
 const BATCH_STATUSES = ['released', 'held', 'paid_out', 'carried'] as const;
 /** The closure reason's limit of the settlement commands (`declareClosure`). */
 const CLOSURE_REASON_MAX_LENGTH = 500;
+
+/** Why a batch was carried, in words on the console's settlement page (the code stays in the API). */
+const CARRY_WORDS = {
+  no_default_wallet: 'carried: the organization has no default wallet; the funds stay available.',
+  below_minimum: 'carried: the available balance is below the network minimum; the funds stay available.',
+  manual_schedule: 'carried: the organization pays out by hand; the funds stay available.',
+  nothing_available: 'carried: nothing was available to pay out.',
+} satisfies Record<CarryReason, string>;
+/** Why a batch is held: a frozen organization, or no usable rate (`rate_unavailable:<reason>`), retried. */
+const HOLD_WORDS = {
+  [FROZEN_HOLD]:
+    'held: the organization is frozen; the funds stay available and are paid out by the first run after it is unfrozen.',
+  'rate_unavailable:missing': 'held: no TRY to USDT rate is available; the next run tries again.',
+  'rate_unavailable:stale': 'held: the TRY to USDT rate is too old; the next run tries again.',
+  'rate_unavailable:unreachable': 'held: the rate source could not be reached; the next run tries again.',
+  'rate_unavailable:invalid': 'held: the rate source answered an unusable rate; the next run tries again.',
+  'rate_unavailable:not_configured': 'held: no rate source is configured for this environment.',
+} satisfies Record<
+  `rate_unavailable:${RateUnavailableError['reason'] | 'not_configured'}` | typeof FROZEN_HOLD,
+  string
+>;
+const OUTCOME_WORDS = new Map<string, string>([
+  ...Object.entries(CARRY_WORDS),
+  ...Object.entries(HOLD_WORDS),
+]);
+/** A carried or held batch's reason in words; a reason without words shows as its code. */
+const outcomeInWords = (reason: string, outcome: 'carried' | 'held'): string =>
+  OUTCOME_WORDS.get(reason) ?? `${outcome}: ${reason}`;
 const DATE = Type.String({ format: 'date', description: 'A calendar date, `YYYY-MM-DD`.' });
 
 const OperatorBatchSchema = Type.Intersect(
@@ -340,6 +375,7 @@ export async function operatorSettlementRoutes(
     if (extra.status) reply.code(extra.status);
     return page(request, reply, 'operator/settlement', {
       title: 'Settlement',
+      outcomeInWords,
       filter,
       batches: list.data,
       nextUrl:

@@ -1,7 +1,8 @@
+import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
 import { ApiError, type ErrorTable } from '../../http/errors.js';
 import { CHARGE_ERRORS, PROVIDER_RETRY_AFTER_SECONDS } from '../charges/errors.js';
 
-/** What creating or listing a refund can refuse (docs/decisions/0020-domain-errors.md). */
+/** What creating a refund can refuse (docs/decisions/0020-domain-errors.md). */
 export type RefundError =
   | { code: 'charge_not_found' }
   | { code: 'charge_not_refundable'; status: string }
@@ -18,6 +19,9 @@ export type RefundError =
       message: string;
     }
   | { code: 'provider_unavailable'; refundId: string };
+
+/** What listing a charge's refunds can refuse. */
+export type RefundListError = { code: 'charge_not_found' } | CursorError;
 
 export const REFUND_ERRORS: ErrorTable<RefundError> = {
   charge_not_found: () => new ApiError('not_found', 'No such charge.'),
@@ -56,4 +60,9 @@ export const REFUND_ERRORS: ErrorTable<RefundError> = {
       `The acquirer is unavailable; refund ${error.refundId} stays pending and is retried in the background.`,
       { refundId: error.refundId, retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS },
     ),
+};
+
+export const REFUND_LIST_ERRORS: ErrorTable<RefundListError> = {
+  charge_not_found: REFUND_ERRORS.charge_not_found,
+  ...INVALID_CURSOR,
 };

@@ -1,7 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment, RefundsTable } from '../../db/schema.js';
-import { newerThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
+import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { TRANSITIONS, type RefundRow, type RefundStatus } from './model.js';
 
@@ -36,8 +36,8 @@ export async function releaseIdempotencyKey(trx: Trx, refundId: string): Promise
 }
 
 /** What the charge's pending refunds hold back, as decimal text of minor units. */
-export async function pendingTotal(trx: Trx, chargeId: string): Promise<string> {
-  const row = await trx
+export async function pendingTotal(db: Kdb | Trx, chargeId: string): Promise<string> {
+  const row = await db
     .selectFrom('refunds')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('total'))
     .where('charge_id', '=', chargeId)
@@ -50,14 +50,19 @@ export async function insert(trx: Trx, values: Insertable<RefundsTable>): Promis
   return trx.insertInto('refunds').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function listByCharge(db: Kdb, chargeId: string): Promise<RefundRow[]> {
-  return db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('charge_id', '=', chargeId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+/**
+ * One page of the charge's refunds, newest first (`created_at DESC, id DESC`), after `after`; the
+ * `refunds_charge_idx` index (migration 0005) serves it.
+ */
+export async function pageByCharge(
+  db: Kdb,
+  chargeId: string,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<RefundRow[]> {
+  let query = db.selectFrom('refunds').selectAll().where('charge_id', '=', chargeId);
+  if (after) query = query.where(olderThan(after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /**

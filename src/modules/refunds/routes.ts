@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import { errorResponses, toApiError } from '../../http/errors.js';
 import {
   IDEMPOTENCY_HEADER,
@@ -10,8 +9,8 @@ import type { App } from '../../http/server.js';
 import type { Result } from '../../shared/result.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
 import { ChargeIdParamsSchema } from '../charges/schemas.js';
-import { REFUND_ERRORS, type RefundError } from './errors.js';
-import { RefundCreateSchema, RefundViewSchema } from './schemas.js';
+import { REFUND_ERRORS, REFUND_LIST_ERRORS, type RefundError } from './errors.js';
+import { RefundCreateSchema, RefundListQuerySchema, RefundListSchema, RefundViewSchema } from './schemas.js';
 import type { RefundService } from './service.js';
 
 function unwrap<T>(result: Result<T, RefundError>): T {
@@ -72,16 +71,24 @@ export async function refundRoutes(
       schema: {
         operationId: 'listRefunds',
         summary: 'List the refunds of a charge',
-        description: 'Every refund of the charge, newest first. Needs scope `read`.',
+        description:
+          'The refunds of the charge, newest first, a page at a time (`limit` 1 to 100, default 20; pass ' +
+          "`nextCursor` back as `cursor`). A cursor is bound to the charge it was issued for: another charge's " +
+          'is 400 `validation_failed`. Needs scope `read`.',
         tags: ['Refunds'],
         params: ChargeIdParamsSchema,
+        querystring: RefundListQuerySchema,
         response: {
-          200: Type.Object({ data: Type.Array(RefundViewSchema) }),
+          200: RefundListSchema,
           ...errorResponses(400, 401, 403, 404, 429, 500),
         },
       },
       config: { auth: 'read' },
     },
-    async (request) => ({ data: unwrap(await options.service.list(ownerOf(request), request.params.id)) }),
+    async (request) => {
+      const page = await options.service.list(ownerOf(request), request.params.id, request.query);
+      if (!page.ok) throw toApiError(REFUND_LIST_ERRORS, page.error);
+      return page.value;
+    },
   );
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ListQuerySchema } from '../../http/list-query.js';
 import type { RefundRow } from './model.js';
 
 export const RefundCreateSchema = Type.Object(
@@ -41,6 +42,21 @@ export const RefundViewSchema = Type.Object(
   { description: 'A refund of all or part of a succeeded charge.' },
 );
 export type RefundView = Static<typeof RefundViewSchema>;
+
+/** `GET /v1/charges/{id}/refunds`: the list query of every list (spec section 4). */
+export const RefundListQuerySchema = ListQuerySchema;
+export type RefundListQuery = Static<typeof RefundListQuerySchema>;
+
+export const RefundListSchema = Type.Object(
+  {
+    data: Type.Array(RefundViewSchema),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass back as `cursor` for the next page; null on the last page.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type RefundList = Static<typeof RefundListSchema>;
 
 export function refundView(row: RefundRow): RefundView {
   return {

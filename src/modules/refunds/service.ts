@@ -9,7 +9,7 @@ import { DAY, HOUR, MINUTE, type Clock } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
 import { newId } from '../../shared/ids.js';
-import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
+import { toPage, type CreatedWindow, type Cursor, type CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import {
   AcquirerRejectedError,
@@ -20,10 +20,16 @@ import {
 import { chargeView, type ChargeOwner, type ChargeRefunds } from '../charges/service.js';
 import type { EventRecorder } from '../events/service.js';
 import type { OperatorAlerts } from '../operator/alerts.js';
-import type { RefundError } from './errors.js';
+import type { RefundError, RefundListError } from './errors.js';
 import type { RefundRow } from './model.js';
 import * as refunds from './repository.js';
-import { refundView, type RefundCreate, type RefundView } from './schemas.js';
+import {
+  refundView,
+  type RefundCreate,
+  type RefundList,
+  type RefundListQuery,
+  type RefundView,
+} from './schemas.js';
 
 /** What refunds need of the ledger (src/modules/ledger): the entry of a refund, in its transaction. */
 export interface RefundLedger {
@@ -48,7 +54,14 @@ export interface RefundService {
     input: RefundCreate,
     options: { idempotencyKey: string | undefined },
   ): Promise<Result<RefundView, RefundError>>;
-  list(owner: ChargeOwner, chargeId: string): Promise<Result<RefundView[], RefundError>>;
+  /** One page of the charge's refunds, newest first; its cursors are bound to the charge. */
+  list(
+    owner: ChargeOwner,
+    chargeId: string,
+    query: RefundListQuery,
+  ): Promise<Result<RefundList, RefundListError>>;
+  /** What the owner's charge's pending refunds hold back (decimal text of minor units). */
+  pendingTotal(owner: ChargeOwner, chargeId: string): Promise<string>;
   /**
    * One page of an export (issue 15 item 4): the refunds made in `window`, oldest first, after the
    * (createdAt, id) of the previous page's last one; at most `limit`.
@@ -84,6 +97,8 @@ export interface RefundServiceDeps {
   logger: Logger;
   /** The keyed hash a refund records of the request that made it (ADR 0054). */
   fingerprints: RequestFingerprints;
+  /** Signs and checks list cursors. */
+  cursors: CursorCodec;
   acquirerFor: (environment: Environment) => Acquirer | undefined;
   /** The charge a refund is for: the charges module owns that table. */
   charges: ChargeRefunds;
@@ -403,10 +418,25 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       }
     },
 
-    async list(owner, chargeId) {
+    async list(owner, chargeId, query) {
       const charge = await deps.charges.findVisible(owner, chargeId);
       if (!charge) return err({ code: 'charge_not_found' });
-      return ok((await refunds.listByCharge(readDb, chargeId)).map(refundView));
+      const pages = deps.cursors.for({
+        list: 'refunds',
+        organizationId: owner.organizationId,
+        environment: owner.environment,
+        filter: charge.id,
+      });
+      const after = query.cursor === undefined ? undefined : pages.decode(query.cursor);
+      if (after && !after.ok) return after;
+      const rows = await refunds.pageByCharge(readDb, charge.id, after?.value, query.limit + 1);
+      const page = toPage(rows, query.limit, (row) => pages.encode(row.created_at, row.id));
+      return ok({ data: page.data.map(refundView), nextCursor: page.nextCursor });
+    },
+
+    async pendingTotal(owner, chargeId) {
+      const charge = await deps.charges.findVisible(owner, chargeId);
+      return charge ? refunds.pendingTotal(db, charge.id) : '0';
     },
 
     async pageCreatedIn(owner, window, after, limit) {
