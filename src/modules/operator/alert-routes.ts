@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses } from '../../http/errors.js';
+import { errorResponses, toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { Renderer } from '../../web/render.js';
 import type { Ledger } from '../ledger/service.js';
 import { OperatorAlertViewSchema, type OperatorAlerts } from './alerts.js';
 import { actorOf } from './auth.js';
 import type { OperatorCommands } from './commands.js';
-import { valueOf } from './errors.js';
+import { OPERATOR_ERRORS, valueOf } from './errors.js';
 import { CsrfFormSchema, IdParamsSchema, PageQuerySchema } from './schemas.js';
 import { can } from './staff.js';
 
@@ -96,17 +96,30 @@ export async function operatorAlertRoutes(
         }),
       );
 
-  app.get('/alerts', { config: { operator: 'read' } }, async (request, reply) => {
-    const query = request.query as { all?: string; cursor?: string; notice?: string };
-    const all = query.all === '1';
-    const cursor = query.cursor !== undefined && /^\d{1,18}$/.test(query.cursor) ? query.cursor : undefined;
-    const list = valueOf(await alerts.list({ limit: 50, open: !all, cursor }));
+  /** The open alerts (or all of them), newest first, and the balances below zero. */
+  const showAlerts = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    view: { all: boolean; cursor?: string | undefined; notice?: string | undefined; error?: string },
+  ) => {
+    const list = valueOf(await alerts.list({ limit: 50, open: !view.all, cursor: view.cursor }));
     return page(request, reply, {
-      all,
+      all: view.all,
       alerts: list.data,
       nextCursor: list.nextCursor,
       debts: await ledger.negativePendingBalances(),
       canAcknowledge: request.staff ? can(request.staff, 'administer') : false,
+      notice: view.notice,
+      error: view.error,
+    });
+  };
+
+  app.get('/alerts', { config: { operator: 'read' } }, async (request, reply) => {
+    const query = request.query as { all?: string; cursor?: string; notice?: string };
+    const cursor = query.cursor !== undefined && /^\d{1,18}$/.test(query.cursor) ? query.cursor : undefined;
+    return showAlerts(request, reply, {
+      all: query.all === '1',
+      cursor,
       notice: query.notice === 'acknowledged' ? 'Alert acknowledged.' : undefined,
     });
   });
@@ -118,8 +131,12 @@ export async function operatorAlertRoutes(
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      valueOf(await commands.acknowledgeAlert(request.params.id, actorOf(request)));
-      return reply.redirect('/alerts?notice=acknowledged', 303);
+      const acknowledged = await commands.acknowledgeAlert(request.params.id, actorOf(request));
+      if (acknowledged.ok) return reply.redirect('/alerts?notice=acknowledged', 303);
+      // A refusal (an alert that does not exist) is the list page with the reason, not the API's JSON.
+      const error = toApiError(OPERATOR_ERRORS, acknowledged.error);
+      reply.code(error.statusCode);
+      return showAlerts(request, reply, { all: false, error: error.message });
     },
   );
 }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiError } from '../../http/errors.js';
 import type { Renderer } from '../../web/render.js';
 import { can } from './staff.js';
 
@@ -21,4 +22,11 @@ export function consolePage(renderer: Renderer) {
           ...data,
         }),
       );
+}
+
+/** A refusal as a console page says it: the message, then each validation issue with its field. */
+export function refusalText(error: ApiError): string {
+  const issues = (error.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+  const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+  return detail ? `${error.message} ${detail}` : error.message;
 }

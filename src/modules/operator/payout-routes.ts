@@ -11,7 +11,7 @@ import { EXPORT_COLUMNS, exportCsv } from '../payouts/treasury.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './commands.js';
 import { IdParamsSchema } from './schemas.js';
-import { consolePage } from './console-page.js';
+import { consolePage, refusalText } from './console-page.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429);
 const NETWORKS = ['tron', 'ethereum'] as const;
@@ -482,7 +482,18 @@ export async function operatorPayoutRoutes(
     id: string,
     extra: { notice?: string | undefined; error?: string | undefined; status?: number } = {},
   ) => {
-    const payout: OperatorPayoutView = valueOf(await payouts.operatorGet(id));
+    const found = await payouts.operatorGet(id);
+    if (!found.ok) {
+      // No such payout: a page that says so (404), not the API's JSON.
+      const error = toApiError(PAYOUT_ERRORS, found.error);
+      reply.code(error.statusCode);
+      return page(request, reply, 'operator/refused', {
+        title: 'Not found',
+        heading: error.message,
+        backTo: '/payouts',
+      });
+    }
+    const payout: OperatorPayoutView = found.value;
     if (extra.status) reply.code(extra.status);
     return page(request, reply, 'operator/payout', {
       title: `Payout ${payout.id}`,
@@ -522,8 +533,7 @@ export async function operatorPayoutRoutes(
     const result = await run();
     if (result.ok) return reply.redirect(`/payouts/${encodeURIComponent(id)}?notice=${notice}`, 303);
     const error = toApiError(PAYOUT_ERRORS, result.error);
-    if (error.code === 'not_found') throw error;
-    return showPayout(request, reply, id, { error: error.message, status: error.statusCode });
+    return showPayout(request, reply, id, { error: refusalText(error), status: error.statusCode });
   };
 
   const FormBody = <T extends Record<string, TSchema>>(fields: T) =>

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { errorResponses, toApiError, type ApiError } from '../../http/errors.js';
+import { errorResponses, toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { Result } from '../../shared/result.js';
 import type { Renderer } from '../../web/render.js';
@@ -19,7 +19,7 @@ import type { CursorError } from '../../http/cursor-errors.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './commands.js';
 import { IdParamsSchema } from './schemas.js';
-import { consolePage } from './console-page.js';
+import { consolePage, refusalText } from './console-page.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429);
 const ENVIRONMENTS = ['sandbox', 'live'] as const;
@@ -434,7 +434,7 @@ export async function operatorSettlementRoutes(
         request,
         reply,
         { filter: {} },
-        { error: refusalOf(error), status: error.statusCode },
+        { error: refusalText(error), status: error.statusCode },
       );
     },
   );
@@ -508,7 +508,7 @@ export async function operatorSettlementRoutes(
     const result = await run();
     if (result.ok) return reply.redirect(`/settlement/closures?notice=${notice}`, 303);
     const error = toApiError(SETTLEMENT_ERRORS, result.error);
-    return showClosures(request, reply, {}, { error: refusalOf(error), status: error.statusCode });
+    return showClosures(request, reply, {}, { error: refusalText(error), status: error.statusCode });
   };
 
   app.post(
@@ -613,7 +613,7 @@ export async function operatorSettlementRoutes(
       return reply.redirect(`/settlement/organizations/${encodeURIComponent(id)}?notice=${notice}`, 303);
     const error = toApiError(SETTLEMENT_ERRORS, result.error);
     if (error.code === 'not_found') throw error;
-    return showOrganization(request, reply, id, { error: refusalOf(error), status: error.statusCode });
+    return showOrganization(request, reply, id, { error: refusalText(error), status: error.statusCode });
   };
 
   app.post(
@@ -692,12 +692,6 @@ function wholeNumber(text: string | undefined, max: number): number | undefined 
 }
 
 /** A refusal's message with its validation issues, as the console shows it. */
-function refusalOf(error: ApiError): string {
-  const issues = (error.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
-  const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-  return detail ? `${error.message} ${detail}` : error.message;
-}
-
 /** The run's counts in the redirect after it (`/settlement?notice=ran&report=…`). */
 const REPORT_FIELDS = ['owners', 'paidOut', 'carried', 'held', 'unchanged', 'failed'] as const;
 

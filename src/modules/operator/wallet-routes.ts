@@ -8,6 +8,7 @@ import { WALLET_ERRORS, type WalletError } from '../wallets/errors.js';
 import { WalletChangeSchema } from '../wallets/schemas.js';
 import { MAX_COOLDOWN_HOURS, type WalletService } from '../wallets/service.js';
 import { actorOf } from './auth.js';
+import { refusalText } from './console-page.js';
 import { REASON_MAX_LENGTH } from './commands.js';
 import { IdParamsSchema } from './schemas.js';
 import { can } from './staff.js';
@@ -109,7 +110,7 @@ export async function operatorWalletRoutes(
       ),
   );
 
-  const page = async (request: FastifyRequest, reply: FastifyReply, notice?: string) =>
+  const page = async (request: FastifyRequest, reply: FastifyReply, notice?: string, error?: string) =>
     reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
@@ -119,7 +120,7 @@ export async function operatorWalletRoutes(
           staff: request.staff,
           csrf: request.operatorSession?.csrfToken ?? '',
           notice,
-          error: undefined,
+          error,
           changes: await wallets.listChanges({ limit: 200 }),
           canCancel: request.staff ? can(request.staff, 'administer') : false,
         }),
@@ -147,8 +148,17 @@ export async function operatorWalletRoutes(
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      valueOf(await commands.cancelWalletChange(request.params.id, request.body.reason, actorOf(request)));
-      return reply.redirect('/wallet-changes?notice=canceled', 303);
+      const canceled = await commands.cancelWalletChange(
+        request.params.id,
+        request.body.reason,
+        actorOf(request),
+      );
+      if (canceled.ok) return reply.redirect('/wallet-changes?notice=canceled', 303);
+      // A refusal (no reason, a change already closed, one that does not exist) is the list page with the
+      // reason, not the API's JSON.
+      const error = toApiError(WALLET_ERRORS, canceled.error);
+      reply.code(error.statusCode);
+      return page(request, reply, undefined, refusalText(error));
     },
   );
 }

@@ -281,18 +281,23 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
     async remove(owner, id) {
       const now = clock.now();
       // Kept (soft-deleted) so that its delivery log stays readable for 30 days; it never receives again.
-      const row = await db
-        .updateTable('webhook_endpoints')
-        .set({ deleted_at: now, status: 'disabled', disabled_reason: 'merchant', updated_at: now })
-        .where('id', '=', id)
-        .where('organization_id', '=', owner.organizationId)
-        .where('environment', '=', owner.environment)
-        .where('deleted_at', 'is', null)
-        .returning('id')
-        .executeTakeFirst();
-      if (!row) return notFound;
-      await failPendingDeliveries(db, row.id, now);
-      return ok({ id: row.id, deleted: true });
+      // Its pending deliveries fail in the same transaction: none is left counted in the backlog.
+      return db
+        .transaction()
+        .execute(async (trx): Promise<Result<{ id: string; deleted: true }, WebhookError>> => {
+          const row = await trx
+            .updateTable('webhook_endpoints')
+            .set({ deleted_at: now, status: 'disabled', disabled_reason: 'merchant', updated_at: now })
+            .where('id', '=', id)
+            .where('organization_id', '=', owner.organizationId)
+            .where('environment', '=', owner.environment)
+            .where('deleted_at', 'is', null)
+            .returning('id')
+            .executeTakeFirst();
+          if (!row) return notFound;
+          await failPendingDeliveries(trx, row.id, now);
+          return ok({ id: row.id, deleted: true as const });
+        });
     },
 
     async rotateSecret(owner, id, input) {
