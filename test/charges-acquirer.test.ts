@@ -140,6 +140,40 @@ describe('acquirer faults during charge creation', () => {
     expect(await createCalls(row?.id ?? '')).toHaveLength(1);
   });
 
+  it('asks again after a "not now" 4xx (429, 408, 425): one is ridden out, pays once', async () => {
+    for (const status of [429, 408, 425]) {
+      await acquirer().addFault({
+        operation: 'create_payment',
+        action: 'error',
+        status,
+        code: 'slow_down',
+        times: 1,
+      });
+      const res = await post(validCharge());
+      expect(res.status, `${status}: ${res.text}`).toBe(201);
+      const calls = await createCalls(res.body.id);
+      expect(calls, String(status)).toHaveLength(2);
+      expect(await acquirer().paymentsFor(res.body.id)).toHaveLength(1);
+    }
+  });
+
+  it('answers a 429 heard on every attempt as 502 provider_rejected with its code and status (a 4xx)', async () => {
+    const body = validCharge();
+    await acquirer().addFault({
+      operation: 'create_payment',
+      action: 'error',
+      status: 429,
+      code: 'rate_limited',
+      message: 'Too many requests',
+    });
+    const res = await post(body);
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('provider_rejected');
+    expect(res.body.error.details).toEqual({ providerCode: 'rate_limited', providerStatus: 429 });
+    const [row] = await rowFor(String(body.merchantReference));
+    expect(await createCalls(row?.id ?? '')).toHaveLength(ATTEMPTS);
+  });
+
   it('answers provider_unavailable when the acquirer cannot be reached at all', async () => {
     const original = t.gateway.services.config.acquirers.sandbox.url;
     const closed = await import('node:net').then(

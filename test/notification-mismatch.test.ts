@@ -268,6 +268,31 @@ describe('a notification that would credit money is confirmed by a read-back', (
     expect(await alertsFor(charge.id)).toHaveLength(0);
   });
 
+  it('when the acquirer answers the read-back "not now" (429) on every attempt: the same, never refused', async () => {
+    const charge = await createCharge();
+    const payment = await paidSilently(charge);
+    await acquirer().addFault({
+      operation: 'get_payment',
+      action: 'error',
+      status: 429,
+      code: 'rate_limited',
+      match: { reference: charge.id },
+      times: 1000,
+    });
+    try {
+      const res = await notify(payment, 'ntf_read_back_throttled');
+      expect(res.status, res.text).toBe(502);
+      expect(res.body.error.code).toBe('provider_unavailable');
+      expect(await recorded('ntf_read_back_throttled')).toBeUndefined();
+      expect(await alertsFor(charge.id)).toHaveLength(0);
+    } finally {
+      await acquirer().clearFaults();
+    }
+    const retry = await notify(payment, 'ntf_read_back_throttled');
+    expect(retry.body.outcome).toBe('applied');
+    expect((await getCharge(charge.id)).status).toBe('succeeded');
+  });
+
   it('a notification that moves no money (a decline) is applied without a read-back', async () => {
     const charge = await createCharge();
     const payment = await acquirer().payment(charge.providerPaymentId);

@@ -377,6 +377,43 @@ describe('refunds', () => {
     expect(refunds.body.data.map((item) => [item.amount, item.status])).toEqual([['500', 'succeeded']]);
   });
 
+  it('keeps a refund pending after a "not now" 4xx on every attempt, retries it later, and rides out one', async () => {
+    const charge = await paidCharge(4000);
+    await acquirerControl(t.sandboxAcquirer).addFault({
+      operation: 'refund',
+      action: 'error',
+      status: 429,
+      code: 'rate_limited',
+    });
+    const throttled = await refund(charge.id, { amount: 500 });
+    expect(throttled.status, throttled.text).toBe(502);
+    expect(throttled.body.error.code).toBe('provider_unavailable');
+    let listed = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(listed.body.data.map((item) => [item.amount, item.status])).toEqual([['500', 'pending']]);
+    // Still reserved: no more than what remains can be asked for meanwhile.
+    const over = await refund(charge.id, { amount: 3501 });
+    expect(over.status, over.text).toBe(400);
+    // The background retry, once the acquirer takes requests again, finishes it.
+    await acquirerControl(t.sandboxAcquirer).clearFaults();
+    t.clock.advance(2 * MINUTE);
+    expect(await t.gateway.services.refunds.retryPending()).toBeGreaterThanOrEqual(1);
+    listed = await api<{ data: RefundBody[] }>(`/v1/charges/${charge.id}/refunds`);
+    expect(listed.body.data.map((item) => [item.amount, item.status])).toEqual([['500', 'succeeded']]);
+
+    // One 429 among the attempts is ridden out within the request.
+    await acquirerControl(t.sandboxAcquirer).addFault({
+      operation: 'refund',
+      action: 'error',
+      status: 429,
+      code: 'rate_limited',
+      times: 1,
+    });
+    const second = await refund(charge.id, { amount: 700 });
+    expect(second.status, second.text).toBe(201);
+    expect(second.body.status).toBe('succeeded');
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('1200');
+  });
+
   it('records an acquirer refusal as a failed refund and answers provider_rejected', async () => {
     const charge = await paidCharge(4000);
     await acquirerControl(t.sandboxAcquirer).addFault({

@@ -52,6 +52,15 @@ function backoffCeiling(base = DEFAULT_BACKOFF_MS, retry: number): number {
 
 const DEFAULT_BACKOFF_MS = 100;
 
+/**
+ * 4xx answers that say "not now" rather than "no": a request timeout (408), too early (425) and too many
+ * requests (429). Like a 5xx they are asked again within the call's attempts (a request without retries,
+ * `retry: false`, gets one); if the last attempt hears one too, the call throws it as a transient
+ * `AcquirerRejectedError`: a charge answers `provider_rejected` (a 4xx, spec section 7), while a refund,
+ * a read-back or a cancel is asked again later instead of being recorded as refused.
+ */
+const TRANSIENT_REFUSALS = new Set([408, 425, 429]);
+
 /** The HTTP adapter of the acquirer protocol in docs/sandbox-acquirer.md. */
 export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
   const { logger } = options;
@@ -59,6 +68,8 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
   async function call<T>(operation: string, request: CallOptions): Promise<T> {
     const attempts = request.retry === false ? 1 : options.maxAttempts;
     let lastProblem = 'no attempt made';
+    /** The last attempt's "not now" 4xx, thrown if no later attempt does better. */
+    let lastRefusal: AcquirerRejectedError | undefined;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       if (attempt > 1) {
         const delay = Math.round(Math.random() * backoffCeiling(options.backoffMs, attempt - 1));
@@ -86,6 +97,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       } catch (error) {
         observe('unavailable');
         lastProblem = describeNetworkFailure(error, options.timeoutMs);
+        lastRefusal = undefined;
         logger.warn(
           { acquirer: options.name, operation, attempt, problem: lastProblem },
           'acquirer call failed',
@@ -98,6 +110,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       if (response.status >= 500) {
         observe('unavailable');
         lastProblem = `HTTP ${response.status}`;
+        lastRefusal = undefined;
         logger.warn(
           { acquirer: options.name, operation, attempt, status: response.status, latencyMs },
           'acquirer answered 5xx',
@@ -105,7 +118,8 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
         continue;
       }
       if (response.status >= 400) {
-        observe('rejected');
+        const transient = TRANSIENT_REFUSALS.has(response.status);
+        observe(transient ? 'unavailable' : 'rejected');
         const error = (
           parsed as { error?: { code?: unknown; message?: unknown; status?: unknown } } | undefined
         )?.error;
@@ -113,20 +127,40 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
           typeof error?.code === 'string' && /^[\w.-]{1,64}$/.test(error.code)
             ? error.code
             : `http_${response.status}`;
-        logger.info(
-          { acquirer: options.name, operation, status: response.status, providerCode: code, latencyMs },
-          'acquirer refused the request',
-        );
-        throw new AcquirerRejectedError(
+        const refusal = new AcquirerRejectedError(
           code,
           response.status,
           sanitizeProviderMessage(error?.message),
           typeof error?.status === 'string' ? error.status : null,
+          transient,
         );
+        if (transient) {
+          // "Not now": asked again like a 5xx; if every attempt hears it, the call ends with it.
+          lastProblem = `HTTP ${response.status}`;
+          lastRefusal = refusal;
+          logger.warn(
+            {
+              acquirer: options.name,
+              operation,
+              attempt,
+              status: response.status,
+              providerCode: code,
+              latencyMs,
+            },
+            'acquirer asked to try again later',
+          );
+          continue;
+        }
+        logger.info(
+          { acquirer: options.name, operation, status: response.status, providerCode: code, latencyMs },
+          'acquirer refused the request',
+        );
+        throw refusal;
       }
       if (parsed === undefined) {
         observe('unavailable');
         lastProblem = `unreadable ${response.status} answer`;
+        lastRefusal = undefined;
         logger.warn({ acquirer: options.name, operation, attempt, latencyMs }, 'acquirer answer is not JSON');
         continue;
       }
@@ -137,6 +171,8 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       );
       return parsed as T;
     }
+    // A 4xx is the provider's answer (spec section 7: 502 `provider_rejected`), even a "not now" one.
+    if (lastRefusal) throw lastRefusal;
     throw new AcquirerUnavailableError(
       `The acquirer did not answer usefully after ${attempts} attempt(s): ${lastProblem}.`,
       attempts,

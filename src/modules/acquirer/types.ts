@@ -102,8 +102,10 @@ export interface Acquirer {
 }
 
 /**
- * The acquirer answered 4xx: a final refusal (spec section 7, 502 `provider_rejected`). The message is
- * already sanitised; `raw` is the upstream message for the logs only.
+ * The acquirer answered 4xx (spec section 7, 502 `provider_rejected`). The message is already sanitised.
+ * `transient`: the 4xx said "not now" (408, 425, 429) on every attempt of the call, not "no": nothing
+ * was refused on its merits, so what can be asked again later (a refund, a read-back, a cancel) is asked
+ * again instead of being recorded as refused.
  */
 export class AcquirerRejectedError extends Error {
   constructor(
@@ -111,6 +113,7 @@ export class AcquirerRejectedError extends Error {
     readonly providerHttpStatus: number,
     readonly sanitizedMessage: string,
     readonly providerPaymentStatus: string | null,
+    readonly transient = false,
   ) {
     super(`acquirer refused the request (${providerHttpStatus} ${providerCode})`);
     this.name = 'AcquirerRejectedError';

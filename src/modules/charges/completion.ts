@@ -267,7 +267,8 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
         // Cancel first: a payment the customer completed a moment ago succeeds instead of expiring.
         payment = await acquirer.cancel(charge.provider_payment_id);
       } catch (error) {
-        if (!(error instanceof AcquirerRejectedError)) throw error;
+        // A "not now" 4xx says nothing of the payment: the expiry is tried again later.
+        if (!(error instanceof AcquirerRejectedError) || error.transient) throw error;
         // Already final at the acquirer (paid or failed): take its word for it.
         payment = await acquirer.getPayment(charge.provider_payment_id);
       }

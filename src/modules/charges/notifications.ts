@@ -91,7 +91,14 @@ export function createNotificationInbox(deps: {
     try {
       return { payment: await acquirer.getPayment(paymentId) };
     } catch (error) {
-      if (error instanceof AcquirerRejectedError) return { refused: error };
+      // A "not now" 4xx refused nothing: the read-back is unavailable, and the notification is asked again.
+      if (error instanceof AcquirerRejectedError && !error.transient) return { refused: error };
+      if (error instanceof AcquirerRejectedError) {
+        throw new AcquirerUnavailableError(
+          `the acquirer asked to read the payment later: ${error.message}`,
+          0,
+        );
+      }
       throw error;
     }
   }

@@ -105,8 +105,9 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
   const isAcquirerProblem = (error: unknown): error is AcquirerRejectedError | AcquirerUnavailableError =>
     error instanceof AcquirerRejectedError || error instanceof AcquirerUnavailableError;
 
+  // A "not now" 4xx (408, 425, 429) refused nothing: the customer is told to try again, as after an outage.
   const problemOf = (error: AcquirerRejectedError | AcquirerUnavailableError): AcquirerProblem =>
-    error instanceof AcquirerRejectedError ? 'rejected' : 'unavailable';
+    error instanceof AcquirerRejectedError && !error.transient ? 'rejected' : 'unavailable';
 
   const logProblem = (
     error: AcquirerRejectedError | AcquirerUnavailableError,

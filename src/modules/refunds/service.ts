@@ -282,7 +282,8 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       const answer = await acquirer.refund(paymentId, { idempotencyKey: refund.id, amount: refund.amount });
       return await finish(refund.id, answer, claimed);
     } catch (error) {
-      if (error instanceof AcquirerRejectedError) {
+      // A "not now" 4xx (408, 425, 429 on every attempt) refused nothing: the refund stays pending.
+      if (error instanceof AcquirerRejectedError && !error.transient) {
         const current = await fail(refund.id, error, claimed);
         // The acquirer's success, recorded by another path first, is the refund's answer.
         if (current.status === 'succeeded') return current;
@@ -317,7 +318,8 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       try {
         await ask(row, paymentId, acquirer, claimed);
       } catch (error) {
-        if (!(error instanceof AcquirerRejectedError)) throw error;
+        // A refusal is recorded (the refund failed); anything else, a "not now" 4xx included, defers it.
+        if (!(error instanceof AcquirerRejectedError) || error.transient) throw error;
       }
       return 'settled';
     } catch (error) {
@@ -402,6 +404,13 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       try {
         return ok(refundView(await ask(refund, charge.provider_payment_id, acquirer)));
       } catch (error) {
+        // The refund stays pending and is retried in the background, as after an outage.
+        if (
+          error instanceof AcquirerUnavailableError ||
+          (error instanceof AcquirerRejectedError && error.transient)
+        ) {
+          return err({ code: 'provider_unavailable', refundId: refund.id });
+        }
         if (error instanceof AcquirerRejectedError) {
           return err({
             code: 'provider_rejected',
@@ -410,9 +419,6 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
             providerStatus: error.providerHttpStatus,
             message: error.sanitizedMessage,
           });
-        }
-        if (error instanceof AcquirerUnavailableError) {
-          return err({ code: 'provider_unavailable', refundId: refund.id });
         }
         throw error;
       }
