@@ -574,6 +574,7 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     jobs: services.jobs,
     wallets: { service: services.wallets, commands: services.walletOperator },
     payouts: services.payouts,
+    refunds: services.refunds,
     settlement: services.settlementBatches,
     reconciliation: services.reconciliation,
     merchants: {

@@ -465,6 +465,7 @@ export function createServices(input: {
       logger: logger.child({ module: 'refunds' }),
       fingerprints,
       cursors,
+      audit,
       acquirerFor,
       charges: createChargeRefunds({ db }),
       ledger,

@@ -142,6 +142,7 @@ function secondWorker() {
       logger: s.logger,
       fingerprints: s.idempotencyStore.fingerprints,
       cursors: s.cursors,
+      audit: s.audit,
       acquirerFor,
       ledger: s.ledger,
       events: s.events,

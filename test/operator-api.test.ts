@@ -475,6 +475,11 @@ describe('authentication and CSRF on /operator/v1', () => {
       body: { email: uniqueEmail('nobody'), password: newPassword() },
     },
     { method: 'POST', path: '/operator/v1/demo-merchants', body: {} },
+    {
+      method: 'POST',
+      path: '/operator/v1/refunds/re_nope/settle',
+      body: { outcome: 'failed', reason: 'Asked the acquirer' },
+    },
   ];
 
   async function unchanged() {

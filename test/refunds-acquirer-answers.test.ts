@@ -16,6 +16,7 @@ import { apiRequest } from './helpers/client.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
 
 interface ChargeBody {
   id: string;
@@ -51,6 +52,8 @@ let proxy: http.Server;
 let onRefund: ((call: RefundCall) => Promise<Answer>) | undefined;
 let t: TestGateway;
 let merchant: Merchant;
+let admin: StaffSession;
+let support: StaffSession;
 
 async function startProxy(target: () => string): Promise<http.Server> {
   const server = http.createServer((req, res) => {
@@ -114,8 +117,8 @@ beforeAll(async () => {
   t = await startTestGateway({
     clock,
     env: {
-      // No worker: each test runs the refund retry job itself.
-      ROLES: 'api',
+      // No worker: each test runs the refund retry job itself. The operator settles held refunds.
+      ROLES: 'api,operator',
       SANDBOX_ACQUIRER_URL: `http://127.0.0.1:${port}`,
       SANDBOX_ACQUIRER_API_KEY: credentials.apiKey,
       SANDBOX_ACQUIRER_NOTIFICATION_SECRET: credentials.notificationSecret,
@@ -125,6 +128,8 @@ beforeAll(async () => {
     },
   });
   merchant = await createMerchant(t);
+  admin = await loginStaff(t, await createStaffUser(t, 'admin'));
+  support = await loginStaff(t, await createStaffUser(t, 'support'));
 });
 afterAll(async () => {
   await t?.close();
@@ -382,5 +387,142 @@ describe('a refusal that meets the success another path recorded (the request an
         expect((await alertsOf(refundId)).map((alert) => alert.kind)).toEqual(['refund_mismatch']);
       }
     }
+  });
+});
+
+/**
+ * A refund of `amount` on `charge` held for an answer of another amount (ADR 0055): pending, parked. The
+ * fake acquirer answers a success of a hundred times the amount without asking the sandbox acquirer,
+ * which therefore refunded nothing: what the operator then says it did is the truth of the test.
+ */
+async function heldRefund(charge: ChargeBody, amount: number): Promise<RefundBody> {
+  onRefund = (call) =>
+    Promise.resolve({
+      status: 200,
+      text: JSON.stringify({
+        id: `rf_claimed_${randomBytes(4).toString('hex')}`,
+        paymentId: call.paymentId,
+        amount: String(amount * 100),
+        status: 'succeeded',
+        createdAt: t.clock.now().toISOString(),
+      }),
+    });
+  try {
+    const res = await refund(charge.id, { amount });
+    expect([res.status, res.body.status], res.text).toEqual([201, 'pending']);
+    return res.body;
+  } finally {
+    onRefund = undefined;
+  }
+}
+
+const settle = (refundId: string, body: Record<string, unknown>, as: StaffSession = admin) =>
+  as.post<RefundBody & { status: string }>(`/operator/v1/refunds/${refundId}/settle`, body);
+
+describe('an operator settles a held refund (ADR 0063)', () => {
+  it('books what the acquirer really refunded under its refund id, audited; the rest is refundable again', async () => {
+    const charge = await paidCharge(4000);
+    const pendingBefore = BigInt(await pendingBalance());
+    const held = await heldRefund(charge, 1000);
+    const decision = {
+      outcome: 'succeeded',
+      providerRefundId: `rf_seen_${randomBytes(4).toString('hex')}`,
+      amount: '800',
+      reason: 'The acquirer confirms 8.00 TRY refunded',
+    };
+
+    const refused = await settle(held.id, decision, support);
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'forbidden']);
+    const settled = await settle(held.id, decision);
+    expect(settled.status, settled.text).toBe(200);
+    expect(settled.body).toMatchObject({ id: held.id, amount: '800', status: 'succeeded' });
+
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('800');
+    expect(await refundedEvents(charge.id)).toBe(1);
+    expect(BigInt(await pendingBalance())).toBe(pendingBefore - 800n);
+    const row = await db()
+      .selectFrom('refunds')
+      .select(['status', 'amount', 'provider_refund_id'])
+      .where('id', '=', held.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      status: 'succeeded',
+      amount: '800',
+      provider_refund_id: decision.providerRefundId,
+    });
+    const audit = await admin.get<{ data: Array<{ action: string; actor: string; after: unknown }> }>(
+      `/operator/v1/audit-log?targetId=${held.id}`,
+    );
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({
+        action: 'refund.settled',
+        actor: `staff:${admin.account.id}`,
+        after: expect.objectContaining({ status: 'succeeded', amount: '800', reason: decision.reason }),
+      }),
+    ]);
+
+    // What the acquirer did not refund is refundable again: 4000 - 800.
+    const rest = await refund(charge.id, { amount: 3200 });
+    expect([rest.status, rest.body.status], rest.text).toEqual([201, 'succeeded']);
+    // Settled once: a second settlement is refused.
+    const again = await settle(held.id, { ...decision, providerRefundId: 'rf_other' });
+    expect([again.status, again.body.error.code]).toEqual([409, 'invalid_state_transition']);
+  });
+
+  it('fails it (its amount refundable again), and refuses what is not held, unknown, too much or a taken acquirer id', async () => {
+    const charge = await paidCharge(4000);
+    const booked = await refund(charge.id, { amount: 500 });
+    expect([booked.status, booked.body.status], booked.text).toEqual([201, 'succeeded']);
+    const held = await heldRefund(charge, 1000);
+    const bookedRow = await db()
+      .selectFrom('refunds')
+      .select('provider_refund_id')
+      .where('id', '=', booked.body.id)
+      .executeTakeFirstOrThrow();
+    const reason = 'Asked the acquirer';
+
+    const unknown = await settle('re_nope', { outcome: 'failed', reason });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+    const notHeld = await settle(booked.body.id, { outcome: 'failed', reason });
+    expect([notHeld.status, notHeld.body.error.code]).toEqual([409, 'invalid_state_transition']);
+    // The charge can still give 4000 - 500: the held refund's own reserve is the operator's to replace.
+    const tooMuch = await settle(held.id, {
+      outcome: 'succeeded',
+      providerRefundId: 'rf_too_much',
+      amount: '3501',
+      reason,
+    });
+    expect([tooMuch.status, tooMuch.body.error.code]).toEqual([400, 'validation_failed']);
+    expect(tooMuch.body.error.details?.issues?.[0]).toMatchObject({ path: 'amount', code: 'too_large' });
+    const taken = await settle(held.id, {
+      outcome: 'succeeded',
+      providerRefundId: bookedRow.provider_refund_id,
+      reason,
+    });
+    expect([taken.status, taken.body.error.code]).toEqual([409, 'invalid_state_transition']);
+    for (const body of [
+      { outcome: 'succeeded', reason },
+      { outcome: 'failed', reason: '   ' },
+      { outcome: 'failed' },
+      { outcome: 'refunded', reason },
+      { outcome: 'succeeded', providerRefundId: 'rf_x', amount: '10.5', reason },
+      { outcome: 'failed', reason, extra: true },
+    ]) {
+      const invalid = await settle(held.id, body);
+      expect([invalid.status, invalid.body.error.code], JSON.stringify(body)).toEqual([
+        400,
+        'validation_failed',
+      ]);
+    }
+    // Nothing of the refusals moved money.
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('500');
+
+    const failed = await settle(held.id, { outcome: 'failed', reason: 'The acquirer has no such refund' });
+    expect(failed.status, failed.text).toBe(200);
+    expect(failed.body).toMatchObject({ id: held.id, amount: '1000', status: 'failed' });
+    expect((await api<ChargeBody>(`/v1/charges/${charge.id}`)).body.amountRefunded).toBe('500');
+    expect(await refundedEvents(charge.id)).toBe(1);
+    const rest = await refund(charge.id, { amount: 3500 });
+    expect([rest.status, rest.body.status], rest.text).toEqual([201, 'succeeded']);
   });
 });

@@ -23,6 +23,8 @@ import type { WalletService } from '../wallets/service.js';
 import type { WalletOperatorCommands } from './wallet-commands.js';
 import { operatorWalletRoutes } from './wallet-routes.js';
 import { operatorPayoutRoutes } from './payout-routes.js';
+import { operatorRefundRoutes } from './refund-routes.js';
+import type { RefundService } from '../refunds/service.js';
 import { operatorSettlementRoutes } from './settlement-routes.js';
 import { operatorReconciliationRoutes } from './reconciliation-routes.js';
 import type { Reconciliation } from '../reconciliation/service.js';
@@ -48,6 +50,8 @@ export interface OperatorModuleOptions {
   wallets?: { service: Pick<WalletService, 'listChanges'>; commands: WalletOperatorCommands };
   /** Payouts (issue 13): the queue, the treasury rail's export and recording, cancelation, minimums. */
   payouts?: PayoutService;
+  /** Held refunds settled by hand (ADR 0063). */
+  refunds?: Pick<RefundService, 'settleHeld'>;
   /** The daily settlement (issue 14): batches, runs of a date, closures, payout schedules. */
   settlement?: SettlementBatches;
   /** The daily reconciliation of the acquirers' settlement reports with the ledger (issue 14). */
@@ -100,6 +104,7 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
     });
   }
   if (options.payouts) await app.register(operatorPayoutRoutes, { payouts: options.payouts, renderer });
+  if (options.refunds) await app.register(operatorRefundRoutes, { refunds: options.refunds });
   if (options.settlement)
     await app.register(operatorSettlementRoutes, { batches: options.settlement, renderer });
   if (options.reconciliation) {

@@ -66,3 +66,49 @@ export const REFUND_LIST_ERRORS: ErrorTable<RefundListError> = {
   charge_not_found: REFUND_ERRORS.charge_not_found,
   ...INVALID_CURSOR,
 };
+
+/** What an operator's settlement of a held refund can refuse (ADR 0063). */
+export type HeldRefundError =
+  | { code: 'refund_not_found' }
+  | { code: 'refund_not_held'; status: string }
+  | { code: 'reason_required' }
+  | { code: 'invalid_amount' }
+  | { code: 'invalid_provider_refund_id' }
+  | { code: 'exceeds_refundable'; remaining: string }
+  | { code: 'provider_refund_id_in_use'; refundId: string };
+
+const invalidBody = (path: string, message: string) =>
+  ApiError.validation([{ path, in: 'body', code: 'invalid_value', message }]);
+
+export const HELD_REFUND_ERRORS: ErrorTable<HeldRefundError> = {
+  refund_not_found: () => new ApiError('not_found', 'No such refund.'),
+  refund_not_held: (error) =>
+    new ApiError(
+      'invalid_state_transition',
+      error.status === 'pending'
+        ? 'The refund is still being asked for (not parked); only a held refund is settled by hand.'
+        : `The refund is ${error.status}; only a held (pending, parked) refund is settled by hand.`,
+    ),
+  reason_required: () => invalidBody('reason', 'must be 1 to 500 characters, not blank'),
+  invalid_amount: () => invalidBody('amount', 'must be a positive whole number of minor units, as a string'),
+  invalid_provider_refund_id: () =>
+    invalidBody('providerRefundId', 'must be the acquirer’s refund id: 1 to 255 printable characters'),
+  exceeds_refundable: (error) =>
+    ApiError.validation(
+      [
+        {
+          path: 'amount',
+          in: 'body',
+          code: 'too_large',
+          message: `exceeds what the charge can still refund (${error.remaining})`,
+        },
+      ],
+      `The amount exceeds what the charge can still refund: ${error.remaining}.`,
+    ),
+  provider_refund_id_in_use: (error) =>
+    new ApiError(
+      'invalid_state_transition',
+      `The acquirer's refund id is already recorded on refund ${error.refundId}.`,
+      { refundId: error.refundId },
+    ),
+};

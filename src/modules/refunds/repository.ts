@@ -13,6 +13,23 @@ export async function lockById(trx: Trx, id: string): Promise<RefundRow> {
   return trx.selectFrom('refunds').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
 }
 
+/** The refund under its row lock, or undefined when there is none. */
+export async function lockIfExists(trx: Trx, id: string): Promise<RefundRow | undefined> {
+  return trx.selectFrom('refunds').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The refund the acquirer knows by `providerRefundId` (unique), if any. */
+export async function findByProviderRefundId(
+  db: Kdb,
+  providerRefundId: string,
+): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('provider_refund_id', '=', providerRefundId)
+    .executeTakeFirst();
+}
+
 export async function findById(db: Kdb, id: string): Promise<RefundRow | undefined> {
   return db.selectFrom('refunds').selectAll().where('id', '=', id).executeTakeFirst();
 }

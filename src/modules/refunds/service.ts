@@ -17,10 +17,12 @@ import {
   type Acquirer,
   type AcquirerRefund,
 } from '../acquirer/types.js';
+import type { ChargeRow } from '../charges/model.js';
 import { chargeView, type ChargeOwner, type ChargeRefunds } from '../charges/service.js';
+import type { AuditLog } from '../audit/service.js';
 import type { EventRecorder } from '../events/service.js';
 import type { OperatorAlerts } from '../operator/alerts.js';
-import type { RefundError, RefundListError } from './errors.js';
+import type { HeldRefundError, RefundError, RefundListError } from './errors.js';
 import type { RefundRow } from './model.js';
 import * as refunds from './repository.js';
 import {
@@ -63,6 +65,16 @@ export interface RefundService {
   /** What the owner's charge's pending refunds hold back (decimal text of minor units). */
   pendingTotal(owner: ChargeOwner, chargeId: string): Promise<string>;
   /**
+   * An operator's settlement of a held refund (ADR 0063): a pending refund out of the retry queue (held
+   * for an answer that disagreed, or parked after its retries), once the operator has asked the acquirer.
+   * Audited as `refund.settled`, in its transaction.
+   */
+  settleHeld(
+    refundId: string,
+    decision: HeldRefundDecision,
+    by: RefundActor,
+  ): Promise<Result<RefundView, HeldRefundError>>;
+  /**
    * One page of an export (issue 15 item 4): the refunds made in `window`, oldest first, after the
    * (createdAt, id) of the previous page's last one; at most `limit`.
    */
@@ -76,6 +88,20 @@ export interface RefundService {
   retryPending(limit?: number): Promise<number>;
   /** One batch of the retry job: claims due pending refunds, and reports what became of them. */
   retryPendingBatch(limit?: number): Promise<BatchReport>;
+}
+
+/** What the operator found at the acquirer about a held refund, and why (ADR 0063). */
+export type HeldRefundDecision =
+  /** The acquirer refunded `amount` (the refund's own when absent) under its refund id `providerRefundId`. */
+  | { outcome: 'succeeded'; providerRefundId: string; amount?: string; reason: string }
+  /** The acquirer refunded nothing: the refund fails and its amount is refundable again. */
+  | { outcome: 'failed'; reason: string };
+
+/** Who settles a held refund (the audit entry's actor). */
+export interface RefundActor {
+  actor: string;
+  requestId?: string | null;
+  ip?: string | null;
 }
 
 /** The charge of each refund, by refund id, read in the caller's transaction (settlement items). */
@@ -99,6 +125,8 @@ export interface RefundServiceDeps {
   fingerprints: RequestFingerprints;
   /** Signs and checks list cursors. */
   cursors: CursorCodec;
+  /** The operator's settlements of held refunds are audited. */
+  audit: AuditLog;
   acquirerFor: (environment: Environment) => Acquirer | undefined;
   /** The charge a refund is for: the charges module owns that table. */
   charges: ChargeRefunds;
@@ -195,57 +223,72 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
         await holdForOperator(trx, refund, charge.provider_payment_id, answer, differences);
         return refund;
       }
-      const now = clock.now();
-      const updatedCharge = await deps.charges.recordRefund(trx, charge, refund.amount, now);
-      const done = await refunds.transition(trx, refund.id, ['pending'], 'succeeded', {
-        provider_refund_id: answer.id,
-        updated_at: now,
-      });
-      if (!done) throw new Error(`refund ${refund.id} left pending under its row lock`);
-      refundOutcomes.inc({ environment: done.environment, outcome: 'succeeded' });
-      const posted = await deps.ledger.postRefund(trx, {
-        id: done.id,
+      return book(trx, refund, charge, { providerRefundId: answer.id, amount: refund.amount });
+    });
+  }
+
+  /**
+   * Books a pending refund as succeeded for `amount`, under the refund's and the charge's row locks (in
+   * that order): the charge's refunded amount, the refund's row, the ledger entry, the alert of a pending
+   * balance left below zero, and `charge.refunded`.
+   */
+  async function book(
+    trx: Trx,
+    refund: RefundRow,
+    charge: ChargeRow,
+    booked: { providerRefundId: string; amount: string },
+  ): Promise<RefundRow> {
+    const now = clock.now();
+    const updatedCharge = await deps.charges.recordRefund(trx, charge, booked.amount, now);
+    const done = await refunds.transition(trx, refund.id, ['pending'], 'succeeded', {
+      provider_refund_id: booked.providerRefundId,
+      ...(booked.amount === refund.amount ? {} : { amount: booked.amount }),
+      updated_at: now,
+    });
+    if (!done) throw new Error(`refund ${refund.id} left pending under its row lock`);
+    refundOutcomes.inc({ environment: done.environment, outcome: 'succeeded' });
+    const posted = await deps.ledger.postRefund(trx, {
+      id: done.id,
+      chargeId: charge.id,
+      organizationId: charge.organization_id,
+      environment: charge.environment,
+      amount: done.amount,
+      merchantReference: charge.merchant_reference,
+    });
+    // A refund is never refused for want of balance (the customer is owed it and the acquirer debits
+    // us anyway): the pending balance may go below zero, as a debt the next settlement recovers, and the
+    // operator is told (docs/decisions/0014-refund-debt.md).
+    if (posted.created && BigInt(posted.pendingAfter) < 0n) {
+      const debt = (-BigInt(posted.pendingAfter)).toString();
+      await deps.alerts.raise(trx, {
+        kind: 'negative_pending_balance',
+        organizationId: charge.organization_id,
+        environment: charge.environment,
+        subjectId: done.id,
         chargeId: charge.id,
-        organizationId: charge.organization_id,
-        environment: charge.environment,
-        amount: done.amount,
-        merchantReference: charge.merchant_reference,
-      });
-      // A refund is never refused for want of balance (the customer is owed it and the acquirer debits
-      // us anyway): the pending balance may go below zero, as a debt the next settlement recovers, and the
-      // operator is told (docs/decisions/0014-refund-debt.md).
-      if (posted.created && BigInt(posted.pendingAfter) < 0n) {
-        const debt = (-BigInt(posted.pendingAfter)).toString();
-        await deps.alerts.raise(trx, {
-          kind: 'negative_pending_balance',
-          organizationId: charge.organization_id,
-          environment: charge.environment,
-          subjectId: done.id,
-          chargeId: charge.id,
-          message: `Refund ${done.id} left the pending balance of ${charge.organization_id} (${charge.environment}) at ${posted.pendingAfter} TRY minor units`,
-          details: {
-            refundId: done.id,
-            amount: done.amount,
-            currency: done.currency,
-            pendingAfter: posted.pendingAfter,
-            debt,
-          },
-        });
-      }
-      await deps.events.record(trx, {
-        organizationId: charge.organization_id,
-        environment: charge.environment,
-        type: 'charge.refunded',
-        resourceId: charge.id,
-        data: { ...chargeView(updatedCharge, deps.checkoutUrl()), refund: refundView(done) },
-        payment: {
-          id: charge.id,
-          paymentId: charge.provider_payment_id ?? '',
-          merchantReference: charge.merchant_reference,
+        message: `Refund ${done.id} left the pending balance of ${charge.organization_id} (${charge.environment}) at ${posted.pendingAfter} TRY minor units`,
+        details: {
+          refundId: done.id,
+          amount: done.amount,
+          currency: done.currency,
+          pendingAfter: posted.pendingAfter,
+          debt,
         },
       });
-      return done;
+    }
+    await deps.events.record(trx, {
+      organizationId: charge.organization_id,
+      environment: charge.environment,
+      type: 'charge.refunded',
+      resourceId: charge.id,
+      data: { ...chargeView(updatedCharge, deps.checkoutUrl()), refund: refundView(done) },
+      payment: {
+        id: charge.id,
+        paymentId: charge.provider_payment_id ?? '',
+        merchantReference: charge.merchant_reference,
+      },
     });
+    return done;
   }
 
   async function fail(refundId: string, error: AcquirerRejectedError, claimed?: Claimed): Promise<RefundRow> {
@@ -438,6 +481,68 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       const rows = await refunds.pageByCharge(readDb, charge.id, after?.value, query.limit + 1);
       const page = toPage(rows, query.limit, (row) => pages.encode(row.created_at, row.id));
       return ok({ data: page.data.map(refundView), nextCursor: page.nextCursor });
+    },
+
+    async settleHeld(refundId, decision, by) {
+      const reason = decision.reason.trim();
+      if (reason === '' || reason.length > 500) return err({ code: 'reason_required' });
+      if (decision.outcome === 'succeeded') {
+        if (decision.amount !== undefined && !/^[1-9][0-9]{0,17}$/.test(decision.amount))
+          return err({ code: 'invalid_amount' });
+        if (!/^[\x21-\x7e]{1,255}$/.test(decision.providerRefundId))
+          return err({ code: 'invalid_provider_refund_id' });
+      }
+      return db.transaction().execute(async (trx): Promise<Result<RefundView, HeldRefundError>> => {
+        const refund = await refunds.lockIfExists(trx, refundId);
+        if (!refund) return err({ code: 'refund_not_found' });
+        // Held: pending, and out of the retry queue (parked), so no job or request is asking for it.
+        if (refund.status !== 'pending' || refund.parked_at === null)
+          return err({ code: 'refund_not_held', status: refund.status });
+        const charge = await deps.charges.lock(trx, refund.charge_id);
+        const now = clock.now();
+        let settled: RefundRow;
+        if (decision.outcome === 'failed') {
+          const failed = await refunds.transition(trx, refund.id, ['pending'], 'failed', {
+            failure_code: 'operator_failed',
+            failure_message: reason,
+            updated_at: now,
+          });
+          if (!failed) throw new Error(`refund ${refund.id} left pending under its row lock`);
+          refundOutcomes.inc({ environment: failed.environment, outcome: 'failed' });
+          settled = failed;
+        } else {
+          const amount = decision.amount ?? refund.amount;
+          // What the charge can still give: its amount, less what is refunded and what the other pending
+          // refunds hold (this one's reserve is the operator's to replace).
+          const othersPending = BigInt(await refunds.pendingTotal(trx, charge.id)) - BigInt(refund.amount);
+          const room = BigInt(charge.amount) - BigInt(charge.refunded_amount) - othersPending;
+          if (BigInt(amount) > room) return err({ code: 'exceeds_refundable', remaining: room.toString() });
+          const taken = await refunds.findByProviderRefundId(trx, decision.providerRefundId);
+          if (taken) return err({ code: 'provider_refund_id_in_use', refundId: taken.id });
+          settled = await book(trx, refund, charge, { providerRefundId: decision.providerRefundId, amount });
+        }
+        await deps.audit.record(trx, {
+          actor: by.actor,
+          action: 'refund.settled',
+          targetType: 'refund',
+          targetId: refund.id,
+          organizationId: refund.organization_id,
+          before: { status: refund.status, amount: refund.amount },
+          after: {
+            status: settled.status,
+            amount: settled.amount,
+            providerRefundId: settled.provider_refund_id,
+            reason,
+          },
+          requestId: by.requestId ?? null,
+          ip: by.ip ?? null,
+        });
+        logger.warn(
+          { refundId: refund.id, outcome: settled.status, amount: settled.amount, actor: by.actor },
+          'held refund settled by an operator',
+        );
+        return ok(refundView(settled));
+      });
     },
 
     async pendingTotal(owner, chargeId) {
