@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createApplicationService } from '../src/modules/applications/service.js';
@@ -123,6 +124,33 @@ describe('usage errors', () => {
       [['approve', 'app_a', 'app_b'], 'approve takes 1 argument; unexpected "app_b"'],
       [['set-flag', 'org_x', 'payouts', 'on', 'now'], 'set-flag takes 3 arguments; unexpected "now"'],
       [['settle', '2027-03-01'], 'settle takes no arguments; unexpected "2027-03-01"'],
+      [['settle-refund', '--outcome', 'failed', '--reason', 'r'], 'settle-refund needs a refund id'],
+      [['settle-refund', 're_x', '--reason', 'r'], 'settle-refund needs --outcome'],
+      [['settle-refund', 're_x', '--outcome', 'refunded', '--reason', 'r'], '--outcome must be one of'],
+      [['settle-refund', 're_x', '--outcome', 'failed'], 'settle-refund needs --reason'],
+      [
+        ['settle-refund', 're_x', '--outcome', 'succeeded', '--reason', 'r'],
+        'settle-refund needs --provider-refund-id',
+      ],
+      [
+        ['settle-refund', 're_x', '--outcome', 'failed', '--reason', 'r', '--amount', '5'],
+        '--provider-refund-id and --amount go with --outcome succeeded only',
+      ],
+      [
+        [
+          'settle-refund',
+          're_x',
+          '--outcome',
+          'succeeded',
+          '--provider-refund-id',
+          'rf',
+          '--reason',
+          'r',
+          '--amount',
+          '1.5',
+        ],
+        '--amount must be a whole number of minor units',
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => cliFails(args, env)));
     results.forEach((stderr, i) => {
@@ -325,6 +353,51 @@ describeOnPass('embedded')('on the embedded database of DATA_DIR', () => {
   );
 
   it(
+    'settle-refund settles a held refund, audited as cli; an unknown or settled one exits 1',
+    { timeout: STEP_TIMEOUT_MS },
+    async () => {
+      // A paid charge and a refund held on it (pending, parked), as the refunds service leaves one whose
+      // acquirer answer disagreed (ADR 0055): made in the database while no process holds it.
+      const chargeId = 'ch_clisettle01';
+      const refundId = 're_clisettle01';
+      await withDatabase(async ({ db }) => {
+        await sql`
+          INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method,
+                               merchant_reference, status, creation_state, provider, provider_request,
+                               provider_payment_id, provider_status, expires_at, created_at, updated_at)
+          VALUES (${chargeId}, ${demo.organizationId}, 'sandbox', 5000, 'TRY', 'credit_card_tr', 'cli-settle',
+                  'succeeded', 'created', 'sandbox', '{}'::jsonb, 'pay_clisettle01', 'succeeded',
+                  now() + interval '1 day', now(), now())
+        `.execute(db);
+        await sql`
+          INSERT INTO refunds (id, charge_id, organization_id, environment, amount, currency, status,
+                               created_at, updated_at, parked_at, last_error)
+          VALUES (${refundId}, ${chargeId}, ${demo.organizationId}, 'sandbox', 1000, 'TRY', 'pending',
+                  now(), now(), now(), 'held for the operator')
+        `.execute(db);
+      });
+      expect(
+        await cliFails(['settle-refund', 're_doesnotexist', '--outcome', 'failed', '--reason', 'Asked'], env),
+      ).toContain('not_found: No such refund.');
+      const args = ['settle-refund', refundId, '--outcome', 'failed', '--reason', 'The acquirer has none'];
+      expect(await cliJson<{ id: string; status: string }>(args, env)).toMatchObject({
+        id: refundId,
+        amount: '1000',
+        status: 'failed',
+      });
+      expect(await cliFails(args, env)).toContain('invalid_state_transition');
+      await withDatabase(async ({ db }) => {
+        const entry = await db
+          .selectFrom('audit_log')
+          .select(['actor', 'action'])
+          .where('target_id', '=', refundId)
+          .executeTakeFirstOrThrow();
+        expect(entry).toEqual({ actor: 'cli', action: 'refund.settled' });
+      });
+    },
+  );
+
+  it(
     'left everything in the database: audited as cli, keys only as hashes, no lock',
     { timeout: STEP_TIMEOUT_MS },
     async () => {
@@ -446,6 +519,19 @@ describeOnPass('embedded')('on the embedded database of DATA_DIR', () => {
           env,
         );
         expect(newOnly.data).toEqual([]);
+        // settle-refund goes through the operator API too (the refund the embedded test settled is settled).
+        expect(
+          await cliFails(
+            ['settle-refund', 're_doesnotexist', '--outcome', 'failed', '--reason', 'Asked'],
+            env,
+          ),
+        ).toContain('not_found: No such refund.');
+        expect(
+          await cliFails(
+            ['settle-refund', 're_clisettle01', '--outcome', 'failed', '--reason', 'Again'],
+            env,
+          ),
+        ).toContain('invalid_state_transition');
       },
     );
 
@@ -562,6 +648,9 @@ describeOnPass('postgres')('on the PostgreSQL server of DATABASE_URL', () => {
           .featureFlags,
       ).toEqual(['customers']);
       expect(await cliFails(['approve', 'app_doesnotexist'], env)).toContain('not_found');
+      expect(
+        await cliFails(['settle-refund', 're_doesnotexist', '--outcome', 'failed', '--reason', 'Asked'], env),
+      ).toContain('not_found: No such refund.');
 
       const { db } = database;
       const keys = await db

@@ -30,6 +30,10 @@ Commands:
   reconcile [--date YYYY-MM-DD] [--environment live|sandbox]
                                         reconcile the acquirer's settlement report of a UTC date that is over
                                         (default: yesterday, live) with the ledger; prints the run
+  settle-refund <refundId> --outcome succeeded|failed --reason R [--provider-refund-id ID] [--amount N]
+                                        settle a held refund with what the acquirer says it did (ADR 0063):
+                                        succeeded needs the acquirer's refund id, --amount (minor units)
+                                        when it refunded another amount; audited
   generate-encryption-key               a value for ENCRYPTION_KEYS
 
 It uses DATABASE_URL when set. Otherwise it goes through the operator API of the gateway running with
@@ -78,6 +82,9 @@ function parseCommandLine(argv: string[]) {
         company: { type: 'string' },
         date: { type: 'string' },
         environment: { type: 'string' },
+        outcome: { type: 'string' },
+        'provider-refund-id': { type: 'string' },
+        amount: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -103,6 +110,7 @@ const ARGUMENTS: Record<string, number> = {
   'demo-merchant': 0,
   settle: 0,
   reconcile: 0,
+  'settle-refund': 1,
 };
 
 function buildInput(command: string, args: string[], values: Values): Record<string, unknown> {
@@ -189,6 +197,26 @@ function buildInput(command: string, args: string[], values: Values): Record<str
         typeof values.date === 'string' ? values.date.trim() : new Date().toISOString().slice(0, 10);
       if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new UsageError('--date must be YYYY-MM-DD');
       return { businessDate: date };
+    }
+    case 'settle-refund': {
+      const id = need(args[0], 'a refund id');
+      const outcome = oneOf(need(values.outcome, '--outcome'), ['succeeded', 'failed'] as const, '--outcome');
+      const reason = need(values.reason, '--reason');
+      if (outcome === 'failed') {
+        if (values['provider-refund-id'] !== undefined || values.amount !== undefined)
+          throw new UsageError('--provider-refund-id and --amount go with --outcome succeeded only');
+        return { id, outcome, reason };
+      }
+      const amount = values.amount;
+      if (amount !== undefined && !(typeof amount === 'string' && /^[1-9][0-9]{0,17}$/.test(amount)))
+        throw new UsageError('--amount must be a whole number of minor units, 1 or more');
+      return {
+        id,
+        outcome,
+        reason,
+        providerRefundId: need(values['provider-refund-id'], '--provider-refund-id'),
+        ...(amount === undefined ? {} : { amount }),
+      };
     }
     default:
       throw new UsageError(`unknown command ${command}`);
@@ -346,6 +374,12 @@ function httpBackend(baseUrl: string, token: string): Backend {
             environment: input.environment,
             reportDate: input.reportDate,
           });
+        case 'settle-refund': {
+          const body = Object.fromEntries(
+            Object.entries(input).filter(([name, value]) => name !== 'id' && value !== undefined),
+          );
+          return send('POST', `/operator/v1/refunds/${id}/settle`, body);
+        }
         default:
           throw new UsageError(`unknown command ${command}`);
       }
