@@ -495,7 +495,9 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
       return db.transaction().execute(async (trx): Promise<Result<RefundView, HeldRefundError>> => {
         const refund = await refunds.lockIfExists(trx, refundId);
         if (!refund) return err({ code: 'refund_not_found' });
-        // Held: pending, and out of the retry queue (parked), so no job or request is asking for it.
+        // Held: pending and out of the retry queue (parked), so the job is not asking for it. A retried
+        // request with its idempotency key may still ask: its answer waits for this row lock and then
+        // meets the settled refund (a success after `failed` is held for the operator, ADR 0055).
         if (refund.status !== 'pending' || refund.parked_at === null)
           return err({ code: 'refund_not_held', status: refund.status });
         const charge = await deps.charges.lock(trx, refund.charge_id);
