@@ -8,6 +8,7 @@ import type { Actor } from '../modules/organizations/service.js';
 import { valueOf } from '../modules/operator/errors.js';
 import { RECONCILIATION_ERRORS } from '../modules/operator/reconciliation-routes.js';
 import { HELD_REFUND_ERRORS } from '../modules/refunds/errors.js';
+import { heldRefundDecision } from '../modules/refunds/service.js';
 import { applicationView } from '../modules/operator/schemas.js';
 import type { SettlementCommandError } from '../modules/settlement/batch.js';
 import { SETTLEMENT_ERRORS } from '../modules/settlement/errors.js';
@@ -108,15 +109,14 @@ export async function directBackend(config: Config): Promise<Backend> {
         case 'settle':
           return settlementValueOf(await services.settlementBatches.runDate(String(input.businessDate), by));
         case 'settle-refund': {
-          const decision =
-            input.outcome === 'failed'
-              ? { outcome: 'failed' as const, reason: String(input.reason) }
-              : {
-                  outcome: 'succeeded' as const,
-                  reason: String(input.reason),
-                  providerRefundId: String(input.providerRefundId),
-                  ...(input.amount === undefined ? {} : { amount: String(input.amount) }),
-                };
+          const decision = heldRefundDecision(
+            input as {
+              outcome: 'succeeded' | 'failed';
+              reason: string;
+              providerRefundId?: string;
+              amount?: string;
+            },
+          );
           const settled = await services.refunds.settleHeld(id, decision, by);
           if (settled.ok) return settled.value;
           throw toApiError(HELD_REFUND_ERRORS, settled.error);

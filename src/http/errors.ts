@@ -78,6 +78,11 @@ export class ApiError extends Error {
   static validation(issues: ValidationIssue[], message = 'The request is invalid.'): ApiError {
     return new ApiError('validation_failed', message, { issues });
   }
+
+  /** 400 `validation_failed` for one body field whose value the command cannot take. */
+  static invalidBody(path: string, message: string): ApiError {
+    return ApiError.validation([{ path, in: 'body', code: 'invalid_value', message }]);
+  }
 }
 
 export const ValidationIssueSchema = Type.Object({

@@ -68,9 +68,10 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
   async function call<T>(operation: string, request: CallOptions): Promise<T> {
     const attempts = request.retry === false ? 1 : options.maxAttempts;
     let lastProblem = 'no attempt made';
-    /** The last attempt's "not now" 4xx, thrown if no later attempt does better. */
+    /** The last attempt's "not now" 4xx, thrown if it was the last attempt's answer. */
     let lastRefusal: AcquirerRejectedError | undefined;
     for (let attempt = 1; attempt <= attempts; attempt++) {
+      lastRefusal = undefined;
       if (attempt > 1) {
         const delay = Math.round(Math.random() * backoffCeiling(options.backoffMs, attempt - 1));
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -97,7 +98,6 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       } catch (error) {
         observe('unavailable');
         lastProblem = describeNetworkFailure(error, options.timeoutMs);
-        lastRefusal = undefined;
         logger.warn(
           { acquirer: options.name, operation, attempt, problem: lastProblem },
           'acquirer call failed',
@@ -110,7 +110,6 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       if (response.status >= 500) {
         observe('unavailable');
         lastProblem = `HTTP ${response.status}`;
-        lastRefusal = undefined;
         logger.warn(
           { acquirer: options.name, operation, attempt, status: response.status, latencyMs },
           'acquirer answered 5xx',
@@ -160,7 +159,6 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       if (parsed === undefined) {
         observe('unavailable');
         lastProblem = `unreadable ${response.status} answer`;
-        lastRefusal = undefined;
         logger.warn({ acquirer: options.name, operation, attempt, latencyMs }, 'acquirer answer is not JSON');
         continue;
       }

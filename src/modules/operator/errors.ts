@@ -20,14 +20,11 @@ export type CommandInputError = { code: 'invalid_input'; field: string; message:
 /** Every refusal of an operator command (issue 12 items 2 and 9). */
 export type OperatorError = OrganizationError | StaffError | AlertError | CommandInputError;
 
-const invalidBody = (path: string, message: string) =>
-  ApiError.validation([{ path, in: 'body', code: 'invalid_value', message }]);
-
 /** Each refusal as the envelope of the operator API (the console shows its message on a page). */
 export const OPERATOR_ERRORS: ErrorTable<OperatorError> = {
   ...ORGANIZATION_ERRORS,
-  weak_password: ({ problem }) => invalidBody('password', problem),
-  staff_email_taken: () => invalidBody('email', 'is already a staff account'),
+  weak_password: ({ problem }) => ApiError.invalidBody('password', problem),
+  staff_email_taken: () => ApiError.invalidBody('email', 'is already a staff account'),
   invalid_credentials: () => new ApiError('invalid_credentials', 'The e-mail address or password is wrong.'),
   login_throttled: ({ retryAfterSeconds }) => new LoginThrottledError(retryAfterSeconds),
   staff_not_found: ({ email }) => new ApiError('not_found', `No staff account ${email}.`),
@@ -36,7 +33,7 @@ export const OPERATOR_ERRORS: ErrorTable<OperatorError> = {
     ApiError.validation([
       { path: 'cursor', in: 'query', code: 'invalid_value', message: 'is not a cursor this API issued' },
     ]),
-  invalid_input: ({ field, message }) => invalidBody(field, message),
+  invalid_input: ({ field, message }) => ApiError.invalidBody(field, message),
 };
 
 /** At the edge: the value, or the refusal thrown as its envelope for the error handler. */

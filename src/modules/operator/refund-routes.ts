@@ -3,7 +3,7 @@ import { errorResponses, toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { HELD_REFUND_ERRORS } from '../refunds/errors.js';
 import { RefundViewSchema } from '../refunds/schemas.js';
-import type { RefundService } from '../refunds/service.js';
+import { heldRefundDecision, type RefundService } from '../refunds/service.js';
 import { actorOf } from './auth.js';
 import { IdParamsSchema } from './schemas.js';
 
@@ -59,16 +59,7 @@ export async function operatorRefundRoutes(
       config: { operator: 'administer' },
     },
     async (request) => {
-      const body = request.body;
-      const decision =
-        body.outcome === 'failed'
-          ? { outcome: 'failed' as const, reason: body.reason }
-          : {
-              outcome: 'succeeded' as const,
-              providerRefundId: body.providerRefundId ?? '',
-              reason: body.reason,
-              ...(body.amount === undefined ? {} : { amount: body.amount }),
-            };
+      const decision = heldRefundDecision(request.body);
       const settled = await deps.refunds.settleHeld(request.params.id, decision, actorOf(request));
       if (!settled.ok) throw toApiError(HELD_REFUND_ERRORS, settled.error);
       return settled.value;

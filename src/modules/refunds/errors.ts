@@ -77,9 +77,6 @@ export type HeldRefundError =
   | { code: 'exceeds_refundable'; remaining: string }
   | { code: 'provider_refund_id_in_use'; refundId: string };
 
-const invalidBody = (path: string, message: string) =>
-  ApiError.validation([{ path, in: 'body', code: 'invalid_value', message }]);
-
 export const HELD_REFUND_ERRORS: ErrorTable<HeldRefundError> = {
   refund_not_found: () => new ApiError('not_found', 'No such refund.'),
   refund_not_held: (error) =>
@@ -89,10 +86,14 @@ export const HELD_REFUND_ERRORS: ErrorTable<HeldRefundError> = {
         ? 'The refund is still being asked for (not parked); only a held refund is settled by hand.'
         : `The refund is ${error.status}; only a held (pending, parked) refund is settled by hand.`,
     ),
-  reason_required: () => invalidBody('reason', 'must be 1 to 500 characters, not blank'),
-  invalid_amount: () => invalidBody('amount', 'must be a positive whole number of minor units, as a string'),
+  reason_required: () => ApiError.invalidBody('reason', 'must be 1 to 500 characters, not blank'),
+  invalid_amount: () =>
+    ApiError.invalidBody('amount', 'must be a positive whole number of minor units, as a string'),
   invalid_provider_refund_id: () =>
-    invalidBody('providerRefundId', 'must be the acquirer’s refund id: 1 to 255 printable characters'),
+    ApiError.invalidBody(
+      'providerRefundId',
+      'must be the acquirer’s refund id: 1 to 255 printable characters',
+    ),
   exceeds_refundable: (error) =>
     ApiError.validation(
       [

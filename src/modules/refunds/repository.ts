@@ -10,7 +10,9 @@ import { TRANSITIONS, type RefundRow, type RefundStatus } from './model.js';
 export type RefundPatch = Omit<Updateable<RefundsTable>, 'id' | 'status'>;
 
 export async function lockById(trx: Trx, id: string): Promise<RefundRow> {
-  return trx.selectFrom('refunds').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+  const row = await lockIfExists(trx, id);
+  if (!row) throw new Error(`refund ${id} does not exist`);
+  return row;
 }
 
 /** The refund under its row lock, or undefined when there is none. */

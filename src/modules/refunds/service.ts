@@ -97,6 +97,25 @@ export type HeldRefundDecision =
   /** The acquirer refunded nothing: the refund fails and its amount is refundable again. */
   | { outcome: 'failed'; reason: string };
 
+/**
+ * The decision of an operator's request (the operator API's body, the CLI's options): `providerRefundId`
+ * and `amount` count with `succeeded` only; a missing acquirer refund id is refused by `settleHeld`.
+ */
+export function heldRefundDecision(input: {
+  outcome: 'succeeded' | 'failed';
+  reason: string;
+  providerRefundId?: string | undefined;
+  amount?: string | undefined;
+}): HeldRefundDecision {
+  if (input.outcome === 'failed') return { outcome: 'failed', reason: input.reason };
+  return {
+    outcome: 'succeeded',
+    reason: input.reason,
+    providerRefundId: input.providerRefundId ?? '',
+    ...(input.amount === undefined ? {} : { amount: input.amount }),
+  };
+}
+
 /** Who settles a held refund (the audit entry's actor). */
 export interface RefundActor {
   actor: string;
