@@ -32,13 +32,13 @@
  * alone; DATABASE_URL names the server (default the local one). The gateway processes run from dist/,
  * built first (incrementally), as `npm start` runs them.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { migrationsDir, projectRoot } from '../src/paths.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
+import { buildProgram } from '../scripts/build.js';
 import { benchBalance } from './balance.js';
 import { benchCharges } from './charges.js';
 import { benchCheckout } from './checkout.js';
@@ -226,16 +226,9 @@ async function main(): Promise<void> {
   }
 }
 
-// The gateway processes the sections spawn run from dist/, as `npm start` runs them; the build is
-// incremental.
-execFileSync(
-  process.execPath,
-  [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'],
-  {
-    cwd: projectRoot,
-    stdio: ['ignore', 2, 2],
-  },
-);
+// The gateway processes the sections spawn run from dist/, as `npm start` runs them (`npm run build`'s
+// transpilation).
+await buildProgram();
 
 if (ONLY === 'charges') {
   console.log(JSON.stringify({ machine: machine(), charges: await chargesSection() }, null, 2));

@@ -4,7 +4,8 @@ import type { Challenge, StoredPayment } from './model.js';
 
 const STYLE =
   'body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#1d1d1f}' +
-  'h1{font-size:1.3rem}dl{display:grid;grid-template-columns:auto 1fr;gap:.3rem 1rem}dt{color:#555}dd{margin:0}' +
+  'h1{font-size:1.3rem}dl{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.3rem 1rem}dt{color:#555}' +
+  'dd{margin:0;overflow-wrap:anywhere}' +
   'label{display:block;margin:1.2rem 0 .3rem}input{font-size:1.2rem;padding:.4rem;width:10rem;letter-spacing:.2rem}' +
   'button{display:block;margin-top:1rem;font-size:1rem;padding:.5rem 1.2rem}.hint{color:#555;font-size:.9rem}';
 
@@ -35,7 +36,8 @@ export function formatMinorUnits(amount: string): string {
 export function renderChallengePage(challenge: Challenge, payment: StoredPayment): string {
   const rows: [string, string][] = [
     ['Amount', `${formatMinorUnits(payment.amount)} ${payment.currency}`],
-    ['Merchant reference', payment.reference],
+    // The gateway sends its charge id as the payment's reference: the id its merchant sees for this charge.
+    ['Charge ID', payment.reference],
     ['Card', `${challenge.card.brand} •••• ${challenge.card.last4}`],
   ];
   if (payment.description !== null) rows.splice(1, 0, ['Description', payment.description]);

@@ -70,6 +70,9 @@ describe('the challenge page', () => {
     expect(html).not.toMatch(/\son[a-z]+=/i);
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co');
     expect(html).toContain('ch_&lt;b&gt;&quot;quoted&quot;&lt;/b&gt;');
+    // The reference is the gateway's charge id, and the page says so.
+    expect(html).toMatch(/<dt>Charge ID<\/dt><dd>ch_&lt;b&gt;/);
+    expect(html).not.toContain('Merchant reference');
     expect(html).toContain('125.50 TRY');
     expect(html).toContain('visa •••• 3220');
     expect(html).toMatch(/<form method="post">/);

@@ -287,6 +287,32 @@ describe('GET /_control/calls', () => {
     expect(new Set(all.body.data.map((c) => c.operation)).size).toBeGreaterThan(1);
     expect((await t.api.request('GET', '/_control/calls?operation=nope')).status).toBe(400);
   });
+
+  it("counts one payment's calls of an operation, refused ones included (paymentId)", async () => {
+    const [one, other] = await Promise.all([
+      createPayment(t.api, { reference: uniqueReference() }),
+      createPayment(t.api, { reference: uniqueReference() }),
+    ]);
+    expect((await authorize(t.api, one.id, TEST_CARDS.insufficientFunds.number)).status).toBe(200);
+    expect((await authorize(t.api, one.id, TEST_CARDS.visa.number)).status).toBe(200);
+    // Paid: the acquirer refuses another card, and still counts the call.
+    expect((await authorize(t.api, one.id, TEST_CARDS.visa.number)).status).toBe(409);
+    expect((await authorize(t.api, other.id, TEST_CARDS.visa.number)).status).toBe(200);
+
+    const of = async (query: string) =>
+      (await t.api.request<{ data: CallRecord[] }>('GET', `/_control/calls?${query}`)).body.data;
+    const authorizations = await of(`operation=authorize&paymentId=${one.id}`);
+    expect(authorizations.map((call) => call.status)).toEqual([200, 200, 409]);
+    expect(authorizations.every((call) => call.paymentId === one.id)).toBe(true);
+    expect((await of(`paymentId=${other.id}`)).map((call) => call.operation)).toEqual([
+      'create_payment',
+      'authorize',
+    ]);
+    expect(await of('operation=authorize&paymentId=pay_unknown')).toEqual([]);
+    for (const bad of ['paymentId=', `paymentId=${one.id}&paymentId=${other.id}`, 'payment=x']) {
+      expect((await t.api.request('GET', `/_control/calls?${bad}`)).status, bad).toBe(400);
+    }
+  });
 });
 
 describe('close()', () => {

@@ -221,8 +221,12 @@ export class CallLog {
     if (this.calls.length > MAX_CALLS) this.calls.splice(0, this.calls.length - MAX_CALLS);
   }
 
-  list(operation: ApiOperation | null): CallRecord[] {
-    return this.calls.filter((call) => operation === null || call.operation === operation);
+  list(filter: CallsQuery): CallRecord[] {
+    return this.calls.filter(
+      (call) =>
+        (filter.operation === null || call.operation === filter.operation) &&
+        (filter.paymentId === null || call.paymentId === filter.paymentId),
+    );
   }
 
   clear(): number {
@@ -232,18 +236,32 @@ export class CallLog {
   }
 }
 
-/** The `operation` query parameter of `GET /_control/calls`. */
-export function parseCallsQuery(query: unknown): ApiOperation | null {
+/** What `GET /_control/calls` lists: null for any. */
+export interface CallsQuery {
+  operation: ApiOperation | null;
+  /** One payment's calls: how a test counts the authorizations a payment received. */
+  paymentId: string | null;
+}
+
+/** The `operation` and `paymentId` query parameters of `GET /_control/calls`. */
+export function parseCallsQuery(query: unknown): CallsQuery {
   const fields = (query ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(fields)) {
-    if (name !== 'operation') throw invalidRequest('The only query parameter is operation.');
+    if (name !== 'operation' && name !== 'paymentId') {
+      throw invalidRequest('The only query parameters are operation and paymentId.');
+    }
   }
-  if (fields.operation === undefined) return null;
+  const paymentId = fields.paymentId;
+  if (paymentId !== undefined && (typeof paymentId !== 'string' || paymentId === '')) {
+    throw invalidRequest('Give one non-empty paymentId query parameter.');
+  }
+  const filter: CallsQuery = { operation: null, paymentId: paymentId ?? null };
+  if (fields.operation === undefined) return filter;
   if (
     typeof fields.operation !== 'string' ||
     !(API_OPERATIONS as readonly string[]).includes(fields.operation)
   ) {
     throw invalidRequest(`operation must be one of ${API_OPERATIONS.join(', ')}.`);
   }
-  return fields.operation as ApiOperation;
+  return { ...filter, operation: fields.operation as ApiOperation };
 }

@@ -10,7 +10,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +22,7 @@ import { projectRoot } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { checkInvariants as checkDatabaseInvariants } from '../test/helpers/invariants.js';
 import { startPgBouncer, type PgBouncer } from '../test/helpers/pgbouncer.js';
+import { buildProgram } from '../scripts/build.js';
 import { checkInvariants, type ChainTransfer } from './invariants.js';
 import { killProgram, startProgram, type ProgramSpec, type RunningProgram } from './processes.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -103,12 +103,8 @@ async function main(): Promise<number> {
   const log = (message: string) =>
     process.stderr.write(`soak +${((Date.now() - started) / 1000).toFixed(1)}s: ${message}\n`);
 
-  // The programs run from dist/, as `npm start` runs them; the build is incremental.
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], {
-    cwd: projectRoot,
-    stdio: ['ignore', 2, 2],
-  });
+  // The programs run from dist/, as `npm start` runs them (`npm run build`'s transpilation).
+  await buildProgram();
 
   const name = `gw_soak_${randomBytes(6).toString('hex')}`;
   await withClient(settings.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));

@@ -4,6 +4,7 @@ import ipaddr from 'ipaddr.js';
 import { worstCaseCallMs } from './modules/acquirer/http-client.js';
 import { parseHostList } from './db/hosts.js';
 import { parseEncryptionKeys, type VersionedKey } from './shared/secret-box.js';
+import { outboundBudgetMs } from './shared/request-budget.js';
 
 export const ROLES = ['api', 'operator', 'worker', 'sandbox-acquirer', 'sandbox-chain'] as const;
 export type Role = (typeof ROLES)[number];
@@ -41,6 +42,16 @@ export interface Config {
   /** Failed API-key authentications allowed per client address and window before 429 (issue 11). */
   apiKeyFailureLimit: { max: number; windowMs: number };
   shutdownTimeoutMs: number;
+  /**
+   * `REQUEST_TIMEOUT_MS`: how long a listener's connection may stay silent (an answer later than that is
+   * cut) and how long a client may take to send its request.
+   */
+  requestTimeoutMs: number;
+  /**
+   * What a request may spend on calls to other systems, from its arrival: REQUEST_TIMEOUT_MS less the
+   * time kept to record the outcome and answer (a quarter, at least a second; ADR 0064).
+   */
+  outboundBudgetMs: number;
   roles: Role[];
   /** How long an in-flight idempotent request (and a charge creation) holds its key before a retry may take over. */
   idempotencyLockMs: number;
@@ -114,6 +125,11 @@ export interface Config {
     reconciliationCron: string | undefined;
     /** `SETTLEMENT_CONCURRENCY` (default 4): chunks, then single owners, a settlement run settles at once. */
     concurrency: number;
+    /**
+     * `SETTLEMENT_RESUME_AFTER_SECONDS` (default 60): how long a batch stays released without its payout
+     * before the worker's `settlement-resume` pass takes it up (its process was killed in between).
+     */
+    resumeAfterMs: number;
   };
 }
 
@@ -216,6 +232,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
 
   const acquirers = readAcquirers(read, url, integer, problems);
   const idempotencyLockMs = integer('IDEMPOTENCY_LOCK_MS', 60_000, 1000, 3_600_000);
+  const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 2000, 600_000);
   const worstCall = worstCaseCallMs({ timeoutMs: acquirers.timeoutMs, maxAttempts: acquirers.maxAttempts });
   if (idempotencyLockMs <= worstCall) {
     problems.push(
@@ -302,6 +319,8 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       windowMs: integer('API_KEY_FAILURE_LIMIT_WINDOW_MS', 60_000, 1000, 86_400_000),
     },
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    requestTimeoutMs,
+    outboundBudgetMs: outboundBudgetMs(requestTimeoutMs),
     roles,
     idempotencyLockMs,
     acquirers,
@@ -325,8 +344,23 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       cron: readCron('SETTLEMENT_CRON', read('SETTLEMENT_CRON'), '0 3 * * *', problems),
       reconciliationCron: readCron('RECONCILIATION_CRON', read('RECONCILIATION_CRON'), '0 4 * * *', problems),
       concurrency: integer('SETTLEMENT_CONCURRENCY', 4, 1, 64),
+      resumeAfterMs: integer('SETTLEMENT_RESUME_AFTER_SECONDS', 60, 0, 86_400) * 1000,
     },
   };
+  // A request's calls to other systems are cut at its outbound budget (ADR 0064): one call that could
+  // never get its own timeout there is a configuration that cannot hold, refused rather than shortened.
+  for (const [name, timeoutMs] of [
+    ['ACQUIRER_TIMEOUT_MS', acquirers.timeoutMs],
+    ['PAYOUT_RAIL_TIMEOUT_MS', config.payouts.railTimeoutMs],
+  ] as const) {
+    if (timeoutMs > config.outboundBudgetMs) {
+      problems.push(
+        `${name} (${timeoutMs}) must not exceed what a request may spend on calls to other systems, ` +
+          `${config.outboundBudgetMs} ms (REQUEST_TIMEOUT_MS ${requestTimeoutMs} less the time kept to answer): ` +
+          'raise REQUEST_TIMEOUT_MS or lower the timeout',
+      );
+    }
+  }
   if (roles.includes('api') && !roles.includes('sandbox-acquirer') && acquirers.sandbox.url === undefined) {
     problems.push(
       'SANDBOX_ACQUIRER_URL is required when the sandbox-acquirer role does not run in this process ' +

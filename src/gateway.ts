@@ -110,6 +110,7 @@ type ListenerName = 'web' | 'sandboxApi' | 'liveApi' | 'operator';
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
+  if (!options.database) logger.info(describeDatabaseOpening(config), 'opening the database');
   const database =
     options.database ??
     (await openDatabase({
@@ -185,6 +186,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       database,
       config.databaseMigrationUrl,
       readMigrations(migrationsDir),
+      (progress) => {
+        if (progress.kind === 'pending')
+          logger.info({ pending: progress.total }, `migrating: ${progress.total} migration(s) to apply`);
+        else
+          logger.info(
+            { migration: progress.name, ms: progress.ms },
+            `migration ${progress.index}/${progress.total} applied`,
+          );
+      },
     );
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
@@ -282,7 +292,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       urlOf,
     };
 
-    const listen = async (name: ListenerName, app: App, port: number) => {
+    const listen = async (name: ListenerName, build: () => Promise<App>, port: number) => {
+      logger.info({ listener: name, port }, `starting the ${name} listener`);
+      const app = await build();
       listeners.push(app);
       const open = new Set<Socket>();
       connections.set(app, open);
@@ -296,12 +308,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     };
 
     if (config.roles.includes('api')) {
-      await listen('sandboxApi', await buildApiApp(context, 'sandbox'), config.ports.sandboxApi);
-      await listen('liveApi', await buildApiApp(context, 'live'), config.ports.liveApi);
-      await listen('web', await buildWebApp(context), config.ports.web);
+      await listen('sandboxApi', () => buildApiApp(context, 'sandbox'), config.ports.sandboxApi);
+      await listen('liveApi', () => buildApiApp(context, 'live'), config.ports.liveApi);
+      await listen('web', () => buildWebApp(context), config.ports.web);
     }
     if (config.roles.includes('operator')) {
-      await listen('operator', await buildOperatorApp(context), config.ports.operator);
+      await listen('operator', () => buildOperatorApp(context), config.ports.operator);
       if (cliTokenFile && operatorCliToken) {
         mkdirSync(config.dataDir, { recursive: true });
         writeFileSync(
@@ -394,6 +406,8 @@ async function baseServer(
     logger: context.logger.child({ listener }),
     bodyLimitBytes: context.config.bodyLimitBytes,
     trustedProxies: context.config.trustedProxies,
+    requestTimeoutMs: context.config.requestTimeoutMs,
+    outboundBudgetMs: context.config.outboundBudgetMs,
     contentSecurityPolicy: csp,
     tracing: context.tracing,
     readiness: async () => {
@@ -786,4 +800,16 @@ async function registerAccountOpenApi(app: App, context: ListenerContext): Promi
         ]),
     );
   };
+}
+
+/**
+ * The log line before the database opens. An embedded database that does not exist yet is created first
+ * (PGlite's initdb), the longest step of a first start, so the line says so.
+ */
+function describeDatabaseOpening(config: Config): Record<string, unknown> {
+  if (config.databaseUrl) return { database: 'postgresql' };
+  const dataDir = path.join(config.dataDir, 'pglite');
+  return existsSync(dataDir)
+    ? { database: 'pglite', dataDir }
+    : { database: 'pglite', dataDir, creating: true, note: 'first start: creating the embedded database' };
 }

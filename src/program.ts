@@ -87,6 +87,7 @@ export async function runGateway(tracing: Tracing | undefined): Promise<void> {
   };
   for (const signal of STOP_SIGNALS) process.on(signal, () => shutdown(signal));
 
+  logger.info({ roles: config.roles, node: process.version }, 'starting the gateway');
   let gateway: Gateway;
   try {
     gateway = await startGateway({ config, logger, tracing });

@@ -270,6 +270,8 @@ export function createServices(input: {
     events,
     checkoutUrl: () => urls.checkout(),
     cardAttempts: config.checkout.cardAttempts,
+    // The lease of a charge creation too: the config makes it exceed the longest acquirer call.
+    cardClaimLeaseMs: config.idempotencyLockMs,
     jobs,
   });
   const customers = createCustomerService({ db, clock, box, cursors });

@@ -1,17 +1,20 @@
 /**
- * Issue 11, item 5: failed API-key authentications are limited per client address (429
- * `too_many_requests` with Retry-After). While an address is over its limit every key it presents is
- * refused, valid ones included, so a right guess cannot be told from a wrong one; other addresses are
- * unaffected. With REDIS_URL the count is shared by every instance.
+ * Failed API-key authentications are limited per client address (429 `too_many_requests` with
+ * Retry-After; decisions 0012 and 0066). While an address is over its limit only a key that already
+ * authenticated from that address is checked: the merchant's servers behind the address keep working,
+ * and every other key (garbage, a guess, a valid key new to the address) gets the same 429 without a
+ * lookup; other addresses are unaffected. With REDIS_URL the count and the proofs are shared by every
+ * instance.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../src/modules/api-keys/key-format.js';
 import { SECOND } from '../src/shared/clock.js';
+import { createFreshDatabase, dropDatabase } from './helpers/database.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, type ErrorBody } from './helpers/http.js';
-import { createOrganization, issueKey } from './helpers/merchants.js';
+import { createOrganization, issueKey, revokeKeyInDatabase } from './helpers/merchants.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMIT = { API_KEY_FAILURE_LIMIT_MAX: '3', API_KEY_FAILURE_LIMIT_WINDOW_MS: '60000' };
@@ -22,6 +25,7 @@ let t: TestGateway;
 const shared: TestGateway[] = [];
 const prefix = `test:${randomBytes(6).toString('hex')}:`;
 let redis: Redis;
+let sharedDatabaseUrl: string | undefined;
 let counter = 0;
 const nextAddress = () => `198.51.100.${++counter}`;
 
@@ -30,7 +34,13 @@ beforeAll(async () => {
   await redis.connect();
   t = await startTestGateway({ env: { ...LIMIT, ...PROXY } });
   const env = { ...LIMIT, ...PROXY, REDIS_URL, REDIS_KEY_PREFIX: prefix };
-  shared.push(await startTestGateway({ env }), await startTestGateway({ env }));
+  // One database for both, as in a deployment: a key issued through one is valid on the other (the
+  // local PostgreSQL server even in the PGlite pass, since PGlite cannot be shared).
+  sharedDatabaseUrl = await createFreshDatabase();
+  shared.push(
+    await startTestGateway({ env, sharedDatabaseUrl }),
+    await startTestGateway({ env, sharedDatabaseUrl }),
+  );
   // Each instance connects to Redis in the background: wait until its failures reach Redis.
   for (const gateway of shared) {
     const probe = nextAddress();
@@ -44,6 +54,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await Promise.all([t, ...shared].map((gateway) => gateway?.close()));
+  if (sharedDatabaseUrl !== undefined) await dropDatabase(sharedDatabaseUrl);
   redis?.disconnect();
 });
 
@@ -78,7 +89,8 @@ describe('failed API-key authentications per address', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
 
-    // A valid key from the same address is refused the same way: a right guess looks like a wrong one.
+    // A valid key that never authenticated from this address is refused the same way: a right guess
+    // looks like a wrong one.
     const valid = await call(t, address, good);
     expect(valid.status).toBe(429);
     expect(valid.body.error.code).toBe('too_many_requests');
@@ -93,6 +105,52 @@ describe('failed API-key authentications per address', () => {
     // After the window the address may try again.
     t.clock.advance(retryAfter * SECOND);
     expect((await call(t, address, good)).status).toBe(200);
+    expect((await call(t, address, wrongKey())).status).toBe(401);
+  });
+
+  it('keeps answering a key the address already used, while its failures stay throttled', async () => {
+    const db = t.gateway.database.db;
+    const organizationId = await createOrganization(db, t.clock);
+    const merchant = (await issueKey(db, t.clock, organizationId)).secret;
+    const laterRevoked = await issueKey(db, t.clock, organizationId);
+    const neverUsedHere = (await issueKey(db, t.clock, organizationId)).secret;
+    const revoked = (await issueKey(db, t.clock, organizationId, { revoked: true })).secret;
+    const address = nextAddress();
+    // The merchant's servers work from the address; then a neighbour behind it fails past the limit.
+    expect((await call(t, address, merchant)).status).toBe(200);
+    expect((await call(t, address, laterRevoked.secret)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await call(t, address, wrongKey())).status).toBe(401);
+    const refused = await call(t, address, wrongKey());
+    expect(refused.status).toBe(429);
+
+    // The merchant's key still answers, again and again.
+    for (let i = 0; i < 5; i++) expect((await call(t, address, merchant)).status).toBe(200);
+    // Every other key gets one answer, whatever it is: a guess, garbage, a revoked key, a valid key that
+    // never authenticated from here, or a key that did and was revoked since (which counts, and stays
+    // throttled).
+    await revokeKeyInDatabase(db, t.clock, laterRevoked.id);
+    const others = [
+      wrongKey(),
+      'sk_test_nonsense',
+      'x'.repeat(200),
+      revoked,
+      neverUsedHere,
+      laterRevoked.secret,
+    ];
+    const answers = [];
+    for (const secret of others) answers.push(await call(t, address, secret));
+    const shape = (answer: typeof refused) => ({
+      status: answer.status,
+      code: answer.body.error.code,
+      message: answer.body.error.message,
+      retryAfter: answer.headers.get('retry-after'),
+    });
+    expect(answers.map(shape)).toEqual(others.map(() => shape(refused)));
+    // The merchant is unaffected by all that.
+    expect((await call(t, address, merchant)).status).toBe(200);
+
+    t.clock.advance(Number(refused.headers.get('retry-after')) * SECOND);
+    expect((await call(t, address, neverUsedHere)).status).toBe(200);
     expect((await call(t, address, wrongKey())).status).toBe(401);
   });
 
@@ -117,5 +175,25 @@ describe('failed API-key authentications per address', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect((await call(a, address, good)).status).toBe(429);
     expect((await call(a, nextAddress(), good)).status).toBe(200);
+  });
+
+  it('shares through Redis which keys an address already used', async () => {
+    const [a, b] = shared as [TestGateway, TestGateway];
+    const merchant = await validKey(a);
+    const newcomer = await validKey(a);
+    const address = nextAddress();
+    // Only a saw the merchant's key from this address; b has never met it.
+    expect((await call(a, address, merchant)).status).toBe(200);
+    expect((await call(b, address, wrongKey())).status).toBe(401);
+    expect((await call(a, address, wrongKey())).status).toBe(401);
+    expect((await call(b, address, wrongKey())).status).toBe(401);
+    expect((await call(b, address, wrongKey())).status).toBe(429);
+    expect((await call(a, address, wrongKey())).status).toBe(429);
+    // Both instances answer the merchant, b from the proof a left in Redis.
+    expect((await call(b, address, merchant)).status).toBe(200);
+    expect((await call(a, address, merchant)).status).toBe(200);
+    // A key new to the address waits for the window on both.
+    expect((await call(b, address, newcomer)).status).toBe(429);
+    expect((await call(a, address, newcomer)).status).toBe(429);
   });
 });

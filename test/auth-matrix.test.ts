@@ -197,6 +197,22 @@ const ROUTES: Record<string, RouteCase> = {
     auth: 'write',
     success: 200,
   },
+  'POST /v1/webhook-endpoints/{id}/switch-secret': {
+    method: 'POST',
+    path: async (f) => `/v1/webhook-endpoints/${await rotatingEndpointOf(f)}/switch-secret`,
+    foreignPath: (f) => `/v1/webhook-endpoints/${foreignWebhooks[f.environment].endpointId}/switch-secret`,
+    body: () => ({}),
+    auth: 'write',
+    success: 200,
+  },
+  'POST /v1/webhook-endpoints/{id}/resume-deliveries': {
+    method: 'POST',
+    path: async (f) => `/v1/webhook-endpoints/${await webhookEndpointOf(f)}/resume-deliveries`,
+    foreignPath: (f) =>
+      `/v1/webhook-endpoints/${foreignWebhooks[f.environment].endpointId}/resume-deliveries`,
+    auth: 'write',
+    success: 200,
+  },
   'GET /v1/charges/{id}/webhook-deliveries': {
     method: 'GET',
     path: async (f) => `/v1/charges/${await f.ownChargeId()}/webhook-deliveries`,
@@ -256,6 +272,19 @@ async function endpointIn(organizationId: string, environment: Environment): Pro
 
 async function webhookEndpointOf(f: RouteFixture): Promise<string> {
   return endpointIn(await organizationOf(f), f.environment);
+}
+
+/** A fresh endpoint whose secret was just rotated: the replaced one still signs until a switch. */
+async function rotatingEndpointOf(f: RouteFixture): Promise<string> {
+  const organizationId = await organizationOf(f);
+  const id = await endpointIn(organizationId, f.environment);
+  const rotated = await t.gateway.services.webhooks.endpoints.rotateSecret(
+    { organizationId, environment: f.environment },
+    id,
+    {},
+  );
+  if (!rotated.ok) throw new Error(`could not rotate a webhook endpoint's secret: ${rotated.error.code}`);
+  return id;
 }
 
 /** A delivery (and its event) of a fresh endpoint and a paid charge of the organization. */

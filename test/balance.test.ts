@@ -42,9 +42,10 @@ async function balanceOf(merchant: Merchant, environment: Environment): Promise<
 }
 
 const zero = { currency: 'TRY', pending: '0', available: '0', inTransit: '0', reserve: '0', debt: '0' };
+/** The balance of a signed pending sum: a sum below zero is `debt` alone, never also a negative `pending`. */
 const pending = (amount: string) => ({
   ...zero,
-  pending: amount,
+  pending: amount.startsWith('-') ? '0' : amount,
   debt: amount.startsWith('-') ? amount.slice(1) : '0',
 });
 
@@ -142,6 +143,43 @@ describe('GET /v1/balance', () => {
 
     await refund(merchant, 'sandbox', card.id, '2550');
     expect((await balanceOf(merchant, 'sandbox')).balances).toEqual([pending('107961')]);
+  });
+
+  it('counts a refund of a settled charge once: as debt, with pending at zero, never as both', async () => {
+    const merchant = await createMerchant(t);
+    await setFee(merchant.organizationId, 'credit_card_tr', 350, 100n);
+    const card = await succeededCharge(merchant, 'sandbox', {
+      amount: 12_550,
+      paymentMethod: 'credit_card_tr',
+    });
+    const released = await t.gateway.services.settlement.releaseNow({
+      organizationId: merchant.organizationId,
+      environment: 'sandbox',
+    });
+    expect(released).toMatchObject({ released: true });
+    expect((await balanceOf(merchant, 'sandbox')).balances).toEqual([{ ...zero, available: card.net }]);
+
+    // The whole 125.50 goes back to the customer; the 5.39 fee is not returned. Nothing is left to
+    // settle, so `pending` is 0 and the refund is owed: 125.50, counted once (it was shown as a pending
+    // of -125.50 beside a debt of 125.50, as if owed twice).
+    await refund(merchant, 'sandbox', card.id, '12550');
+    const after = (await balanceOf(merchant, 'sandbox')).balances;
+    expect(after).toEqual([{ ...zero, available: card.net, debt: '12550' }]);
+    // What the merchant holds overall is the ledger's sum of its accounts: 120.11 - 125.50 = -5.39.
+    const row = after[0];
+    if (!row) throw new Error('no balance');
+    expect(BigInt(row.pending) + BigInt(row.available) + BigInt(row.inTransit) - BigInt(row.debt)).toBe(
+      -BigInt(card.fee),
+    );
+
+    // A new credit repays the debt first: pending again only above it.
+    const next = await succeededCharge(merchant, 'sandbox', {
+      amount: 20_000,
+      paymentMethod: 'credit_card_tr',
+    });
+    expect((await balanceOf(merchant, 'sandbox')).balances).toEqual([
+      { ...zero, available: card.net, pending: (BigInt(next.net) - 12_550n).toString() },
+    ]);
   });
 
   it('counts a charge reported twice once', async () => {

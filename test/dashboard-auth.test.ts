@@ -361,8 +361,9 @@ describe('failed logins slow the address down, never lock the account', () => {
 });
 
 describe('throttling', () => {
-  it(`limits login attempts per client address to ${DASHBOARD_RATE_LIMITS.login.max} per window`, async () => {
+  it(`limits login attempts per client address and e-mail to ${DASHBOARD_RATE_LIMITS.login.max} per window`, async () => {
     const user = await createActiveUser(t);
+    const other = await createActiveUser(t);
     const client = new WebClient(web);
     const csrf = csrfIn((await client.get('/login')).text);
     const statuses: number[] = [];
@@ -370,7 +371,7 @@ describe('throttling', () => {
       // Past the login throttle's waits (which follow the injected clock): this test is about the limiter.
       t.clock.advance(LOGIN_THROTTLE.address.maxMs);
       statuses.push(
-        (await client.postForm('/login', { _csrf: csrf, email: uniqueEmail('spray'), password: 'x' })).status,
+        (await client.postForm('/login', { _csrf: csrf, email: user.email, password: 'x' })).status,
       );
     }
     expect(new Set(statuses)).toEqual(new Set([401]));
@@ -386,6 +387,10 @@ describe('throttling', () => {
       'Too many attempts from your network. Wait a few minutes and try again.',
     );
     expect(client.cookies.has('gw_session')).toBe(false);
+
+    // Another account from the same address is not limited by those posts (past the throttle's wait).
+    t.clock.advance(LOGIN_THROTTLE.address.maxMs);
+    expect((await new WebClient(web, client.ip).login(other.email, other.password)).status).toBe(303);
 
     // Another address is not affected.
     expect((await new WebClient(web).login(user.email, user.password)).status).toBe(303);

@@ -9,7 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserRole } from '../src/db/schema.js';
-import { ACCOUNT_TEST_ENV, createActiveUser, textOf, WebClient } from './helpers/accounts.js';
+import { ACCOUNT_TEST_ENV, createActiveUser, csrfIn, textOf, WebClient } from './helpers/accounts.js';
+import { chainControl } from './helpers/chain.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { liveFundedMerchant, livePayout, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
@@ -282,7 +283,7 @@ describe('the balance and payout pages', () => {
       reserve: balance?.reserve,
     });
     expect(payoutRowsOf(page.text).map((row) => row.id)).toEqual([payout.id]);
-    expect(page.text).toContain('Manual (API)');
+    expect(page.text).toContain('<span class="hint">Manual</span>');
 
     const detail = await client.get(`/dashboard/payouts/${payout.id}?lang=en`);
     expect(detail.status).toBe(200);
@@ -303,6 +304,201 @@ describe('the balance and payout pages', () => {
     const secondPage = await client.get(`/dashboard/payouts/${second.id}?lang=en`);
     expect(secondPage.text).toContain('id="no-transactions"');
     expect(secondPage.text).toContain('This manual payout carries no transactions');
+  });
+
+  it('show a refund debt once: a debt card beside a pending of zero, and the position they add up to', async () => {
+    const merchant = await sandboxMerchant({ wallet: false });
+    const charge = await paidCharge(t, merchant, 'sandbox', 12_550);
+    // Released to available (no wallet: nothing is paid out), then refunded in full.
+    expect(
+      await t.gateway.services.settlement.releaseNow({
+        organizationId: merchant.organizationId,
+        environment: 'sandbox',
+      }),
+    ).toMatchObject({ released: true });
+    const refund = await merchantApi<{ status: string }>(
+      t,
+      merchant,
+      'sandbox',
+      `/v1/charges/${charge.id}/refunds`,
+      {},
+    );
+    expect(refund.body.status, refund.text).toBe('succeeded');
+    const api = await merchantApi<{ balances: Balance[] }>(t, merchant, 'sandbox', '/v1/balance');
+    // 125.50 less 3.50 % + 1.00 TRY (5.39) was credited; all 125.50 went back: owed once, as debt.
+    expect(api.body.balances[0]).toMatchObject({ pending: '0', available: '12011', debt: '12550' });
+
+    const client = await signedIn(merchant.organizationId, 'viewer');
+    const page = await client.get('/dashboard/balance?lang=en');
+    expect(page.status).toBe(200);
+    expect(cardsOf(page.text)).toMatchObject({ pending: '0', available: '12011' });
+    expect(minorOf(page.text, 'balance-debt')).toBe('12550');
+    expect(textOf(page.text, 'balance-debt')).toBe('TRY 125.50');
+    expect(page.text).toContain('class="debt-card owed"');
+    expect(textOf(page.text, 'balance-debt-notice')).toBe(
+      'Refunds exceeded what was left to settle: you owe TRY 125.50. It is recovered from your next payments before anything is batched.',
+    );
+    // Each figure counts each kuruş once: together they are the 5.39 fee the refund kept.
+    expect(minorOf(page.text, 'balance-position')).toBe('-539');
+    expect(textOf(page.text, 'balance-position')).toBe('Your position: -TRY 5.39');
+    expect(page.text).not.toContain('-TRY 125.50');
+    expect(minorOf(page.text, 'next-batch-net')).toBe('0');
+    const turkish = await client.get('/dashboard/balance?lang=tr');
+    expect(textOf(turkish.text, 'balance-debt')).toBe('125,50 TRY');
+    expect(turkish.text).toContain('<dt>Borç</dt>');
+
+    // Without a debt the card says 0, unmarked.
+    const clean = await sandboxMerchant({ wallet: false });
+    const cleanPage = await (
+      await signedIn(clean.organizationId, 'viewer')
+    ).get('/dashboard/balance?lang=en');
+    expect(minorOf(cleanPage.text, 'balance-debt')).toBe('0');
+    expect(cleanPage.text).toContain('class="debt-card"');
+    expect(cleanPage.text).not.toContain('id="balance-debt-notice"');
+  });
+
+  it('make a manual payout from the page with the rules, errors and idempotency of POST /v1/payouts', async () => {
+    const merchant = await liveFundedMerchant(t);
+    await chainControl(t.liveChain).setRate('0.0290', t.clock.now().toISOString());
+    const owner = await signedIn(merchant.organizationId, 'owner', 'live');
+    const payoutsOf = async () =>
+      (await merchantApi<{ data: Payout[] }>(t, merchant, 'live', '/v1/payouts')).body.data;
+    const availableOf = async () =>
+      (await merchantApi<{ balances: Balance[] }>(t, merchant, 'live', '/v1/balance')).body.balances[0]
+        ?.available;
+    const available = (await availableOf()) ?? '';
+    expect(BigInt(available)).toBeGreaterThan(100_000n);
+
+    const page = await owner.get('/dashboard/balance?lang=en');
+    expect(page.text).toContain('<form method="get" action="/dashboard/payouts/new" id="payout-form">');
+    expect(page.text).toContain(TRON_ADDRESS);
+
+    // The confirmation names the amount and the wallet; nothing is paid yet.
+    const confirm = await owner.get('/dashboard/payouts/new?lang=en&amount=1000');
+    expect(confirm.status).toBe(200);
+    expect(textOf(confirm.text, 'payout-confirm-body')).toBe(
+      `Pay out TRY 1,000.00 of your available TRY ${(Number(available) / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })} to your TRON (TRC-20) wallet?`,
+    );
+    expect(textOf(confirm.text, 'payout-confirm-address')).toBe(TRON_ADDRESS);
+    expect(confirm.text).toContain('<input type="hidden" name="amount" value="100000">');
+    expect(await payoutsOf()).toEqual([]);
+    const key = /name="key" value="([^"]+)"/.exec(confirm.text)?.[1] ?? '';
+    expect(key).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+
+    // CSRF is required.
+    expect((await owner.postForm('/dashboard/payouts?lang=en', { amount: '100000', key })).status).toBe(403);
+    const form = { _csrf: csrfIn(confirm.text), amount: '100000', key };
+    const made = await owner.postForm('/dashboard/payouts?lang=en', form);
+    expect(made.status, made.text).toBe(303);
+    const [payout, ...others] = await payoutsOf();
+    expect(others).toEqual([]);
+    expect(payout).toMatchObject({ amount: '100000', status: 'pending', automatic: false });
+    expect(made.location).toBe(`/dashboard/payouts/${payout?.id}?lang=en&notice=created`);
+    const shown = await owner.get(made.location ?? '');
+    expect(textOf(shown.text, 'notice')).toBe(
+      'The payout was made. It is sent to your wallet; its status follows here.',
+    );
+    expect(textOf(shown.text, 'payout-kind')).toBe('Manual');
+    // The same confirmation submitted again is the same payout, as a retry with the API's key is.
+    const again = await owner.postForm('/dashboard/payouts?lang=en', form);
+    expect(again.location).toBe(made.location);
+    expect(await payoutsOf()).toHaveLength(1);
+    expect(await availableOf()).toBe((BigInt(available) - 100_000n).toString());
+    // Another user posting that form's key is refused, never answered the first user's payout.
+    const admin = await signedIn(merchant.organizationId, 'admin', 'live');
+    const stolen = await admin.postForm('/dashboard/payouts?lang=en', {
+      _csrf: await admin.sessionCsrf(),
+      amount: '100000',
+      key,
+    });
+    expect(stolen.status).toBe(400);
+    expect(await payoutsOf()).toHaveLength(1);
+    // The same key with another amount: a forged form, nothing paid.
+    expect((await owner.postForm('/dashboard/payouts?lang=en', { ...form, amount: '100001' })).status).toBe(
+      400,
+    );
+    expect(await payoutsOf()).toHaveLength(1);
+    const audit = await t.gateway.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'target_id'])
+      .where('organization_id', '=', merchant.organizationId)
+      .where('action', '=', 'payout.created')
+      .execute();
+    expect(audit.map((row) => row.target_id)).toContain(payout?.id);
+
+    // The API's refusals, each as a sentence with the API's status: more than available, below the
+    // network minimum (500.00 TRY on TRON live), no usable rate.
+    const left = (await availableOf()) ?? '0';
+    const tooMuch = await owner.get(
+      `/dashboard/payouts/new?lang=en&amount=${(BigInt(left) + 1n) / 100n + 1n}`,
+    );
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.text).toContain('data-problem="insufficient"');
+    const post = async (amount: string) =>
+      owner.postForm('/dashboard/payouts?lang=en', {
+        _csrf: form._csrf,
+        amount,
+        key: `k${amount}-0123456789abcdef`,
+      });
+    const over = await post((BigInt(left) + 1n).toString());
+    expect(over.status).toBe(400);
+    expect(textOf(over.text, 'payout-error')).toMatch(/^That is more than is available \(TRY [0-9,.]+\)\.$/);
+    const small = await post('100');
+    expect(small.status).toBe(400);
+    expect(textOf(small.text, 'payout-error')).toBe('The smallest payout on TRON (TRC-20) is TRY 500.00.');
+    for (const amount of ['abc', '0', '-5', '1.234']) {
+      const bad = await owner.get(`/dashboard/payouts/new?lang=en&amount=${encodeURIComponent(amount)}`);
+      expect(bad.status, amount).toBe(400);
+      expect(textOf(bad.text, 'payout-error'), amount).toBe(
+        'Write the amount in TRY, like 125.50, more than zero.',
+      );
+    }
+    await chainControl(t.liveChain).setRate(
+      '0.0290',
+      new Date(t.clock.now().getTime() - 3_600_000).toISOString(),
+    );
+    try {
+      const stale = await post('100000');
+      expect(stale.status).toBe(503);
+      expect(stale.text).toContain('data-problem="rate"');
+    } finally {
+      await chainControl(t.liveChain).setRate('0.0290', t.clock.now().toISOString());
+    }
+    expect(await payoutsOf()).toHaveLength(1);
+    const turkish = await owner.postForm('/dashboard/payouts?lang=tr', {
+      _csrf: form._csrf,
+      amount: '100',
+      key: 'turkish-key-0123456789',
+    });
+    expect(textOf(turkish.text, 'payout-error')).toBe('TRON (TRC-20) ağında en küçük ödeme 500,00 TRY.');
+
+    // A viewer sees no button and is refused; so is an organization without the payouts flag.
+    const viewer = await signedIn(merchant.organizationId, 'viewer', 'live');
+    const viewerPage = await viewer.get('/dashboard/balance?lang=en');
+    expect(viewerPage.text).not.toContain('id="payout-form"');
+    expect(viewerPage.text).toContain('id="payout-not-permitted"');
+    expect((await viewer.get('/dashboard/payouts/new?lang=en&amount=1000')).status).toBe(403);
+    const viewerPost = await viewer.postForm('/dashboard/payouts?lang=en', {
+      _csrf: await viewer.sessionCsrf(),
+      amount: '100000',
+      key: 'viewer-key-0123456789',
+    });
+    expect(viewerPost.status).toBe(403);
+    const plain = await createMerchant(t);
+    const plainOwner = await signedIn(plain.organizationId, 'owner');
+    const plainPage = await plainOwner.get('/dashboard/balance?lang=en');
+    expect(plainPage.text).not.toContain('id="payout-create"');
+    const unflagged = await plainOwner.postForm('/dashboard/payouts?lang=en', {
+      _csrf: await plainOwner.sessionCsrf(),
+      amount: '100000',
+      key: 'plain-key-0123456789',
+    });
+    expect(unflagged.status).toBe(503);
+    expect(textOf(unflagged.text, 'payout-error')).toBe(
+      'Payouts are not enabled for your organization; they are enabled on request.',
+    );
+    expect(unflagged.text).not.toContain('id="payout-form"');
+    expect(await payoutsOf()).toHaveLength(1);
   });
 
   it('page the payouts with the API’s cursor, newest first', async () => {

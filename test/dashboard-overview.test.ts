@@ -244,6 +244,22 @@ describe('the overview on the home page', () => {
     expect(twice.status).toBe(400);
   });
 
+  it('rounds the success rate to the nearest tenth, as a merchant counts: 11 of 12 is 91.7%', async () => {
+    const merchant = await createMerchant(t);
+    for (let i = 0; i < 11; i += 1) await paidCharge(t, merchant, 'sandbox', 1_000 + i);
+    await failedCharge(merchant, 500);
+    const client = await signedIn(merchant);
+    const home = await client.get('/dashboard?period=7&lang=en');
+    // 11 / 12 = 91.666…%: rounded down it read 91.6% (and 9166 basis points).
+    expect(textOf(home.text, 'total-success-rate')).toBe('91.7%');
+    expect(attribute(home.text, 'total-success-rate', 'data-basis-points')).toBe('9167');
+    const today = rowsOf(home.text).find((row) => row.succeeded === 11);
+    expect(today?.unsuccessful).toBe(1);
+    expect(home.text).toMatch(new RegExp(`<tr data-day="${today?.day}"[\\s\\S]*?91\\.7%</td>`));
+    const turkish = await client.get('/dashboard?period=7&lang=tr');
+    expect(textOf(turkish.text, 'total-success-rate')).toBe('%91,7');
+  });
+
   it('is behind the sign-in', async () => {
     const anonymous = new WebClient(t.urls.web);
     const res = await anonymous.get('/dashboard?period=7');

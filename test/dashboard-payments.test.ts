@@ -641,6 +641,91 @@ describe('the payment pages', () => {
     expect(textOf(notYet.text, 'refund-error')).toBe('Only a succeeded payment can be refunded.');
   });
 
+  it('say a refund wherever the charge is shown, filter by it, and sign the ledger lines from the merchant’s side', async () => {
+    const merchant = await createMerchant(t);
+    const whole = await paidCharge(merchant, { amount: 10_000 });
+    const part = await paidCharge(merchant, { amount: 10_000 });
+    const untouched = await paidCharge(merchant, { amount: 10_000 });
+    const refund = async (chargeId: string, amount: number) => {
+      const res = await api<{ status: string }>(merchant, `/v1/charges/${chargeId}/refunds`, {
+        body: { amount },
+      });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.status).toBe('succeeded');
+    };
+    await refund(whole.id, 10_000);
+    await refund(part.id, 3_000);
+    // The API keeps the status: the customer paid; what was given back is amountRefunded.
+    const apiWhole = await api<{ status: string; amountRefunded: string }>(
+      merchant,
+      `/v1/charges/${whole.id}`,
+    );
+    expect(apiWhole.body).toMatchObject({ status: 'succeeded', amountRefunded: '10000' });
+
+    const client = await signedIn(merchant.organizationId, 'owner');
+    const list = await client.get('/dashboard/payments?lang=en');
+    const rowOf = (html: string, id: string) =>
+      new RegExp(`<tr data-charge-id="${id}"[^>]*>[\\s\\S]*?</tr>`).exec(html)?.[0] ?? '';
+    expect(rowOf(list.text, whole.id)).toContain('data-refund="full"');
+    expect(rowOf(list.text, whole.id)).toContain('class="payment-status">Succeeded</span>');
+    expect(rowOf(list.text, whole.id)).toContain('Refunded in full · TRY 100.00');
+    expect(rowOf(list.text, part.id)).toContain('Partially refunded · TRY 30.00');
+    expect(rowOf(list.text, untouched.id)).not.toContain('data-refund');
+    // The list's filter finds them by what was refunded, not by a status that does not change.
+    const filtered = async (refunded: string) =>
+      paymentsIn((await client.get(`/dashboard/payments?lang=en&refunded=${refunded}`)).text).sort();
+    expect(await filtered('full')).toEqual([whole.id]);
+    expect(await filtered('partial')).toEqual([part.id]);
+    expect(await filtered('any')).toEqual([whole.id, part.id].sort());
+    expect(await filtered('none')).toEqual([untouched.id]);
+    const withStatus = await client.get('/dashboard/payments?lang=en&status=succeeded&refunded=full');
+    expect(paymentsIn(withStatus.text)).toEqual([whole.id]);
+    expect(withStatus.text).toMatch(/<option value="full" selected>Refunded in full<\/option>/);
+    const bad = await client.get('/dashboard/payments?lang=en&refunded=everything');
+    expect(bad.status).toBe(400);
+    expect(problemsIn(bad.text)).toEqual(['refunded']);
+    const turkish = await client.get('/dashboard/payments?lang=tr');
+    expect(rowOf(turkish.text, whole.id)).toContain('Tamamen iade edildi · 100,00 TRY');
+
+    // The charge page: Succeeded, and refunded in full beside it, with why the status stays.
+    const page = await client.get(`/dashboard/payments/${whole.id}?lang=en`);
+    expect(textOf(page.text, 'payment-status')).toBe('Succeeded');
+    expect(textOf(page.text, 'payment-refund-state')).toBe('· Refunded in full');
+    expect(textOf(page.text, 'payment-refund-state-hint')).toContain('the payment stays Succeeded');
+    // 100.00 less 3.50 % + 1.00: the fee is 4.50, the net 95.50. The merchant's credit reads as +95.50,
+    // the refund as -100.00 from its balance; the customer's and the fee's lines carry no sign.
+    const lineOf = (html: string, kind: string, account: string) =>
+      new RegExp(
+        `<li data-kind="${kind}" data-account="${account}"[^>]*>[\\s\\S]*?class="ledger-amount">([^<]*)<`,
+      ).exec(html)?.[1];
+    expect(lineOf(page.text, 'charge_succeeded', 'merchant_pending')).toBe('+TRY 95.50');
+    expect(lineOf(page.text, 'charge_succeeded', 'fee_revenue')).toBe('TRY 4.50');
+    expect(lineOf(page.text, 'charge_succeeded', 'acquirer_clearing')).toBe('TRY 100.00');
+    expect(lineOf(page.text, 'refund', 'merchant_pending')).toBe('-TRY 100.00');
+    expect(lineOf(page.text, 'refund', 'acquirer_clearing')).toBe('TRY 100.00');
+    expect(page.text).not.toContain('-TRY 95.50');
+    expect(page.text).toContain(
+      'data-kind="charge_succeeded" data-account="merchant_pending" data-amount="-9550"',
+    );
+    // The card fee a refund keeps is said, with its amount.
+    expect(textOf(page.text, 'refund-fee-kept')).toBe(
+      'A refund gives the customer back what you refund, and the card fee of TRY 4.50 is not returned: ' +
+        'refunding all TRY 100.00 takes TRY 100.00 from your balance, which this payment credited TRY 95.50.',
+    );
+    const partPage = await client.get(`/dashboard/payments/${part.id}?lang=tr`);
+    expect(textOf(partPage.text, 'payment-refund-state')).toBe('· Kısmen iade edildi');
+    expect(lineOf(partPage.text, 'refund', 'merchant_pending')).toBe('-30,00 TRY');
+    expect(lineOf(partPage.text, 'charge_succeeded', 'merchant_pending')).toBe('+95,50 TRY');
+    expect(
+      textOf((await client.get(`/dashboard/payments/${untouched.id}?lang=en`)).text, 'payment-refund-state'),
+    ).toBe(undefined);
+    // And on the confirmation of a refund.
+    const confirm = await client.get(`/dashboard/payments/${part.id}/refund?lang=en&amount=10`);
+    expect(textOf(confirm.text, 'confirm-warning')).toBe(
+      'The card fee of TRY 4.50 is not returned: this refund takes TRY 10.00 from your balance. A refund cannot be undone.',
+    );
+  });
+
   it('list the 100 newest refunds and say there are more; pending refunds past them still hold back', async () => {
     const merchant = await createMerchant(t);
     const charge = await paidCharge(merchant, { amount: 10_000 });

@@ -274,12 +274,50 @@ describe('the webhook endpoints pages', () => {
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(created.secret);
     const until = new Date(t.clock.now().getTime() + 3600_000).toISOString().slice(0, 16).replace('T', ' ');
+    // The page says what to verify until the merchant switches: the current secret, as before.
     expect(textOf(rotated.text, 'rotation-grace')).toBe(
-      `Until ${until} UTC, every delivery carries two signatures: Service-Signature, made with the previous secret, and Service-Signature-Next, made with this new one. After that, only Service-Signature, made with the new secret.`,
+      `Until you switch, and at the latest until ${until} UTC, Service-Signature is made with your current secret, as before: keep verifying it with that secret. Each delivery also carries Service-Signature-Next, made with this new one. From the switch on, Service-Signature is made with this new secret only.`,
+    );
+    expect(textOf(rotated.text, 'secret-warning')).toContain(
+      'Do not verify with it yet: Service-Signature is made with your current secret until you switch to this one.',
     );
     const detail = await client.get(`/dashboard/webhooks/${id}?lang=en`);
     expect(textOf(detail.text, 'endpoint-grace')).toBe(`${until} UTC`);
+    expect(textOf(detail.text, 'endpoint-signing')).toBe('the previous secret, until you switch');
+    expect(detail.text).toContain('id="switch-form"');
+    expect(detail.text).not.toContain('id="resume-form"');
     expect(detail.text).not.toContain(secret);
+
+    // The merchant chooses the switch: the new secret signs, deliveries wait for the pause chosen.
+    const switched = await act(client, id, 'switch', { pauseSeconds: '900' });
+    expect(switched.status).toBe(303);
+    expect(switched.location).toBe(`/dashboard/webhooks/${id}?lang=en&notice=switched`);
+    const paused = await client.get(switched.location ?? '');
+    expect(textOf(paused.text, 'notice')).toBe(
+      'Service-Signature is now made with the new secret, and deliveries wait: deploy your receiver with the new secret, then resume them.',
+    );
+    expect(textOf(paused.text, 'endpoint-signing')).toBe('the newest secret');
+    const pausedUntil = new Date(t.clock.now().getTime() + 900_000)
+      .toISOString()
+      .slice(0, 16)
+      .replace('T', ' ');
+    expect(textOf(paused.text, 'endpoint-paused')).toBe(`${pausedUntil} UTC`);
+    expect(paused.text).not.toContain('id="endpoint-grace"');
+    expect(paused.text).not.toContain('id="switch-form"');
+    expect(paused.text).toContain('id="resume-form"');
+    const resumed = await act(client, id, 'resume');
+    expect(resumed.location).toBe(`/dashboard/webhooks/${id}?lang=en&notice=resumed`);
+    const running = await client.get(resumed.location ?? '');
+    expect(textOf(running.text, 'notice')).toBe('Deliveries are resumed, signed with the new secret.');
+    expect(running.text).not.toContain('id="endpoint-paused"');
+    expect(running.text).not.toContain('id="resume-form"');
+    // Nothing left to switch to.
+    const again = await act(client, id, 'switch', { pauseSeconds: '0' });
+    expect(again.status).toBe(409);
+    expect(textOf(again.text, 'form-error')).toBe(
+      'There is no new secret waiting to sign: rotate the secret first.',
+    );
+
     const rotatedNow = await act(client, id, 'rotate', { gracePeriodSeconds: '0' });
     expect(textOf(rotatedNow.text, 'rotation-grace')).toContain('stopped signing at once');
 
@@ -309,6 +347,8 @@ describe('the webhook endpoints pages', () => {
       'webhook_endpoint.disabled',
       'webhook_endpoint.enabled',
       'webhook_endpoint.secret_rotated',
+      'webhook_endpoint.secret_switched',
+      'webhook_endpoint.deliveries_resumed',
       'webhook_endpoint.secret_rotated',
       'webhook_endpoint.deleted',
     ]);
@@ -327,7 +367,7 @@ describe('the webhook endpoints pages', () => {
     expect(textOf(list.text, 'read-only')).toBe('Your role can see the endpoints but not change them.');
     const detail = await viewer.get(`/dashboard/webhooks/${id}?lang=en`);
     expect(detail.status).toBe(200);
-    expect(detail.text).not.toMatch(/id="(status-form|rotate-form|delete-link)"/);
+    expect(detail.text).not.toMatch(/id="(status-form|rotate-form|switch-form|resume-form|delete-link)"/);
 
     const create = await createEndpoint(viewer);
     expect(create.status).toBe(403);
@@ -339,6 +379,8 @@ describe('the webhook endpoints pages', () => {
     expect((await viewer.get(`/dashboard/webhooks/${id}/delete?lang=en`)).status).toBe(403);
     expect((await act(viewer, id, 'delete')).status).toBe(403);
     expect((await act(viewer, id, 'deliveries/whd_x/retry')).status).toBe(403);
+    expect((await act(viewer, id, 'switch', { pauseSeconds: '900' })).status).toBe(403);
+    expect((await act(viewer, id, 'resume')).status).toBe(403);
     expect(await listed(owner)).toMatchObject([{ id, status: 'enabled' }]);
     expect(
       await t.gateway.database.db
@@ -360,6 +402,8 @@ describe('the webhook endpoints pages', () => {
       ['/dashboard/webhooks', { url: receiver.url, enabledEvents: '*' }],
       [`/dashboard/webhooks/${id}/status`, { disabled: 'true' }],
       [`/dashboard/webhooks/${id}/rotate`, { gracePeriodSeconds: '0' }],
+      [`/dashboard/webhooks/${id}/switch`, { pauseSeconds: '900' }],
+      [`/dashboard/webhooks/${id}/resume`, {}],
       [`/dashboard/webhooks/${id}/delete`, {}],
       [`/dashboard/webhooks/${id}/deliveries/whd_x/retry`, {}],
     ];
@@ -387,6 +431,8 @@ describe('the webhook endpoints pages', () => {
     for (const [action, form] of [
       ['status', { disabled: 'true' }],
       ['rotate', { gracePeriodSeconds: '0' }],
+      ['switch', { pauseSeconds: '900' }],
+      ['resume', {}],
       ['delete', {}],
       ['deliveries/whd_x/retry', {}],
     ] as const) {

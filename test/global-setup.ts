@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { migrationsDir, projectRoot } from '../src/paths.js';
+import { migrationsDir } from '../src/paths.js';
+import { buildProgram } from '../scripts/build.js';
 import {
   createFreshDatabase,
   dropDatabase,
@@ -19,10 +18,9 @@ const SETUP_DONE_ENV = 'GW_TEST_GLOBAL_SETUP_DONE';
 /**
  * Once for the whole run, before any test file starts:
  * - builds `dist/`: the process, crash and CLI tests spawn the built program (as `npm start` runs it)
- *   instead of compiling the sources with tsx in every child. It runs in build mode (`tsc -b`, as
- *   `npm run build`), which finds an up-to-date `dist/` from file times without compiling anything; a
- *   clean clone's full build runs in a child process while this one makes the PGlite template, the two
- *   together on the two CPUs;
+ *   instead of compiling the sources with tsx in every child. It is `npm run build`'s transpilation
+ *   (scripts/build.ts, esbuild: about a second, in esbuild's own process while this one makes the PGlite
+ *   template); types are checked by `npm run check`, not here;
  * - on the PGlite pass, migrates one embedded database and keeps it as the run's template: a data
  *   directory that spawned programs start from (`seedDataDir`) and its snapshot that each test file's
  *   in-memory database starts from (`createTestDatabase({ migrated: true })`). An empty PGlite costs an
@@ -67,25 +65,12 @@ export default async function setup(): Promise<() => void | Promise<void>> {
   return () => rmSync(dir, { recursive: true, force: true });
 }
 
-/** `tsc -b tsconfig.build.json` in a child process; rejects with its output when the build fails. */
-function build(): Promise<void> {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [tsc, '-b', 'tsconfig.build.json'],
-      { cwd: projectRoot },
-      (error, stdout, stderr) => {
-        if (error) {
-          reject(new Error(`the build of dist/ failed:\n${stdout}${stderr}`));
-          return;
-        }
-        console.warn(`global setup: dist/ built in ${Date.now() - started} ms`);
-        resolve();
-      },
-    );
+/** `npm run build`'s transpilation (scripts/build.ts); rejects with esbuild's message when it fails. */
+async function build(): Promise<void> {
+  const result = await buildProgram().catch((error: unknown) => {
+    throw new Error(`the build of dist/ failed:\n${(error as Error).message}`, { cause: error });
   });
+  console.warn(`global setup: dist/ built in ${result.ms} ms (${result.written} files written)`);
 }
 
 /** A migrated embedded database in `dir`: its data directory (`data/`) and its snapshot (`snapshot.tar`). */

@@ -134,6 +134,7 @@ function secondWorker() {
       events: s.events,
       checkoutUrl: () => s.urls.checkout(),
       cardAttempts: s.config.checkout.cardAttempts,
+      cardClaimLeaseMs: s.config.idempotencyLockMs,
       jobs,
     }),
     refunds: createRefundService({

@@ -11,9 +11,13 @@ import {
   WebClient,
 } from './helpers/accounts.js';
 import { createStaffUser, postLogin } from './helpers/operator.js';
+import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
+import { OPERATOR_LOGIN_LIMITS } from '../src/modules/operator/auth.js';
 
-// Issue 11 item 6: failed logins slow the address they come from (per account, and across accounts)
-// with a doubling wait; nothing locks an account, so an attacker cannot keep the real user out.
+// Failed logins slow the address they come from (per account, and across accounts) with a doubling
+// wait; nothing locks an account, so an attacker cannot keep the real user out (decision 0019). An
+// account that signed in from an address is slowed there only by its own failures, never by failures on
+// other accounts from the same address (a neighbour behind one NAT; decision 0066).
 // Both realms: the merchant dashboard (HTML login form) and the operator API login (JSON).
 
 let t: TestGateway;
@@ -141,6 +145,50 @@ describe('dashboard login', () => {
     expect(next.headers.get('retry-after')).toBe('2');
   });
 
+  it("never keeps an account out of an address it signed in from for others' failures; its own still count", async () => {
+    const owner = await createActiveUser(t);
+    const colleague = await createActiveUser(t);
+    const office = nextIp();
+    // The owner works from the office's shared address (a NAT).
+    expect((await new WebClient(web, office).login(owner.email, owner.password)).status).toBe(303);
+
+    // A neighbour behind the same address sprays other accounts, past the address's rule and past the
+    // login form's own post limit; strangers elsewhere guess the owner's password.
+    const neighbour = new WebClient(web, office);
+    const sprayed: number[] = [];
+    for (let i = 0; i < DASHBOARD_RATE_LIMITS.login.max + 5; i++) {
+      const email = i === 0 ? colleague.email : uniqueEmail('sprayed');
+      sprayed.push((await neighbour.login(email, 'Winter2026!winter')).status);
+    }
+    expect(sprayed.slice(0, ADDRESS.freeFailures)).toEqual(Array(ADDRESS.freeFailures).fill(401));
+    expect(new Set(sprayed.slice(ADDRESS.freeFailures))).toEqual(new Set([429]));
+    for (let stranger = 0; stranger < 3; stranger++) {
+      const elsewhere = new WebClient(web);
+      for (let i = 0; i <= PAIR.freeFailures; i++) await elsewhere.login(owner.email, `stranger guess ${i}`);
+      expect((await elsewhere.login(owner.email, owner.password)).status).toBe(429);
+    }
+
+    // The owner still signs in from the office at once, again and again.
+    for (let i = 0; i < 3; i++) {
+      expect((await new WebClient(web, office).login(owner.email, owner.password)).status).toBe(303);
+    }
+    // An account that never signed in from the office waits with the sprayer: that is what slows
+    // spraying, and it is the colleague's first sign-in here that would prove it.
+    expect((await new WebClient(web, office).login(colleague.email, colleague.password)).status).toBe(429);
+
+    // The owner's own account keeps its lockout against guessing, even from the office: its pair counts.
+    for (let i = 0; i < PAIR.freeFailures; i++) {
+      expect((await neighbour.login(owner.email, `neighbour guess ${i}`)).status).toBe(401);
+    }
+    const own = await new WebClient(web, office).login(owner.email, owner.password);
+    expect(own.status).toBe(429);
+    expect(own.headers.get('retry-after')).toBe('1');
+    // ...and the owner's other addresses are never slowed by it.
+    expect((await new WebClient(web).login(owner.email, owner.password)).status).toBe(303);
+    t.clock.advance(SECOND);
+    expect((await new WebClient(web, office).login(owner.email, owner.password)).status).toBe(303);
+  });
+
   it('caps the wait at 15 minutes and forgets a counter after a day without failures', async () => {
     const user = await createActiveUser(t);
     const capped = nextIp();
@@ -235,6 +283,39 @@ describe('operator login', () => {
     expect(page.status).toBe(429);
     expect(page.headers.get('retry-after')).toBe('1');
     expect(page.text).toContain('Too many failed login attempts; wait 1 second and try again.');
+  });
+
+  it('a member of staff who signed in from an address is not kept out there by failures on other accounts', async () => {
+    const account = await createStaffUser(t, 'admin');
+    const newcomer = await createStaffUser(t, 'support');
+    const office = nextIp();
+    expect((await postLogin(t, account.email, account.password, from(office))).status).toBe(200);
+    const sprayed: number[] = [];
+    for (let i = 0; i < OPERATOR_LOGIN_LIMITS.perAccount.max + 5; i++) {
+      sprayed.push((await postLogin(t, uniqueEmail('staff-spray'), 'not-the-password', from(office))).status);
+    }
+    expect(sprayed.slice(0, ADDRESS.freeFailures)).toEqual(Array(ADDRESS.freeFailures).fill(401));
+    expect(new Set(sprayed.slice(ADDRESS.freeFailures))).toEqual(new Set([429]));
+    // Guesses at the account from elsewhere wait there, and nowhere else.
+    const elsewhere = nextIp();
+    for (let i = 0; i <= PAIR.freeFailures; i++)
+      await postLogin(t, account.email, `guess-${i}`, from(elsewhere));
+    expect((await postLogin(t, account.email, account.password, from(elsewhere))).status).toBe(429);
+
+    expect((await postLogin(t, account.email, account.password, from(office))).status).toBe(200);
+    // The console's form too.
+    const console_ = new WebClient(t.urls.operator, office);
+    const page = await console_.submit('/login', {
+      email: account.email,
+      password: account.password,
+      next: '/',
+    });
+    expect(page.status).toBe(303);
+    // Staff who never signed in from the office wait with the sprayer.
+    const refused = await postLogin(t, newcomer.email, newcomer.password, from(office));
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('too_many_requests');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
   it('the realms count apart: dashboard failures do not slow the operator login of the same address', async () => {

@@ -424,7 +424,9 @@ describe('the console flow of one staff member', { timeout: 60_000 }, () => {
       expect(text, action).toContain(action);
     }
     const frozen = rows.filter({ hasText: 'organization.frozen' });
-    await expect(frozen.locator('td').nth(1).textContent()).resolves.toBe(`staff:${admin.id}`);
+    // Who: the staff member's name, the actor id beside it for the record.
+    await expect(frozen.locator('td').nth(1).textContent()).resolves.toBe('Console Admin');
+    await expect(frozen.locator('td').nth(1).getAttribute('title')).resolves.toBe(`staff:${admin.id}`);
     await expect(frozen.locator('td').nth(5).textContent()).resolves.toBe(
       '{"frozen":true,"frozenReason":"Chargeback spike"}',
     );

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
+import { readMigrations } from '../src/db/migrator.js';
+import { migrationsDir } from '../src/paths.js';
 import { createFreshDatabase, dropDatabase, onPostgres, seedDataDir } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
 import {
@@ -203,6 +205,23 @@ describe.each(targets)('the program on $name', { timeout: 300_000 }, (target) =>
       // The connection string never reaches the output.
       expect(gateway.stdout()).not.toContain(new URL(prepared.databaseUrl ?? '').pathname.slice(1));
     }
+
+    // Before the banner a first start says what it is doing: the database it opens (creating it, on an
+    // empty DATA_DIR), each migration with its count, and each listener as it starts.
+    const [beforeBanner = ''] = gateway.stdout().split('Payment gateway is running');
+    const lines = beforeBanner
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; creating?: boolean });
+    const messages = lines.map((line) => line.msg);
+    expect(messages[0]).toBe('starting the gateway');
+    expect(lines.find((line) => line.msg === 'opening the database')?.creating).toBe(
+      target.name === 'PGlite' ? true : undefined,
+    );
+    const total = readMigrations(migrationsDir).length;
+    expect(messages).toContain(`migrating: ${total} migration(s) to apply`);
+    for (const index of [1, total]) expect(messages).toContain(`migration ${index}/${total} applied`);
+    for (const name of ALL_LISTENERS) expect(messages).toContain(`starting the ${name} listener`);
 
     for (const name of ALL_LISTENERS) await expectHealthy(urls[name] ?? '');
     const ids = [

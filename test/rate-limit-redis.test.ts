@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LOGIN_THROTTLE } from '../src/http/login-throttle.js';
+import { OPERATOR_LOGIN_LIMITS } from '../src/modules/operator/auth.js';
+import { createManualClock, MINUTE } from '../src/shared/clock.js';
+import { nextIp, uniqueEmail } from './helpers/accounts.js';
 import { createFreshDatabase, dropDatabase } from './helpers/database.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validApplication } from './helpers/http.js';
+import { createStaffUser, postLogin } from './helpers/operator.js';
 
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const started: TestGateway[] = [];
@@ -45,4 +50,66 @@ describe('the public application limit of a deployment with REDIS_URL', () => {
       statuses.push((await request(`${base}/v1/applications`, { body: validApplication() })).status);
     expect(statuses).toEqual([201, 201, 201, 201, 429, 429]);
   });
+});
+
+// The login forms' post limit counts per client address and typed e-mail, in Redis when REDIS_URL is
+// set; the proof that an account signed in from an address lives in the database (decision 0066).
+describe('the login limits of a deployment with REDIS_URL', () => {
+  it(
+    'count one account from one address across instances, and never keep another account out',
+    { timeout: 120_000 },
+    async () => {
+      const sharedDatabaseUrl = await createFreshDatabase();
+      databases.push(sharedDatabaseUrl);
+      const env = {
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: `gw-test-${randomBytes(4).toString('hex')}:`,
+        TRUSTED_PROXIES: '127.0.0.1',
+      };
+      // One clock for both: the login throttle's waits are compared across instances.
+      const clock = createManualClock(new Date('2026-11-23T10:00:00.000Z'));
+      const a = await startTestGateway({ env, sharedDatabaseUrl, clock });
+      started.push(a);
+      const b = await startTestGateway({ env, sharedDatabaseUrl, clock });
+      started.push(b);
+      const from = (ip: string) => ({ 'x-forwarded-for': ip });
+      const owner = await createStaffUser(a, 'admin');
+      const other = await createStaffUser(a, 'support');
+
+      // A neighbour sprays from the owner's office, through both instances.
+      const office = nextIp();
+      expect((await postLogin(a, owner.email, owner.password, from(office))).status).toBe(200);
+      const sprayed: number[] = [];
+      for (let i = 0; i < OPERATOR_LOGIN_LIMITS.perAccount.max + 5; i++) {
+        const gateway = i % 2 === 0 ? a : b;
+        sprayed.push(
+          (await postLogin(gateway, uniqueEmail('spray'), 'not-the-password', from(office))).status,
+        );
+      }
+      const free = LOGIN_THROTTLE.address.freeFailures;
+      expect(sprayed.slice(0, free)).toEqual(Array(free).fill(401));
+      expect(new Set(sprayed.slice(free))).toEqual(new Set([429]));
+      expect((await postLogin(b, owner.email, owner.password, from(office))).status).toBe(200);
+      expect((await postLogin(a, owner.email, owner.password, from(office))).status).toBe(200);
+
+      // One account's posts from one address are counted across both instances.
+      const ip = nextIp();
+      const statuses: number[] = [];
+      for (let i = 0; i < OPERATOR_LOGIN_LIMITS.perAccount.max; i++) {
+        clock.advance(LOGIN_THROTTLE.pair.maxMs); // past the throttle's waits: this is about the limit
+        statuses.push((await postLogin(i % 2 === 0 ? a : b, owner.email, 'wrong-password', from(ip))).status);
+      }
+      expect(statuses).toEqual(Array(OPERATOR_LOGIN_LIMITS.perAccount.max).fill(401));
+      clock.advance(LOGIN_THROTTLE.pair.maxMs);
+      for (const gateway of [a, b]) {
+        const limited = await postLogin(gateway, owner.email, owner.password, from(ip));
+        expect(limited.status).toBe(429);
+        expect(limited.body.error.code).toBe('too_many_requests');
+        expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(MINUTE / 1000);
+      }
+      // Another account from that address is not limited by them.
+      expect((await postLogin(b, other.email, other.password, from(ip))).status).toBe(200);
+    },
+  );
 });

@@ -792,8 +792,8 @@ describe('a reserve released while a refund debt waits', () => {
     at('2027-09-07T10:00:00.000Z');
     const refund = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${charge.body.id}/refunds`, {});
     expect(refund.status, refund.text).toBe(201);
-    // The charge was released already: the whole refund is owed.
-    expect(await balance(merchant)).toMatchObject({ pending: (-CHARGE).toString() });
+    // The charge was released already: the whole refund is owed, as debt (pending never goes below 0).
+    expect(await balance(merchant)).toMatchObject({ pending: '0', debt: CHARGE.toString() });
     at('2027-09-08T03:00:30.000Z');
     await daily.run(); // the refund waits (a debt); the reserve is due and goes alone
     at('2027-09-08T10:00:00.000Z');
@@ -1075,5 +1075,112 @@ describe('a frozen organization', () => {
     expect(payouts).toHaveLength(1);
     expect(payouts[0]).toMatchObject({ id: batch?.payout_id, amount: NET.toString(), automatic: true });
     expect(await balance(merchant)).toMatchObject({ available: '0', inTransit: NET.toString() });
+  });
+});
+
+describe("the sandbox's settle-now", () => {
+  const settleNow = (merchant: Merchant) =>
+    merchantApi<{
+      released: boolean;
+      reason?: string;
+      batch: { id: string; businessDate: string; status: string; payoutId: string | null } | null;
+    }>(t, merchant, 'sandbox', '/v1/test-helpers/settle', {});
+
+  it('dates every batch the day of its call, however many that day has; the daily run makes its own beside them', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    const chain = chainControl(t.sandboxChain);
+    at('2028-03-07T01:00:00.000Z'); // a Tuesday
+    await chain.setRate('0.0285', t.clock.now().toISOString());
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    const first = await settleNow(merchant);
+    expect(first.body).toMatchObject({
+      released: true,
+      batch: { businessDate: '2028-03-07', status: 'paid_out' },
+    });
+
+    // The daily run of the same date releases what came after the helper's cut, as a batch of its own.
+    at('2028-03-07T02:00:00.000Z');
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    at('2028-03-07T03:00:30.000Z');
+    await chain.setRate('0.0285', t.clock.now().toISOString());
+    await t.gateway.services.settlementBatches.runDay(new Date('2028-03-07T03:00:00.000Z'));
+
+    // Two more calls later that day, each with a new charge, and one with nothing new.
+    const later: string[] = [];
+    for (const time of ['2028-03-07T10:00:00.000Z', '2028-03-07T10:05:00.000Z']) {
+      at(time);
+      await chain.setRate('0.0285', t.clock.now().toISOString());
+      await paidCharge(t, merchant, 'sandbox', CHARGE);
+      const res = await settleNow(merchant);
+      expect(res.body, time).toMatchObject({ released: true, batch: { businessDate: '2028-03-07' } });
+      later.push(res.body.batch?.id ?? '');
+    }
+    expect((await settleNow(merchant)).body).toEqual({
+      released: false,
+      reason: 'nothing_to_release',
+      batch: null,
+    });
+
+    const batches = (await batchesOf(merchant)).sort((a, b) => a.cutoff.getTime() - b.cutoff.getTime());
+    expect(
+      batches.map((batch) => [batch.business_date, batch.origin, batch.status, batch.item_count]),
+    ).toEqual([
+      ['2028-03-07', 'test_helper', 'paid_out', 1],
+      ['2028-03-07', 'schedule', 'paid_out', 1],
+      ['2028-03-07', 'test_helper', 'paid_out', 1],
+      ['2028-03-07', 'test_helper', 'paid_out', 1],
+    ]);
+    expect(batches.map((batch) => batch.id)).toEqual([first.body.batch?.id, expect.any(String), ...later]);
+    expect(await payoutsOf(merchant)).toHaveLength(4);
+    expect(await balance(merchant)).toMatchObject({ pending: '0', available: '0' });
+  });
+
+  it('pays out, at its next call, a batch an earlier call released but whose process died before the payout', async () => {
+    const merchant = await sandboxMerchant({ wallet: true });
+    at('2028-03-08T10:00:00.000Z');
+    await chainControl(t.sandboxChain).setRate('0.0285', t.clock.now().toISOString());
+    await paidCharge(t, merchant, 'sandbox', CHARGE);
+    // The release of a settle-now call committed, then its process was killed.
+    const owner = { organizationId: merchant.organizationId, environment: 'sandbox' as const };
+    const cut = await t.gateway.services.settlement.releaseNow(owner);
+    expect(cut).toMatchObject({ released: true, batch: { businessDate: '2028-03-08', status: 'released' } });
+    expect(await payoutsOf(merchant)).toEqual([]);
+
+    const again = await settleNow(merchant);
+    expect(again.body).toMatchObject({
+      released: true,
+      batch: { id: cut.released ? cut.batch.id : '', status: 'paid_out', payoutId: expect.any(String) },
+    });
+    const payouts = await payoutsOf(merchant);
+    expect(payouts).toMatchObject([
+      { id: again.body.batch?.payoutId, amount: NET.toString(), automatic: true },
+    ]);
+    expect((await settleNow(merchant)).body).toMatchObject({ released: false, reason: 'nothing_to_release' });
+    expect(await payoutsOf(merchant)).toHaveLength(1);
+  });
+
+  it('leaves a released batch to its run for SETTLEMENT_RESUME_AFTER_SECONDS, then the worker pass pays it out (live)', async () => {
+    at('2028-03-09T10:00:00.000Z');
+    // A live batch released, its process killed before the payout phase.
+    const merchant = await liveFundedMerchant(t);
+    const [released] = await batchesOf(merchant);
+    expect(released).toMatchObject({ status: 'released', environment: 'live' });
+    const resume = backgroundJobs(t.gateway.services).find((job) => job.name === 'settlement-resume');
+    if (!resume) throw new Error('no settlement-resume job');
+
+    at('2028-03-09T10:00:30.000Z');
+    await resume.run();
+    expect((await batchesOf(merchant)).map((batch) => batch.status)).toEqual(['released']);
+
+    at('2028-03-09T10:01:01.000Z');
+    await chainControl(t.liveChain).setRate('0.0290', t.clock.now().toISOString());
+    await resume.run();
+    const [batch] = await batchesOf(merchant);
+    expect(batch).toMatchObject({ id: released?.id, status: 'paid_out', payout_attempts: 1 });
+    const payouts = await payoutsOf(merchant, 'live');
+    expect(payouts).toMatchObject([{ id: batch?.payout_id, amount: batch?.net, automatic: true }]);
+    // The next pass, and the date's run, find it done.
+    await resume.run();
+    expect(await payoutsOf(merchant, 'live')).toHaveLength(1);
   });
 });

@@ -2,8 +2,10 @@
  * The webhooks guide's receiver (examples/webhook-receiver.ts) against real deliveries (issue 7 item 7):
  * a charge paid through the hosted checkout produces a `charge.succeeded` delivery that the receiver
  * verifies over the raw body, with `metadata` echoed; duplicates are handled once; and during a secret
- * rotation a receiver that follows docs/webhooks.md section 4 never fails verification.
+ * rotation a receiver that follows docs/webhooks.md section 4 never fails verification, whether it holds
+ * both secrets (the example) or, written from the specification alone, one secret and `Service-Signature`.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +180,135 @@ describe('the guide receiver against real deliveries', () => {
     for (const delivery of after) {
       expect(delivery.status).toBe(200);
       expect(delivery.headers['service-signature-next']).toBeUndefined();
+    }
+  });
+});
+
+/**
+ * A receiver written from the specification's webhooks section alone: `Service-Signature` is the lowercase
+ * hex HMAC-SHA256 of "<Service-Timestamp>.<raw body>" keyed with the endpoint's secret (the one secret it
+ * is configured with), compared in constant time with equal lengths; a timestamp more than 300 s away is
+ * refused; 200 acknowledges. It knows nothing of `Service-Signature-Next`.
+ */
+function specReceiver(now: () => Date) {
+  const state = { secret: '', answers: [] as Array<{ status: number; body: string }> };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const timestamp = String(req.headers['service-timestamp'] ?? '');
+      const signature = Buffer.from(String(req.headers['service-signature'] ?? ''));
+      const expected = Buffer.from(
+        createHmac('sha256', state.secret).update(`${timestamp}.`).update(raw).digest('hex'),
+      );
+      const fresh = Math.abs(now().getTime() / 1000 - Number(timestamp)) <= 300;
+      const valid = fresh && expected.length === signature.length && timingSafeEqual(expected, signature);
+      const status = valid ? 200 : 401;
+      state.answers.push({ status, body: raw.toString() });
+      res.writeHead(status).end();
+    });
+  });
+  return { state, server };
+}
+
+describe('a receiver written from the specification alone, across a rotation', () => {
+  it('fails no delivery when it follows the one-secret steps of docs/webhooks.md section 4', async () => {
+    const spec = specReceiver(() => t.clock.now());
+    await new Promise<void>((resolve) => spec.server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(spec.server.address() as AddressInfo).port}/hooks`;
+    try {
+      const created = await api<{ id: string; secret: string }>('/v1/webhook-endpoints', {
+        method: 'POST',
+        body: { url, enabledEvents: ['charge.succeeded'] },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const endpointId = created.body.id;
+      spec.state.secret = created.body.secret;
+
+      const charged = async () => {
+        const charge = await api<{ id: string; providerPaymentId: string }>('/v1/charges', {
+          method: 'POST',
+          body: validCharge(),
+        });
+        await payThroughCheckout(charge.body.providerPaymentId);
+        return charge.body.id;
+      };
+      const answersFor = async (chargeId: string) => {
+        await deliver();
+        return spec.state.answers.filter((answer) => answer.body.includes(chargeId));
+      };
+      const endpoint = async () =>
+        (
+          await api<{ pausedUntil: string | null; previousSecretExpiresAt: string | null }>(
+            `/v1/webhook-endpoints/${endpointId}`,
+          )
+        ).body;
+
+      expect(await answersFor(await charged())).toEqual([expect.objectContaining({ status: 200 })]);
+
+      // 1. Rotate: the new secret is kept aside; the receiver goes on with the current one.
+      const rotated = await api<{ secret: string; previousSecretExpiresAt: string | null }>(
+        `/v1/webhook-endpoints/${endpointId}/rotate-secret`,
+        { method: 'POST', body: { gracePeriodSeconds: 86_400 } },
+      );
+      expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+      expect(rotated.body.previousSecretExpiresAt).not.toBeNull();
+      const newSecret = rotated.body.secret;
+      expect(await answersFor(await charged())).toEqual([expect.objectContaining({ status: 200 })]);
+      t.clock.advance(3600 * 1000);
+      expect(await answersFor(await charged())).toEqual([expect.objectContaining({ status: 200 })]);
+
+      // 2. Switch, with a pause: what happens meanwhile waits, queued.
+      const switched = await api<{ pausedUntil: string | null; previousSecretExpiresAt: string | null }>(
+        `/v1/webhook-endpoints/${endpointId}/switch-secret`,
+        { method: 'POST', body: { pauseSeconds: 600 } },
+      );
+      expect(switched.status, JSON.stringify(switched.body)).toBe(200);
+      expect(switched.body).toMatchObject({ previousSecretExpiresAt: null });
+      expect(switched.body.pausedUntil).toBe(new Date(t.clock.now().getTime() + 600_000).toISOString());
+      const waiting = await charged();
+      expect(await answersFor(waiting)).toEqual([]);
+      t.clock.advance(60_000);
+      expect(await answersFor(waiting)).toEqual([]);
+
+      // 3. Deploy the receiver with the new secret, 4. resume: the waiting delivery arrives, verified.
+      spec.state.secret = newSecret;
+      const resumed = await api<{ pausedUntil: string | null }>(
+        `/v1/webhook-endpoints/${endpointId}/resume-deliveries`,
+        { method: 'POST' },
+      );
+      expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+      expect(resumed.body.pausedUntil).toBeNull();
+      expect(await answersFor(waiting)).toEqual([expect.objectContaining({ status: 200 })]);
+      expect(await answersFor(await charged())).toEqual([expect.objectContaining({ status: 200 })]);
+      // Long after the grace period would have ended: still the new secret.
+      t.clock.advance(2 * 86_400 * 1000);
+      expect(await answersFor(await charged())).toEqual([expect.objectContaining({ status: 200 })]);
+      expect(await endpoint()).toMatchObject({ pausedUntil: null, previousSecretExpiresAt: null });
+
+      // Every request the receiver got verified, and every delivery succeeded at its first attempt.
+      expect(spec.state.answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const deliveries = await t.gateway.database.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'attempts'])
+        .where('endpoint_id', '=', endpointId)
+        .execute();
+      expect(deliveries).toHaveLength(6);
+      for (const delivery of deliveries) expect(delivery).toEqual({ status: 'succeeded', attempts: 1 });
+
+      // Nothing left to switch: the endpoint signs with one secret.
+      const again = await api<{ error: { code: string } }>(
+        `/v1/webhook-endpoints/${endpointId}/switch-secret`,
+        {
+          method: 'POST',
+          body: {},
+        },
+      );
+      expect([again.status, again.body.error.code]).toEqual([409, 'invalid_state_transition']);
+    } finally {
+      spec.server.closeAllConnections();
+      await new Promise((resolve) => spec.server.close(resolve));
     }
   });
 });

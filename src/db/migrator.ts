@@ -14,6 +14,11 @@ export interface Migration {
   checksum: string;
 }
 
+/** What `migrate` reports as it goes, so that a first start says what it is doing. */
+export type MigrationProgress =
+  | { kind: 'pending'; total: number }
+  | { kind: 'applied'; name: string; index: number; total: number; ms: number };
+
 export function readMigrations(dir: string): Migration[] {
   return readdirSync(dir)
     .filter((file) => file.endsWith('.sql'))
@@ -38,6 +43,7 @@ export function readMigrations(dir: string): Migration[] {
 export async function migrate(
   database: Pick<Database, 'withScriptSession'>,
   migrations: Migration[],
+  onProgress: (progress: MigrationProgress) => void = () => undefined,
 ): Promise<string[]> {
   return database.withScriptSession(async (session) => {
     await session.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
@@ -59,17 +65,19 @@ export async function migrate(
         if (!known.has(name))
           throw new Error(`The database has migration ${name}, which this build does not know`);
       }
-      const ran: string[] = [];
       for (const migration of migrations) {
         const checksum = applied.get(migration.name);
-        if (checksum !== undefined) {
-          if (checksum !== migration.checksum) {
-            throw new Error(
-              `Migration ${migration.name} was changed after it was applied; add a new migration instead`,
-            );
-          }
-          continue;
+        if (checksum !== undefined && checksum !== migration.checksum) {
+          throw new Error(
+            `Migration ${migration.name} was changed after it was applied; add a new migration instead`,
+          );
         }
+      }
+      const pending = migrations.filter((migration) => !applied.has(migration.name));
+      if (pending.length > 0) onProgress({ kind: 'pending', total: pending.length });
+      const ran: string[] = [];
+      for (const migration of pending) {
+        const started = performance.now();
         await session.exec('BEGIN');
         try {
           await session.exec(migration.sql);
@@ -86,6 +94,13 @@ export async function migrate(
           });
         }
         ran.push(migration.name);
+        onProgress({
+          kind: 'applied',
+          name: migration.name,
+          index: ran.length,
+          total: pending.length,
+          ms: Math.round(performance.now() - started),
+        });
       }
       return ran;
     } finally {
@@ -104,8 +119,10 @@ export async function migrateThrough(
   database: Database,
   migrationUrl: string | undefined,
   migrations: Migration[],
+  onProgress?: (progress: MigrationProgress) => void,
 ): Promise<string[]> {
-  if (migrationUrl === undefined || database.kind !== 'postgres') return migrate(database, migrations);
+  if (migrationUrl === undefined || database.kind !== 'postgres')
+    return migrate(database, migrations, onProgress);
   const client = new pg.Client({ connectionString: migrationUrl });
   // An error of the idle connection (the server went away) fails the next query instead of the process.
   client.on('error', () => undefined);
@@ -123,6 +140,7 @@ export async function migrateThrough(
           }),
       },
       migrations,
+      onProgress,
     );
   } finally {
     await client.end();

@@ -243,6 +243,12 @@ export interface ChargesTable {
   card_brand: ColumnType<string | null, string | null | undefined, string | null>;
   card_last4: ColumnType<string | null, string | null | undefined, string | null>;
   card_attempts: ColumnType<number, number | undefined, number>;
+  /**
+   * Until when attempt `card_attempts` is claimed by the checkout call that is at the acquirer with it
+   * (migration 0037, ADR 0065); null when no attempt is in flight. A time in the past is a claim a
+   * crashed process left.
+   */
+  card_attempt_claimed_until: NullableTimestamp;
   failure_code: ColumnType<string | null, string | null | undefined, string | null>;
   failure_message: ColumnType<string | null, string | null | undefined, string | null>;
   bank_transfer: ColumnType<BankTransferInstructions | null, string | null | undefined, string | null>;
@@ -564,6 +570,11 @@ export interface WebhookEndpointsTable {
   secret_enc: string;
   previous_secret_enc: string | null;
   previous_secret_expires_at: NullableTimestamp;
+  /**
+   * Until when the endpoint's deliveries wait, queued, while its secret is switched (migration 0038,
+   * ADR 0068); null when not paused.
+   */
+  paused_until: NullableTimestamp;
   failing_since: NullableTimestamp;
   deleted_at: NullableTimestamp;
   created_at: Timestamp;

@@ -10,9 +10,12 @@ import type { Realm } from './session.js';
  * After `freeFailures` failures of a key, each failure sets a wait of `baseMs`, doubled per further
  * failure, at most `maxMs`. A key with no failure for `forgetMs` starts again from zero.
  *
- * - `pair`: one account e-mail from one client address. The real user's other addresses are untouched.
- * - `address`: one client address across every account (password spraying). Below the per-address
- *   rate limit of the login routes, so it bites first and keeps biting after the rate-limit window.
+ * - `pair`: one account e-mail from one client address: the account's own lockout against guessing.
+ *   The real user's other addresses are untouched.
+ * - `address`: one client address across every account (password spraying). It slows only the pairs
+ *   that are not proven: an account that signed in from this address within `forgetMs` is never
+ *   refused because of failures on other accounts (a neighbour behind the same NAT), only by its own
+ *   pair (docs/decisions/0066).
  * - `secondFactor`: one account from every address, for the second factor only. Only someone who has
  *   the password reaches that step; without an account-wide count, many addresses would each get their
  *   own free guesses at a 6-digit code. The real user's password step is never slowed by it.
@@ -25,6 +28,13 @@ export const LOGIN_THROTTLE = {
 
 /** The `address` of the account-wide second-factor row: never a client address. */
 const ANY_ADDRESS = '*';
+
+/**
+ * The `address` of the row that proves a pair: the account signed in from `address` (the whole login,
+ * second factor included) at `updated_at`. `failures` is 1 and `blocked_until` null: it never makes
+ * anyone wait. No client address contains a space, so it never meets a counter's row.
+ */
+export const provenAddress = (address: string) => `proven ${address}`;
 
 type Rule = (typeof LOGIN_THROTTLE)[keyof typeof LOGIN_THROTTLE];
 
@@ -49,7 +59,10 @@ export interface LoginThrottle {
   wait(attempt: LoginAttempt): Promise<number | undefined>;
   /** Counts a failure of the pair and of the address; returns the wait it starts (seconds), if any. */
   fail(attempt: LoginAttempt): Promise<number | undefined>;
-  /** A success clears the pair's counter (not the address's: other accounts may still be sprayed). */
+  /**
+   * A success clears the pair's counter (not the address's: other accounts may still be sprayed) and
+   * proves the pair for `forgetMs`, so that the address's counter no longer refuses it.
+   */
   succeed(attempt: LoginAttempt): Promise<void>;
   /** Clears every counter of an account (a password reset or one set by an operator). */
   clearAccount(realm: Realm, email: string, trx?: Kdb): Promise<void>;
@@ -128,20 +141,35 @@ export function createLoginThrottle(deps: { db: Kdb; clock: Clock }): LoginThrot
   return {
     async wait(attempt) {
       const now = clock.now();
+      const email = throttleEmail(attempt.email);
+      const proof = { email, address: provenAddress(attempt.address) };
+      // One read: the counters that may make this attempt wait, and the proof that exempts the pair
+      // from the address's counter.
       const rows = await db
         .selectFrom('login_throttle')
-        .select('blocked_until')
+        .select(['email', 'address', 'blocked_until', 'updated_at'])
         .where('realm', '=', attempt.realm)
         .where((eb) =>
           eb.or(
-            keys(attempt).map((key) =>
+            [...keys(attempt), proof].map((key) =>
               eb.and([eb('email', '=', key.email), eb('address', '=', key.address)]),
             ),
           ),
         )
-        .where('blocked_until', '>', now)
         .execute();
-      const until = Math.max(0, ...rows.map((row) => row.blocked_until?.getTime() ?? 0));
+      const forgetBefore = now.getTime() - LOGIN_THROTTLE.pair.forgetMs;
+      const proven = rows.some(
+        (row) =>
+          row.email === proof.email &&
+          row.address === proof.address &&
+          row.updated_at.getTime() >= forgetBefore,
+      );
+      const until = Math.max(
+        0,
+        ...rows
+          .filter((row) => row.address !== proof.address && !(proven && row.email === ''))
+          .map((row) => row.blocked_until?.getTime() ?? 0),
+      );
       return until > now.getTime() ? Math.max(1, Math.ceil((until - now.getTime()) / SECOND)) : undefined;
     },
 
@@ -155,11 +183,25 @@ export function createLoginThrottle(deps: { db: Kdb; clock: Clock }): LoginThrot
     },
 
     async succeed(attempt) {
+      const now = clock.now();
+      const email = throttleEmail(attempt.email);
       await db
         .deleteFrom('login_throttle')
         .where('realm', '=', attempt.realm)
-        .where('email', '=', throttleEmail(attempt.email))
+        .where('email', '=', email)
         .where('address', 'in', attempt.secondFactor ? [attempt.address, ANY_ADDRESS] : [attempt.address])
+        .execute();
+      await db
+        .insertInto('login_throttle')
+        .values({
+          realm: attempt.realm,
+          email,
+          address: provenAddress(attempt.address),
+          failures: 1,
+          blocked_until: null,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.columns(['realm', 'email', 'address']).doUpdateSet({ updated_at: now }))
         .execute();
     },
 

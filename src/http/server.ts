@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import { httpRequestDuration, httpRequests } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import { newId } from '../shared/ids.js';
+import { withOutboundDeadline } from '../shared/request-budget.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { ApiError, envelope } from './errors.js';
 import {
@@ -42,6 +43,16 @@ export interface HttpServerOptions {
   logger: Logger;
   bodyLimitBytes: number;
   trustedProxies: string[];
+  /**
+   * `REQUEST_TIMEOUT_MS`: how long a connection may stay silent, a request's whole answer included, and
+   * how long a client may take to send its request.
+   */
+  requestTimeoutMs: number;
+  /**
+   * How long, from its arrival, a request may spend on calls to other systems (less than
+   * `requestTimeoutMs`: the rest records the outcome and writes the answer, ADR 0064).
+   */
+  outboundBudgetMs: number;
   /** The Content-Security-Policy directives of this listener. */
   contentSecurityPolicy: Record<string, string[]>;
   /** Reports readiness; a failing check answers /readyz with 503. */
@@ -71,8 +82,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     trustProxy: options.trustedProxies.length > 0 ? options.trustedProxies : false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    connectionTimeout: 30_000,
-    requestTimeout: 30_000,
+    // The socket's inactivity timeout: what cuts a request whose answer is late (no 408, an empty reply).
+    connectionTimeout: options.requestTimeoutMs,
+    requestTimeout: options.requestTimeoutMs,
     ajv: { customOptions: { strict: false } },
     clientErrorHandler: writeClientError,
     // Failures the router raises before any hook runs (a path parameter over 100 characters, a malformed
@@ -127,6 +139,12 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   });
 
   app.decorateRequest('idempotencyClaim', null);
+  // First of all hooks: everything the request does runs in the scope of its outbound deadline, so each
+  // call to another system (however many it chains) ends early enough for the answer to go out before the
+  // connection's timeout.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    withOutboundDeadline(performance.now() + options.outboundBudgetMs, done);
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -224,6 +242,12 @@ function writeClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 function sendError(apiError: ApiError, cause: unknown, request: FastifyRequest, reply: FastifyReply) {
+  // An answer that says when to ask again (502 provider_unavailable: 30 s, spec section 7) says it in
+  // the header too, whichever route sends it.
+  const retryAfter = apiError.details?.retryAfterSeconds;
+  if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', String(retryAfter));
+  }
   if (apiError.statusCode >= 500) {
     request.log.error({ err: cause ?? apiError, code: apiError.code }, 'request failed');
   } else {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { withinRequestBudget } from './request-budget.js';
 
 /**
  * The one HTTP client of the gateway's calls to other parties (the acquirer, the payout rail and its
@@ -14,7 +15,10 @@ export interface HttpCall {
   headers: Record<string, string>;
   /** Sent as is, with its Content-Length. */
   body?: string;
-  /** For the whole call: connecting, sending and reading the whole answer. */
+  /**
+   * For the whole call: connecting, sending and reading the whole answer. Within a request, never past
+   * the request's outbound deadline (src/shared/request-budget.ts).
+   */
   timeoutMs: number;
 }
 
@@ -23,7 +27,10 @@ export interface HttpAnswer {
   text: string;
 }
 
-/** No answer in time, or the connection failed; `code` is `timeout` or the socket error's code. */
+/**
+ * No answer in time, or the connection failed; `code` is `timeout`, `deadline` (the request's budget was
+ * spent before anything was sent) or the socket error's code.
+ */
 export class HttpTransportError extends Error {
   constructor(
     readonly code: string,
@@ -44,6 +51,12 @@ const agentSettings: http.AgentOptions = {
 const agents = { http: new http.Agent(agentSettings), https: new https.Agent(agentSettings) };
 
 export function httpCall(url: string, call: HttpCall): Promise<HttpAnswer> {
+  const timeoutMs = Math.floor(withinRequestBudget(call.timeoutMs) ?? call.timeoutMs);
+  if (timeoutMs <= 0) {
+    return Promise.reject(
+      new HttpTransportError('deadline', "the request's time for calls to other systems is spent"),
+    );
+  }
   const target = new URL(url);
   const secure = target.protocol === 'https:';
   const headers: Record<string, string> = { ...call.headers };
@@ -78,8 +91,8 @@ export function httpCall(url: string, call: HttpCall): Promise<HttpAnswer> {
       },
     );
     const timer = setTimeout(
-      () => fail(new HttpTransportError('timeout', `no answer within ${call.timeoutMs} ms`)),
-      call.timeoutMs,
+      () => fail(new HttpTransportError('timeout', `no answer within ${timeoutMs} ms`)),
+      timeoutMs,
     );
     request.on('error', (error: NodeJS.ErrnoException) =>
       fail(new HttpTransportError(error.code ?? 'ERR_NETWORK', error.message)),

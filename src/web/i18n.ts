@@ -155,3 +155,36 @@ const tr: ApplyMessages = {
 };
 
 export const APPLY_MESSAGES: Record<Locale, ApplyMessages> = { en, tr };
+
+/**
+ * The plural form of a count in every language of LOCALES: CLDR gives English and Turkish the same two
+ * forms for whole numbers, `one` for exactly 1 and `other` for the rest (src/web/i18n.test.ts holds this
+ * against Intl.PluralRules for each locale, so a language with other rules cannot be added unnoticed).
+ */
+export function pluralForm(count: number | string): 'one' | 'other' {
+  return Number(count) === 1 ? 'one' : 'other';
+}
+
+const PLURAL = /\{(\w+), plural, one \{([^{}]*)\} other \{([^{}]*)\}\}/g;
+
+/**
+ * Fills a message: `{name}` is the value of `name`; `{name, plural, one {# item} other {# items}}` is the
+ * form for that count, `#` standing for the number, so that no page says "1 items". The values are plain
+ * text: the templates escape the result like any other.
+ */
+export function fillMessage(template: string, values: Record<string, string | number>): string {
+  return template
+    .replace(PLURAL, (whole, name: string, one: string, other: string) => {
+      const value = values[name];
+      if (value === undefined) return whole;
+      return (pluralForm(value) === 'one' ? one : other).replace(/#/g, String(value));
+    })
+    .replace(/\{(\w+)\}/g, (whole, name: string) =>
+      values[name] === undefined ? whole : String(values[name]),
+    );
+}
+
+/** `1 attempt`, `2 attempts`: a count with its noun, for the pages written in English only (the console). */
+export function counted(count: number | string, one: string, other: string): string {
+  return `${count} ${pluralForm(count) === 'one' ? one : other}`;
+}

@@ -133,6 +133,18 @@ export function backgroundJobs(services: Services): Job[] {
         return { rows, errors: 0 };
       },
     },
+    {
+      // A batch released whose payout phase never ran (the process was killed between the two steps, in
+      // a run or in the sandbox's settle-now) is paid out, carried or held by the next pass, sandbox and
+      // live, once it has waited SETTLEMENT_RESUME_AFTER_SECONDS: a run under way pays its own first.
+      name: 'settlement-resume',
+      intervalMs: 30 * SECOND,
+      run: async () => {
+        const before = new Date(services.clock.now().getTime() - services.config.settlement.resumeAfterMs);
+        const report = await services.settlementBatches.resumeReleased(before);
+        return { rows: report.resumed, errors: report.failed };
+      },
+    },
     ...(services.config.settlement.cron === undefined
       ? []
       : [

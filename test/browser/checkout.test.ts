@@ -11,6 +11,7 @@ import {
   type PageProblem,
   type TestBrowser,
 } from '../helpers/browser.js';
+import { acquirerControl } from '../helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { request, validCharge } from '../helpers/http.js';
 import { apiUrl, createMerchant, type Merchant } from '../helpers/merchants.js';
@@ -43,7 +44,8 @@ const opened: Opened[] = [];
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([
-    startTestGateway({ env: { CHECKOUT_CARD_ATTEMPTS: String(ATTEMPTS) } }),
+    // A longer acquirer timeout: one test holds a card at the acquirer for a few seconds.
+    startTestGateway({ env: { CHECKOUT_CARD_ATTEMPTS: String(ATTEMPTS), ACQUIRER_TIMEOUT_MS: '15000' } }),
     openTestBrowser(),
   ]);
   merchant = await createMerchant(t);
@@ -92,6 +94,16 @@ async function getCharge(id: string): Promise<ChargeBody> {
   });
   expect(res.status, res.text).toBe(200);
   return res.body;
+}
+
+/** The claim of a card attempt in flight (ADR 0065), or null. */
+async function claimOf(chargeId: string): Promise<Date | null> {
+  const row = await t.gateway.database.db
+    .selectFrom('charges')
+    .select('card_attempt_claimed_until')
+    .where('id', '=', chargeId)
+    .executeTakeFirstOrThrow();
+  return row.card_attempt_claimed_until;
 }
 
 async function fillCard(page: Page, number: string, overrides: { expiry?: string; cvc?: string } = {}) {
@@ -205,6 +217,62 @@ describe('the hosted checkout in Chromium', () => {
     expect(await page.locator('#failure-reason').textContent()).toBe('Reason: The card was declined.');
     expect(await page.locator('#card-form').count()).toBe(0);
     expect(await getCharge(charge.id)).toMatchObject({ status: 'failed', providerStatus: 'failed' });
+  });
+
+  it('shows a second tab that the payment is in progress while the card is at the acquirer, then the outcome by itself', async () => {
+    const charge = await createCharge();
+    const control = acquirerControl(t.sandboxAcquirer);
+    await control.addFault({
+      operation: 'authorize',
+      action: 'latency',
+      latencyMs: 6000,
+      times: 1,
+      match: { reference: charge.id },
+    });
+    const second = await open({ locale: 'tr-TR' });
+    const first = await open();
+    await first.page.goto(charge.paymentPageUrl);
+    await fillCard(first.page, TEST_CARDS.visa.number);
+    const paying = Promise.all([first.page.waitForNavigation({ timeout: 30_000 }), first.page.click('#pay')]);
+    for (const deadline = Date.now() + 15_000; (await claimOf(charge.id)) === null;) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    await second.page.goto(charge.paymentPageUrl);
+    expect(await second.page.locator('h1').textContent()).toBe('Ödemeniz işleniyor');
+    expect(await second.page.locator('#card-form').count()).toBe(0);
+    // It asks again by itself, and shows the outcome once it is known.
+    await second.page.waitForSelector('h1:text("Ödeme alındı")', { timeout: 30_000 });
+
+    await paying;
+    expect(await first.page.locator('h1').textContent()).toBe('Payment received');
+    expect(await control.calls('authorize', charge.providerPaymentId)).toHaveLength(1);
+  });
+
+  it('keeps a claim a crashed process left until its lease runs out, then shows the form by itself', async () => {
+    const charge = await createCharge();
+    // What a process that died with the card at the acquirer leaves: a claimed attempt.
+    expect(await t.gateway.services.completion.takeCardAttempt(charge.id)).toBe(1);
+    const { page } = await open({ locale: 'tr-TR', viewport: { width: 375, height: 667 }, hasTouch: true });
+    await page.goto(charge.paymentPageUrl);
+    expect(await page.locator('h1').textContent()).toBe('Ödemeniz işleniyor');
+    expect(await page.locator('#in-progress').textContent()).toContain('Lütfen formu tekrar göndermeyin');
+    expect(await page.locator('#check-status').getAttribute('href')).toBe(
+      `/c/${charge.providerPaymentId}?lang=tr`,
+    );
+    await expectStrictPage(page);
+    await expectFitsPhone(page, 'payment in progress, Turkish');
+
+    t.clock.advance(t.gateway.services.config.idempotencyLockMs + 1000);
+    await page.waitForSelector('h1:text("Kartla öde")', { timeout: 20_000 });
+    expect(await claimOf(charge.id)).toBeNull();
+    await fillCard(page, TEST_CARDS.visa.number);
+    await Promise.all([page.waitForNavigation(), page.tap('#pay')]);
+    expect(await page.locator('h1').textContent()).toBe('Ödeme alındı');
+    expect(
+      await acquirerControl(t.sandboxAcquirer).calls('authorize', charge.providerPaymentId),
+    ).toHaveLength(1);
   });
 
   it('shows the bank transfer details and updates to paid by itself when the transfer arrives', async () => {

@@ -152,4 +152,78 @@ describe('balance and payouts in Chromium', () => {
       await checkPage(page, width.isMobile, 'the balance in Turkish');
     }, 90_000);
   }
+
+  it('a debt card beside the others, and a payout made with the payout button (phone)', async () => {
+    const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+    await paidCharge(t, merchant, 'sandbox', 1_000_000);
+    const released = await t.gateway.services.settlement.releaseNow({
+      organizationId: merchant.organizationId,
+      environment: 'sandbox',
+    });
+    expect(released).toMatchObject({ released: true });
+    // A charge refunded in full after that batch: its 4.50 TRY fee is owed, once.
+    const refunded = await paidCharge(t, merchant, 'sandbox', 10_000);
+    const refund = await merchantApi<{ status: string }>(
+      t,
+      merchant,
+      'sandbox',
+      `/v1/charges/${refunded.id}/refunds`,
+      {},
+    );
+    expect(refund.body.status, refund.text).toBe('succeeded');
+    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
+      network: 'tron',
+      address: TRON_ADDRESS,
+    });
+    expect(wallet.status, wallet.text).toBe(201);
+    const user = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
+
+    context = await browser.newContext({ viewport: WIDTHS[0].viewport, isMobile: true });
+    context.setDefaultTimeout(10_000);
+    const watched = await watchedPage(context);
+    problems = watched.problems;
+    const { page } = watched;
+    await page.goto(`${t.urls.web}/login?lang=en`);
+    await page.fill('#email', user.email);
+    await page.fill('#password', user.password);
+    await submit(page, 'button[type="submit"]');
+    await submit(page, '#balance-link');
+
+    expect(await page.locator('#balance-pending').textContent()).toBe('TRY 0.00');
+    expect(await page.locator('#balance-debt').textContent()).toBe('TRY 4.50');
+    expect(await page.locator('#balance-debt').getAttribute('data-minor')).toBe('450');
+    expect(await page.locator('#balance-available').textContent()).toBe('TRY 9,649.00');
+    expect(await page.locator('#balance-debt-notice').isVisible()).toBe(true);
+    expect(await page.locator('#payout-debt-warning').textContent()).toContain('You owe TRY 4.50');
+    await checkPage(page, true, 'the balance with a debt');
+
+    await page.fill('#payout-amount', '1000');
+    await submit(page, '#start-payout');
+    expect(await page.locator('h1').textContent()).toBe('Confirm the payout');
+    expect(await page.locator('#payout-confirm-body').textContent()).toBe(
+      'Pay out TRY 1,000.00 of your available TRY 9,649.00 to your TRON (TRC-20) wallet?',
+    );
+    await checkPage(page, true, 'the payout confirmation');
+    await submit(page, '#confirm-payout');
+    expect(page.url()).toMatch(
+      new RegExp(`^${t.urls.web}/dashboard/payouts/po_[0-9a-z]+\\?lang=en&notice=created$`),
+    );
+    expect(await page.locator('#notice').isVisible()).toBe(true);
+    expect(await page.locator('#payout-try').getAttribute('data-amount')).toBe('100000');
+    expect(await page.locator('#payout-kind').textContent()).toBe('Manual');
+    await checkPage(page, true, 'the payout made from the page');
+    const listed = await merchantApi<{ data: Array<{ id: string; amount: string }> }>(
+      t,
+      merchant,
+      'sandbox',
+      '/v1/payouts',
+    );
+    expect(listed.body.data.map((payout) => payout.amount)).toEqual(['100000']);
+    expect(page.url()).toContain(listed.body.data[0]?.id ?? 'none');
+
+    await page.goto(`${t.urls.web}/dashboard/balance?lang=tr`);
+    expect(await page.locator('#balance-available').textContent()).toBe('8.649,00 TRY');
+    expect(await page.locator('#balance-debt').textContent()).toBe('4,50 TRY');
+    await checkPage(page, true, 'the balance in Turkish after the payout');
+  }, 90_000);
 });

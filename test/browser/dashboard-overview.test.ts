@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { DAY } from '../../src/shared/clock.js';
 import { createActiveUser } from '../helpers/accounts.js';
 import {
@@ -14,6 +15,7 @@ import {
 } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
+import { validCharge } from '../helpers/http.js';
 import { merchantApi, paidCharge } from '../helpers/payouts.js';
 
 // The overview's charts in a real Chromium (issue 15 item 3): the figures a merchant reads on the home
@@ -120,5 +122,41 @@ describe('the overview in Chromium', () => {
         .locator('#overview')
         .screenshot({ path: path.join(dir, 'dashboard-overview-desktop-tr.png') });
     }
+  });
+
+  it('rounds the success rate as a merchant does: 11 of 12 reads 91.7%, not 91.6%', async () => {
+    const merchant = await createMerchant(t);
+    for (let i = 0; i < 11; i += 1) await paidCharge(t, merchant, 'sandbox', 2_000 + i);
+    // One charge declined at the acquirer until it failed.
+    const created = await merchantApi<{ id: string; providerPaymentId: string }>(
+      t,
+      merchant,
+      'sandbox',
+      '/v1/charges',
+      validCharge({ amount: 900 }),
+    );
+    expect(created.status, created.text).toBe(201);
+    const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
+    if (!acquirer) throw new Error('no sandbox acquirer');
+    const card = {
+      number: TEST_CARDS.cardDeclined.number,
+      expMonth: 12,
+      expYear: 2030,
+      cvc: '123',
+      holderName: 'D',
+    };
+    let payment = await acquirer.authorize(created.body.providerPaymentId, card, 'https://shop.example/back');
+    for (let attempt = 0; attempt < 10 && payment.status !== 'failed'; attempt += 1)
+      payment = await acquirer.authorize(created.body.providerPaymentId, card, 'https://shop.example/back');
+    expect(payment.status).toBe('failed');
+    await t.gateway.services.completion.apply(created.body.id, payment);
+
+    const page = await signIn(merchant.organizationId, { width: 1280, height: 900 });
+    await page.goto(`${t.urls.web}/dashboard?lang=en&period=7`);
+    expect(await page.locator('#total-succeeded').textContent()).toBe('11');
+    expect(await page.locator('#total-success-rate').textContent()).toBe('91.7%');
+    await page.goto(`${t.urls.web}/dashboard?lang=tr&period=7`);
+    expect(await page.locator('#total-success-rate').textContent()).toBe('%91,7');
+    expect(await accessibilityProblems(page), 'the overview').toEqual([]);
   });
 });

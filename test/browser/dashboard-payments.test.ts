@@ -211,9 +211,35 @@ describe('payments in Chromium', () => {
         await page
           .locator('#ledger-lines > li[data-kind="refund"][data-account="merchant_pending"] .ledger-amount')
           .textContent(),
-      ).toBe('TRY 30.00');
+      ).toBe('-TRY 30.00');
+      // The merchant's own credit reads as a credit, not as "-TRY 95.50".
+      expect(
+        await page
+          .locator(
+            '#ledger-lines > li[data-kind="charge_succeeded"][data-account="merchant_pending"] .ledger-amount',
+          )
+          .textContent(),
+      ).toBe('+TRY 95.50');
+      // Still Succeeded (the customer paid), and partially refunded beside it, with the fee kept said.
+      expect(await text(page, '#payment-status')).toBe('Succeeded');
+      expect(await text(page, '#payment-refund-state')).toBe('· Partially refunded');
+      expect(await text(page, '#refund-fee-kept')).toContain('the card fee of TRY 4.50 is not returned');
       expect(await page.locator('#events > li[data-type="charge.refunded"]').count()).toBe(1);
       await expectStrictPage(page, width, 'the charge after the refund');
+
+      // The list says it too, and its refund filter finds it.
+      await page.goto(`${t.urls.web}/dashboard/payments?lang=en`);
+      await page.click('#filters-panel summary');
+      await page.selectOption('#filter-refunded', 'partial');
+      await submit(page, '#apply-filters');
+      expect(page.url()).toContain('refunded=partial');
+      expect(await items.count()).toBe(1);
+      expect(await items.first().getAttribute('data-charge-id')).toBe(charge.id);
+      expect(await text(page, `tr[data-charge-id="${charge.id}"] .payment-refund`)).toBe(
+        'Partially refunded · TRY 30.00',
+      );
+      await expectStrictPage(page, width, 'the list filtered by refunds');
+      await page.goto(`${t.urls.web}/dashboard/payments/${charge.id}?lang=en`);
 
       // More than remains: a friendly error on the page.
       await page.fill('#refund-amount', '70.01');
@@ -227,7 +253,8 @@ describe('payments in Chromium', () => {
       expect(await text(page, '#payment-status')).toBe('Başarılı');
       expect(await text(page, '#payments-link')).toBe('Ödemeler');
       await expectStrictPage(page, width, 'the charge in Turkish');
-    });
+      // Every page of the walk is checked with axe: over a minute on a loaded machine.
+    }, 120_000);
   }
 
   it('a viewer sees the charge but no refund button', async () => {

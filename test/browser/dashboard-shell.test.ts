@@ -168,7 +168,7 @@ describe('the dashboard shell in Chromium', () => {
     await expectStrictPage(page, 'home on a phone');
     await screenshot(page, 'dashboard-home-phone-en');
 
-    // A link at the end of the row is reached by scrolling the row, and it works.
+    // A link at the end of the navigation (on its last row) works.
     await submit(page, '#security-nav-link');
     expect(page.url()).toBe(`${t.urls.web}/dashboard/security?lang=en`);
     expect(await page.locator('#security-nav-link').getAttribute('aria-current')).toBe('page');

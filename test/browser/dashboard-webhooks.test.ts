@@ -175,7 +175,7 @@ describe('webhook endpoints in Chromium', () => {
     expect(await attempts.count()).toBe(2);
     expect(await page.locator('#webhook-attempts .retry-form').count()).toBe(1);
 
-    // Rotate with a grace period of a day: the new secret once, and how the two signatures work.
+    // Rotate with a grace period of a day: the new secret once, and what to verify until the switch.
     await page.selectOption('#grace-period', '86400');
     await submit(page, '#rotate-secret');
     expect(await page.locator('h1').textContent()).toBe('The new signing secret');
@@ -183,8 +183,9 @@ describe('webhook endpoints in Chromium', () => {
     expect(next).toMatch(/^whsec_/);
     expect(next).not.toBe(secret);
     const explained = (await page.locator('#rotation-grace').textContent()) ?? '';
+    expect(explained).toContain('Service-Signature is made with your current secret, as before');
     expect(explained).toContain('Service-Signature-Next, made with this new one');
-    expect(await page.locator('#rotation-steps li').count()).toBe(3);
+    expect(await page.locator('#rotation-steps li').count()).toBe(4);
     await expectStrictPhonePage(page, 'rotated secret');
 
     // During the grace period a delivery carries both signatures, as the page says.
@@ -214,5 +215,65 @@ describe('webhook endpoints in Chromium', () => {
     expect(await page.locator('h1').textContent()).toBe('Webhook uç noktaları');
     expect(await page.locator('#webhooks-link').textContent()).toBe('Webhook’lar');
     await expectStrictPhonePage(page, 'Turkish list');
+  });
+
+  it('switch to the new secret when ready: deliveries wait, then resume signed with it', async () => {
+    const user = await createActiveUser(t, { role: 'developer' });
+    const owner = { organizationId: user.organizationId, environment: 'sandbox' as const };
+    const endpoints = t.gateway.services.webhooks.endpoints;
+    const created = await endpoints.create(owner, { url: receiverUrl, enabledEvents: ['charge.succeeded'] });
+    if (!created.ok) throw new Error('no endpoint');
+    const rotated = await endpoints.rotateSecret(owner, created.value.id, { gracePeriodSeconds: 86_400 });
+    if (!rotated.ok) throw new Error('no rotation');
+    context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true });
+    context.setDefaultTimeout(10_000);
+    const watched = await watchedPage(context);
+    problems = watched.problems;
+    const { page } = watched;
+    await page.goto(`${t.urls.web}/login?lang=en`);
+    await page.fill('#email', user.email);
+    await page.fill('#password', user.password);
+    await submit(page, 'button[type="submit"]');
+
+    // During the rotation the page says the previous secret signs, and offers the switch.
+    const endpointUrl = `${t.urls.web}/dashboard/webhooks/${created.value.id}?lang=en`;
+    await page.goto(endpointUrl);
+    expect(await page.locator('#endpoint-signing').getAttribute('data-signing')).toBe('previous');
+    expect(await page.locator('#switch-intro').textContent()).toContain(
+      'Service-Signature is still made with the previous secret',
+    );
+    await expectStrictPhonePage(page, 'endpoint during a rotation');
+    await page.selectOption('#pause-seconds', '900');
+    await submit(page, '#switch-secret');
+    expect(page.url()).toBe(`${endpointUrl}&notice=switched`);
+    expect(await page.locator('#endpoint-signing').getAttribute('data-signing')).toBe('current');
+    expect(await page.locator('#endpoint-paused').isVisible()).toBe(true);
+    expect(await page.locator('#switch-form').count()).toBe(0);
+
+    // A charge succeeds while paused: nothing is sent; resumed, it arrives signed with the new secret.
+    const key = await issueKey(t.gateway.database.db, t.clock, user.organizationId);
+    const charge = await request<{ id: string; providerPaymentId: string }>(
+      `${t.urls.sandboxApi}/v1/charges`,
+      { method: 'POST', body: validCharge(), headers: { 'x-api-key': key.secret } },
+    );
+    expect(charge.status, charge.text).toBe(201);
+    const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
+      charge.body.providerPaymentId,
+      { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'X' },
+      'https://x.example/',
+    );
+    await t.gateway.services.completion.apply(charge.body.id, payment);
+    const before = received.length;
+    expect(await t.gateway.services.webhooks.dispatcher.deliverDue()).toBe(0);
+    await submit(page, '#resume-deliveries');
+    expect(await page.locator('#notice').textContent()).toBe(
+      'Deliveries are resumed, signed with the new secret.',
+    );
+    expect(await page.locator('#endpoint-paused').count()).toBe(0);
+    expect(await t.gateway.services.webhooks.dispatcher.deliverDue()).toBe(1);
+    const resumed = received[before];
+    if (!resumed) throw new Error('resumed delivery not received');
+    expect(signature(rotated.value.secret, resumed)).toBe(true);
+    expect(resumed.headers['service-signature-next']).toBeUndefined();
   });
 });

@@ -78,7 +78,7 @@ describe('the console’s reconciliation', () => {
     await page.waitForURL(/\/reconciliation\/rcn_[0-9a-z]+$/);
     expect(await page.locator('#reconciliation-summary .run-status').textContent()).toBe('matched');
     expect(await page.locator('#reconciliation-summary').textContent()).toContain(
-      '1 payments, 0 refunds, net 99900',
+      '1 payment, 0 refunds, net 99900',
     );
     expect(await page.locator('#reconciliation-differences tbody').textContent()).toContain('No difference');
 

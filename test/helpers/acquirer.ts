@@ -52,15 +52,18 @@ export function acquirerControl(acquirer: { url: string; apiKey: string }) {
     addFault: (rule: FaultRule) =>
       ok<{ id: string }>(request(`${acquirer.url}/_control/faults`, { body: rule, headers })),
     clearFaults: () => ok(request(`${acquirer.url}/_control/faults`, { method: 'DELETE', headers })),
-    calls: async (operation?: string) =>
-      (
+    /** The calls the acquirer received, newest last: of one operation, and of one payment. */
+    calls: async (operation?: string, paymentId?: string) => {
+      const query = new URLSearchParams({
+        ...(operation ? { operation } : {}),
+        ...(paymentId ? { paymentId } : {}),
+      }).toString();
+      return (
         await ok<{ data: AcquirerCall[] }>(
-          request(
-            `${acquirer.url}/_control/calls${operation ? `?operation=${encodeURIComponent(operation)}` : ''}`,
-            { headers },
-          ),
+          request(`${acquirer.url}/_control/calls${query ? `?${query}` : ''}`, { headers }),
         )
-      ).data,
+      ).data;
+    },
     paymentsFor: async (reference: string) =>
       (
         await ok<{ data: AcquirerPaymentBody[] }>(

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { upstreamCalls } from '../../observability/metrics.js';
 import { httpCall, HttpTransportError, type HttpAnswer } from '../../shared/http-client.js';
+import { msLeft, outboundDeadline } from '../../shared/request-budget.js';
 import { sanitizeProviderMessage } from './sanitize.js';
 import {
   AcquirerRejectedError,
@@ -19,7 +20,7 @@ export interface HttpAcquirerOptions {
   /** Read at each call: an in-process sandbox acquirer on port 0 knows its address only once it listens. */
   baseUrl: () => string;
   apiKey: () => string;
-  /** Per attempt. */
+  /** Per attempt; within a request, never past the request's outbound deadline. */
   timeoutMs: number;
   /** Attempts per call, the first included; only 5xx, timeouts and network failures are retried. */
   maxAttempts: number;
@@ -53,6 +54,12 @@ function backoffCeiling(base = DEFAULT_BACKOFF_MS, retry: number): number {
 const DEFAULT_BACKOFF_MS = 100;
 
 /**
+ * An attempt is started only with this much of the request's outbound time left (the smallest
+ * ACQUIRER_TIMEOUT_MS): one with less could only time out.
+ */
+const MIN_ATTEMPT_MS = 100;
+
+/**
  * 4xx answers that say "not now" rather than "no": a request timeout (408), too early (425) and too many
  * requests (429). Like a 5xx they are asked again within the call's attempts (a request without retries,
  * `retry: false`, gets one); if the last attempt hears one too, the call throws it as a transient
@@ -67,15 +74,24 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
 
   async function call<T>(operation: string, request: CallOptions): Promise<T> {
     const attempts = request.retry === false ? 1 : options.maxAttempts;
+    // Within a request, every attempt and backoff ends by its outbound deadline, so that the request
+    // answers (502 provider_unavailable at worst) before the server's own timeout; a job has none.
+    const deadline = outboundDeadline();
+    let made = 0;
     let lastProblem = 'no attempt made';
     /** The last attempt's "not now" 4xx, thrown if it was the last attempt's answer. */
     let lastRefusal: AcquirerRejectedError | undefined;
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      lastRefusal = undefined;
       if (attempt > 1) {
         const delay = Math.round(Math.random() * backoffCeiling(options.backoffMs, attempt - 1));
+        if (msLeft(deadline) - delay < MIN_ATTEMPT_MS) break;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
+      const left = msLeft(deadline);
+      if (left < MIN_ATTEMPT_MS) break;
+      const timeoutMs = Math.floor(Math.min(options.timeoutMs, left));
+      made = attempt;
+      lastRefusal = undefined;
       const started = performance.now();
       const observe = (outcome: 'ok' | 'rejected' | 'unavailable') =>
         upstreamCalls.observe(
@@ -93,11 +109,11 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
             ...(request.idempotencyKey !== undefined ? { 'idempotency-key': request.idempotencyKey } : {}),
           },
           ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-          timeoutMs: options.timeoutMs,
+          timeoutMs,
         });
       } catch (error) {
         observe('unavailable');
-        lastProblem = describeNetworkFailure(error, options.timeoutMs);
+        lastProblem = describeNetworkFailure(error, timeoutMs);
         logger.warn(
           { acquirer: options.name, operation, attempt, problem: lastProblem },
           'acquirer call failed',
@@ -171,9 +187,17 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
     }
     // A 4xx is the provider's answer (spec section 7: 502 `provider_rejected`), even a "not now" one.
     if (lastRefusal) throw lastRefusal;
+    if (made < attempts) {
+      logger.warn(
+        { acquirer: options.name, operation, attempts: made, problem: lastProblem },
+        "acquirer call ended by the request's time budget",
+      );
+    }
     throw new AcquirerUnavailableError(
-      `The acquirer did not answer usefully after ${attempts} attempt(s): ${lastProblem}.`,
-      attempts,
+      made < attempts
+        ? `The acquirer did not answer usefully after ${made} attempt(s) within the request's time budget: ${lastProblem}.`
+        : `The acquirer did not answer usefully after ${attempts} attempt(s): ${lastProblem}.`,
+      made,
     );
   }
 

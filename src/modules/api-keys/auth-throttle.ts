@@ -1,9 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Clock } from '../../shared/clock.js';
+import { DAY, MINUTE, type Clock } from '../../shared/clock.js';
+import { sha256Hex } from '../../shared/crypto.js';
 
 const MEMORY_SWEEP_AT = 10_000;
 const REDIS_WARN_INTERVAL_MS = 10_000;
+/** How long a key that authenticated from an address stays proven there (since its last success). */
+export const PROVEN_FOR_MS = DAY;
+/** A busy key renews its proof at most this often per process: one Redis write, not one per request. */
+const PROVEN_RENEW_MS = 10 * MINUTE;
 
 export interface ThrottleDecision {
   blocked: boolean;
@@ -12,9 +17,12 @@ export interface ThrottleDecision {
 }
 
 /**
- * Failed API-key authentications per client address (issue 11, item 5). While an address is over its
- * limit, every request from it that presents a key is refused with 429, valid keys included: otherwise a
- * guess that happens to be right would still be told apart from the wrong ones.
+ * Failed API-key authentications per client address (docs/decisions/0012 and 0066). While an address is
+ * over its limit, a key is checked only if it already authenticated from that address (it is "proven"
+ * there, for a day since its last success); any other key is refused with 429 without a lookup, valid
+ * ones included. So the merchant's own servers keep working behind an address a neighbour fails from,
+ * while the address cannot use the throttled state to test keys it never held: a guess, a leaked key
+ * and garbage all get the same 429 for the same (lookup-free) work.
  */
 export interface AuthFailureThrottle {
   /** No I/O: this process already knows the address is over its limit in the current window. */
@@ -23,6 +31,10 @@ export interface AuthFailureThrottle {
   check(address: string): Promise<ThrottleDecision>;
   /** Counts one failed authentication of the address. */
   fail(address: string): Promise<ThrottleDecision>;
+  /** Whether the key (by its SHA-256) authenticated from the address lately (shared through Redis). */
+  proven(address: string, secretHash: string): Promise<boolean>;
+  /** Records that the key authenticated from the address (a Redis write at most every 10 minutes). */
+  succeed(address: string, secretHash: string): Promise<void>;
 }
 
 /**
@@ -41,7 +53,10 @@ export function createAuthFailureThrottle(options: {
 }): AuthFailureThrottle {
   const { redis, max, windowMs, clock, logger } = options;
   const memory = new Map<string, { window: number; count: number }>();
+  /** `address + '\n' + key hash` to when this process last recorded the key's success from there. */
+  const provenMemory = new Map<string, number>();
   let sweptWindow = 0;
+  let provenSweptAt = Number.NEGATIVE_INFINITY;
   let lastWarning = 0;
 
   const windowOf = (at: number) => Math.floor(at / windowMs);
@@ -50,6 +65,25 @@ export function createAuthFailureThrottle(options: {
     retryAfterSeconds: Math.max(1, Math.ceil(((windowOf(at) + 1) * windowMs - at) / 1000)),
   });
   const redisKey = (address: string, window: number) => `${options.keyPrefix}auth-fail:${address}:${window}`;
+  // The key's hash hashed again: Redis never holds the value the database looks keys up by.
+  const provenTag = (secretHash: string) => sha256Hex(`auth-ok:${secretHash}`);
+  const provenKey = (address: string, tag: string) => `${options.keyPrefix}auth-ok:${address}:${tag}`;
+  const rememberProven = (entry: string, at: number) => {
+    provenMemory.delete(entry);
+    if (provenMemory.size >= MEMORY_SWEEP_AT && at - provenSweptAt >= MINUTE) {
+      provenSweptAt = at;
+      for (const [stale, recordedAt] of provenMemory) {
+        if (at - recordedAt >= PROVEN_FOR_MS) provenMemory.delete(stale);
+      }
+    }
+    // Still full of live entries: the oldest goes (insertion order is recording order). Redis keeps
+    // the proof when it is configured; without it, such an address waits for its window as before.
+    if (provenMemory.size >= MEMORY_SWEEP_AT) {
+      const oldest = provenMemory.keys().next();
+      if (!oldest.done) provenMemory.delete(oldest.value);
+    }
+    provenMemory.set(entry, at);
+  };
 
   const memoryCount = (address: string, window: number): number => {
     const entry = memory.get(address);
@@ -118,6 +152,33 @@ export function createAuthFailureThrottle(options: {
       remember(address, window, count);
       // The failure that reaches the limit is still answered 401; only those past it are refused.
       return decision(count, at, max + 1);
+    },
+
+    async proven(address, secretHash) {
+      const at = clock.now().getTime();
+      const recordedAt = provenMemory.get(`${address}\n${secretHash}`);
+      if (recordedAt !== undefined && at - recordedAt < PROVEN_FOR_MS) return true;
+      if (!redis) return false;
+      try {
+        return (await redis.exists(provenKey(address, provenTag(secretHash)))) === 1;
+      } catch (error) {
+        warn(error, at);
+        return false;
+      }
+    },
+
+    async succeed(address, secretHash) {
+      const at = clock.now().getTime();
+      const entry = `${address}\n${secretHash}`;
+      const recordedAt = provenMemory.get(entry);
+      if (recordedAt !== undefined && at - recordedAt >= 0 && at - recordedAt < PROVEN_RENEW_MS) return;
+      rememberProven(entry, at);
+      if (!redis) return;
+      try {
+        await redis.set(provenKey(address, provenTag(secretHash)), '1', 'PX', PROVEN_FOR_MS);
+      } catch (error) {
+        warn(error, at);
+      }
     },
   };
 }

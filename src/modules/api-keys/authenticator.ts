@@ -25,6 +25,8 @@ export interface Authenticated {
   frozen: boolean;
   /** Requests per second allowed for this key. */
   rateLimit: number;
+  /** The SHA-256 of the key, what the failure throttle proves a key by (never the key itself). */
+  secretHash: string;
   /**
    * Records the use of the key (`lastUsedAt`, to the minute). Called only for a request the key was
    * allowed to make: authenticated, within its rate limit and authorized (issue 11, item 19).
@@ -157,6 +159,7 @@ export function createApiKeyAuthenticator(deps: {
           },
           frozen: key.frozen,
           rateLimit: override ?? DEFAULT_RATE_LIMITS[environment],
+          secretHash: parsed.secretHash,
           recordUse: () => recordUse(entry, now),
         },
       };

@@ -12,9 +12,10 @@ import type { IdempotencyStore } from '../../http/idempotency-store.js';
 import type { Clock } from '../../shared/clock.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import { createAuthFailureThrottle, type AuthFailureThrottle } from './auth-throttle.js';
-import { createApiKeyAuthenticator, type ApiKeyAuthenticator } from './authenticator.js';
+import { createApiKeyAuthenticator, type ApiKeyAuthenticator, type Authentication } from './authenticator.js';
 import type { ApiKeyAuth } from './context.js';
 import { AUTH_FAILURES } from './errors.js';
+import { parseApiKey } from './key-format.js';
 import { createKeyRateLimiter, type KeyRateLimiter } from './rate-limiter.js';
 import { createKeyRequestLog } from './request-log.js';
 import { apiKeyRoutes } from './routes.js';
@@ -134,17 +135,38 @@ function throttled(reply: FastifyReply, retryAfterSeconds: number): ApiError {
 }
 
 /**
- * Runs before the body is read. Order: the address's failed-authentication throttle (429), then
- * authentication (every 401, each counted against the address), then the key's rate limit (429), then
- * authorization (403: frozen organization, scope, feature flag), and only then is the use of the key
- * recorded (`lastUsedAt`). An unknown path answers 404 without a key: there is nothing there to
- * protect, and clients learn of a typo before a key problem.
+ * Runs before the body is read. Order: authentication (every 401, each counted against the address),
+ * with the address's failed-authentication throttle (429) in front of any key the address has not
+ * proven, then the key's rate limit (429), then authorization (403: frozen organization, scope, feature
+ * flag), and only then is the use of the key recorded (`lastUsedAt`). An unknown path answers 404
+ * without a key: there is nothing there to protect, and clients learn of a typo before a key problem.
  */
 function authenticationHook(
   authenticator: ApiKeyAuthenticator,
   limiter: KeyRateLimiter,
   throttle: AuthFailureThrottle,
 ) {
+  /**
+   * A request from an address over its limit: only a key that already authenticated from there is
+   * checked. Any other key (garbage, a guess, a leaked or a valid key new to the address) gets the same
+   * 429 after the same work (a checksum and, with Redis, one EXISTS), and no database lookup.
+   */
+  const whileBlocked = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    header: string,
+    retry: number,
+    checked?: Authentication,
+  ): Promise<Authentication> => {
+    const parsed = parseApiKey(header.trim());
+    if (parsed === undefined || !(await throttle.proven(request.ip, parsed.secretHash)))
+      throw throttled(reply, retry);
+    const authentication = checked ?? (await authenticator.authenticate(header, request.ip));
+    if (authentication.ok) return authentication;
+    const after = await throttle.fail(request.ip);
+    throw throttled(reply, after.retryAfterSeconds);
+  };
+
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.is404) return;
     const need: RouteAuth = request.routeOptions.config.auth ?? 'all';
@@ -153,21 +175,27 @@ function authenticationHook(
     const raw = request.headers[API_KEY_HEADER];
     const header = Array.isArray(raw) ? raw.join(', ') : raw;
     if (header === undefined || header.trim() === '') throw AUTH_FAILURES.missing_key();
-    // An address over its limit is refused whatever key it presents, so a right guess looks like a
-    // wrong one. The shared count is read beside the key lookup, adding no round trip in sequence.
+    let authentication: Authentication;
     const known = throttle.knownBlocked(request.ip);
-    if (known) throw throttled(reply, known.retryAfterSeconds);
-    const [authentication, block] = await Promise.all([
-      authenticator.authenticate(header, request.ip),
-      throttle.check(request.ip),
-    ]);
-    if (block.blocked) throw throttled(reply, block.retryAfterSeconds);
+    if (known) {
+      authentication = await whileBlocked(request, reply, header, known.retryAfterSeconds);
+    } else {
+      // The shared count is read beside the key lookup, adding no round trip in sequence.
+      const [checked, block] = await Promise.all([
+        authenticator.authenticate(header, request.ip),
+        throttle.check(request.ip),
+      ]);
+      authentication = block.blocked
+        ? await whileBlocked(request, reply, header, block.retryAfterSeconds, checked)
+        : checked;
+    }
     if (!authentication.ok) {
       const after = await throttle.fail(request.ip);
       if (after.blocked) throw throttled(reply, after.retryAfterSeconds);
       throw AUTH_FAILURES[authentication.failure]();
     }
     const caller = authentication.value;
+    await throttle.succeed(request.ip, caller.secretHash);
 
     const rate = await limiter.hit(caller.auth.keyId, caller.rateLimit);
     const resetSeconds = Math.max(1, Math.ceil(rate.resetMs / 1000));

@@ -43,6 +43,11 @@ export interface PaymentCompletionDeps {
   checkoutUrl: () => string;
   /** Card attempts a charge allows (the checkout counts them; the acquirer fails the payment at this many). */
   cardAttempts: number;
+  /**
+   * How long a claimed card attempt holds the charge (ADR 0065): longer than the acquirer's authorize call
+   * can take, so that only a claim a crashed process left runs out.
+   */
+  cardClaimLeaseMs: number;
   jobs: JobKit;
 }
 
@@ -68,13 +73,20 @@ export interface PaymentCompletion {
   applyLocked(trx: Trx, charge: ChargeRow, payment: AcquirerPayment): Promise<ApplyOutcome>;
   /** Reads the payment back from the acquirer and applies it. */
   sync(chargeId: string): Promise<ApplyOutcome>;
-  /** Counts one card attempt of a pending charge: its number, or undefined when its attempts are used up. */
+  /**
+   * Counts and claims one card attempt of a pending charge, committed before the card goes to the
+   * acquirer: its number, or undefined when its attempts are used up or another attempt is in flight
+   * (its claim has not run out). Only the holder of a claim sends a card (ADR 0065).
+   */
   takeCardAttempt(chargeId: string): Promise<number | undefined>;
   /**
-   * What the acquirer answered to attempt `number` (the charge page's timeline): the outcome, the
-   * decline's code, the card's brand and last four; `error` when the acquirer could not be asked.
+   * Attempt `number` is over, in one transaction under the charge's row lock: what the acquirer
+   * answered to it (the charge page's timeline: the outcome, the decline's code, the card's brand and
+   * last four; `error` when the acquirer could not be asked), the payment it reported applied when there
+   * is one, and the attempt's claim ended, so that the next card is taken only once this one's outcome
+   * is on the charge.
    */
-  recordCardAttempt(
+  finishCardAttempt(
     chargeId: string,
     number: number,
     attempt: {
@@ -82,7 +94,10 @@ export interface PaymentCompletion {
       failureCode: string | null;
       card: { brand: string | null; last4: string } | null;
     },
-  ): Promise<void>;
+    payment: AcquirerPayment | null,
+  ): Promise<ChargeRow>;
+  /** Ends the claim of attempt `number` if its lease has run out (one a crashed process left). */
+  endStaleCardAttempt(chargeId: string, number: number): Promise<void>;
   /** Cancels unpaid charges past `expiresAt` at the acquirer and applies the answer; returns how many. */
   expireDue(limit?: number): Promise<number>;
   /** One batch of the expiry job: claims due charges, and reports what became of them. */
@@ -307,21 +322,35 @@ export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCom
     sync,
 
     async takeCardAttempt(chargeId) {
-      return charges.takeCardAttempt(db, chargeId, deps.cardAttempts);
+      const now = clock.now();
+      return charges.takeCardAttempt(db, chargeId, {
+        maxAttempts: deps.cardAttempts,
+        now,
+        claimedUntil: new Date(now.getTime() + deps.cardClaimLeaseMs),
+      });
     },
 
-    async recordCardAttempt(chargeId, number, attempt) {
+    async finishCardAttempt(chargeId, number, attempt, payment) {
       const last4 =
         attempt.card !== null && /^[0-9]{4}$/.test(attempt.card.last4) ? attempt.card.last4 : null;
-      await charges.recordCardAttempt(db, {
-        charge_id: chargeId,
-        number,
-        outcome: attempt.outcome,
-        failure_code: attempt.failureCode,
-        card_brand: last4 === null ? null : (attempt.card?.brand ?? null),
-        card_last4: last4,
-        attempted_at: clock.now(),
+      return db.transaction().execute(async (trx) => {
+        let charge = await charges.lockById(trx, chargeId);
+        await charges.recordCardAttempt(trx, {
+          charge_id: chargeId,
+          number,
+          outcome: attempt.outcome,
+          failure_code: attempt.failureCode,
+          card_brand: last4 === null ? null : (attempt.card?.brand ?? null),
+          card_last4: last4,
+          attempted_at: clock.now(),
+        });
+        if (payment !== null) charge = (await applyLocked(trx, charge, payment)).charge;
+        return (await charges.endCardAttemptClaim(trx, chargeId, number)) ?? charge;
       });
+    },
+
+    async endStaleCardAttempt(chargeId, number) {
+      await charges.endCardAttemptClaim(db, chargeId, number, clock.now());
     },
 
     async expireDue(limit = 50) {

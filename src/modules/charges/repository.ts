@@ -185,6 +185,11 @@ export interface ChargeSearch {
   amountMax?: string;
   /** The merchant reference, exactly. */
   reference?: string;
+  /**
+   * By what succeeded refunds gave back (the status stays `succeeded`): some of it or all (`any`), all
+   * (`full`), some but not all (`partial`), or nothing (`none`).
+   */
+  refunded?: 'any' | 'full' | 'partial' | 'none';
   /** The customer's e-mail address, exactly but for case. */
   email?: string;
   /**
@@ -220,6 +225,12 @@ export async function searchVisible(
   if (filter.amountMin !== undefined) query = query.where('amount', '>=', filter.amountMin);
   if (filter.amountMax !== undefined) query = query.where('amount', '<=', filter.amountMax);
   if (filter.reference !== undefined) query = query.where('merchant_reference', '=', filter.reference);
+  if (filter.refunded === 'any') query = query.where('refunded_amount', '>', '0');
+  else if (filter.refunded === 'none') query = query.where('refunded_amount', '=', '0');
+  else if (filter.refunded === 'full')
+    query = query.where('refunded_amount', '>', '0').whereRef('refunded_amount', '=', 'amount');
+  else if (filter.refunded === 'partial')
+    query = query.where('refunded_amount', '>', '0').whereRef('refunded_amount', '<', 'amount');
   if (filter.search !== undefined) {
     const { kind, value } = filter.search;
     if (kind === 'id') query = query.where('id', '=', value);
@@ -474,17 +485,56 @@ export async function update(trx: Trx, id: string, patch: ChargePatch): Promise<
   return trx.updateTable('charges').set(patch).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Counts one card attempt of a pending charge: its number, or undefined when its attempts are used up. */
-export async function takeCardAttempt(db: Kdb, id: string, maxAttempts: number): Promise<number | undefined> {
+/**
+ * Counts and claims one card attempt of a pending charge until `claimedUntil` (ADR 0065): its number, or
+ * undefined when its attempts are used up or another attempt's claim is live at `now`. One statement,
+ * committed before the acquirer is called: concurrent claims serialize on the row, and each sees the
+ * winner's claim.
+ */
+export async function takeCardAttempt(
+  db: Kdb,
+  id: string,
+  claim: { maxAttempts: number; now: Date; claimedUntil: Date },
+): Promise<number | undefined> {
   const taken = await db
     .updateTable('charges')
-    .set((eb) => ({ card_attempts: eb('card_attempts', '+', 1) }))
+    .set((eb) => ({
+      card_attempts: eb('card_attempts', '+', 1),
+      card_attempt_claimed_until: claim.claimedUntil,
+    }))
     .where('id', '=', id)
     .where('status', '=', 'pending')
-    .where('card_attempts', '<', maxAttempts)
+    .where('card_attempts', '<', claim.maxAttempts)
+    .where((eb) =>
+      eb.or([
+        eb('card_attempt_claimed_until', 'is', null),
+        eb('card_attempt_claimed_until', '<=', claim.now),
+      ]),
+    )
     .returning('card_attempts')
     .executeTakeFirst();
   return taken?.card_attempts;
+}
+
+/**
+ * Ends the claim of attempt `number`, if it is still that attempt's: a later attempt's claim (taken
+ * after this one's lease ran out) is left alone. `staleAt`: only a claim whose lease ended by then.
+ * The charge, or undefined when there was no such claim.
+ */
+export async function endCardAttemptClaim(
+  db: Kdb,
+  id: string,
+  number: number,
+  staleAt?: Date,
+): Promise<ChargeRow | undefined> {
+  let query = db
+    .updateTable('charges')
+    .set({ card_attempt_claimed_until: null })
+    .where('id', '=', id)
+    .where('card_attempts', '=', number)
+    .where('card_attempt_claimed_until', 'is not', null);
+  if (staleAt !== undefined) query = query.where('card_attempt_claimed_until', '<=', staleAt);
+  return query.returningAll().executeTakeFirst();
 }
 
 export type CardAttemptRow = Selectable<ChargeCardAttemptsTable>;

@@ -55,8 +55,9 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
           'charge or payment; the same key with another body is 409 `idempotency_key_reuse`; a retry while ' +
           'the first request still runs is 409 `duplicate_request`. An acquirer refusal is 502 ' +
           "`provider_rejected` (`details.providerCode`, `details.providerStatus`: the acquirer's code and " +
-          'HTTP status); an acquirer outage after internal retries is 502 `provider_unavailable` (retry ' +
-          'with the same key after 30 seconds). A body that carries a card number (13 to 19 digits, whole or ' +
+          'HTTP status); an acquirer outage after internal retries, or an acquirer silent for the ' +
+          "request's time budget, is 502 `provider_unavailable` with `Retry-After: 30` (retry with the " +
+          'same key after 30 seconds). A body that carries a card number (13 to 19 digits, whole or ' +
           "grouped by spaces or dashes, in a card scheme's issuer range and length, Luhn-valid) in any member " +
           'is refused (400): card data goes to the hosted checkout only. Timestamps and order ids are not ' +
           'card numbers.',

@@ -141,7 +141,10 @@ export const ChargeViewSchema = Type.Object(
     status: Type.Enum([...CHARGE_STATUSES], {
       description:
         '`pending` until the customer pays (`succeeded`), the payment fails (`failed`) or the checkout ' +
-        'expires (`expired`).',
+        'expires (`expired`). A refund does not change it: `succeeded` says the customer paid, which stays ' +
+        'true, and a final status never moves (the events already sent said so). What was given back is ' +
+        '`amountRefunded` (equal to `amount` when refunded in full) and each refund is a `charge.refunded` ' +
+        "event; `providerStatus` is the acquirer's `partially_refunded` or `refunded`.",
     }),
     paymentPageUrl: Type.String({
       description: 'The hosted checkout, `{checkout_url}/c/<paymentId>`: redirect the customer here.',

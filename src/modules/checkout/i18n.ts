@@ -1,4 +1,4 @@
-import type { Locale } from '../../web/i18n.js';
+import { fillMessage, type Locale } from '../../web/i18n.js';
 import type { CardField, CardIssue } from './card.js';
 
 export interface CheckoutMessages {
@@ -22,6 +22,7 @@ export interface CheckoutMessages {
     noscript: string;
   };
   challenge: { title: string; body: string; continue: string };
+  inProgress: { title: string; body: string; check: string };
   bankTransfer: {
     title: string;
     intro: string;
@@ -96,6 +97,11 @@ const en: CheckoutMessages = {
     title: 'Confirm with your bank',
     body: 'Your bank asks you to confirm this payment (3-D Secure). You are being taken to its page.',
     continue: 'Continue to your bank',
+  },
+  inProgress: {
+    title: 'Payment in progress',
+    body: 'Your card payment is being processed. Please do not send the form again: this page shows the result by itself in a few seconds.',
+    check: 'Check the payment status',
   },
   bankTransfer: {
     title: 'Pay by bank transfer',
@@ -198,6 +204,11 @@ const tr: CheckoutMessages = {
     body: 'Bankanız bu ödemeyi onaylamanızı istiyor (3-D Secure). Bankanızın sayfasına yönlendiriliyorsunuz.',
     continue: 'Bankanızın sayfasına devam edin',
   },
+  inProgress: {
+    title: 'Ödemeniz işleniyor',
+    body: 'Kartla ödemeniz işleniyor. Lütfen formu tekrar göndermeyin: bu sayfa birkaç saniye içinde sonucu kendiliğinden gösterir.',
+    check: 'Ödeme durumunu kontrol et',
+  },
   bankTransfer: {
     title: 'Havale/EFT ile öde',
     intro: 'Tam tutarı bankanızdan aşağıdaki hesaba gönderin. Açıklama alanına ödeme referansını yazın.',
@@ -263,11 +274,9 @@ const tr: CheckoutMessages = {
 
 export const CHECKOUT_MESSAGES: Record<Locale, CheckoutMessages> = { en, tr };
 
-/** Fills `{name}` placeholders; values are plain text (the templates escape them). */
+/** Fills `{name}` placeholders and plural forms (`fillMessage`); values are plain text (the templates escape them). */
 export function fill(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    values[name] === undefined ? whole : String(values[name]),
-  );
+  return fillMessage(template, values);
 }
 
 /** The customer-facing reason of a decline or a failure. */

@@ -45,6 +45,9 @@ export const CHECKOUT_RATE_LIMITS = {
   status: { max: 120, timeWindow: MINUTE },
 } as const;
 
+/** How often the "payment in progress" page reloads itself in a browser without JavaScript. */
+const IN_PROGRESS_REFRESH_SECONDS = 3;
+
 /** The routes live under this prefix (index.ts), so that every unknown `/c/…` path gets the 404 page. */
 export const CHECKOUT_PREFIX = '/c';
 const STATUS_ROUTE = '/:paymentId/status';
@@ -238,6 +241,16 @@ export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): 
           charge: page.charge,
           paymentId,
           challengeUrl: page.url,
+        });
+      case 'in_progress':
+        return render(request, reply, 'in-progress', 200, {
+          title: (m) => m.inProgress.title,
+          charge: page.charge,
+          paymentId,
+          // checkout.js asks for the page again until the attempt's outcome is on the charge; without a
+          // script, a <noscript> refresh reloads it.
+          refreshSeconds: IN_PROGRESS_REFRESH_SECONDS,
+          pageHref: localized(pathOf(paymentId), localeOf(request)),
         });
       case 'attempts_exhausted':
         return message(

@@ -51,6 +51,8 @@ export type CheckoutPage =
   | BankTransferPage
   | { kind: 'challenge'; charge: ChargeRow; url: string }
   | { kind: 'attempts_exhausted'; charge: ChargeRow }
+  /** A card attempt is at the acquirer (another tab's, or a double submission): its outcome comes next. */
+  | { kind: 'in_progress'; charge: ChargeRow }
   | { kind: 'succeeded' | 'failed' | 'expired'; charge: ChargeRow }
   | { kind: 'unavailable'; charge: ChargeRow };
 
@@ -75,7 +77,11 @@ export type TransferResult =
 
 export interface CheckoutService {
   page(paymentId: string): Promise<CheckoutPage>;
-  /** Checks the card, counts the attempt and forwards the card to the acquirer; the card is never kept. */
+  /**
+   * Checks the card, claims the attempt and forwards the card to the acquirer; the card is never kept.
+   * While another attempt of the charge is at the acquirer, nothing is sent: the page says it is in
+   * progress.
+   */
   payByCard(paymentId: string, form: CardForm, returnUrl: string): Promise<CardPaymentResult>;
   /** The customer's browser is back from the 3-D Secure page: reads the payment back. */
   returned(paymentId: string): Promise<'found' | 'not_found'>;
@@ -169,6 +175,23 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
     if (status !== 'pending') return { kind: status, charge };
 
     if (CARD_METHODS.has(charge.payment_method)) {
+      const claimedUntil = charge.card_attempt_claimed_until;
+      if (claimedUntil !== null) {
+        if (claimedUntil.getTime() > clock.now().getTime()) return { kind: 'in_progress', charge };
+        // A claim a crashed process left: its card may have reached the acquirer (paid, declined, or a
+        // challenge opened), so the payment is read back before another card may be taken, and the
+        // claim stays while the acquirer cannot say.
+        try {
+          charge = (await completion.sync(charge.id)).charge;
+        } catch (error) {
+          if (!isAcquirerProblem(error)) throw error;
+          logProblem(error, charge.id, 'stale_attempt');
+          return { kind: 'unavailable', charge };
+        }
+        await completion.endStaleCardAttempt(charge.id, charge.card_attempts);
+        const now = effectiveStatus(charge);
+        if (now !== 'pending') return { kind: now, charge };
+      }
       // `providerStatus` never moves back, so it can stay `requires_action` after a failed challenge:
       // the acquirer is asked.
       if (charge.provider_status === 'requires_action') {
@@ -227,7 +250,8 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
         return { outcome: 'show_page' };
       }
       const page = await pageFor(charge);
-      // An open challenge, used-up attempts or an unreachable acquirer: the page says so.
+      // An attempt in flight, an open challenge, used-up attempts or an unreachable acquirer: the page
+      // says so.
       if (page.kind !== 'card') return { outcome: 'show_page' };
 
       const checked = checkCard(form, clock.now());
@@ -235,6 +259,8 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
 
       const acquirer = deps.acquirerFor(charge.environment);
       if (!acquirer) return { outcome: 'acquirer_error', page, problem: 'unavailable' };
+      // The claim is committed before the card leaves: of simultaneous submissions one gets it, and the
+      // others are shown the page, which says the payment is in progress.
       const attemptNumber = await completion.takeCardAttempt(charge.id);
       if (attemptNumber === undefined) return { outcome: 'show_page' };
       // The last four digits the customer typed: the most of a card number the gateway keeps.
@@ -243,30 +269,39 @@ export function createCheckoutService(deps: CheckoutServiceDeps): CheckoutServic
       try {
         result = await acquirer.authorize(paymentId, checked.card, returnUrl);
       } catch (error) {
+        // Anything else is a bug: the claim is left to run out, as a crash's would.
         if (!isAcquirerProblem(error)) throw error;
         logProblem(error, charge.id, 'authorize');
-        await completion.recordCardAttempt(charge.id, attemptNumber, {
-          outcome: 'error',
-          failureCode: null,
-          card: { brand: null, last4: typedLast4 },
-        });
+        // Read back under the claim: a card that did reach the acquirer is on the charge before the
+        // next one may be taken.
+        await syncQuietly(charge, 'authorize');
+        const finished = await completion.finishCardAttempt(
+          charge.id,
+          attemptNumber,
+          { outcome: 'error', failureCode: null, card: { brand: null, last4: typedLast4 } },
+          null,
+        );
         // The attempt stays counted: a card tester gains nothing from an upstream failure.
-        const after = await pageFor(await syncQuietly(charge, 'authorize'));
+        const after = await pageFor(finished);
         return after.kind === 'card'
           ? { outcome: 'acquirer_error', page: after, problem: problemOf(error) }
           : { outcome: 'show_page' };
       }
       const { attempt, ...payment } = result;
-      await completion.recordCardAttempt(charge.id, attemptNumber, {
-        outcome: attempt.outcome,
-        failureCode: attempt.failure?.code ?? null,
-        card: payment.card
-          ? { brand: payment.card.brand, last4: payment.card.last4 }
-          : { brand: null, last4: typedLast4 },
-      });
-      const applied = await completion.apply(charge.id, payment);
+      const applied = await completion.finishCardAttempt(
+        charge.id,
+        attemptNumber,
+        {
+          outcome: attempt.outcome,
+          failureCode: attempt.failure?.code ?? null,
+          card: payment.card
+            ? { brand: payment.card.brand, last4: payment.card.last4 }
+            : { brand: null, last4: typedLast4 },
+        },
+        payment,
+      );
       logger.info(
-        { chargeId: charge.id, outcome: attempt.outcome, status: applied.charge.status },
+        { chargeId: charge.id, outcome: attempt.outcome, status: applied.status },
         'checkout: card attempt',
       );
       return { outcome: 'show_page' };

@@ -1,5 +1,16 @@
 import type { Locale } from '../../web/i18n.js';
 
+/** Why the balance page's payout button made no payout (each as `POST /v1/payouts` would refuse it). */
+export type PayoutProblem =
+  | 'amount'
+  | 'insufficient'
+  | 'below_minimum'
+  | 'no_wallet'
+  | 'rate'
+  | 'not_enabled'
+  | 'frozen'
+  | 'not_permitted';
+
 /** The balance and payout pages' words, Turkish and English (issue 15 item 2). */
 export interface BalanceMessages {
   title: string;
@@ -16,8 +27,37 @@ export interface BalanceMessages {
     availableHint: string;
     inTransitHint: string;
     reserveHint: string;
-    /** `{amount}`: what the organization owes (refunds beyond what was left to settle). */
     debt: string;
+    debtHint: string;
+    /** `{amount}`: what the organization owes (refunds beyond what was left to settle). */
+    debtNotice: string;
+    position: string;
+    positionHint: string;
+  };
+  /** The payout button (flag `payouts`) and its confirmation page. */
+  create: {
+    heading: string;
+    /** `{network}`: the default wallet's; its address follows. */
+    intro: string;
+    amountLabel: string;
+    /** `{amount}`: the available balance; `{example}`: an amount as typed. */
+    amountHint: string;
+    start: string;
+    noWallet: string;
+    nothingAvailable: string;
+    /** `{amount}`: the debt, which a payout does not repay. */
+    debtWarning: string;
+    confirmTitle: string;
+    /** `{amount}`, `{available}`, `{network}`. */
+    confirmBody: string;
+    confirmRate: string;
+    confirmFinal: string;
+    confirm: string;
+    cancel: string;
+    notPermitted: string;
+    /** On the payout's page after the button made it. */
+    created: string;
+    problems: Record<PayoutProblem, string>;
   };
   next: {
     heading: string;
@@ -132,11 +172,49 @@ const en: BalanceMessages = {
     available: 'Available',
     inTransit: 'In transit',
     reserve: 'Reserve',
-    pendingHint: 'Succeeded payments net of fees, less refunds, waiting for the next batch.',
-    availableHint: 'Batched and not paid out yet.',
+    pendingHint:
+      'Succeeded payments net of their card fees, less refunds, since the last batch: what the next batch settles. Never below zero: refunds beyond it are debt.',
+    availableHint:
+      'Batched and not paid out yet: paid out by the daily payout, or by a payout you make here or through the API.',
     inTransitHint: 'In a payout that has not completed yet.',
     reserveHint: 'Held back by your rolling reserve until a later batch releases it.',
-    debt: 'Refunds exceeded what was left to settle: you owe {amount}, recovered from the next payments before any payout.',
+    debt: 'Debt',
+    debtHint:
+      'What you owe: refunds beyond what was left to settle (a refund returns the whole amount to the customer; the card fee is not returned). Counted here only, not also in Pending.',
+    debtNotice:
+      'Refunds exceeded what was left to settle: you owe {amount}. It is recovered from your next payments before anything is batched.',
+    position: 'Your position',
+    positionHint: 'Pending + available + in transit + reserve − debt: each amount counted once.',
+  },
+  create: {
+    heading: 'Pay out now',
+    intro: 'Pay part or all of the available balance as USDT to your default wallet ({network}):',
+    amountLabel: 'Amount to pay out',
+    amountHint: 'In TRY, like {example}. Leave empty to pay out all that is available: {amount}.',
+    start: 'Pay out…',
+    noWallet: 'Add a default wallet to pay out: payouts go only to the default wallet.',
+    nothingAvailable: 'Nothing is available to pay out: pending funds become available with the next batch.',
+    debtWarning:
+      'You owe {amount} (debt): a payout does not repay it; it is recovered from your next payments.',
+    confirmTitle: 'Confirm the payout',
+    confirmBody: 'Pay out {amount} of your available {available} to your {network} wallet?',
+    confirmRate:
+      'It is converted to USDT at the rate of the moment you confirm, less the FX spread, and rounded down to 6 decimals; only the TRY the USDT accounts for leaves the available balance.',
+    confirmFinal: 'A payout cannot be canceled here once it is made.',
+    confirm: 'Pay out now',
+    cancel: 'Cancel',
+    notPermitted: 'Your role cannot make payouts. Ask an owner or an admin.',
+    created: 'The payout was made. It is sent to your wallet; its status follows here.',
+    problems: {
+      amount: 'Write the amount in TRY, like 125.50, more than zero.',
+      insufficient: 'That is more than is available ({amount}).',
+      below_minimum: 'The smallest payout on {network} is {amount}.',
+      no_wallet: 'This environment has no active default wallet: add one on the Wallets page.',
+      rate: 'No current TRY to USDT rate: nothing is converted at a guessed rate. Try again in a few minutes.',
+      not_enabled: 'Payouts are not enabled for your organization; they are enabled on request.',
+      frozen: 'Your organization is paused: no payout can be made. Contact support.',
+      not_permitted: 'Your role cannot make payouts. Ask an owner or an admin.',
+    },
   },
   next: {
     heading: 'Next batch',
@@ -149,7 +227,8 @@ const en: BalanceMessages = {
     expectedHint:
       'What is pending now. Payments that succeed before the cut-off join this batch; refunds made before it reduce it.',
     nothingPending: 'Nothing is pending: the next batch has nothing to settle yet.',
-    reserveHeld: 'Held back by the rolling reserve ({percent}% for {days} days)',
+    reserveHeld:
+      'Held back by the rolling reserve ({percent}% for {days, plural, one {# day} other {# days}})',
     reserveReleased: 'Earlier reserve released with this batch',
     toAvailable: 'Expected to become available',
     noReserve: 'No rolling reserve is set for your organization.',
@@ -158,9 +237,9 @@ const en: BalanceMessages = {
     noDefaultWallet:
       'No automatic payout is possible: this environment has no default wallet. The funds stay available until you add one.',
     manualSchedule:
-      'Your payouts are on the manual schedule: the funds stay available until you create a payout through the API.',
+      'Your payouts are on the manual schedule: the funds stay available until you pay them out (below, or through the API).',
     heldBatches:
-      '{count} batch(es) are held: no usable TRY to USDT rate yet. They are paid out as soon as a rate is available; nothing is paid at a guessed rate.',
+      '{count, plural, one {# batch is} other {# batches are}} held: no usable TRY to USDT rate yet. They are paid out as soon as a rate is available; nothing is paid at a guessed rate.',
     sandbox:
       'Sandbox balances never reach a real wallet: sandbox payouts are made on the sandbox chain, and POST /v1/test-helpers/settle runs a batch now.',
   },
@@ -179,7 +258,7 @@ const en: BalanceMessages = {
     created: 'Created',
     arrival: 'Arrival',
     automatic: 'Daily batch',
-    manual: 'Manual (API)',
+    manual: 'Manual',
   },
   payout: {
     title: 'Payout {id}',
@@ -211,7 +290,7 @@ const en: BalanceMessages = {
     batch: 'Settlement batch',
     batchLink: 'The batch of {date}',
     noBatch:
-      'This payout was created through the API, not by a daily batch: it has no batch and no statement of its own.',
+      'This payout was made manually (here or through the API), not by a daily batch: it has no batch and no statement of its own.',
     statement: 'Statement',
     downloadCsv: 'Download the statement (CSV)',
     downloadJson: 'Download the statement (JSON)',
@@ -250,11 +329,52 @@ const tr: BalanceMessages = {
     available: 'Kullanılabilir',
     inTransit: 'Yolda',
     reserve: 'Teminat',
-    pendingHint: 'Başarılı ödemeler, komisyon ve iadeler düşülmüş olarak bir sonraki hakedişi bekliyor.',
-    availableHint: 'Hakedişe girmiş, henüz ödenmemiş.',
+    pendingHint:
+      'Son hakedişten bu yana başarılı ödemeler, kart komisyonları ve iadeler düşülmüş olarak: sonraki hakedişin tutarı. Sıfırın altına inmez: onu aşan iadeler borçtur.',
+    availableHint:
+      'Hakedişe girmiş, henüz ödenmemiş: günlük ödemeyle ya da burada veya API ile yaptığınız bir ödemeyle ödenir.',
     inTransitHint: 'Henüz tamamlanmamış bir ödemede.',
     reserveHint: 'Dönen teminatınız gereği, sonraki bir hakediş serbest bırakana dek tutuluyor.',
-    debt: 'İadeler, hakedişe kalan tutarı aştı: {amount} borcunuz var; herhangi bir ödemeden önce sonraki tahsilatlardan karşılanır.',
+    debt: 'Borç',
+    debtHint:
+      'Borcunuz: hakedişe kalan tutarı aşan iadeler (iade, tutarın tamamını müşteriye geri öder; kart komisyonu iade edilmez). Yalnızca burada sayılır, Bekleyen’den ayrıca düşülmez.',
+    debtNotice:
+      'İadeler, hakedişe kalan tutarı aştı: {amount} borcunuz var. Herhangi bir hakedişten önce sonraki tahsilatlarınızdan karşılanır.',
+    position: 'Toplam durumunuz',
+    positionHint: 'Bekleyen + kullanılabilir + yolda + teminat − borç: her tutar bir kez sayılır.',
+  },
+  create: {
+    heading: 'Şimdi öde',
+    intro:
+      'Kullanılabilir bakiyenin bir kısmını veya tamamını USDT olarak varsayılan cüzdanınıza ({network}) ödeyin:',
+    amountLabel: 'Ödenecek tutar',
+    amountHint:
+      'TRY olarak, örneğin {example}. Kullanılabilir tutarın tamamını ödemek için boş bırakın: {amount}.',
+    start: 'Öde…',
+    noWallet: 'Ödeme için varsayılan bir cüzdan ekleyin: ödemeler yalnızca varsayılan cüzdana gider.',
+    nothingAvailable:
+      'Ödenecek kullanılabilir tutar yok: bekleyen tutarlar sonraki hakedişle kullanılabilir olur.',
+    debtWarning:
+      '{amount} borcunuz var: ödeme bu borcu kapatmaz; borç sonraki tahsilatlarınızdan karşılanır.',
+    confirmTitle: 'Ödemeyi onaylayın',
+    confirmBody: 'Kullanılabilir {available} tutarınızdan {amount}, {network} cüzdanınıza ödensin mi?',
+    confirmRate:
+      'Onayladığınız andaki kurla, kur farkı düşülerek USDT’ye çevrilir ve 6 ondalığa aşağı yuvarlanır; kullanılabilir bakiyeden yalnızca USDT’nin karşılığı olan TRY düşülür.',
+    confirmFinal: 'Ödeme yapıldıktan sonra buradan iptal edilemez.',
+    confirm: 'Şimdi öde',
+    cancel: 'Vazgeç',
+    notPermitted: 'Rolünüz ödeme yapamaz. Bir sahibe veya yöneticiye danışın.',
+    created: 'Ödeme yapıldı. Cüzdanınıza gönderiliyor; durumu burada izlenir.',
+    problems: {
+      amount: 'Tutarı TRY olarak, örneğin 125,50, sıfırdan büyük yazın.',
+      insufficient: 'Bu, kullanılabilir tutardan ({amount}) fazla.',
+      below_minimum: '{network} ağında en küçük ödeme {amount}.',
+      no_wallet: 'Bu ortamın etkin bir varsayılan cüzdanı yok: Cüzdanlar sayfasından ekleyin.',
+      rate: 'Güncel bir TRY/USDT kuru yok: tahmini bir kurla hiçbir şey çevrilmez. Birkaç dakika sonra yeniden deneyin.',
+      not_enabled: 'Kuruluşunuz için ödemeler açık değil; talep üzerine açılır.',
+      frozen: 'Kuruluşunuz durduruldu: ödeme yapılamaz. Destekle iletişime geçin.',
+      not_permitted: 'Rolünüz ödeme yapamaz. Bir sahibe veya yöneticiye danışın.',
+    },
   },
   next: {
     heading: 'Sonraki hakediş',
@@ -276,7 +396,7 @@ const tr: BalanceMessages = {
     noDefaultWallet:
       'Otomatik ödeme yapılamaz: bu ortamın varsayılan cüzdanı yok. Bir cüzdan ekleyene dek tutar kullanılabilir bakiyede kalır.',
     manualSchedule:
-      'Ödemeleriniz elle yapılıyor: API üzerinden ödeme oluşturana dek tutar kullanılabilir bakiyede kalır.',
+      'Ödemeleriniz elle yapılıyor: siz ödeyene dek (aşağıdan veya API ile) tutar kullanılabilir bakiyede kalır.',
     heldBatches:
       '{count} hakediş bekletiliyor: henüz kullanılabilir bir TRY/USDT kuru yok. Kur bulunur bulunmaz ödenir; tahmini bir kurla hiçbir şey ödenmez.',
     sandbox:
@@ -297,7 +417,7 @@ const tr: BalanceMessages = {
     created: 'Oluşturulma',
     arrival: 'Varış',
     automatic: 'Günlük hakediş',
-    manual: 'Elle (API)',
+    manual: 'Elle',
   },
   payout: {
     title: 'Ödeme {id}',
@@ -329,7 +449,7 @@ const tr: BalanceMessages = {
     batch: 'Hakediş',
     batchLink: '{date} hakedişi',
     noBatch:
-      'Bu ödeme günlük hakedişle değil, API üzerinden oluşturuldu: kendine ait bir hakedişi ve ekstresi yok.',
+      'Bu ödeme günlük hakedişle değil, elle (burada veya API ile) yapıldı: kendine ait bir hakedişi ve ekstresi yok.',
     statement: 'Ekstre',
     downloadCsv: 'Ekstreyi indir (CSV)',
     downloadJson: 'Ekstreyi indir (JSON)',

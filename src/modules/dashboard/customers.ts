@@ -8,6 +8,8 @@ import type { CustomerService } from '../customers/index.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { CUSTOMER_MESSAGES, type CustomerMessages } from './customer-i18n.js';
 import { PageQuerySchema, type PageKit } from './kit.js';
+import { PAYMENT_MESSAGES } from './payment-i18n.js';
+import { refundStateOf } from './payments.js';
 
 export interface DashboardCustomerPagesOptions {
   kit: PageKit;
@@ -126,7 +128,9 @@ export async function customerPages(app: App, options: DashboardCustomerPagesOpt
         ...data,
         title: () => customer.name ?? customer.email ?? customer.id,
         customer,
-        charges: listed.value.data,
+        // A refunded charge stays `succeeded`: what refunds gave back is said beside the status.
+        charges: listed.value.data.map((charge) => ({ ...charge, refundState: refundStateOf(charge) })),
+        refundStates: PAYMENT_MESSAGES[localeOf(request)].refundStates,
         nextCursor: listed.value.nextCursor,
         paged: cursor !== undefined,
       });

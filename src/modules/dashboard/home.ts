@@ -18,6 +18,7 @@ import {
   OVERVIEW_PERIODS,
   overviewOf,
   periodOf,
+  roundedShare,
   type ActivityReader,
   type OverviewPeriod,
 } from './overview.js';
@@ -37,12 +38,17 @@ const HomeQuerySchema = Type.Object({
   period: Type.Optional(Type.String({ maxLength: 10 })),
 });
 
-/** A share in basis points as a percentage with one decimal ("87.5%", "%87,5"); a dash when there is none. */
-function percentOf(basisPoints: number | null, locale: Locale): string {
-  if (basisPoints === null) return '–';
-  const whole = Math.floor(basisPoints / 100);
-  const tenth = Math.floor((basisPoints % 100) / 10);
-  return locale === 'tr' ? `%${whole},${tenth}` : `${whole}.${tenth}%`;
+/**
+ * `part` of `whole` as a percentage with one decimal ("87.5%", "%87,5"), rounded half up from the counts
+ * themselves (11 of 12 is 91.7%; rounding a rounded share again could be off by a tenth); a dash when
+ * `whole` is zero.
+ */
+function percentOf(part: number | bigint, whole: number | bigint, locale: Locale): string {
+  if (BigInt(whole) <= 0n) return '–';
+  const tenths = roundedShare(BigInt(part), BigInt(whole), 1000n);
+  const integer = Math.floor(tenths / 10);
+  const tenth = tenths % 10;
+  return locale === 'tr' ? `%${integer},${tenth}` : `${integer}.${tenth}%`;
 }
 
 export type HomeNotice = {
@@ -86,7 +92,7 @@ export function homePageOf(deps: HomePageDeps) {
       chartWidth: CHART_WIDTH,
       chartHeight: CHART_HEIGHT,
       money: (amount: bigint) => formatMoney(amount.toString(), 'TRY', locale),
-      percent: (basisPoints: number | null) => percentOf(basisPoints, locale),
+      percent: (part: number | bigint, whole: number | bigint) => percentOf(part, whole, locale),
     });
   };
 }

@@ -1,5 +1,5 @@
 import type { KycStatus, UserRole } from '../../db/schema.js';
-import type { Locale } from '../../web/i18n.js';
+import { fillMessage, type Locale } from '../../web/i18n.js';
 
 export type PasswordProblemKey = 'too_short' | 'too_long' | 'repeated' | 'contains_email';
 
@@ -610,11 +610,12 @@ const tr: DashboardMessages = {
 
 export const DASHBOARD_MESSAGES: Record<Locale, DashboardMessages> = { en, tr };
 
-/** Fills `{name}` placeholders; the result is escaped by the template like any other text. */
+/**
+ * Fills `{name}` placeholders and picks the plural form of a `{count, plural, one {…} other {…}}`
+ * (`fillMessage`); the result is escaped by the template like any other text.
+ */
 export function format(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    values[name] === undefined ? whole : String(values[name]),
-  );
+  return fillMessage(template, values);
 }
 
 /** The message key of a `passwordProblem` answer. */

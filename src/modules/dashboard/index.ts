@@ -45,7 +45,8 @@ export interface DashboardModuleOptions {
   webhooks: WebhookEndpointService;
   wallets: WalletService;
   settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement' | 'nextBatch' | 'batchOfPayout'>;
-  payouts: Pick<PayoutService, 'retrieve' | 'pageCreatedIn' | 'list' | 'transactions'>;
+  /** The payout pages, exports, and the balance page's payout button (the service `POST /v1/payouts` uses). */
+  payouts: Pick<PayoutService, 'retrieve' | 'pageCreatedIn' | 'list' | 'transactions' | 'create'>;
   customers: Pick<CustomerService, 'get' | 'list'>;
   charges: Pick<ChargeService, 'list' | 'search' | 'details' | 'pageCreatedIn'>;
   /** The refund from the charge page; the exports' refunds. */
@@ -84,6 +85,7 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(settlementPages, { kit, settlements: options.settlements, payouts: options.payouts });
   await app.register(balancePages, {
     kit,
+    users,
     ledger: options.ledger,
     payouts: options.payouts,
     settlements: options.settlements,

@@ -43,7 +43,7 @@ const en: OverviewMessages = {
   showNumbers: 'Show the numbers',
   day: 'Day (UTC)',
   noOutcome: '–',
-  refundCount: '{count} refunds',
+  refundCount: '{count, plural, one {# refund} other {# refunds}}',
   share: 'Share of volume',
   note: 'Payments count on the day they were created, by their status now; the success rate is the succeeded share of those that succeeded, failed or expired (pending ones are left out). Refunds count on the day they were asked for, once the acquirer confirmed them.',
   method: {

@@ -33,7 +33,10 @@ export interface OverviewDay {
   succeeded: number;
   /** Failed or expired. */
   unsuccessful: number;
-  /** Succeeded out of those with an outcome, in basis points (0 to 10 000); null with no outcome. */
+  /**
+   * Succeeded out of those with an outcome, in basis points (0 to 10 000) rounded half up (11 of 12 is
+   * 9167); null with no outcome. The page's percentage is rounded from the counts, not from this.
+   */
   successRate: number | null;
   refunded: bigint;
   refunds: number;
@@ -79,7 +82,15 @@ const METHODS: readonly PaymentMethod[] = ['credit_card_tr', 'credit_card_intern
 
 function rate(succeeded: number, unsuccessful: number): number | null {
   const decided = succeeded + unsuccessful;
-  return decided === 0 ? null : Math.floor((succeeded * 10_000) / decided);
+  return decided === 0 ? null : roundedShare(BigInt(succeeded), BigInt(decided), 10_000n);
+}
+
+/**
+ * `part / whole` in units of `1 / scale`, rounded half up as a merchant expects (11 of 12 in tenths of a
+ * percent is 917, not 916); integer arithmetic only. `whole` must be above zero.
+ */
+export function roundedShare(part: bigint, whole: bigint, scale: bigint): number {
+  return Number((part * scale * 2n + whole) / (whole * 2n));
 }
 
 /** Bars for one value per day, scaled to the largest (or to `scale`); a day of 0 has no height. */

@@ -16,6 +16,7 @@ export type FilterProblem =
   | 'amountOrder'
   | 'reference'
   | 'email'
+  | 'refunded'
   | 'search'
   | 'sort'
   | 'cursor';
@@ -46,8 +47,15 @@ export interface PaymentMessages {
     amountMax: string;
     reference: string;
     email: string;
+    refunded: string;
     sort: string;
   };
+  /** The refund filter's choices (a refunded charge's status stays `succeeded`). */
+  refundFilters: Record<'any' | 'full' | 'partial' | 'none', string>;
+  /** Beside a succeeded charge's status: what refunds gave back. */
+  refundStates: Record<'full' | 'partial', string>;
+  /** Why a refunded charge still says Succeeded. */
+  refundStateHint: string;
   /** How an amount is typed: `{example}` in the page's language. */
   amountHint: string;
   sorts: Record<Sort, string>;
@@ -97,7 +105,10 @@ export interface PaymentMessages {
     confirmTitle: string;
     /** `{amount}`, `{charge}`, `{total}`. */
     confirmBody: string;
+    /** `{fee}`: the charge's card fee; `{amount}`: this refund. */
     feeKept: string;
+    /** On the charge page: `{fee}`, `{amount}` (the charge), `{net}` (what it credited). */
+    feeKeptOnCharge: string;
     confirm: string;
     cancel: string;
     notPermitted: string;
@@ -147,9 +158,13 @@ export interface PaymentMessages {
   deliveryAttempts: string;
   retry: string;
   ledger: string;
+  /** How the lines are signed: from the merchant's side. */
+  ledgerHint: string;
   noLedger: string;
   ledgerKinds: Record<string, string>;
   accounts: Record<string, string>;
+  /** A line's words by `<entry kind>:<account>`; others are "kind · account". */
+  moneyLines: Record<string, string>;
   notPermitted: string;
 }
 
@@ -174,8 +189,18 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       amountMax: 'Amount to',
       reference: 'Reference',
       email: 'Customer e-mail',
+      refunded: 'Refunds',
       sort: 'Order',
     },
+    refundFilters: {
+      any: 'Refunded (in full or in part)',
+      full: 'Refunded in full',
+      partial: 'Partially refunded',
+      none: 'Not refunded',
+    },
+    refundStates: { full: 'Refunded in full', partial: 'Partially refunded' },
+    refundStateHint:
+      'A refund does not change the status: the customer paid, so the payment stays Succeeded; the refunded amount is shown beside it.',
     amountHint: 'In TRY, like {example}.',
     sorts: {
       newest: 'Newest first',
@@ -200,6 +225,7 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       amountOrder: 'The smallest amount is more than the largest.',
       reference: 'The reference is longer than 120 characters.',
       email: 'The e-mail address is longer than 254 characters.',
+      refunded: 'Choose a refund filter from the list.',
       search: 'Search for at most 254 characters.',
       sort: 'Choose an order from the list.',
       cursor: 'That page of the list is not available any more; start from the first page.',
@@ -243,7 +269,10 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       start: 'Refund…',
       confirmTitle: 'Confirm the refund',
       confirmBody: 'Refund {amount} of {total} to the customer of {charge}?',
-      feeKept: 'The fee is not returned. A refund cannot be undone.',
+      feeKept:
+        'The card fee of {fee} is not returned: this refund takes {amount} from your balance. A refund cannot be undone.',
+      feeKeptOnCharge:
+        'A refund gives the customer back what you refund, and the card fee of {fee} is not returned: refunding all {amount} takes {amount} from your balance, which this payment credited {net}.',
       confirm: 'Refund now',
       cancel: 'Cancel',
       notPermitted: 'Your role cannot refund payments. Ask an owner or an admin.',
@@ -296,15 +325,23 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
     deliveries: 'Webhook deliveries',
     noDeliveries: 'No webhook deliveries.',
     deliveryStatuses: { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' },
-    deliveryAttempts: '{count} attempts',
+    deliveryAttempts: '{count, plural, one {# attempt} other {# attempts}}',
     retry: 'Retry now',
     ledger: 'Ledger lines',
+    ledgerHint: 'From your side: + adds to your balance, - takes from it.',
     noLedger: 'No ledger lines yet: a charge is booked when it succeeds.',
     ledgerKinds: { charge_succeeded: 'Payment', refund: 'Refund' },
     accounts: {
       acquirer_clearing: 'Acquirer clearing',
       merchant_pending: 'Your pending balance',
       fee_revenue: 'Fee',
+    },
+    moneyLines: {
+      'charge_succeeded:acquirer_clearing': 'Payment · paid by the customer',
+      'charge_succeeded:fee_revenue': 'Payment · card fee',
+      'charge_succeeded:merchant_pending': 'Payment · to your pending balance',
+      'refund:acquirer_clearing': 'Refund · back to the customer',
+      'refund:merchant_pending': 'Refund · from your pending balance',
     },
     notPermitted: 'Your role cannot see payments.',
   },
@@ -328,8 +365,18 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       amountMax: 'En çok tutar',
       reference: 'Referans',
       email: 'Müşteri e-postası',
+      refunded: 'İadeler',
       sort: 'Sıralama',
     },
+    refundFilters: {
+      any: 'İade edilmiş (tamamen veya kısmen)',
+      full: 'Tamamen iade edilmiş',
+      partial: 'Kısmen iade edilmiş',
+      none: 'İade edilmemiş',
+    },
+    refundStates: { full: 'Tamamen iade edildi', partial: 'Kısmen iade edildi' },
+    refundStateHint:
+      'İade durumu değiştirmez: müşteri ödedi, bu yüzden ödeme Başarılı kalır; iade edilen tutar yanında gösterilir.',
     amountHint: 'TRY olarak, örneğin {example}.',
     sorts: {
       newest: 'En yeniler önce',
@@ -354,6 +401,7 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       amountOrder: 'En az tutar en çok tutardan büyük.',
       reference: 'Referans 120 karakterden uzun.',
       email: 'E-posta adresi 254 karakterden uzun.',
+      refunded: 'Listeden bir iade filtresi seçin.',
       search: 'En fazla 254 karakter arayın.',
       sort: 'Listeden bir sıralama seçin.',
       cursor: 'Listenin bu sayfası artık yok; ilk sayfadan başlayın.',
@@ -397,7 +445,9 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
       start: 'İade et…',
       confirmTitle: 'İadeyi onaylayın',
       confirmBody: '{charge} ödemesinin {total} tutarından {amount} müşteriye iade edilsin mi?',
-      feeKept: 'Komisyon iade edilmez. İade geri alınamaz.',
+      feeKept: '{fee} kart komisyonu iade edilmez: bu iade bakiyenizden {amount} düşer. İade geri alınamaz.',
+      feeKeptOnCharge:
+        'İade, iade ettiğiniz tutarı müşteriye geri öder; {fee} kart komisyonu iade edilmez: {amount} tutarın tamamını iade etmek bakiyenizden {amount} düşer, bu ödeme ise {net} alacak yazmıştı.',
       confirm: 'Şimdi iade et',
       cancel: 'Vazgeç',
       notPermitted: 'Rolünüz iade yapamaz. Bir sahip veya yöneticiye başvurun.',
@@ -452,12 +502,20 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
     deliveryAttempts: '{count} deneme',
     retry: 'Şimdi yeniden dene',
     ledger: 'Muhasebe kayıtları',
+    ledgerHint: 'Sizin açınızdan: + bakiyenize ekler, - bakiyenizden düşer.',
     noLedger: 'Henüz muhasebe kaydı yok: ödeme başarılı olunca kaydedilir.',
     ledgerKinds: { charge_succeeded: 'Ödeme', refund: 'İade' },
     accounts: {
       acquirer_clearing: 'Banka takas hesabı',
       merchant_pending: 'Bekleyen bakiyeniz',
       fee_revenue: 'Komisyon',
+    },
+    moneyLines: {
+      'charge_succeeded:acquirer_clearing': 'Ödeme · müşterinin ödediği',
+      'charge_succeeded:fee_revenue': 'Ödeme · kart komisyonu',
+      'charge_succeeded:merchant_pending': 'Ödeme · bekleyen bakiyenize',
+      'refund:acquirer_clearing': 'İade · müşteriye geri',
+      'refund:merchant_pending': 'İade · bekleyen bakiyenizden',
     },
     notPermitted: 'Rolünüz ödemeleri göremez.',
   },

@@ -45,6 +45,10 @@ export const PAYMENT_PAGE_LIMIT = 25;
 /** The newest refunds a payment's page lists; the API pages through all of them. */
 export const REFUNDS_SHOWN = 100;
 const SORTS = ['newest', 'oldest', 'amount_desc', 'amount_asc'] as const satisfies readonly ChargeSort[];
+/** The list's refund filter: the status stays `succeeded` after a refund, so refunds have their own. */
+const REFUND_FILTERS = ['any', 'full', 'partial', 'none'] as const satisfies readonly NonNullable<
+  ChargeSearch['refunded']
+>[];
 const EMAIL_MAX = CHARGE_LIMITS.customerEmail;
 const REFERENCE_MAX = CHARGE_LIMITS.merchantReference;
 /** A form's free text is bounded before it is looked at; the checks below give the precise errors. */
@@ -63,6 +67,7 @@ const PaymentListQuerySchema = Type.Object({
   max: Text,
   reference: Text,
   email: Text,
+  refunded: Text,
   q: Text,
   sort: Text,
 });
@@ -89,6 +94,7 @@ interface ListForm {
   max: string;
   reference: string;
   email: string;
+  refunded: string;
   /** The search box. */
   q: string;
   sort: string;
@@ -160,6 +166,7 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
         max: q.max?.trim() ?? '',
         reference: q.reference?.trim() ?? '',
         email: q.email?.trim() ?? '',
+        refunded: q.refunded?.trim() ?? '',
         q: q.q?.trim() ?? '',
         sort: q.sort?.trim() ?? '',
       };
@@ -176,6 +183,7 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
           filterParams,
           filtered: Object.keys(filterParams).some((key) => key !== 'sort'),
           statuses: CHARGE_STATUSES,
+          refundFilters: REFUND_FILTERS,
           methods: PAYMENT_METHODS,
           sorts: SORTS,
           limits: { email: EMAIL_MAX, reference: REFERENCE_MAX },
@@ -195,7 +203,7 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
       });
       if (!listed.ok) return render(400, { problems: ['cursor'] satisfies FilterProblem[] });
       return render(200, {
-        charges: listed.value.data,
+        charges: listed.value.data.map((charge) => ({ ...charge, refundState: refundStateOf(charge) })),
         nextCursor: listed.value.nextCursor,
         paged: cursor !== undefined,
       });
@@ -255,6 +263,7 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
       booked?.postings.find((posting) => posting.account === account)?.amount;
     const feePosting = postingOf('fee_revenue');
     const netPosting = postingOf('merchant_pending');
+    const locale = localeOf(request);
     const refundable =
       charge.status === 'succeeded'
         ? BigInt(charge.amount) - BigInt(charge.amountRefunded) - pendingRefunds
@@ -273,6 +282,8 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
       events: chargeEvents,
       fee: feePosting === undefined ? null : negate(feePosting),
       net: netPosting === undefined ? null : negate(netPosting),
+      lines: moneyLinesOf(entries, messages, locale),
+      refundState: refundStateOf(charge),
       refundable: refundable > 0n ? refundable.toString() : '0',
       timeline: timelineOf(details, chargeRefunds, messages, data.money),
       notice: extra.notice,
@@ -340,11 +351,15 @@ export async function paymentPages(app: App, options: DashboardPaymentPagesOptio
         amount = parsed;
       }
       const messages = pm(request);
+      // The charge's fee as its ledger entry recorded it: what this refund does not give back.
+      const [booked] = await ledger.chargeEntries(ownerOf(current), charge.id, []);
+      const fee = booked?.postings.find((posting) => posting.account === 'fee_revenue')?.amount;
       return kit.render(request, reply, 'dashboard-payment-refund', 200, {
         ...pageData(request, current),
         title: () => messages.refund.confirmTitle,
         charge,
         amount: amount.toString(),
+        fee: fee === undefined ? '0' : negate(fee),
         key: randomBytes(18).toString('base64url'),
       });
     },
@@ -505,6 +520,11 @@ function parseFilters(
     if (form.email.length > EMAIL_MAX) problems.push('email');
     else filter.email = form.email;
   }
+  if (form.refunded !== '') {
+    const refunded = REFUND_FILTERS.find((value) => value === form.refunded);
+    if (refunded) filter.refunded = refunded;
+    else problems.push('refunded');
+  }
   if (form.q !== '') {
     if (form.q.length > EMAIL_MAX) problems.push('search');
     else filter.search = { kind: searchKindOf(form.q), value: form.q };
@@ -554,6 +574,63 @@ function formatSigned(amount: string, locale: Locale): string {
 
 function negate(amount: string): string {
   return (-BigInt(amount)).toString();
+}
+
+/** What refunds did to a charge whose status stays `succeeded`: all of it, part of it, or nothing. */
+export function refundStateOf(charge: {
+  amount: string;
+  amountRefunded: string;
+}): 'full' | 'partial' | undefined {
+  const refunded = BigInt(charge.amountRefunded);
+  if (refunded <= 0n) return undefined;
+  return refunded >= BigInt(charge.amount) ? 'full' : 'partial';
+}
+
+interface MoneyLine {
+  kind: string;
+  account: string;
+  /** The posting as the ledger holds it: debits positive, credits negative. */
+  amount: string;
+  createdAt: Date | string;
+  label: string;
+  /** From the merchant's side: a change of its balance signed (+ credited, − taken), other lines unsigned. */
+  shown: string;
+}
+
+/**
+ * The charge's ledger lines as the merchant reads them. A posting's sign is the ledger's (a credit to the
+ * merchant's pending account is negative), which read as "-TRY 120.11" for the merchant's own money: the
+ * merchant's lines are signed from its side, the customer's and the fee's are amounts without a sign.
+ */
+function moneyLinesOf(
+  entries: ReadonlyArray<{
+    kind: string;
+    createdAt: Date | string;
+    postings: ReadonlyArray<{ account: string; amount: string }>;
+  }>,
+  m: PaymentMessages,
+  locale: Locale,
+): MoneyLine[] {
+  return entries.flatMap((entry) =>
+    entry.postings.map((posting) => {
+      const amount = BigInt(posting.amount);
+      const magnitude = (amount < 0n ? -amount : amount).toString();
+      const ours = posting.account === 'merchant_pending';
+      const sign = amount < 0n ? '+' : '-';
+      return {
+        kind: entry.kind,
+        account: posting.account,
+        amount: posting.amount,
+        createdAt: entry.createdAt,
+        label:
+          m.moneyLines[`${entry.kind}:${posting.account}`] ??
+          `${m.ledgerKinds[entry.kind] ?? entry.kind} · ${m.accounts[posting.account] ?? posting.account}`,
+        shown: ours
+          ? `${sign}${formatAmount(magnitude, 'TRY', locale)}`
+          : formatAmount(magnitude, 'TRY', locale),
+      };
+    }),
+  );
 }
 
 interface TimelineItem {

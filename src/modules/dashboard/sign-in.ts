@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { accountAddressLimit } from '../../http/rate-limit.js';
 import type { App } from '../../http/server.js';
 import type { Session } from '../../http/session.js';
 import { contextOf, DASHBOARD_RATE_LIMITS, localeOf } from '../users/http.js';
@@ -25,6 +26,7 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
   const { kit, users } = options;
   const { auth, sessions } = kit;
   kit.handleErrors(app);
+  const loginLimit = accountAddressLimit(app, 'dashboard-login', DASHBOARD_RATE_LIMITS.login);
 
   const loginPage = (
     request: FastifyRequest,
@@ -57,11 +59,12 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
     '/login',
     {
       schema: { hide: true, querystring: PageQuerySchema, body: LoginFormSchema },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.login },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.loginFlood },
     },
     async (request, reply) => {
       auth.assertFormToken(request);
       const { email, password } = request.body;
+      await loginLimit(request, reply, email);
       const result = await users.login({ email, password }, contextOf(request));
       if (!result.ok) {
         if (result.error.code === 'throttled')

@@ -23,10 +23,24 @@ export interface WebhookMessages {
   createdTitle: string;
   rotatedTitle: string;
   secretOnce: string;
+  /** The rotated secret's warning: not to verify with it before the switch. */
+  secretOnceRotated: string;
   secretHeading: string;
   rotationExplained: string;
   rotationSteps: string[];
   rotationNoGrace: string;
+  rotationBoth: string;
+  signing: string;
+  signingWith: { previous: string; current: string };
+  pausedUntil: string;
+  switchTitle: string;
+  switchIntro: string;
+  pause: string;
+  pauseChoices: Record<string, string>;
+  switchSubmit: string;
+  resumeTitle: string;
+  resumeIntro: string;
+  resumeSubmit: string;
   back: string;
   backToList: string;
   disable: string;
@@ -68,6 +82,8 @@ export interface WebhookMessages {
     retried: string;
     updated: string;
     unchanged: string;
+    switched: string;
+    resumed: string;
   };
   errors: {
     no_events: string;
@@ -81,6 +97,7 @@ export interface WebhookMessages {
     url_too_long: string;
     description_too_long: string;
     not_permitted: string;
+    no_rotation: string;
   };
 }
 
@@ -121,16 +138,43 @@ const en: WebhookMessages = {
   rotatedTitle: 'The new signing secret',
   secretOnce:
     'Copy this signing secret now and keep it like a password: it will not be shown again. Verify every delivery with it (HMAC-SHA256 of "<timestamp>.<raw body>").',
+  secretOnceRotated:
+    'Copy this new signing secret now and keep it like a password: it will not be shown again. Do not verify with it yet: Service-Signature is made with your current secret until you switch to this one.',
   secretHeading: 'Signing secret',
   rotationExplained:
-    'Until {until}, every delivery carries two signatures: Service-Signature, made with the previous secret, and Service-Signature-Next, made with this new one. After that, only Service-Signature, made with the new secret.',
+    'Until you switch, and at the latest until {until}, Service-Signature is made with your current secret, as before: keep verifying it with that secret. Each delivery also carries Service-Signature-Next, made with this new one. From the switch on, Service-Signature is made with this new secret only.',
   rotationSteps: [
-    'Keep this new secret.',
-    'Deploy your receiver trusting both secrets: accept a delivery when Service-Signature or Service-Signature-Next matches either of them.',
-    'After the grace period, remove the previous secret.',
+    'Store this new secret where your receiver’s next deployment will read it, and keep verifying Service-Signature with your current secret.',
+    'When you are ready to deploy, choose "Switch to the new secret" on the endpoint’s page: Service-Signature is then made with the new secret, and deliveries wait, queued, for the pause you chose (none is lost or fails).',
+    'Deploy your receiver with the new secret.',
+    'Choose "Resume deliveries": the deliveries that waited are sent, signed with the new secret.',
   ],
   rotationNoGrace:
     'Without a grace period the previous secret stopped signing at once: from now on Service-Signature is made with this new secret.',
+  rotationBoth:
+    'A receiver that holds both secrets and also checks Service-Signature-Next verifies every delivery at every step: it can switch without a pause.',
+  signing: 'Service-Signature is made with',
+  signingWith: {
+    previous: 'the previous secret, until you switch',
+    current: 'the newest secret',
+  },
+  pausedUntil: 'Deliveries wait until',
+  switchTitle: 'Switch to the new secret',
+  switchIntro:
+    'Service-Signature is still made with the previous secret, at the latest until {until}. Switch when you are ready to deploy your receiver with the new secret: from then on Service-Signature is made with the new secret, and deliveries wait, queued, for the pause you choose. Deploy, then resume the deliveries.',
+  pause: 'Pause deliveries for',
+  pauseChoices: {
+    '300': '5 minutes',
+    '900': '15 minutes (recommended)',
+    '1800': '30 minutes',
+    '3600': '1 hour',
+    '0': 'No pause (a receiver that holds both secrets)',
+  },
+  switchSubmit: 'Switch to the new secret',
+  resumeTitle: 'Resume deliveries',
+  resumeIntro:
+    'Deploy your receiver with the new secret first: the deliveries that waited are then sent, signed with it. They are sent anyway when the pause ends.',
+  resumeSubmit: 'Resume deliveries',
   back: 'Back to the endpoint',
   backToList: 'Back to webhook endpoints',
   disable: 'Disable',
@@ -138,10 +182,10 @@ const en: WebhookMessages = {
   remove: 'Delete…',
   rotate: 'Rotate the signing secret',
   rotateIntro:
-    'A new secret is made and shown once. During the grace period deliveries are signed with both secrets, so a receiver is never left unable to verify.',
+    'A new secret is made and shown once. Nothing changes for your receiver until you switch to it on this page: until then Service-Signature is made with the current secret, and the new one signs Service-Signature-Next. The grace period is the latest the switch happens by itself.',
   gracePeriod: 'Grace period',
   graceChoices: {
-    '0': 'None: the previous secret stops now',
+    '0': 'None: the new secret signs at once, without a switch',
     '3600': '1 hour',
     '86400': '1 day (recommended)',
     '259200': '3 days',
@@ -185,6 +229,9 @@ const en: WebhookMessages = {
     retried: 'The delivery is due again now, with the same event id.',
     updated: 'The endpoint is updated.',
     unchanged: 'Nothing was changed.',
+    switched:
+      'Service-Signature is now made with the new secret, and deliveries wait: deploy your receiver with the new secret, then resume them.',
+    resumed: 'Deliveries are resumed, signed with the new secret.',
   },
   errors: {
     no_events: 'Choose at least one event.',
@@ -200,6 +247,7 @@ const en: WebhookMessages = {
     url_too_long: 'The URL is too long (at most 2048 characters).',
     description_too_long: 'The description is too long (at most 500 characters).',
     not_permitted: 'Your role may not change webhook endpoints.',
+    no_rotation: 'There is no new secret waiting to sign: rotate the secret first.',
   },
 };
 
@@ -238,16 +286,43 @@ const tr: WebhookMessages = {
   rotatedTitle: 'Yeni imza anahtarı',
   secretOnce:
     'Bu imza anahtarını şimdi kopyalayın ve bir şifre gibi saklayın: bir daha gösterilmeyecek. Her gönderimi bununla doğrulayın ("<timestamp>.<ham gövde>" üzerinde HMAC-SHA256).',
+  secretOnceRotated:
+    'Bu yeni imza anahtarını şimdi kopyalayın ve bir şifre gibi saklayın: bir daha gösterilmeyecek. Henüz bununla doğrulamayın: bu anahtara geçene kadar Service-Signature mevcut anahtarınızla yapılır.',
   secretHeading: 'İmza anahtarı',
   rotationExplained:
-    '{until} tarihine kadar her gönderim iki imza taşır: önceki anahtarla yapılan Service-Signature ve bu yeni anahtarla yapılan Service-Signature-Next. Bu süreden sonra yalnızca yeni anahtarla yapılan Service-Signature gönderilir.',
+    'Geçiş yapana kadar, en geç {until} tarihine kadar, Service-Signature eskisi gibi mevcut anahtarınızla yapılır: onu bu anahtarla doğrulamaya devam edin. Her gönderim ayrıca bu yeni anahtarla yapılan Service-Signature-Next başlığını taşır. Geçişten sonra Service-Signature yalnızca bu yeni anahtarla yapılır.',
   rotationSteps: [
-    'Bu yeni anahtarı saklayın.',
-    'Alıcınızı iki anahtara da güvenecek şekilde güncelleyin: Service-Signature ya da Service-Signature-Next bunlardan biriyle eşleşirse gönderimi kabul edin.',
-    'Geçiş süresi bitince önceki anahtarı kaldırın.',
+    'Bu yeni anahtarı alıcınızın bir sonraki dağıtımının okuyacağı yere kaydedin ve Service-Signature’ı mevcut anahtarınızla doğrulamaya devam edin.',
+    'Dağıtıma hazır olduğunuzda uç noktanın sayfasında "Yeni anahtara geç"i seçin: Service-Signature bundan sonra yeni anahtarla yapılır ve gönderimler seçtiğiniz duraklatma süresince sırada bekler (hiçbiri kaybolmaz ya da başarısız olmaz).',
+    'Alıcınızı yeni anahtarla dağıtın.',
+    '"Gönderimleri sürdür"ü seçin: bekleyen gönderimler yeni anahtarla imzalanarak gönderilir.',
   ],
   rotationNoGrace:
     'Geçiş süresi olmadığı için önceki anahtar hemen imzalamayı bıraktı: bundan sonra Service-Signature bu yeni anahtarla yapılır.',
+  rotationBoth:
+    'İki anahtarı da tutan ve Service-Signature-Next’i de denetleyen bir alıcı her adımda her gönderimi doğrular: duraklatmadan geçiş yapabilir.',
+  signing: 'Service-Signature’ı yapan anahtar',
+  signingWith: {
+    previous: 'önceki anahtar, siz geçiş yapana kadar',
+    current: 'en yeni anahtar',
+  },
+  pausedUntil: 'Gönderimlerin bekleyeceği son an',
+  switchTitle: 'Yeni anahtara geçin',
+  switchIntro:
+    'Service-Signature hâlâ önceki anahtarla yapılıyor, en geç {until} tarihine kadar. Alıcınızı yeni anahtarla dağıtmaya hazır olduğunuzda geçiş yapın: bundan sonra Service-Signature yeni anahtarla yapılır ve gönderimler seçtiğiniz süre boyunca sırada bekler. Dağıtın, ardından gönderimleri sürdürün.',
+  pause: 'Gönderimleri duraklatma süresi',
+  pauseChoices: {
+    '300': '5 dakika',
+    '900': '15 dakika (önerilen)',
+    '1800': '30 dakika',
+    '3600': '1 saat',
+    '0': 'Duraklatma yok (iki anahtarı da tutan bir alıcı için)',
+  },
+  switchSubmit: 'Yeni anahtara geç',
+  resumeTitle: 'Gönderimleri sürdürün',
+  resumeIntro:
+    'Önce alıcınızı yeni anahtarla dağıtın: bekleyen gönderimler ardından bu anahtarla imzalanarak gönderilir. Duraklatma süresi bitince de gönderilirler.',
+  resumeSubmit: 'Gönderimleri sürdür',
   back: 'Uç noktaya dön',
   backToList: 'Webhook uç noktalarına dön',
   disable: 'Devre dışı bırak',
@@ -255,10 +330,10 @@ const tr: WebhookMessages = {
   remove: 'Sil…',
   rotate: 'İmza anahtarını yenileyin',
   rotateIntro:
-    'Yeni bir anahtar oluşturulur ve bir kez gösterilir. Geçiş süresi boyunca gönderimler iki anahtarla da imzalanır; böylece alıcınız doğrulamadan hiç mahrum kalmaz.',
+    'Yeni bir anahtar oluşturulur ve bir kez gösterilir. Bu sayfada ona geçene kadar alıcınız için hiçbir şey değişmez: o zamana kadar Service-Signature mevcut anahtarla yapılır, yeni anahtar ise Service-Signature-Next’i imzalar. Geçiş süresi, geçişin kendiliğinden yapılacağı en geç andır.',
   gracePeriod: 'Geçiş süresi',
   graceChoices: {
-    '0': 'Yok: önceki anahtar hemen geçersiz olur',
+    '0': 'Yok: yeni anahtar geçiş adımı olmadan hemen imzalar',
     '3600': '1 saat',
     '86400': '1 gün (önerilen)',
     '259200': '3 gün',
@@ -302,6 +377,9 @@ const tr: WebhookMessages = {
     retried: 'Gönderim aynı olay kimliğiyle şimdi yeniden denenecek.',
     updated: 'Uç nokta güncellendi.',
     unchanged: 'Hiçbir şey değiştirilmedi.',
+    switched:
+      'Service-Signature artık yeni anahtarla yapılıyor ve gönderimler bekliyor: alıcınızı yeni anahtarla dağıtın, ardından gönderimleri sürdürün.',
+    resumed: 'Gönderimler yeni anahtarla imzalanarak sürdürüldü.',
   },
   errors: {
     no_events: 'En az bir olay seçin.',
@@ -317,6 +395,7 @@ const tr: WebhookMessages = {
     url_too_long: 'URL çok uzun (en fazla 2048 karakter).',
     description_too_long: 'Açıklama çok uzun (en fazla 500 karakter).',
     not_permitted: 'Rolünüz webhook uç noktalarını değiştiremez.',
+    no_rotation: 'İmzalamayı bekleyen yeni bir anahtar yok: önce anahtarı yenileyin.',
   },
 };
 

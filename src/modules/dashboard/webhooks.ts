@@ -25,6 +25,8 @@ export const ENDPOINT_ATTEMPTS_LIMIT = 50;
 const EVENT_CHOICES = [...EVENT_TYPES, '*'] as const;
 const GRACE_CHOICES = ['0', '3600', '86400', '259200', '604800'] as const;
 const DEFAULT_GRACE = '86400';
+const PAUSE_CHOICES = ['300', '900', '1800', '3600', '0'] as const;
+const DEFAULT_PAUSE = '900';
 const LIMITS = { url: 2048, description: 500 } as const;
 
 const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
@@ -58,13 +60,27 @@ const RotateFormSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const SwitchFormSchema = Type.Object(
+  { _csrf: Csrf, pauseSeconds: Type.Optional(Type.Enum([...PAUSE_CHOICES])) },
+  { additionalProperties: false },
+);
+
 interface EndpointFormValues {
   url: string;
   description: string;
   enabledEvents: string[];
 }
 const EMPTY_FORM: EndpointFormValues = { url: '', description: '', enabledEvents: [] };
-const NOTICES = ['deleted', 'disabled', 'enabled', 'retried', 'updated', 'unchanged'] as const;
+const NOTICES = [
+  'deleted',
+  'disabled',
+  'enabled',
+  'retried',
+  'updated',
+  'unchanged',
+  'switched',
+  'resumed',
+] as const;
 type Notice = (typeof NOTICES)[number];
 /** The errors of the edit form, each shown next to its field. */
 interface EditFieldErrors {
@@ -73,7 +89,10 @@ interface EditFieldErrors {
   description: WebhookFormError[];
 }
 
-/** The webhook endpoint pages of the merchant dashboard (issue 7): list, create, detail, rotate, delete. */
+/**
+ * The webhook endpoint pages of the merchant dashboard (issue 7): list, create, detail, rotate, switch to
+ * the new secret and resume the paused deliveries (ADR 0068), delete.
+ */
 export async function webhookPages(app: App, options: DashboardWebhookPagesOptions): Promise<void> {
   const { kit, users, webhooks: endpoints } = options;
   kit.handleErrors(app);
@@ -239,6 +258,8 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
       canManage: canManage(current),
       graceChoices: GRACE_CHOICES,
       defaultGrace: DEFAULT_GRACE,
+      pauseChoices: PAUSE_CHOICES,
+      defaultPause: DEFAULT_PAUSE,
       notice: extra.notice,
       error: extra.error,
       whenExact: exactTime,
@@ -385,6 +406,51 @@ export async function webhookPages(app: App, options: DashboardWebhookPagesOptio
         graceUntil: endpoint.previousSecretExpiresAt ? new Date(endpoint.previousSecretExpiresAt) : null,
         noLanguageSwitch: true,
       });
+    },
+  );
+
+  app.post(
+    '/dashboard/webhooks/:id/switch',
+    {
+      schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema, body: SwitchFormSchema },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+    },
+    async (request, reply) => {
+      const current = await kit.signedInPost(request, reply);
+      if (!current) return reply;
+      const { id } = request.params;
+      if (!canManage(current)) {
+        return detailPage(request, reply, current, id, 403, { error: 'not_permitted' });
+      }
+      const pauseSeconds = Number(request.body.pauseSeconds ?? DEFAULT_PAUSE);
+      const result = await endpoints.switchSecret(ownerOf(current), id, { pauseSeconds });
+      if (!result.ok) {
+        if (result.error.code === 'no_rotation')
+          return detailPage(request, reply, current, id, 409, { error: 'no_rotation' });
+        throw new ApiError('not_found', 'No such webhook endpoint.');
+      }
+      await audit(request, current, 'webhook_endpoint.secret_switched', result.value.id, { pauseSeconds });
+      return kit.redirect(request, reply, endpointPath(id), { notice: 'switched' });
+    },
+  );
+
+  app.post(
+    '/dashboard/webhooks/:id/resume',
+    {
+      schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema, body: CsrfFormSchema },
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+    },
+    async (request, reply) => {
+      const current = await kit.signedInPost(request, reply);
+      if (!current) return reply;
+      const { id } = request.params;
+      if (!canManage(current)) {
+        return detailPage(request, reply, current, id, 403, { error: 'not_permitted' });
+      }
+      const result = await endpoints.resumeDeliveries(ownerOf(current), id);
+      if (!result.ok) throw new ApiError('not_found', 'No such webhook endpoint.');
+      await audit(request, current, 'webhook_endpoint.deliveries_resumed', result.value.id);
+      return kit.redirect(request, reply, endpointPath(id), { notice: 'resumed' });
     },
   );
 

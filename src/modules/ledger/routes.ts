@@ -19,12 +19,14 @@ export async function balanceRoutes(app: App, options: BalanceRoutesOptions): Pr
         operationId: 'getBalance',
         summary: 'Retrieve the balance',
         description:
-          'What this environment owes your organization, per currency, as decimal strings of minor units: ' +
-          '`pending` (succeeded charges net of fees, less refunds, awaiting the next daily batch), ' +
-          '`available` (batched, not paid out), `inTransit` (in a payout not yet completed) and `reserve` (held ' +
-          'back by a rolling reserve until a later batch releases it). A refund ' +
-          'beyond what is left to settle (its fee is not returned) takes `pending` below zero: `debt` says ' +
-          'how far, and the next settlement recovers it from new credits before paying anything. Sandbox ' +
+          'What this environment owes your organization, per currency, as decimal strings of minor units, ' +
+          'never negative: `pending` (succeeded charges net of fees, less refunds, awaiting the next daily ' +
+          'batch), `available` (batched, not paid out), `inTransit` (in a payout not yet completed), ' +
+          '`reserve` (held back by a rolling reserve until a later batch releases it) and `debt` (what you ' +
+          'owe). A refund beyond what is left to settle (its card fee is not returned) makes `pending` `0` ' +
+          'and the rest `debt`: each kuruş is counted once, so what you hold is `pending + available + ' +
+          'inTransit + reserve - debt`. The next settlement recovers a debt from new credits before paying ' +
+          'anything. Sandbox ' +
           'balances never settle to a real wallet (`POST /v1/test-helpers/settle` runs their batch now, paid ' +
           'out on the sandbox chain). Needs scope `read` (any key holding `read` or `all`).',
         tags: ['Balance'],

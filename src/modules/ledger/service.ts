@@ -472,7 +472,10 @@ export function createLedger(deps: LedgerDeps): Ledger {
 
     async balance(owner) {
       const row = await sumMerchantBalances(db, owner, CURRENCY);
-      return [{ ...row, debt: debtOf(row.pending) }];
+      // The pending account's sum below zero is a debt, not a negative amount waiting to settle: shown
+      // once, as `debt`, never also in `pending` (docs/decisions/0069-money-pages.md).
+      const pending = BigInt(row.pending);
+      return [{ ...row, pending: (pending > 0n ? pending : 0n).toString(), debt: debtOf(row.pending) }];
     },
 
     async advanceCheckpoints() {

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../http/errors.js';
+import { accountAddressLimit } from '../../http/rate-limit.js';
 import type { App } from '../../http/server.js';
 import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
@@ -16,7 +17,7 @@ import {
 } from '../api-keys/index.js';
 import { type OrganizationAdminService, type UnderwritingService } from '../organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
-import { actorOf, logInStaff, logOutStaff } from './auth.js';
+import { actorOf, logInStaff, logOutStaff, OPERATOR_LOGIN_LIMITS } from './auth.js';
 import {
   ApplicationViewSchema,
   DemoMerchantSchema,
@@ -56,6 +57,7 @@ const errors = errorResponses(400, 401, 403, 404, 409, 429);
 /** The operator API: the same operations as the console, as JSON, for scripts and the CLI. */
 export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promise<void> {
   const { underwriting, organizations, commands } = deps;
+  const loginLimit = accountAddressLimit(app, 'operator-api-login', OPERATOR_LOGIN_LIMITS.perAccount);
 
   app.post(
     '/operator/v1/session',
@@ -76,7 +78,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
           ...errorResponses(415),
         },
       },
-      config: { operator: 'public', rateLimit: { max: 20, timeWindow: 60_000 } },
+      config: { operator: 'public', rateLimit: OPERATOR_LOGIN_LIMITS.flood },
       // JSON only: a cross-site HTML form cannot send it, so it cannot sign a browser in (login CSRF);
       // the console's login form has its own token.
       onRequest: async (request) => {
@@ -89,6 +91,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
     },
     async (request, reply) => {
+      await loginLimit(request, reply, request.body.email);
       const { staff, session } = await logInStaff(loginDeps(deps), request, reply, request.body);
       return { staff, csrfToken: session.csrfToken };
     },

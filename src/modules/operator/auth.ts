@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { Session, SessionManager } from '../../http/session.js';
+import { MINUTE } from '../../shared/clock.js';
 import { safeEqual } from '../../shared/crypto.js';
 import type { Actor } from '../organizations/service.js';
 import type { AuditLog } from '../audit/service.js';
@@ -15,6 +16,16 @@ declare module 'fastify' {
     operatorSession: Session | null;
   }
 }
+
+/**
+ * Limits of the staff login routes (API and console, each its own count): `perAccount` per client
+ * address and typed e-mail, so that one person's posts never keep the others behind the same address
+ * out; `flood` per address, a flood guard well above what one person sends (docs/decisions/0066).
+ */
+export const OPERATOR_LOGIN_LIMITS = {
+  perAccount: { max: 20, timeWindow: MINUTE },
+  flood: { max: 200, timeWindow: MINUTE },
+} as const;
 
 /** The CLI's identity when it goes through the operator API with the local token. */
 export const CLI_STAFF: Staff = { id: 'cli', email: 'cli@localhost', name: 'Operator CLI', role: 'admin' };

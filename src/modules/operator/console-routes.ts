@@ -1,13 +1,14 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { ApiError } from '../../http/errors.js';
+import { accountAddressLimit } from '../../http/rate-limit.js';
 import type { App } from '../../http/server.js';
 import { validationErrorFromFastify } from '../../http/validation.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 import type { Renderer } from '../../web/render.js';
 import { FEATURE_FLAGS } from '../organizations/types.js';
 import { loginDeps, shownEmail, type OperatorApiDeps } from './api-routes.js';
-import { actorOf, logInStaff, logOutStaff } from './auth.js';
+import { actorOf, logInStaff, logOutStaff, OPERATOR_LOGIN_LIMITS } from './auth.js';
 import {
   FeatureFlagFormSchema,
   FeeFormSchema,
@@ -47,6 +48,7 @@ export async function operatorConsoleRoutes(
   deps: OperatorApiDeps & { renderer: Renderer; merchants: MerchantViewDeps },
 ): Promise<void> {
   const { underwriting, organizations, commands } = deps;
+  const loginLimit = accountAddressLimit(app, 'operator-console-login', OPERATOR_LOGIN_LIMITS.perAccount);
 
   const page = (
     request: FastifyRequest,
@@ -142,13 +144,14 @@ export async function operatorConsoleRoutes(
 
   app.post(
     '/login',
-    { config: { operator: 'public', rateLimit: { max: 20, timeWindow: 60_000 } } },
+    { config: { operator: 'public', rateLimit: OPERATOR_LOGIN_LIMITS.flood } },
     async (request, reply) => {
       const form = (request.body ?? {}) as Form;
       const next = safeNext(form.next);
       try {
         // A login form posted from another site would sign this browser in as someone else.
         deps.sessions.assertFormToken(request);
+        await loginLimit(request, reply, form.email ?? '');
         await logInStaff(loginDeps(deps), request, reply, {
           email: form.email ?? '',
           password: form.password ?? '',

@@ -14,6 +14,7 @@ import type { OperatorAlerts } from './alerts.js';
 import { operatorApiRoutes } from './api-routes.js';
 import { registerOperatorAuth } from './auth.js';
 import type { OperatorCommands } from './commands.js';
+import { consoleRenderer } from './console-page.js';
 import { operatorConsoleRoutes } from './console-routes.js';
 import { operatorJobRoutes } from './job-routes.js';
 import { registerOperatorOpenApi } from './openapi.js';
@@ -70,7 +71,17 @@ export interface OperatorModuleOptions {
 
 /** The operator console and operator API, on the operator listener (issue 3). */
 export async function operatorModule(app: App, options: OperatorModuleOptions): Promise<void> {
-  const { renderer, commands } = options;
+  const { commands } = options;
+  const renderer = consoleRenderer(options.renderer, options.staff);
+  // The console's pages name the staff behind each action (not the API's JSON, which keeps the ids).
+  app.addHook('preHandler', async (request) => {
+    if (
+      request.method === 'GET' &&
+      !request.url.startsWith('/operator/v1') &&
+      !request.url.startsWith('/assets')
+    )
+      await renderer.refresh();
+  });
   await registerOperatorOpenApi(app, { baseUrl: options.baseUrl });
   registerOperatorAuth(app, { sessions: options.sessions, staff: options.staff, cliToken: options.cliToken });
   const deps = {

@@ -48,6 +48,8 @@ export interface StaffService {
     trx?: Kdb,
   ): Promise<Result<Staff, StaffError>>;
   get(id: string): Promise<Staff | undefined>;
+  /** Every staff member's name by id, disabled ones included: who did what in the console's pages. */
+  names(): Promise<Map<string, string>>;
   count(): Promise<number>;
   /**
    * The staff member, or `invalid_credentials` (the same for an unknown address), or `login_throttled`
@@ -123,6 +125,11 @@ export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLo
         .where('disabled_at', 'is', null)
         .executeTakeFirst();
       return row ? toStaff(row) : undefined;
+    },
+
+    async names() {
+      const rows = await db.selectFrom('staff_users').select(['id', 'name']).execute();
+      return new Map(rows.map((row) => [row.id, row.name]));
     },
 
     async count() {

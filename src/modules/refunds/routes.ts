@@ -40,7 +40,8 @@ export async function refundRoutes(
           '409 `invalid_state_transition`. The fee is not returned. Writes the ledger entry and the ' +
           '`charge.refunded` event. Needs scope `write`. Honours `X-Idempotency-Key`; without it, a retry ' +
           'refunds again. `provider_unavailable` (the acquirer down, or answering 408, 425 or 429 on every ' +
-          'attempt) leaves the refund `pending`; it is retried in the background, ' +
+          "attempt, or silent for the request's time budget) leaves the refund `pending`, with " +
+          '`Retry-After: 30`; it is retried in the background, ' +
           'and a retry with the same key and body asks for that refund again. The same key with another body, ' +
           'or from another API key, is 409 `idempotency_key_reuse`. Keys are remembered for 24 hours: after ' +
           'that, the same key is a new refund.',

@@ -262,10 +262,18 @@ export interface SettlementBatches {
   /** One owner's batch of a business date: the release, then the payout phase. Safe to repeat. */
   settleOwner(owner: PayoutOwner, options: ReleaseOptions): Promise<OwnerOutcome>;
   /**
-   * The sandbox test helper: the owner's batch now, through the same steps as the daily run, as the batch
-   * of today's UTC date or, when today has one, of the next date without one.
+   * The sandbox test helper: the owner's batch now, through the same steps as the daily run, as a batch
+   * of today's UTC date (one per call that releases something; `origin: test_helper`). Any batch of the
+   * owner left released without its payout phase (a process killed in between) is paid out first; when
+   * nothing new is released, that batch is the answer.
    */
   settleNow(owner: PayoutOwner): Promise<OwnerOutcome>;
+  /**
+   * The worker's pass over batches released at or before `before` whose payout phase never ran (their
+   * process was killed between the two steps), of any date and origin, sandbox and live: each goes
+   * through the payout phase as a run would take it up (paid out, carried or held), at most `limit`.
+   */
+  resumeReleased(before: Date, limit?: number): Promise<{ resumed: number; failed: number }>;
 
   schedule(organizationId: string): Promise<PayoutSchedule>;
   setSchedule(
@@ -578,15 +586,16 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
         owners.set(`${owner.organizationId}:${owner.environment}`, owner);
       for (const owner of await settlement.ownersWithDueReserves(db, businessDate))
         owners.set(`${owner.organizationId}:${owner.environment}`, owner);
-      // Open batches (released, or held) of the date are settled with their owners; the daily schedule's
-      // batches of an earlier date (held when their period ended, or released before a crash) are taken
-      // up after them. A sandbox settle-now batch (`test_helper`, cut at any moment, made on demand) is
-      // left to the runs of its own date, as before.
+      // Open batches (released, or held) of the date's schedule are settled with their owners; the daily
+      // schedule's batches of an earlier date (held when their period ended, or released before a crash)
+      // are taken up after them. A sandbox settle-now batch (`test_helper`, cut at any moment, made on
+      // demand, several a day) is taken up after them by the runs of its own date only, as before.
       const earlier: settlement.BatchRow[] = [];
       for (const open of await settlement.openBatchesUpTo(db, businessDate)) {
         if (open.business_date < businessDate) {
           if (open.origin === 'schedule') earlier.push(open);
-        } else
+        } else if (open.origin === 'test_helper') earlier.push(open);
+        else
           owners.set(`${open.organization_id}:${open.environment}`, {
             organizationId: open.organization_id,
             environment: open.environment,
@@ -847,11 +856,53 @@ export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
     settleOwner,
 
     async settleNow(owner) {
+      // A batch an earlier call (or run) released but did not pay out, its process killed in between,
+      // is paid out first: the call finishes what was left, then releases what came since.
+      let resumed: { batch: settlement.BatchRow; settled: boolean } | undefined;
+      for (const open of await settlement.releasedOf(db, owner)) {
+        resumed = await payOut(open.id, owner, deps.payouts.quote);
+        if (resumed.settled && resumed.batch.status !== 'held') deps.mailer.nudge();
+      }
       const now = clock.now();
-      let businessDate = utcDateOf(now);
-      const latest = await settlement.latestBatch(db, owner);
-      if (latest && latest.business_date >= businessDate) businessDate = addDays(latest.business_date, 1);
-      return settleOwner(owner, { cutoff: now, businessDate, origin: 'test_helper' });
+      const outcome = await settleOwner(owner, {
+        cutoff: now,
+        businessDate: utcDateOf(now),
+        origin: 'test_helper',
+      });
+      if (outcome.batch === null && resumed !== undefined)
+        return { batch: batchView(resumed.batch), settled: resumed.settled };
+      return outcome;
+    },
+
+    async resumeReleased(before, limit = 100) {
+      const report = { resumed: 0, failed: 0 };
+      const quoteOf = runQuotes();
+      await pMap(
+        await settlement.releasedSince(db, before, limit),
+        async (open) => {
+          const owner = { organizationId: open.organization_id, environment: open.environment };
+          try {
+            const { batch, settled } = await payOut(open.id, owner, quoteOf);
+            if (!settled) return;
+            report.resumed += 1;
+            if (batch.status !== 'held') deps.mailer.nudge();
+            settlementOutcomes.inc({ outcome: batch.status });
+            logger.info(
+              { batchId: batch.id, businessDate: batch.business_date, status: batch.status },
+              'settlement batch released before an interruption: payout phase resumed',
+            );
+          } catch (error) {
+            report.failed += 1;
+            settlementOutcomes.inc({ outcome: 'failed' });
+            logger.error(
+              { err: error, ...owner, batchId: open.id, businessDate: open.business_date },
+              'resuming the payout phase of a released batch failed; the next pass tries again',
+            );
+          }
+        },
+        { concurrency },
+      );
+      return report;
     },
 
     schedule: scheduleOf,

@@ -29,8 +29,8 @@ import { statementContent, statementHash } from './statement.js';
  * The set-based path of a settlement run (docs/decisions/0041-settlement-chunks.md): a chunk of a few
  * hundred owners released and paid out in one transaction of a fixed number of statements, instead of
  * some forty statements in two transactions per owner. It settles only the owners whose batch is the
- * plain case, decided under their locks before anything is written: no batch of the date yet, credits
- * whose net is positive, no reserve (none set, none due), the daily schedule, no carry notice to clear,
+ * plain case, decided under their locks before anything is written: no scheduled batch of the date
+ * yet, credits whose net is positive, no reserve (none set, none due), the daily schedule, no carry notice to clear,
  * an organization that is not frozen, an active default wallet with no change due, and a balance the
  * payout engine would pay out at the run's rate. Every other owner is left untouched and answered back: the run settles it through the
  * per-owner path (`settleOwner`), which carries, holds, nets refund debt and releases reserves.

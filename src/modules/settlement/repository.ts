@@ -20,6 +20,10 @@ export async function lockOwner(trx: Trx, owner: PayoutOwner): Promise<void> {
   await lockUntilCommit(trx, `settlement:${owner.organizationId}:${owner.environment}`);
 }
 
+/**
+ * The owner's scheduled batch of a business date (one at most: `settlement_batches_once`). Settle-now
+ * batches of the date are not it: the daily run makes its own batch beside them.
+ */
 export async function findBatch(
   trx: Kdb,
   owner: PayoutOwner,
@@ -31,19 +35,38 @@ export async function findBatch(
     .where('organization_id', '=', owner.organizationId)
     .where('environment', '=', owner.environment)
     .where('business_date', '=', businessDate)
+    .where('origin', '=', 'schedule')
     .executeTakeFirst();
 }
 
-/** The owner's latest batch (by cutoff), if any. */
-export async function latestBatch(db: Kdb, owner: PayoutOwner): Promise<BatchRow | undefined> {
+/**
+ * Batches released and never moved on since `before` (their payout phase was cut off: a process killed
+ * between the release and the payout), oldest first. Read through `settlement_batches_open_idx` (open
+ * batches only).
+ */
+export async function releasedSince(db: Kdb, before: Date, limit: number): Promise<BatchRow[]> {
+  return db
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .where('status', '=', 'released')
+    .where('updated_at', '<=', before)
+    .orderBy('updated_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The owner's batches released whose payout phase has not run, oldest first. */
+export async function releasedOf(db: Kdb, owner: PayoutOwner): Promise<BatchRow[]> {
   return db
     .selectFrom('settlement_batches')
     .selectAll()
     .where('organization_id', '=', owner.organizationId)
     .where('environment', '=', owner.environment)
-    .orderBy('business_date', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .where('status', '=', 'released')
+    .orderBy('cutoff')
+    .orderBy('id')
+    .execute();
 }
 
 /** Which of these sources were released already. */
@@ -430,7 +453,7 @@ export async function lockOwners(trx: Trx, owners: readonly PayoutOwner[]): Prom
     from jsonb_array_elements_text(${keys}::jsonb) with ordinality as t (key, n)`.execute(trx);
 }
 
-/** The owners (key `organizationId:environment`) that have a batch of this business date. */
+/** The owners (key `organizationId:environment`) that have a scheduled batch of this business date. */
 export async function ownersWithBatchOn(
   db: Kdb,
   owners: readonly PayoutOwner[],
@@ -441,7 +464,8 @@ export async function ownersWithBatchOn(
     select b.organization_id, b.environment
     from jsonb_to_recordset(${ownerList(owners)}::jsonb) as w (o text, e text)
     join settlement_batches b
-      on b.organization_id = w.o and b.environment = w.e and b.business_date = ${businessDate}`.execute(db);
+      on b.organization_id = w.o and b.environment = w.e and b.business_date = ${businessDate}
+        and b.origin = 'schedule'`.execute(db);
   return new Set(rows.rows.map((row) => `${row.organization_id}:${row.environment}`));
 }
 
@@ -521,8 +545,8 @@ export async function latestStatements(
 }
 
 /**
- * New batches in their final state, in one statement; ON CONFLICT on the batch's unique key (owner and
- * business date) does nothing, and the caller checks that every one was inserted.
+ * New batches in their final state, in one statement; ON CONFLICT on the scheduled batch's unique key
+ * (owner and business date) does nothing, and the caller checks that every one was inserted.
  */
 export async function insertBatches(
   trx: Trx,
@@ -533,7 +557,10 @@ export async function insertBatches(
     .insertInto('settlement_batches')
     .values(batches)
     .onConflict((conflict) =>
-      conflict.columns(['organization_id', 'environment', 'business_date']).doNothing(),
+      conflict
+        .columns(['organization_id', 'environment', 'business_date'])
+        .where('origin', '=', 'schedule')
+        .doNothing(),
     )
     .returningAll()
     .execute();

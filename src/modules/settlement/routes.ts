@@ -32,12 +32,13 @@ export async function settlementTestHelperRoutes(
         description:
           "Sandbox only (404 on the live API). Runs the sandbox balance's settlement batch now, through the " +
           'same code as the daily 03:00 UTC batch: everything credited to `pending` and not released before ' +
-          'moves to `available` as the batch of today (UTC) or, when today already has one, of the next date ' +
-          'without one; then the batch pays the available balance out automatically to the default sandbox ' +
+          'moves to `available` as a batch of today (UTC), one per call that releases something; then the ' +
+          'batch pays the available balance out automatically to the default sandbox ' +
           'wallet on the sandbox chain (`status: paid_out`, `payoutId`), or says why not (`carried` with ' +
           '`carryReason`: no default wallet, below the network minimum, manual payout schedule). Refunds ' +
-          'beyond the new credits hold the release (`released: false`). Needs scope `write`. Sandbox funds ' +
-          'never reach a real wallet.',
+          'beyond the new credits hold the release (`released: false`). A batch an earlier call released but ' +
+          'could not pay out (its process stopped) is paid out first, and is the answer when nothing new is ' +
+          'released. Needs scope `write`. Sandbox funds never reach a real wallet.',
         tags: ['Balance'],
         response: { 200: SettleResultSchema, ...errorResponses(401, 403, 429, 500) },
       },

@@ -76,12 +76,13 @@ export interface ReleaseOptions {
 export interface SettlementService {
   /**
    * Releases, in one transaction, the owner's charge and refund entries credited to pending up to `cutoff`
-   * and never released, into the available balance as the batch of `businessDate`. Exactly once per
-   * owner and business date: a second call returns the batch it made. A non-positive net releases
-   * nothing: those entries wait for a later batch.
+   * and never released, into the available balance as the batch of `businessDate`. A scheduled batch is
+   * exactly once per owner and business date: a second call returns the batch it made. A settle-now call
+   * (`origin: test_helper`) makes a batch of its own each time it finds something to release. A
+   * non-positive net releases nothing: those entries wait for a later batch.
    */
   release(owner: PayoutOwner, options: ReleaseOptions): Promise<ReleaseOutcome>;
-  /** The sandbox test helper: releases now, as today's batch or, when today has one, the next free date. */
+  /** The sandbox test helper: releases now, as a batch of today's UTC date (however many today has). */
   releaseNow(owner: PayoutOwner): Promise<ReleaseOutcome>;
   /** What each payout carries (for the payouts module). */
   payoutContents: PayoutContents;
@@ -99,8 +100,11 @@ export function createSettlementService(deps: {
   async function release(owner: PayoutOwner, options: ReleaseOptions): Promise<ReleaseOutcome> {
     return db.transaction().execute(async (trx): Promise<ReleaseOutcome> => {
       await settlement.lockOwner(trx, owner);
-      const existing = await settlement.findBatch(trx, owner, options.businessDate);
-      if (existing) return { released: true, created: false, batch: batchView(existing) };
+      // A scheduled run is once per owner and date; a settle-now call is a run of its own, one batch each.
+      if ((options.origin ?? 'schedule') === 'schedule') {
+        const existing = await settlement.findBatch(trx, owner, options.businessDate);
+        if (existing) return { released: true, created: false, batch: batchView(existing) };
+      }
       // From the last batch that released credits: a batch that released only reserves left any waiting
       // credits (a refund debt) where they were.
       const previous = await settlement.latestCreditCutoff(trx, owner);
@@ -186,10 +190,7 @@ export function createSettlementService(deps: {
 
     async releaseNow(owner) {
       const now = clock.now();
-      let businessDate = utcDateOf(now);
-      const latest = await settlement.latestBatch(db, owner);
-      if (latest && latest.business_date >= businessDate) businessDate = addDays(latest.business_date, 1);
-      return release(owner, { cutoff: now, businessDate, origin: 'test_helper' });
+      return release(owner, { cutoff: now, businessDate: utcDateOf(now), origin: 'test_helper' });
     },
 
     payoutContents,

@@ -14,11 +14,13 @@ import {
 
 /**
  * Per-IP limits of the account routes (requests per window). The login throttle
- * (src/http/login-throttle.ts) slows failed logins per account and address; these protect the service
- * and slow password spraying across accounts.
+ * (src/http/login-throttle.ts) slows failed logins per account and address; these protect the service.
+ * The login form's limit counts per address and typed e-mail (`login`), so that one person's posts do
+ * not use up everyone's behind a shared address; `loginFlood` is its per-address flood guard.
  */
 export const DASHBOARD_RATE_LIMITS = {
   login: { max: 20, timeWindow: 5 * MINUTE },
+  loginFlood: { max: 200, timeWindow: 5 * MINUTE },
   secondFactor: { max: 10, timeWindow: 5 * MINUTE },
   forgotPassword: { max: 5, timeWindow: 15 * MINUTE },
   resetPassword: { max: 10, timeWindow: 15 * MINUTE },

@@ -95,6 +95,11 @@ export const DASHBOARD_PERMISSIONS = {
   manageWebhooks: ['owner', 'admin', 'developer'],
   /** Add a wallet, change the default, archive, cancel a change (issue 13). */
   requestWalletChange: ['owner', 'admin'],
+  /**
+   * A manual payout from the balance page (flag `payouts`): money leaves the organization, as with a
+   * refund, but only to the default wallet, whose changes an owner confirms and which cool down first.
+   */
+  createPayouts: ['owner', 'admin'],
   /** Confirm a wallet change from the e-mailed link. */
   confirmWalletChange: ['owner'],
   /**

@@ -115,7 +115,8 @@ interface Claim {
 
 /**
  * The due deliveries a claim may take, locked (FOR UPDATE SKIP LOCKED) in the caller's transaction: the
- * earliest due first, at most `perEndpoint` of each enabled endpoint, none of the `capped` endpoints. The
+ * earliest due first, at most `perEndpoint` of each enabled endpoint that is not paused for a switch of
+ * secrets (ADR 0068; its deliveries wait, queued), none of the `capped` endpoints. The
  * endpoints with pending deliveries are found by a skip scan of `webhook_deliveries_endpoint_due_idx`
  * (one probe each) and each one's earliest due read from the same index, so the cost follows the number
  * of such endpoints, not the backlog (ADR 0036). Each ORDER BY is the index's own order, so that no other
@@ -156,6 +157,7 @@ export function dueCandidatesQuery(options: DueOptions) {
     from pending_endpoints p
     join webhook_endpoints w
       on w.id = p.id and w.status = 'enabled' and w.deleted_at is null
+        and (w.paused_until is null or w.paused_until <= ${now})
       ${capped.length > 0 ? sql`and p.id not in (${sql.join(capped)})` : sql``}
     cross join lateral (
       select d.id, d.endpoint_id, d.next_attempt_at

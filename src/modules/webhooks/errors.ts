@@ -8,6 +8,7 @@ export type WebhookError =
   | { code: 'event_type_not_selected'; eventType: string }
   | { code: 'invalid_input'; issues: ValidationIssue[] }
   | { code: 'endpoint_limit'; limit: number }
+  | { code: 'no_rotation' }
   | CursorError;
 
 export const WEBHOOK_ERRORS: ErrorTable<WebhookError> = {
@@ -24,6 +25,11 @@ export const WEBHOOK_ERRORS: ErrorTable<WebhookError> = {
       'limit_reached',
       `An organization has at most ${error.limit} webhook endpoints in each environment: delete one first.`,
       { limit: error.limit },
+    ),
+  no_rotation: () =>
+    new ApiError(
+      'invalid_state_transition',
+      'The endpoint has no new secret waiting to sign: rotate its secret first (POST /v1/webhook-endpoints/{id}/rotate-secret).',
     ),
   ...INVALID_CURSOR,
 };

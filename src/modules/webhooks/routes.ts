@@ -13,6 +13,7 @@ import {
   IdParamsSchema,
   ListQuerySchema,
   RotateSecretSchema,
+  SwitchSecretSchema,
   WebhookAttemptListSchema,
   WebhookDeliverySchema,
   WebhookEndpointCreatedSchema,
@@ -169,11 +170,13 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
         operationId: 'rotateWebhookEndpointSecret',
         summary: 'Rotate the signing secret of a webhook endpoint',
         description:
-          'Issues a new secret, shown this once. During the grace period (`gracePeriodSeconds`, default a ' +
-          'day) every delivery carries `Service-Signature` made with the replaced secret and ' +
-          '`Service-Signature-Next` made with the new one; afterwards only `Service-Signature`, made with ' +
-          'the new secret. A receiver that accepts a delivery when either header matches any secret it ' +
-          'holds never fails verification. Rotating again during a grace period drops the oldest secret. ' +
+          'Issues a new secret, shown this once. Nothing changes for your receiver yet: `Service-Signature` ' +
+          'is still made with the replaced secret, and the new one signs `Service-Signature-Next`, until ' +
+          'you switch (`POST /v1/webhook-endpoints/{id}/switch-secret`) or, at the latest, until the grace ' +
+          'period ends (`gracePeriodSeconds`, default a day; `previousSecretExpiresAt`); from then on only ' +
+          '`Service-Signature`, made with the new secret. A receiver holding one secret keeps verifying ' +
+          '`Service-Signature` with the replaced one until it switches (docs/webhooks.md section 4). ' +
+          'Rotating again during a grace period drops the oldest secret. ' +
           'Needs scope `write`. Honours `X-Idempotency-Key`. ' +
           OWNERSHIP,
         tags: TAGS,
@@ -191,6 +194,53 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
     },
     async (request) =>
       unwrap(await service.rotateSecret(ownerOf(request), request.params.id, request.body ?? {})),
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id/switch-secret',
+    {
+      schema: {
+        operationId: 'switchWebhookEndpointSecret',
+        summary: 'Start signing with the new secret of a rotation',
+        description:
+          'Ends a rotation when you choose: from now on `Service-Signature` is made with the new secret (no ' +
+          '`Service-Signature-Next`) and the replaced secret is dropped. The endpoint’s deliveries wait, ' +
+          'queued, for `pauseSeconds` (default 15 minutes) or until `resume-deliveries`: deploy your ' +
+          'receiver with the new secret meanwhile, then resume. A delivery already under way when you ' +
+          'switch still carries the replaced secret. 409 `invalid_state_transition` when no rotation is ' +
+          'under way. Needs scope `write`. ' +
+          OWNERSHIP,
+        tags: TAGS,
+        params: IdParamsSchema,
+        body: SwitchSecretSchema,
+        response: {
+          200: WebhookEndpointSchema,
+          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500),
+        },
+      },
+      config: { auth: 'write' },
+    },
+    async (request) =>
+      unwrap(await service.switchSecret(ownerOf(request), request.params.id, request.body ?? {})),
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id/resume-deliveries',
+    {
+      schema: {
+        operationId: 'resumeWebhookEndpointDeliveries',
+        summary: 'Resume the deliveries of a webhook endpoint paused for a switch of secrets',
+        description:
+          'The deliveries that waited since `switch-secret` are sent now, signed with the new secret. ' +
+          'Nothing happens to an endpoint that is not paused. No request body. Needs scope `write`. ' +
+          OWNERSHIP,
+        tags: TAGS,
+        params: IdParamsSchema,
+        response: { 200: WebhookEndpointSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+      },
+      config: { auth: 'write' },
+    },
+    async (request) => unwrap(await service.resumeDeliveries(ownerOf(request), request.params.id)),
   );
 
   app.get(

@@ -57,14 +57,34 @@ export const RotateSecretSchema = Type.Object(
         maximum: 604_800,
         default: 86_400,
         description:
-          'How long the replaced secret keeps signing `Service-Signature` (the new one signs ' +
-          '`Service-Signature-Next` meanwhile); 0 ends it at once. Default 86400 (a day), at most 7 days.',
+          'How long, at the most, the replaced secret keeps signing `Service-Signature` (the new one signs ' +
+          '`Service-Signature-Next` meanwhile): it stops when you switch (`switch-secret`) or when this ' +
+          'ends, whichever comes first; 0 ends it at once. Default 86400 (a day), at most 7 days.',
       }),
     ),
   },
   { additionalProperties: false },
 );
 export type RotateSecret = Static<typeof RotateSecretSchema>;
+
+export const SwitchSecretSchema = Type.Object(
+  {
+    pauseSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 3600,
+        default: 900,
+        description:
+          "How long the endpoint's deliveries wait, queued (nothing is dropped or failed), after the switch: " +
+          'the time to deploy your receiver with the new secret; end it earlier with ' +
+          '`POST /v1/webhook-endpoints/{id}/resume-deliveries`. 0 does not pause. Default 900 (15 minutes), ' +
+          'at most an hour.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SwitchSecret = Static<typeof SwitchSecretSchema>;
 
 export const WebhookEndpointSchema = Type.Object(
   {
@@ -80,7 +100,13 @@ export const WebhookEndpointSchema = Type.Object(
     }),
     livemode: Type.Boolean(),
     previousSecretExpiresAt: NullableTimestamp(
-      'During a rotation grace period, when the replaced secret stops signing.',
+      'While a rotation is under way (the replaced secret signs `Service-Signature`, the new one ' +
+        '`Service-Signature-Next`), when the replaced secret stops signing at the latest: switch before ' +
+        'then (`switch-secret`). Null otherwise: `Service-Signature` is made with the newest secret.',
+    ),
+    pausedUntil: NullableTimestamp(
+      "After a switch of secrets, until when the endpoint's deliveries wait, queued (`resume-deliveries` " +
+        'ends it earlier).',
     ),
     createdAt: Timestamp('Creation time.'),
     updatedAt: Timestamp('Last change.'),

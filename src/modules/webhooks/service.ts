@@ -29,6 +29,7 @@ import {
 } from './repository.js';
 import type {
   RotateSecret,
+  SwitchSecret,
   WebhookAttemptView,
   WebhookDeliveryView,
   WebhookEndpointCreate,
@@ -59,6 +60,8 @@ export interface ChargeDelivery extends WebhookDeliveryView {
   lastAttemptAt: string | null;
 }
 export const DEFAULT_GRACE_SECONDS = 86_400;
+/** How long a switch of secrets holds the endpoint's deliveries by default (ADR 0068). */
+export const DEFAULT_PAUSE_SECONDS = 900;
 
 export interface WebhookEndpointService {
   create(
@@ -81,6 +84,19 @@ export interface WebhookEndpointService {
     id: string,
     input: RotateSecret,
   ): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>>;
+  /**
+   * Ends a rotation when the merchant chooses (ADR 0068): the new secret signs `Service-Signature` from
+   * now on and the replaced one is dropped, while the endpoint's deliveries wait, queued, for
+   * `pauseSeconds` (or until resumed): the time to deploy a receiver that holds one secret.
+   * `no_rotation` when no replaced secret is signing.
+   */
+  switchSecret(
+    owner: Owner,
+    id: string,
+    input: SwitchSecret,
+  ): Promise<Result<WebhookEndpointView, WebhookError>>;
+  /** Ends a pause: the deliveries that waited are sent now. */
+  resumeDeliveries(owner: Owner, id: string): Promise<Result<WebhookEndpointView, WebhookError>>;
   /** Spec section 4: the last 20 attempts of events about a charge, newest first. */
   attemptsForCharge(owner: Owner, chargeId: string): Promise<WebhookAttemptView[]>;
   /**
@@ -147,6 +163,10 @@ export function endpointView(row: EndpointRow, now: Date): WebhookEndpointView {
     disabledReason: row.status === 'disabled' ? (row.disabled_reason as 'merchant' | 'failing') : null,
     livemode: row.environment === 'live',
     previousSecretExpiresAt: graceOpen ? (row.previous_secret_expires_at?.toISOString() ?? null) : null,
+    pausedUntil:
+      row.paused_until !== null && row.paused_until.getTime() > now.getTime()
+        ? row.paused_until.toISOString()
+        : null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -325,6 +345,49 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
             .executeTakeFirstOrThrow();
           return ok({ ...endpointView(updated, now), secret });
         });
+    },
+
+    async switchSecret(owner, id, input) {
+      const pauseSeconds = input.pauseSeconds ?? DEFAULT_PAUSE_SECONDS;
+      return db.transaction().execute(async (trx): Promise<Result<WebhookEndpointView, WebhookError>> => {
+        const row = await findEndpoint(trx, owner, id, true);
+        if (!row) return notFound;
+        const now = clock.now();
+        const rotating =
+          row.previous_secret_enc !== null &&
+          row.previous_secret_expires_at !== null &&
+          row.previous_secret_expires_at.getTime() > now.getTime();
+        if (!rotating) return err({ code: 'no_rotation' as const });
+        // A claim reads the secrets with the pause: what was claimed before this commits goes out
+        // within the attempt's timeout signed with the replaced secret, which the receiver still holds
+        // (it is deployed with the new one after the switch); what is due after waits for the pause.
+        const updated = await trx
+          .updateTable('webhook_endpoints')
+          .set({
+            previous_secret_enc: null,
+            previous_secret_expires_at: null,
+            paused_until: pauseSeconds > 0 ? new Date(now.getTime() + pauseSeconds * 1000) : null,
+            updated_at: now,
+          })
+          .where('id', '=', row.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return ok(endpointView(updated, now));
+      });
+    },
+
+    async resumeDeliveries(owner, id) {
+      const now = clock.now();
+      const updated = await db
+        .updateTable('webhook_endpoints')
+        .set({ paused_until: null, updated_at: now })
+        .where('id', '=', id)
+        .where('organization_id', '=', owner.organizationId)
+        .where('environment', '=', owner.environment)
+        .where('deleted_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+      return updated ? ok(endpointView(updated, now)) : notFound;
     },
 
     async attemptsForCharge(owner, chargeId) {

@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import type { Environment } from '../../db/schema.js';
+import { withinRequestBudget } from '../../shared/request-budget.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -174,8 +175,9 @@ export function privateTargetAllowed(
 
 /**
  * Registration: the syntax rules, then (unless private targets are allowed) the resolved addresses. The
- * host's name servers are the merchant's: a lookup still unanswered after `timeoutMs` is a name that does
- * not resolve, so a request to register never waits on them longer.
+ * host's name servers are the merchant's: a lookup still unanswered after `timeoutMs`, or when the
+ * request's time for calls to other systems runs out (ADR 0064), is a name that does not resolve, so a
+ * request to register never waits on them longer.
  */
 export async function checkWebhookUrl(
   raw: string,
@@ -184,7 +186,7 @@ export async function checkWebhookUrl(
 ): Promise<UrlCheck> {
   const syntax = checkUrlSyntax(raw, environment);
   if (!syntax.ok || options.allowPrivate) return syntax;
-  const target = await withinMs(resolveTarget(syntax.url, options), options.timeoutMs);
+  const target = await withinMs(resolveTarget(syntax.url, options), withinRequestBudget(options.timeoutMs));
   if (target === undefined)
     return { ok: false, problem: 'unresolvable', message: URL_PROBLEM_MESSAGES.unresolvable };
   return target.ok ? syntax : target;

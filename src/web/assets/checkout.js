@@ -1,5 +1,6 @@
-// The hosted checkout: card form checks (the server checks again), the 3-D Secure hand-over, and the
-// bank-transfer status that updates without a reload. No data leaves the page except through the form.
+// The hosted checkout: card form checks (the server checks again), the 3-D Secure hand-over, the
+// bank-transfer status that updates without a reload, and a card attempt in progress. No data leaves
+// the page except through the form.
 (function () {
   'use strict';
 
@@ -143,6 +144,31 @@
         });
     };
     window.setTimeout(poll, 2000);
+  }
+
+  // ---------------------------------------------------------------- a card attempt in progress
+  // The page is asked again until it no longer says "in progress", then shown: the outcome, the bank's
+  // page or the form. (Without a script, a refresh in <noscript> reloads it.)
+  var inProgress = document.getElementById('in-progress');
+  if (inProgress) {
+    var inProgressUrl = inProgress.getAttribute('data-page-url');
+    var recheck = function () {
+      fetch(inProgressUrl, { headers: { accept: 'text/html' }, cache: 'no-store', credentials: 'omit' })
+        .then(function (response) {
+          return response.text();
+        })
+        .then(function (text) {
+          if (text.indexOf('id="in-progress"') === -1) {
+            window.location.replace(inProgressUrl);
+            return;
+          }
+          window.setTimeout(recheck, 2000);
+        })
+        .catch(function () {
+          window.setTimeout(recheck, 4000);
+        });
+    };
+    window.setTimeout(recheck, 2000);
   }
 
   // ---------------------------------------------------------------- the sandbox's simulated transfer
