@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
 import { LOGIN_THROTTLE } from '../src/http/login-throttle.js';
+import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
 import { recoveryCodeHash } from '../src/modules/users/totp.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import type { ErrorBody } from './helpers/http.js';
@@ -8,9 +9,11 @@ import {
   ACCOUNT_TEST_ENV,
   createActiveUser,
   csrfIn,
+  nextIp,
   secretFromOtpauthUri,
   textOf,
   totpCode,
+  uniqueEmail,
   WebClient,
 } from './helpers/accounts.js';
 
@@ -354,6 +357,60 @@ describe('login with two-factor authentication', () => {
       .where('address', 'not like', 'proven %')
       .execute();
     expect(rows.map((row) => row.address).sort()).toEqual([client.ip, other.ip].sort());
+  });
+
+  it("a neighbour's flood of posts keeps out nobody who signed in from the address, second factor included", async () => {
+    const office = nextIp();
+    const owner = await createActiveUser(t);
+    const session = await signedIn();
+    const { secret } = await enable(session);
+    const colleague = await createActiveUser(t);
+    // Both have signed in from the office's shared address before: the owner with a password, the other
+    // with a password and a second factor.
+    expect((await new WebClient(web, office).login(owner.email, owner.password)).status).toBe(303);
+    nextStep();
+    const before = new WebClient(web, office);
+    expect((await before.login(session.email, session.password)).location).toBe('/login/2fa?lang=en');
+    expect((await secondStep(before, totpCode(secret, t.clock.now()))).status).toBe(303);
+
+    // A neighbour behind the same address uses up the login form's flood budget with garbage (no form
+    // token: refused before any lookup), and posts the second-factor form with no account at all.
+    const neighbour = new WebClient(web, office);
+    // The two sign-ins above were posts of the address too.
+    const flood = DASHBOARD_RATE_LIMITS.loginFlood.max - 2;
+    for (let sent = 0; sent < flood; sent += 20) {
+      const statuses = await Promise.all(
+        Array.from({ length: Math.min(20, flood - sent) }, () =>
+          neighbour.postForm('/login', { email: uniqueEmail('flood'), password: 'garbage' }),
+        ),
+      );
+      expect(new Set(statuses.map((res) => res.status))).toEqual(new Set([403]));
+    }
+    for (let i = 0; i < DASHBOARD_RATE_LIMITS.secondFactor.max + 5; i++) {
+      const orphan = await neighbour.postForm('/login/2fa', { _csrf: 'x', code: '000000' });
+      expect(orphan.status).toBe(303);
+      expect(orphan.location).toBe('/login?lang=en&notice=expired');
+    }
+    // The neighbour stays throttled, with or without a form token, and so does an account new to the
+    // address (its first sign-in there waits for the window, as with a key new to a throttled address).
+    const garbage = await neighbour.postForm('/login', { email: uniqueEmail('flood'), password: 'garbage' });
+    expect(garbage.status).toBe(429);
+    expect(Number(garbage.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await neighbour.login(uniqueEmail('flood'), 'garbage')).status).toBe(429);
+    const newcomer = await new WebClient(web, office).login(colleague.email, colleague.password);
+    expect(newcomer.status).toBe(429);
+    expect(newcomer.text).toContain('Too many attempts from your network.');
+
+    // The people who work from the office still sign in there, the second factor included.
+    expect((await new WebClient(web, office).login(owner.email, owner.password)).status).toBe(303);
+    nextStep();
+    const again = new WebClient(web, office);
+    const password = await again.login(session.email.toUpperCase(), session.password);
+    expect(password.location).toBe('/login/2fa?lang=en');
+    const second = await secondStep(again, totpCode(secret, t.clock.now()));
+    expect(second.status).toBe(303);
+    expect(second.location).toBe('/dashboard?lang=en');
+    expect((await again.get('/dashboard')).status).toBe(200);
   });
 
   it('the half-open session expires after 10 minutes', async () => {

@@ -501,6 +501,49 @@ describe('the balance and payout pages', () => {
     expect(await payoutsOf()).toHaveLength(1);
   });
 
+  it('make one payout of a confirmation posted twice at once, to the wallet it named; none before KYC', async () => {
+    const merchant = await liveFundedMerchant(t);
+    await chainControl(t.liveChain).setRate('0.0290', t.clock.now().toISOString());
+    const owner = await signedIn(merchant.organizationId, 'owner', 'live');
+    // Everything available: the second of two simultaneous posts finds the balance taken by the first.
+    const confirm = await owner.get('/dashboard/payouts/new?lang=en');
+    expect(confirm.status, confirm.text).toBe(200);
+    const field = (name: string) =>
+      new RegExp(`name="${name}" value="([^"]+)"`).exec(confirm.text)?.[1] ?? '';
+    const form = {
+      _csrf: csrfIn(confirm.text),
+      amount: field('amount'),
+      key: field('key'),
+      walletId: field('walletId'),
+    };
+    expect(form.walletId).toMatch(/^wal_/);
+    const [first, second] = await Promise.all([
+      owner.postForm('/dashboard/payouts?lang=en', form),
+      owner.postForm('/dashboard/payouts?lang=en', form),
+    ]);
+    expect([first.status, second.status], second.text).toEqual([303, 303]);
+    expect(second.location).toBe(first.location);
+    const made = (await merchantApi<{ data: Payout[] }>(t, merchant, 'live', '/v1/payouts')).body.data;
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatchObject({ amount: form.amount, walletId: form.walletId });
+
+    // Live payouts wait for KYC, as live API requests do.
+    await t.gateway.database.db
+      .updateTable('organizations')
+      .set({ kyc_status: 'REVIEWING' })
+      .where('id', '=', merchant.organizationId)
+      .execute();
+    const refused = await owner.postForm('/dashboard/payouts?lang=en', {
+      ...form,
+      key: 'kyc-key-0123456789abcdef',
+    });
+    expect(refused.status).toBe(403);
+    expect(textOf(refused.text, 'payout-error')).toBe(
+      'Live payouts wait for your KYC review to be approved, as live API requests do.',
+    );
+    expect((await owner.get('/dashboard/payouts/new?lang=en&amount=1000')).status).toBe(403);
+  });
+
   it('page the payouts with the API’s cursor, newest first', async () => {
     const merchant = await liveFundedMerchant(t);
     for (let i = 0; i < 21; i++) await livePayout<Payout>(t, merchant, 200_000);

@@ -5,6 +5,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import {
   ACCOUNT_TEST_ENV,
   createActiveUser,
+  csrfIn,
   nextIp,
   textOf,
   uniqueEmail,
@@ -316,6 +317,72 @@ describe('operator login', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('too_many_requests');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it("the console's flood guard keeps out nobody who signed in from the address", async () => {
+    const account = await createStaffUser(t, 'admin');
+    const newcomer = await createStaffUser(t, 'support');
+    const office = nextIp();
+    const signIn = (email: string, password: string) =>
+      new WebClient(t.urls.operator, office).submit('/login', { email, password, next: '/' });
+    expect((await signIn(account.email, account.password)).status).toBe(303);
+    // A neighbour behind the same address posts garbage (no form token) until the address's flood
+    // budget is spent; the sign-in above was one of its posts.
+    const neighbour = new WebClient(t.urls.operator, office);
+    const flood = OPERATOR_LOGIN_LIMITS.flood.max - 1;
+    for (let sent = 0; sent < flood; sent += 20) {
+      const statuses = await Promise.all(
+        Array.from({ length: Math.min(20, flood - sent) }, () =>
+          neighbour.postForm('/login', { email: uniqueEmail('flood'), password: 'garbage' }),
+        ),
+      );
+      expect(new Set(statuses.map((res) => res.status))).toEqual(new Set([403]));
+    }
+    const garbage = await neighbour.postForm('/login', { email: uniqueEmail('flood'), password: 'garbage' });
+    expect(garbage.status).toBe(429);
+    expect(Number(garbage.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Staff new to the address wait with the neighbour; the member of staff who works there does not.
+    expect((await signIn(newcomer.email, newcomer.password)).status).toBe(429);
+    const again = await signIn(account.email, account.password);
+    expect(again.status).toBe(303);
+    expect(again.location).toBe('/');
+  });
+
+  it('the console login form refuses a field sent twice with 400 and its form, never a 500', async () => {
+    const account = await createStaffUser(t, 'admin');
+    const console_ = new WebClient(t.urls.operator);
+    const csrf = csrfIn((await console_.get('/login')).text);
+    const post = (body: string) =>
+      fetch(`${t.urls.operator}/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'x-forwarded-for': console_.ip,
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: [...console_.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        },
+        body,
+      });
+    const email = encodeURIComponent(account.email);
+    const password = encodeURIComponent(account.password);
+    for (const body of [
+      `_csrf=${csrf}&email=${email}&email=other%40example.com&password=${password}`,
+      `_csrf=${csrf}&email=${email}&password=${password}&password=x`,
+      `_csrf=${csrf}&email=${email}&password=${password}&next=/a&next=/b`,
+    ]) {
+      const res = await post(body);
+      const text = await res.text();
+      if (body.includes('next=')) {
+        // A repeated `next` is no bad input for the login itself: it falls back to the default page.
+        expect(res.status).toBe(303);
+        expect(res.headers.get('location')).toBe('/applications');
+        continue;
+      }
+      expect(res.status).toBe(400);
+      expect(res.headers.get('set-cookie') ?? '').not.toContain('gw_operator');
+      expect(text).toContain('name="_csrf"');
+      expect(text).toMatch(/Send one (e-mail|password)\./);
+    }
   });
 
   it('the realms count apart: dashboard failures do not slow the operator login of the same address', async () => {

@@ -12,6 +12,11 @@ import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import {
+  outboundDeadline,
+  withoutOutboundDeadline,
+  withOutboundDeadline,
+} from '../src/shared/request-budget.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl, type AcquirerPaymentBody } from './helpers/acquirer.js';
 import { apiRequest } from './helpers/client.js';
@@ -134,6 +139,15 @@ describe('the request budget in the configuration', () => {
     expect(problems({ REQUEST_TIMEOUT_MS: '1000' })).toContain(
       'REQUEST_TIMEOUT_MS must be an integer from 2000 to 600000',
     );
+  });
+
+  it('leaves an operator command that runs a job’s work (a settlement run) outside the request’s deadline', async () => {
+    await withOutboundDeadline(performance.now() + 1000, async () => {
+      expect(outboundDeadline()).toBeDefined();
+      expect(await withoutOutboundDeadline(async () => outboundDeadline())).toBeUndefined();
+      // And the request's own calls after it are still bounded.
+      expect(outboundDeadline()).toBeDefined();
+    });
   });
 
   it('refuses a per-call timeout that a request could never wait for', () => {

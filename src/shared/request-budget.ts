@@ -36,6 +36,15 @@ export function withOutboundDeadline<T>(deadline: number, work: () => T): T {
   return scope.run(deadline, work);
 }
 
+/**
+ * Runs `work` as background work, outside the current request's deadline: an operator's command that
+ * runs what a job runs (a settlement run of a date, which asks for a rate again as its minutes pass),
+ * whose calls keep the timeouts and attempts the job's have.
+ */
+export function withoutOutboundDeadline<T>(work: () => T): T {
+  return scope.exit(work);
+}
+
 /** The deadline of the request being answered; undefined outside a request. */
 export function outboundDeadline(): number | undefined {
   return scope.getStore();

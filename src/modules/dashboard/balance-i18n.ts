@@ -9,6 +9,7 @@ export type PayoutProblem =
   | 'rate'
   | 'not_enabled'
   | 'frozen'
+  | 'kyc'
   | 'not_permitted';
 
 /** The balance and payout pages' words, Turkish and English (issue 15 item 2). */
@@ -213,6 +214,7 @@ const en: BalanceMessages = {
       rate: 'No current TRY to USDT rate: nothing is converted at a guessed rate. Try again in a few minutes.',
       not_enabled: 'Payouts are not enabled for your organization; they are enabled on request.',
       frozen: 'Your organization is paused: no payout can be made. Contact support.',
+      kyc: 'Live payouts wait for your KYC review to be approved, as live API requests do.',
       not_permitted: 'Your role cannot make payouts. Ask an owner or an admin.',
     },
   },
@@ -373,6 +375,7 @@ const tr: BalanceMessages = {
       rate: 'Güncel bir TRY/USDT kuru yok: tahmini bir kurla hiçbir şey çevrilmez. Birkaç dakika sonra yeniden deneyin.',
       not_enabled: 'Kuruluşunuz için ödemeler açık değil; talep üzerine açılır.',
       frozen: 'Kuruluşunuz durduruldu: ödeme yapılamaz. Destekle iletişime geçin.',
+      kyc: 'Canlı ödemeler, canlı API istekleri gibi, KYC incelemeniz onaylanana kadar bekler.',
       not_permitted: 'Rolünüz ödeme yapamaz. Bir sahibe veya yöneticiye danışın.',
     },
   },

@@ -52,6 +52,8 @@ const PayoutFormSchema = Type.Object(
     _csrf: Type.Optional(Type.String({ maxLength: 200 })),
     amount: Type.String({ maxLength: 20 }),
     key: Type.String({ maxLength: 64 }),
+    /** The wallet the confirmation showed: paid even if another became the default since. */
+    walletId: Type.Optional(Type.String({ maxLength: 64 })),
   },
   { additionalProperties: false },
 );
@@ -66,6 +68,7 @@ const PAYOUT_PROBLEM_STATUS: Record<PayoutProblem, number> = {
   rate: 503,
   not_enabled: 503,
   frozen: 403,
+  kyc: 403,
   not_permitted: 403,
 };
 
@@ -213,13 +216,16 @@ export async function balancePages(app: App, options: DashboardBalancePagesOptio
       payoutAmount: typed,
     });
 
-  /** Why this user cannot pay out from here, before anything is read: the flag, the role, a freeze. */
+  /** Why this user cannot pay out from here, before anything is read: the flag, the role, a freeze, KYC. */
   const payoutRefusal = (current: SignedIn): PayoutProblem | undefined => {
     // As the API: without the flag the payouts routes answer 503 payouts_unavailable.
     if (!kit.hasFeature(current, 'payouts')) return 'not_enabled';
     if (!kit.may(current, 'createPayouts')) return 'not_permitted';
     // As the API: a frozen organization's requests answer 403 organization_frozen.
     if (current.account.organization.frozen) return 'frozen';
+    // As the API: live keys are refused until the organization's KYC review is approved.
+    if (current.session.environment === 'live' && current.account.organization.kycStatus !== 'APPROVED')
+      return 'kyc';
     return undefined;
   };
 
@@ -316,7 +322,7 @@ export async function balancePages(app: App, options: DashboardBalancePagesOptio
       }
       const refused = payoutRefusal(current);
       if (refused) return payoutProblem(request, reply, current, refused);
-      const { amount, key } = request.body;
+      const { amount, key, walletId } = request.body;
       if (!/^[1-9][0-9]{0,15}$/.test(amount) || BigInt(amount) > BigInt(Number.MAX_SAFE_INTEGER))
         return payoutProblem(request, reply, current, 'amount');
       // The confirmation page's key, unchanged: anything else is a forged or broken form.
@@ -330,7 +336,8 @@ export async function balancePages(app: App, options: DashboardBalancePagesOptio
         // The user who made it is recorded where an API payout records its key: a retry by another
         // user of the same form is refused, never answered another's payout (ADR 0051).
         { ...owner, keyId: current.account.user.id },
-        { amount: Number(amount) },
+        // The wallet the confirmation named, never whichever is the default by the time it is posted.
+        { amount: Number(amount), ...(walletId ? { walletId } : {}) },
         // The confirmation page's own key: a second submission of the same form is the same payout.
         { idempotencyKey: `dashboard:${key}` },
       );

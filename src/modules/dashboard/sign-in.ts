@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { accountAddressLimit } from '../../http/rate-limit.js';
+import { accountAddressLimit, loginFloodGuard } from '../../http/rate-limit.js';
 import type { App } from '../../http/server.js';
 import type { Session } from '../../http/session.js';
 import { contextOf, DASHBOARD_RATE_LIMITS, localeOf } from '../users/http.js';
@@ -27,6 +27,8 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
   const { auth, sessions } = kit;
   kit.handleErrors(app);
   const loginLimit = accountAddressLimit(app, 'dashboard-login', DASHBOARD_RATE_LIMITS.login);
+  const loginFlood = loginFloodGuard(app, 'dashboard-login', DASHBOARD_RATE_LIMITS.loginFlood);
+  const secondFactorLimit = accountAddressLimit(app, 'dashboard-2fa', DASHBOARD_RATE_LIMITS.secondFactor);
 
   const loginPage = (
     request: FastifyRequest,
@@ -59,11 +61,13 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
     '/login',
     {
       schema: { hide: true, querystring: PageQuerySchema, body: LoginFormSchema },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.loginFlood },
     },
     async (request, reply) => {
-      auth.assertFormToken(request);
       const { email, password } = request.body;
+      // Before anything else, so that a flood stays cheap; it never refuses an e-mail that signed in
+      // from this address, so a neighbour's flood cannot keep the people who work here out.
+      await loginFlood.check(request, reply, email);
+      auth.assertFormToken(request);
       await loginLimit(request, reply, email);
       const result = await users.login({ email, password }, contextOf(request));
       if (!result.ok) {
@@ -72,6 +76,7 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
         return loginPage(request, reply, 401, { error: 'invalid', email: email.trim() });
       }
       await endCurrentSession(request, reply);
+      if (!result.value.mfaRequired) await loginFlood.prove(request, email);
       const stage = result.value.mfaRequired ? 'pending_mfa' : 'active';
       await sessions.start(reply, { realm: DASHBOARD_REALM, subjectId: result.value.userId, stage, request });
       return kit.redirect(request, reply, stage === 'active' ? '/dashboard' : '/login/2fa');
@@ -106,12 +111,14 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
     '/login/2fa',
     {
       schema: { hide: true, querystring: PageQuerySchema, body: CodeFormSchema },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.secondFactor },
     },
     async (request, reply) => {
       const session = await auth.pendingMfa(request, reply);
       if (!session) return kit.redirect(request, reply, '/login', { notice: 'expired' });
       sessions.assertCsrf(request, session);
+      // Per address and account, once the half-open session is known: posts without one (or for
+      // another account) never use up this account's tries. Only the password opens such a session.
+      await secondFactorLimit(request, reply, session.subject_id);
       const result = await users.completeMfaLogin(session.subject_id, request.body.code, contextOf(request));
       if (!result.ok) {
         if (result.error.code === 'invalid_code') return mfaPage(request, reply, session, 401, 'invalid');
@@ -128,6 +135,8 @@ export async function signInPages(app: App, options: { kit: PageKit; users: User
         }
         return kit.redirect(request, reply, '/login', { notice: 'expired' });
       }
+      const account = await users.account(session.subject_id);
+      if (account) await loginFlood.prove(request, account.user.email);
       // A new session id once the second factor is passed: the half-open one is never promoted.
       await sessions.end(reply, session);
       await sessions.start(reply, {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../http/errors.js';
-import { accountAddressLimit } from '../../http/rate-limit.js';
+import { accountAddressLimit, loginFloodGuard } from '../../http/rate-limit.js';
 import type { App } from '../../http/server.js';
 import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
@@ -58,6 +58,8 @@ const errors = errorResponses(400, 401, 403, 404, 409, 429);
 export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promise<void> {
   const { underwriting, organizations, commands } = deps;
   const loginLimit = accountAddressLimit(app, 'operator-api-login', OPERATOR_LOGIN_LIMITS.perAccount);
+  // As the console's: it never refuses an e-mail that signed in from the address (ADR 0066).
+  const loginFlood = loginFloodGuard(app, 'operator-api-login', OPERATOR_LOGIN_LIMITS.flood);
 
   app.post(
     '/operator/v1/session',
@@ -78,7 +80,7 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
           ...errorResponses(415),
         },
       },
-      config: { operator: 'public', rateLimit: OPERATOR_LOGIN_LIMITS.flood },
+      config: { operator: 'public' },
       // JSON only: a cross-site HTML form cannot send it, so it cannot sign a browser in (login CSRF);
       // the console's login form has its own token.
       onRequest: async (request) => {
@@ -91,8 +93,10 @@ export async function operatorApiRoutes(app: App, deps: OperatorApiDeps): Promis
       },
     },
     async (request, reply) => {
+      await loginFlood.check(request, reply, request.body.email);
       await loginLimit(request, reply, request.body.email);
       const { staff, session } = await logInStaff(loginDeps(deps), request, reply, request.body);
+      await loginFlood.prove(request, request.body.email);
       return { staff, csrfToken: session.csrfToken };
     },
   );

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { ApiError } from '../../http/errors.js';
-import { accountAddressLimit } from '../../http/rate-limit.js';
+import { accountAddressLimit, loginFloodGuard } from '../../http/rate-limit.js';
 import type { App } from '../../http/server.js';
 import { validationErrorFromFastify } from '../../http/validation.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
@@ -28,8 +28,6 @@ import { cursorOrThrow } from '../../http/cursor-errors.js';
 import { apiKeyRefusal } from '../api-keys/errors.js';
 import { merchantFigures, money, permille, isFailing, type MerchantViewDeps } from './merchant-view.js';
 
-type Form = Record<string, string | undefined>;
-
 const NOTICES: Record<string, string> = {
   review: 'Review started.',
   approved: 'Approved: the organization exists and the approval e-mail is on its way.',
@@ -49,6 +47,7 @@ export async function operatorConsoleRoutes(
 ): Promise<void> {
   const { underwriting, organizations, commands } = deps;
   const loginLimit = accountAddressLimit(app, 'operator-console-login', OPERATOR_LOGIN_LIMITS.perAccount);
+  const loginFlood = loginFloodGuard(app, 'operator-console-login', OPERATOR_LOGIN_LIMITS.flood);
 
   const page = (
     request: FastifyRequest,
@@ -142,32 +141,31 @@ export async function operatorConsoleRoutes(
     return loginPage(request, reply, { next, email: '' });
   });
 
-  app.post(
-    '/login',
-    { config: { operator: 'public', rateLimit: OPERATOR_LOGIN_LIMITS.flood } },
-    async (request, reply) => {
-      const form = (request.body ?? {}) as Form;
-      const next = safeNext(form.next);
-      try {
-        // A login form posted from another site would sign this browser in as someone else.
-        deps.sessions.assertFormToken(request);
-        await loginLimit(request, reply, form.email ?? '');
-        await logInStaff(loginDeps(deps), request, reply, {
-          email: form.email ?? '',
-          password: form.password ?? '',
-        });
-        return reply.redirect(next, 303);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        return loginPage(
-          request,
-          reply,
-          { next, email: form.email ?? '', error: error.message },
-          error.statusCode,
-        );
+  app.post('/login', { config: { operator: 'public' } }, async (request, reply) => {
+    // The body is not validated by a schema: a field sent twice (`email=a&email=b`) arrives as an array.
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    const next = safeNext(text(body.next));
+    const email = text(body.email) ?? '';
+    try {
+      // First, so that a flood stays cheap; it never refuses an e-mail that signed in from here.
+      await loginFlood.check(request, reply, email);
+      // A login form posted from another site would sign this browser in as someone else.
+      deps.sessions.assertFormToken(request);
+      for (const field of ['email', 'password'] as const) {
+        if (body[field] !== undefined && typeof body[field] !== 'string') {
+          throw new ApiError('validation_failed', `Send one ${field === 'email' ? 'e-mail' : 'password'}.`);
+        }
       }
-    },
-  );
+      await loginLimit(request, reply, email);
+      await logInStaff(loginDeps(deps), request, reply, { email, password: text(body.password) ?? '' });
+      await loginFlood.prove(request, email);
+      return reply.redirect(next, 303);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return loginPage(request, reply, { next, email, error: error.message }, error.statusCode);
+    }
+  });
 
   app.post('/logout', { config: { operator: 'read' } }, async (request, reply) => {
     await logOutStaff(loginDeps(deps), request, reply);

@@ -73,13 +73,11 @@ export interface OperatorModuleOptions {
 export async function operatorModule(app: App, options: OperatorModuleOptions): Promise<void> {
   const { commands } = options;
   const renderer = consoleRenderer(options.renderer, options.staff);
-  // The console's pages name the staff behind each action (not the API's JSON, which keeps the ids).
+  // The console's pages name the staff behind each action (not the API's JSON, which keeps the ids). Any
+  // console request may render a page (a refused form is shown again), so each reads the names: one
+  // small query of the staff table.
   app.addHook('preHandler', async (request) => {
-    if (
-      request.method === 'GET' &&
-      !request.url.startsWith('/operator/v1') &&
-      !request.url.startsWith('/assets')
-    )
+    if (!request.url.startsWith('/operator/v1') && !request.url.startsWith('/assets'))
       await renderer.refresh();
   });
   await registerOperatorOpenApi(app, { baseUrl: options.baseUrl });

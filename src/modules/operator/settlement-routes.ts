@@ -1,3 +1,4 @@
+import { withoutOutboundDeadline } from '../../shared/request-budget.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { errorResponses, toApiError } from '../../http/errors.js';
@@ -209,7 +210,8 @@ export async function operatorSettlementRoutes(
     },
     async (request) => {
       const businessDate = request.body.businessDate ?? new Date().toISOString().slice(0, 10);
-      return valueOf(await batches.runDate(businessDate, actorOf(request)));
+      // The 03:00 job's run, with the job's timeouts: not bounded by this request's budget (ADR 0064).
+      return valueOf(await withoutOutboundDeadline(() => batches.runDate(businessDate, actorOf(request))));
     },
   );
 
@@ -419,7 +421,10 @@ export async function operatorSettlementRoutes(
       config: { operator: 'administer' },
     },
     async (request, reply) => {
-      const result = await batches.runDate(request.body.businessDate.trim(), actorOf(request));
+      // The 03:00 job's run, with the job's timeouts: not bounded by this request's budget (ADR 0064).
+      const result = await withoutOutboundDeadline(() =>
+        batches.runDate(request.body.businessDate.trim(), actorOf(request)),
+      );
       if (result.ok) {
         const report = result.value;
         const params = new URLSearchParams({

@@ -677,7 +677,13 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
             spread: converted.spread.toString(),
             ...owner,
           });
-          if (!debit.ok) return err({ code: 'insufficient_balance', available: debit.available });
+          if (!debit.ok) {
+            // The same request sent twice at once (a double click on the dashboard's confirmation): the
+            // other one took the balance under the lock this one waited on, and its payout is the answer.
+            const holder = keyed ? await payouts.findByIdempotencyKey(trx, owner, keyed.key) : undefined;
+            if (keyed && holder && releaseBefore === undefined) return answerOfHolder(holder, owner, keyed);
+            return err({ code: 'insufficient_balance', available: debit.available });
+          }
           if (keyed && releaseBefore)
             await payouts.releaseIdempotencyKey(trx, owner, keyed.key, releaseBefore);
           const row = await insertPayout(trx, owner, {

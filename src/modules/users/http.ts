@@ -16,7 +16,10 @@ import {
  * Per-IP limits of the account routes (requests per window). The login throttle
  * (src/http/login-throttle.ts) slows failed logins per account and address; these protect the service.
  * The login form's limit counts per address and typed e-mail (`login`), so that one person's posts do
- * not use up everyone's behind a shared address; `loginFlood` is its per-address flood guard.
+ * not use up everyone's behind a shared address; `loginFlood` is its per-address flood guard, which
+ * never refuses an e-mail that signed in from the address (`loginFloodGuard`). The second factor's
+ * limit counts per address and account of the half-open session (`secondFactor`). See
+ * docs/decisions/0066.
  */
 export const DASHBOARD_RATE_LIMITS = {
   login: { max: 20, timeWindow: 5 * MINUTE },

@@ -240,27 +240,37 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         chosen.push(candidate.id);
       }
       if (chosen.length === 0) return [];
-      return trx
-        .updateTable('webhook_deliveries as d')
-        .from('webhook_endpoints as w')
-        .set({ next_attempt_at: new Date(now.getTime() + leaseMs), lease_token: leaseToken, updated_at: now })
-        .whereRef('w.id', '=', 'd.endpoint_id')
-        .where('d.id', 'in', chosen)
-        .returning([
-          'd.id',
-          'd.endpoint_id',
-          'd.attempts',
-          'd.event_id',
-          'd.organization_id',
-          'd.environment',
-          'd.next_attempt_at',
-          'w.url',
-          'w.enabled_events',
-          'w.secret_enc',
-          'w.previous_secret_enc',
-          'w.previous_secret_expires_at',
-        ])
-        .execute();
+      return (
+        trx
+          .updateTable('webhook_deliveries as d')
+          .from('webhook_endpoints as w')
+          .set({
+            next_attempt_at: new Date(now.getTime() + leaseMs),
+            lease_token: leaseToken,
+            updated_at: now,
+          })
+          .whereRef('w.id', '=', 'd.endpoint_id')
+          .where('d.id', 'in', chosen)
+          // Again here, not only among the candidates: a secret switch committed between the two statements
+          // pauses the endpoint, and its deliveries must then wait rather than go out in the pause signed
+          // with the new secret alone (ADR 0068).
+          .where((eb) => eb.or([eb('w.paused_until', 'is', null), eb('w.paused_until', '<=', now)]))
+          .returning([
+            'd.id',
+            'd.endpoint_id',
+            'd.attempts',
+            'd.event_id',
+            'd.organization_id',
+            'd.environment',
+            'd.next_attempt_at',
+            'w.url',
+            'w.enabled_events',
+            'w.secret_enc',
+            'w.previous_secret_enc',
+            'w.previous_secret_expires_at',
+          ])
+          .execute()
+      );
     });
     lastClaimEmpty = rows.length === 0;
     if (rows.length === 0) return none;
@@ -543,6 +553,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       .where('status', '=', 'enabled')
       .where('deleted_at', 'is', null)
       .where('failing_since', '<=', new Date(now.getTime() - DISABLE_AFTER_MS))
+      // A paused endpoint is not attempted, so it cannot recover meanwhile: it is not disabled while
+      // paused, only if it still fails once its deliveries resume (ADR 0068).
+      .where((eb) => eb.or([eb('paused_until', 'is', null), eb('paused_until', '<=', now)]))
       .limit(100)
       .forUpdate()
       .skipLocked();
