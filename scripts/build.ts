@@ -6,12 +6,13 @@
  *
  * Only outputs whose bytes changed are written, each through a temporary file and a rename: a gateway, a
  * test or a benchmark that starts a built program while another build runs never reads a half-written
- * file, and a build with nothing changed writes nothing. Outputs whose source is gone are removed.
+ * file. Outputs whose source is gone are removed. When no source's size or time changed since the last
+ * build (`dist/.build-manifest.json`), esbuild is not run at all: a restart costs a few stat calls.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build as esbuild } from 'esbuild';
+import { build as esbuild, version as esbuildVersion } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The folders `npm start` runs from, relative to the root; their outputs go to the same place under dist/. */
@@ -23,13 +24,31 @@ export interface BuildResult {
   files: number;
   written: number;
   removed: number;
+  /** Nothing changed since the last build (the sources' sizes and times, esbuild's settings): not run. */
+  skipped: boolean;
   ms: number;
 }
+
+/** What the last build was made from, beside its outputs: a restart with nothing changed skips esbuild. */
+const MANIFEST = '.build-manifest.json';
 
 export async function buildProgram(options: { outDir?: string } = {}): Promise<BuildResult> {
   const started = performance.now();
   const outDir = options.outDir ?? path.join(root, 'dist');
   const entryPoints = SOURCE_DIRS.flatMap((dir) => sourceFiles(dir));
+  const manifest = manifestOf(entryPoints);
+  if (
+    readText(path.join(outDir, MANIFEST)) === manifest &&
+    entryPoints.every((file) => outputExists(outDir, file))
+  ) {
+    return {
+      files: entryPoints.length,
+      written: 0,
+      removed: 0,
+      skipped: true,
+      ms: Math.round(performance.now() - started),
+    };
+  }
   const result = await esbuild({
     absWorkingDir: root,
     entryPoints,
@@ -62,7 +81,47 @@ export async function buildProgram(options: { outDir?: string } = {}): Promise<B
       removed++;
     }
   }
-  return { files: entryPoints.length, written, removed, ms: Math.round(performance.now() - started) };
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(path.join(outDir, MANIFEST), manifest);
+  return {
+    files: entryPoints.length,
+    written,
+    removed,
+    skipped: false,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+/** Each source's path, size and modification time, with what else decides the output. */
+function manifestOf(entryPoints: string[]): string {
+  const sources = entryPoints.map((file) => {
+    const stat = statSync(path.join(root, file));
+    return [file, stat.size, stat.mtimeMs];
+  });
+  const tsconfig = statSync(path.join(root, 'tsconfig.json'));
+  const builder = statSync(fileURLToPath(import.meta.url));
+  return JSON.stringify({
+    esbuild: esbuildVersion,
+    tsconfig: [tsconfig.size, tsconfig.mtimeMs],
+    builder: [builder.size, builder.mtimeMs],
+    sources,
+  });
+}
+
+function outputExists(outDir: string, source: string): boolean {
+  try {
+    return statSync(path.join(outDir, source.replace(/\.ts$/, '.js'))).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function sourceFiles(dir: string): string[] {
@@ -99,7 +158,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   try {
     const result = await buildProgram();
     console.error(
-      `build: ${result.files} files in ${result.ms} ms (${result.written} written, ${result.removed} removed)`,
+      result.skipped
+        ? `build: ${result.files} files unchanged since the last build (${result.ms} ms)`
+        : `build: ${result.files} files in ${result.ms} ms (${result.written} written, ${result.removed} removed)`,
     );
   } catch (error) {
     // esbuild's own message names the file, line and column of each syntax error.
