@@ -107,12 +107,13 @@ export async function checkInvariants(input: InvariantInput): Promise<Check[]> {
   // events, and every balance read equals the plain sum of the postings.
   check('the money invariants of the whole database', input.database.violations);
 
-  // Settlement: one batch per organization, environment and business date; one payout per batch.
+  // Settlement: one scheduled batch per organization, environment and business date (settle-now makes one
+  // per call, ADR 0067); one payout per batch.
   check(
-    'one batch per organization and business date',
+    'one scheduled batch per organization and business date',
     await rows(
       `SELECT organization_id, environment, business_date, count(*)::int AS batches FROM settlement_batches
-        WHERE organization_id = ANY($1) GROUP BY 1, 2, 3 HAVING count(*) > 1`,
+        WHERE organization_id = ANY($1) AND origin = 'schedule' GROUP BY 1, 2, 3 HAVING count(*) > 1`,
     ),
   );
   const batchIds = new Set(
@@ -207,8 +208,8 @@ export async function checkInvariants(input: InvariantInput): Promise<Check[]> {
       [merchant.organizationId],
     );
     const balance = await input.traffic.api(merchant, 'GET', '/v1/balance');
-    // The balance is one entry per currency (`balances`, TRY only here). A refund debt is already in
-    // `pending` (below zero); `debt` restates it as `-pending`, so it is checked for that and counted once.
+    // The balance is one entry per currency (`balances`, TRY only here). A refund debt is `debt`, and
+    // `pending` is then 0 (ADR 0069): never both above zero, never negative, and the debt is subtracted.
     const entries = (balance.body.balances ?? []) as Array<Record<string, string>>;
     check(
       `the balance answers with its TRY entry (${merchant.organizationId})`,
@@ -217,10 +218,11 @@ export async function checkInvariants(input: InvariantInput): Promise<Check[]> {
     let held = 0n;
     for (const entry of entries) {
       const pending = BigInt(entry.pending ?? '0');
-      held += pending + BigInt(entry.available ?? '0') + BigInt(entry.reserve ?? '0');
+      const debt = BigInt(entry.debt ?? '0');
+      held += pending + BigInt(entry.available ?? '0') + BigInt(entry.reserve ?? '0') - debt;
       check(
-        `the balance's debt is what pending is below zero (${merchant.organizationId})`,
-        BigInt(entry.debt ?? '0') === (pending < 0n ? -pending : 0n) ? [] : [entry],
+        `the balance's debt and pending are never both owed, never negative (${merchant.organizationId})`,
+        pending >= 0n && debt >= 0n && (pending === 0n || debt === 0n) ? [] : [entry],
       );
     }
     const moneyIn = BigInt(figures?.charged ?? '0');

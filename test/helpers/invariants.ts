@@ -147,7 +147,19 @@ export async function checkInvariants(db: Kdb, ledger: Pick<Ledger, 'balance'>):
     const [organizationId = '', environment = 'sandbox'] = key.split('/') as [string, Environment];
     const [balance] = await ledger.balance({ organizationId, environment });
     for (const [field, account] of Object.entries(MERCHANT_ACCOUNTS)) {
-      const expected = (-(accounts.get(account) ?? 0n)).toString();
+      let sum = -(accounts.get(account) ?? 0n);
+      if (field === 'pending') {
+        // A refund debt is the pending postings below zero, read as `debt`, never as a negative
+        // `pending` (ADR 0069).
+        const debt = sum < 0n ? -sum : 0n;
+        if (balance?.debt !== debt.toString()) {
+          violations.push(
+            `balance's debt is not its pending postings below zero: ${key} debt read ${balance?.debt}, postings ${sum}`,
+          );
+        }
+        if (sum < 0n) sum = 0n;
+      }
+      const expected = sum.toString();
       const read = balance?.[field as keyof typeof MERCHANT_ACCOUNTS];
       if (read !== expected) {
         violations.push(
