@@ -430,6 +430,7 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     redis: context.redis,
     keyPrefix: context.config.redisKeyPrefix,
     namespace: 'public',
+    subjectKey: context.services.box.deriveKey('throttle-subject'),
   });
   // Authentication of every route of this listener not marked `config: { auth: 'public' }` (issue 4).
   await app.register(apiKeysModule, {
@@ -520,6 +521,7 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     redis: context.redis,
     keyPrefix: context.config.redisKeyPrefix,
     namespace: 'public',
+    subjectKey: context.services.box.deriveKey('throttle-subject'),
   });
   await app.register(applicationRoutes, {
     service: context.services.applications,
@@ -569,6 +571,7 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     redis: context.redis,
     keyPrefix: context.config.redisKeyPrefix,
     namespace: 'operator',
+    subjectKey: context.services.box.deriveKey('throttle-subject'),
   });
   registerMetrics(app, context.config.metricsToken);
   // Staff text (a rejection reason, a freeze note) is audited and e-mailed: no card number in it either.

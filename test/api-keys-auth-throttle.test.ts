@@ -74,6 +74,24 @@ async function validKey(gateway: TestGateway) {
 }
 
 describe('failed API-key authentications per address', () => {
+  it('count an IPv6 client by its /64, and an IPv4-mapped address as its IPv4 address', async () => {
+    // A host holds a whole /64 and can send every request from a fresh address in it (ADR 0072).
+    const block = `2001:db8:${(++counter).toString(16)}:7`;
+    const statuses: number[] = [];
+    for (let i = 1; i <= 5; i++)
+      statuses.push((await call(t, `${block}::${i.toString(16)}`, wrongKey())).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    // Written another way, the same /64 is the same client; the next /64 is another.
+    expect((await call(t, `${block}:0:0:0:abcd`, wrongKey())).status).toBe(429);
+    expect((await call(t, `2001:db8:${counter.toString(16)}:8::1`, wrongKey())).status).toBe(401);
+
+    const v4 = nextAddress();
+    const mapped: number[] = [];
+    for (let i = 0; i < 2; i++) mapped.push((await call(t, v4, wrongKey())).status);
+    for (let i = 0; i < 2; i++) mapped.push((await call(t, `::ffff:${v4}`, wrongKey())).status);
+    expect(mapped).toEqual([401, 401, 401, 429]);
+  });
+
   it('answers 429 with Retry-After past the limit, to every key of that address only', async () => {
     const good = await validKey(t);
     const address = nextAddress();

@@ -526,6 +526,20 @@ describe('the balance and payout pages', () => {
     const made = (await merchantApi<{ data: Payout[] }>(t, merchant, 'live', '/v1/payouts')).body.data;
     expect(made).toHaveLength(1);
     expect(made[0]).toMatchObject({ amount: form.amount, walletId: form.walletId });
+    // The form posted once more, later (a back button and a resubmit): the same payout, and still one
+    // audit entry, written by the transaction that made it.
+    const replay = await owner.postForm('/dashboard/payouts?lang=en', form);
+    expect(replay.status).toBe(303);
+    expect(replay.location).toBe(first.location);
+    const audited = await t.gateway.database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'organization_id'])
+      .where('action', '=', 'payout.created')
+      .where('target_id', '=', made[0]!.id)
+      .execute();
+    expect(audited).toEqual([
+      { actor: expect.stringMatching(/^user:usr_/), organization_id: merchant.organizationId },
+    ]);
 
     // Live payouts wait for KYC, as live API requests do.
     await t.gateway.database.db

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOGIN_THROTTLE } from '../src/http/login-throttle.js';
 import { OPERATOR_LOGIN_LIMITS } from '../src/modules/operator/auth.js';
 import { createManualClock, MINUTE } from '../src/shared/clock.js';
-import { nextIp, uniqueEmail } from './helpers/accounts.js';
+import { sha256Hex } from '../src/shared/crypto.js';
+import { generateEncryptionKeys } from '../src/shared/secret-box.js';
+import { nextIp, uniqueEmail, WebClient } from './helpers/accounts.js';
 import { createFreshDatabase, dropDatabase } from './helpers/database.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validApplication } from './helpers/http.js';
@@ -65,6 +68,8 @@ describe('the login limits of a deployment with REDIS_URL', () => {
         REDIS_URL: redisUrl,
         REDIS_KEY_PREFIX: `gw-test-${randomBytes(4).toString('hex')}:`,
         TRUSTED_PROXIES: '127.0.0.1',
+        // Instances of one deployment share its keys (the counters' names are keyed with them).
+        ENCRYPTION_KEYS: generateEncryptionKeys(),
       };
       // One clock for both: the login throttle's waits are compared across instances.
       const clock = createManualClock(new Date('2026-11-23T10:00:00.000Z'));
@@ -112,4 +117,69 @@ describe('the login limits of a deployment with REDIS_URL', () => {
       expect((await postLogin(b, other.email, other.password, from(ip))).status).toBe(200);
     },
   );
+});
+
+// The console login's flood guard counts an address (an IPv6 client by its /64) in Redis, and keeps the
+// proof that an account signed in from it there too: an instance that never saw the sign-in lets that
+// account through a neighbour's flood, and nobody else (decisions 0066 and 0072).
+describe('the login flood guard of a deployment with REDIS_URL', () => {
+  it('shares its count and its proofs between instances', { timeout: 120_000 }, async () => {
+    const sharedDatabaseUrl = await createFreshDatabase();
+    databases.push(sharedDatabaseUrl);
+    const env = {
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: `gw-test-${randomBytes(4).toString('hex')}:`,
+      TRUSTED_PROXIES: '127.0.0.1',
+      ENCRYPTION_KEYS: generateEncryptionKeys(),
+    };
+    const a = await startTestGateway({ env, sharedDatabaseUrl });
+    started.push(a);
+    const b = await startTestGateway({ env, sharedDatabaseUrl });
+    started.push(b);
+    const account = await createStaffUser(a, 'admin');
+    const newcomer = await createStaffUser(a, 'support');
+    // One office's /64: the member of staff, and a neighbour on other addresses of the same block.
+    const block = `2001:db8:${randomBytes(2).toString('hex')}:1`;
+    const signIn = (gateway: TestGateway, email: string, password: string) =>
+      new WebClient(gateway.urls.operator, `${block}::10`).submit('/login', { email, password, next: '/' });
+    expect((await signIn(a, account.email, account.password)).status).toBe(303);
+
+    const flood = OPERATOR_LOGIN_LIMITS.flood.max - 1;
+    for (let sent = 0; sent < flood; sent += 20) {
+      const statuses = await Promise.all(
+        Array.from({ length: Math.min(20, flood - sent) }, (_, i) =>
+          new WebClient(
+            (i % 2 === 0 ? a : b).urls.operator,
+            `${block}::${(sent + i + 100).toString(16)}`,
+          ).postForm('/login', { email: uniqueEmail('flood'), password: 'garbage' }),
+        ),
+      );
+      expect(new Set(statuses.map((res) => res.status))).toEqual(new Set([403]));
+    }
+    for (const gateway of [a, b]) {
+      const garbage = await new WebClient(gateway.urls.operator, `${block}::ffff`).postForm('/login', {
+        email: uniqueEmail('flood'),
+        password: 'garbage',
+      });
+      expect(garbage.status).toBe(429);
+    }
+    // B never saw the sign-in: it finds the proof in Redis. The newcomer waits with the neighbour.
+    expect((await signIn(b, newcomer.email, newcomer.password)).status).toBe(429);
+    const again = await signIn(b, account.email, account.password);
+    expect(again.status).toBe(303);
+    expect(again.location).toBe('/');
+
+    // Redis names the e-mail by a keyed hash: no plain SHA-256 of an address to test guesses against.
+    const redis = new Redis(redisUrl);
+    try {
+      const names = await redis.keys(`${env.REDIS_KEY_PREFIX}*`);
+      expect(names.some((name) => name.includes(':login-ok:'))).toBe(true);
+      for (const email of [account.email, newcomer.email]) {
+        const plain = [sha256Hex(email), sha256Hex(`login-ok:${email}`)].map((hash) => hash.slice(0, 32));
+        expect(names.filter((name) => plain.some((hash) => name.includes(hash)))).toEqual([]);
+      }
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

@@ -61,8 +61,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-const api = <T>(path: string, init: { method?: string; body?: unknown } = {}) =>
-  apiRequest<T>(t.urls, path, { ...init, key: merchant.keys.sandbox.secret });
+const api = <T>(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) => apiRequest<T>(t.urls, path, { ...init, key: merchant.keys.sandbox.secret });
 
 async function deliver() {
   for (let round = 0; round < 5; round++) {
@@ -260,10 +262,12 @@ describe('a receiver written from the specification alone, across a rotation', (
       expect(await answersFor(await charged())).toEqual([expect.objectContaining({ status: 200 })]);
 
       // 2. Switch, with a pause: what happens meanwhile waits, queued.
-      const switched = await api<{ pausedUntil: string | null; previousSecretExpiresAt: string | null }>(
-        `/v1/webhook-endpoints/${endpointId}/switch-secret`,
-        { method: 'POST', body: { pauseSeconds: 600 } },
-      );
+      const switchOnce = () =>
+        api<{ pausedUntil: string | null; previousSecretExpiresAt: string | null }>(
+          `/v1/webhook-endpoints/${endpointId}/switch-secret`,
+          { method: 'POST', body: { pauseSeconds: 600 }, headers: { 'x-idempotency-key': 'switch-1' } },
+        );
+      const switched = await switchOnce();
       expect(switched.status, JSON.stringify(switched.body)).toBe(200);
       expect(switched.body).toMatchObject({ previousSecretExpiresAt: null });
       expect(switched.body.pausedUntil).toBe(new Date(t.clock.now().getTime() + 600_000).toISOString());
@@ -271,6 +275,12 @@ describe('a receiver written from the specification alone, across a rotation', (
       expect(await answersFor(waiting)).toEqual([]);
       t.clock.advance(60_000);
       expect(await answersFor(waiting)).toEqual([]);
+      // The answer was lost on the way and the client retries with its key: the first answer again,
+      // not a 409 for the rotation it already ended, and the pause ends when it said.
+      const retried = await switchOnce();
+      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+      expect(retried.body).toEqual(switched.body);
+      expect((await endpoint()).pausedUntil).toBe(switched.body.pausedUntil);
 
       // 3. Deploy the receiver with the new secret, 4. resume: the waiting delivery arrives, verified.
       spec.state.secret = newSecret;

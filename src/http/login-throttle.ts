@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Kdb } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
+import { throttleAddress } from '../shared/client-address.js';
 import { DAY, MINUTE, SECOND } from '../shared/clock.js';
 import { ApiError } from './errors.js';
 import type { Realm } from './session.js';
@@ -138,7 +139,7 @@ export function createLoginThrottle(deps: { db: Kdb; clock: Clock }): LoginThrot
     return Number(row.failures);
   };
 
-  return {
+  const throttle: LoginThrottle = {
     async wait(attempt) {
       const now = clock.now();
       const email = throttleEmail(attempt.email);
@@ -221,5 +222,17 @@ export function createLoginThrottle(deps: { db: Kdb; clock: Clock }): LoginThrot
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+  };
+  // Counted under the address's throttle form: an IPv6 client by its /64 (docs/decisions/0072).
+  const at = (attempt: LoginAttempt): LoginAttempt => ({
+    ...attempt,
+    address: throttleAddress(attempt.address),
+  });
+  return {
+    wait: (attempt) => throttle.wait(at(attempt)),
+    fail: (attempt) => throttle.fail(at(attempt)),
+    succeed: (attempt) => throttle.succeed(at(attempt)),
+    clearAccount: (realm, email, trx) => throttle.clearAccount(realm, email, trx),
+    purge: () => throttle.purge(),
   };
 }

@@ -1,7 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { sha256Hex } from '../shared/crypto.js';
+import { createHmac } from 'node:crypto';
+import { throttleAddress } from '../shared/client-address.js';
 import type { App } from './server.js';
 import { ApiError } from './errors.js';
 import { LOGIN_THROTTLE, throttleEmail } from './login-throttle.js';
@@ -11,8 +12,22 @@ const STORE = Symbol('rate limit store');
 interface Store {
   redis: Redis | undefined;
   prefix: string;
+  /** Keys the hash of a form's subject (a typed e-mail) in counter and proof names. */
+  subjectKey: Buffer;
 }
-const storeOf = (app: App): Store | undefined => (app as unknown as Record<symbol, Store | undefined>)[STORE];
+function storeOf(app: App): Store {
+  const store = (app as unknown as Record<symbol, Store | undefined>)[STORE];
+  if (!store) throw new Error('registerRateLimit must run before a form limit is made');
+  return store;
+}
+
+/**
+ * A form's subject (a typed e-mail) as it appears in a counter's or a proof's name: an HMAC under a key
+ * derived from the gateway's encryption key, so Redis never holds a value anyone can test e-mail
+ * addresses against (an unkeyed hash of an address is one dictionary lookup away from it).
+ */
+const subjectTag = (store: Store, subject: string) =>
+  createHmac('sha256', store.subjectKey).update(throttleEmail(subject)).digest('hex').slice(0, 32);
 
 /**
  * Registers the limiter without a global limit; routes opt in with `config.rateLimit`. With Redis the
@@ -20,18 +35,19 @@ const storeOf = (app: App): Store | undefined => (app as unknown as Record<symbo
  */
 export async function registerRateLimit(
   app: App,
-  options: { redis: Redis | undefined; keyPrefix: string; namespace: string },
+  options: { redis: Redis | undefined; keyPrefix: string; namespace: string; subjectKey: Buffer },
 ) {
   const nameSpace = `${options.keyPrefix}rate:${options.namespace}:`;
   // Child instances (route plugins) inherit it: the login flood guard keeps its proofs beside the counters.
-  Object.defineProperty(app, STORE, { value: { redis: options.redis, prefix: nameSpace } });
+  const store: Store = { redis: options.redis, prefix: nameSpace, subjectKey: options.subjectKey };
+  Object.defineProperty(app, STORE, { value: store });
   await app.register(rateLimit, {
     global: false,
     ...(options.redis ? { redis: options.redis } : {}),
     nameSpace,
     // A limiter outage must not take the API down with it.
     skipOnError: true,
-    keyGenerator: (request) => request.ip,
+    keyGenerator: (request) => throttleAddress(request.ip),
     addHeaders: {
       'retry-after': true,
       'x-ratelimit-limit': true,
@@ -56,11 +72,12 @@ export function accountAddressLimit(
   name: string,
   limit: { max: number; timeWindow: number },
 ): (request: FastifyRequest, reply: FastifyReply, subject: string) => Promise<void> {
+  const store = storeOf(app);
   const subjects = new WeakMap<FastifyRequest, string>();
   const check = app.createRateLimit({
     ...limit,
     keyGenerator: (request) =>
-      `${name}:${request.ip}:${sha256Hex(throttleEmail(subjects.get(request) ?? '')).slice(0, 32)}`,
+      `${name}:${throttleAddress(request.ip)}:${subjectTag(store, subjects.get(request) ?? '')}`,
   });
   return async (request, reply, subject) => {
     subjects.set(request, subject);
@@ -99,7 +116,7 @@ export interface LoginFloodGuard {
  * garbage: one counter increment, and while the address is over its limit one proof lookup (process
  * memory, then one Redis `EXISTS` when Redis is configured), never the database. Proofs live where the
  * counters do: in process memory, and with Redis under
- * `<prefix>rate:<namespace>:login-ok:<name>:<address>:<sha256 of the e-mail>` with a one-day `PX`.
+ * `<prefix>rate:<namespace>:login-ok:<name>:<address>:<keyed hash of the e-mail>` with a one-day `PX`.
  * A Redis error counts as "not proven" (the limiter's own errors let the post through, `skipOnError`).
  */
 export function loginFloodGuard(
@@ -108,16 +125,19 @@ export function loginFloodGuard(
   limit: { max: number; timeWindow: number },
 ): LoginFloodGuard {
   const store = storeOf(app);
-  const count = app.createRateLimit({ ...limit, keyGenerator: (request) => `${name}-flood:${request.ip}` });
+  const count = app.createRateLimit({
+    ...limit,
+    keyGenerator: (request) => `${name}-flood:${throttleAddress(request.ip)}`,
+  });
   const memory = new Map<string, number>();
   const proofKey = (request: FastifyRequest, email: string) =>
-    `${name}:${request.ip}:${sha256Hex(`login-ok:${throttleEmail(email)}`)}`;
+    `${name}:${throttleAddress(request.ip)}:${subjectTag(store, email)}`;
   const fresh = (recordedAt: number | undefined, now: number, forMs: number) =>
     recordedAt !== undefined && now - recordedAt < forMs;
 
   const proven = async (key: string): Promise<boolean> => {
     if (fresh(memory.get(key), Date.now(), LOGIN_PROVEN_FOR_MS)) return true;
-    if (!store?.redis) return false;
+    if (!store.redis) return false;
     try {
       return (await store.redis.exists(`${store.prefix}login-ok:${key}`)) === 1;
     } catch {
@@ -143,7 +163,7 @@ export function loginFloodGuard(
         if (!oldest.done) memory.delete(oldest.value);
       }
       memory.set(key, now);
-      if (!renew || !store?.redis) return;
+      if (!renew || !store.redis) return;
       try {
         await store.redis.set(`${store.prefix}login-ok:${key}`, '1', 'PX', LOGIN_PROVEN_FOR_MS);
       } catch (error) {

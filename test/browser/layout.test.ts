@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
-import { createActiveUser, createInvitedOwner } from '../helpers/accounts.js';
+import { createActiveUser, createInvitedOwner, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
 import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
@@ -37,6 +37,8 @@ let t: TestGateway;
 let browser: TestBrowser;
 let merchant: Merchant;
 let owner: { email: string; password: string };
+/** A member with two-factor sign-in on: the password step leads to the second-factor page. */
+let twoFactor: { userId: string; email: string; password: string };
 let staff: StaffAccount;
 let desk: StaffSession;
 const ids: Record<string, string> = {};
@@ -82,6 +84,32 @@ beforeAll(async () => {
   });
   expect(customer.status, customer.text).toBe(201);
   ids.customer = customer.body.id;
+  // Funds available again after the settlement's payout: the payout confirmation page has an amount.
+  await paidCharge(t, merchant, 'sandbox', 2_000_000);
+  const released = await t.gateway.services.settlement.releaseNow({
+    organizationId: merchant.organizationId,
+    environment: 'sandbox',
+  });
+  expect(released).toMatchObject({ released: true });
+
+  // A valid password-reset link (through the service: the form's address limit is the test's own) and
+  // a member with two-factor sign-in on.
+  const users = t.gateway.services.users;
+  const context = { ip: null, requestId: null };
+  const forgetful = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'viewer' });
+  await users.requestPasswordReset(forgetful.email, context);
+  await users.passwordResetsSettled();
+  const resetMail = (await mailsTo(t, forgetful.email)).find((mail) => mail.template === 'password_reset');
+  ids.reset = linkIn(resetMail?.text ?? '', '/reset-password').url;
+  twoFactor = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'developer' });
+  const enrollment = await users.startTotpEnrollment(twoFactor.userId, context);
+  if (!enrollment.ok) throw new Error('no 2FA enrollment');
+  const enabled = await users.confirmTotpEnrollment(
+    twoFactor.userId,
+    totpCode(enrollment.value.secret, t.clock.now()),
+    { ...context, keepSessionTokenHash: '' },
+  );
+  expect(enabled.ok).toBe(true);
   const events = await merchantApi<{ data: Array<{ id: string }> }>(t, merchant, 'sandbox', '/v1/events');
   ids.event = events.body.data[0]?.id ?? '';
   const endpoint = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/webhook-endpoints', {
@@ -114,7 +142,7 @@ interface Visit {
   name: string;
   /** A URL, or a function that brings the page to the state to check and returns nothing. */
   url?: () => string;
-  arrive?: (page: Page) => Promise<void>;
+  arrive?: (page: Page, language: 'en' | 'tr') => Promise<void>;
   /** What else the page must show: a line for each thing it does not. */
   expect?: (page: Page) => Promise<string[]>;
   /** The page's HTTP status when it is not 200 (a page about a bad link, a 404). */
@@ -152,18 +180,36 @@ function publicPages(): Visit[] {
       },
       languages: ENGLISH,
     },
-    { name: 'checkout-card', arrive: (page) => openCheckout(page, {}), languages: BOTH },
+    {
+      name: 'reset-password',
+      url: () => ids.reset ?? '',
+      languages: BOTH,
+    },
+    {
+      name: 'login-2fa',
+      arrive: async (page, language) => {
+        await page.goto(`${web()}/login?lang=${language}`);
+        await page.fill('#email', twoFactor.email);
+        await page.fill('#password', twoFactor.password);
+        await Promise.all([
+          page.waitForURL((url) => url.pathname === '/login/2fa'),
+          page.click('#login-form button[type="submit"]'),
+        ]);
+      },
+      languages: BOTH,
+    },
+    { name: 'checkout-card', arrive: (page, language) => openCheckout(page, {}, language), languages: BOTH },
     {
       name: 'checkout-declined',
-      arrive: async (page) => {
-        await openCheckout(page, {});
+      arrive: async (page, language) => {
+        await openCheckout(page, {}, language);
         await payWith(page, TEST_CARDS.insufficientFunds.number);
       },
       languages: BOTH,
     },
     {
       name: 'checkout-bank-transfer',
-      arrive: (page) => openCheckout(page, { paymentMethod: 'bank_transfer' }),
+      arrive: (page, language) => openCheckout(page, { paymentMethod: 'bank_transfer' }, language),
       languages: BOTH,
     },
     {
@@ -232,6 +278,7 @@ function dashboardPages(): Visit[] {
     ['exports', '/dashboard/exports'],
     ['balance', '/dashboard/balance'],
     ['payout', `/dashboard/payouts/${ids.payout}`],
+    ['payout-new', '/dashboard/payouts/new'],
     ['settlements', '/dashboard/settlements'],
     ['settlement', `/dashboard/settlements/${ids.batch}`],
     ['wallets', '/dashboard/wallets'],
@@ -404,7 +451,7 @@ async function tour(context: BrowserContext, visits: Visit[], width: Width): Pro
         if (status !== (visit.status ?? 200))
           problems.push(`${visit.name} (${language}): answered ${status}`);
       } else if (visit.arrive) {
-        await visit.arrive(page);
+        await visit.arrive(page, language);
       }
       await checkPage(page, visit, width, language, problems);
     }

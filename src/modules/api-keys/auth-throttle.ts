@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { DAY, MINUTE, type Clock } from '../../shared/clock.js';
 import { sha256Hex } from '../../shared/crypto.js';
+import { throttleAddress } from '../../shared/client-address.js';
 
 const MEMORY_SWEEP_AT = 10_000;
 const REDIS_WARN_INTERVAL_MS = 10_000;
@@ -109,7 +110,7 @@ export function createAuthFailureThrottle(options: {
     }
   };
 
-  return {
+  const throttle: AuthFailureThrottle = {
     knownBlocked(address) {
       const at = clock.now().getTime();
       const count = memoryCount(address, windowOf(at));
@@ -180,5 +181,13 @@ export function createAuthFailureThrottle(options: {
         warn(error, at);
       }
     },
+  };
+  // Counted under the address's throttle form: an IPv6 client by its /64 (docs/decisions/0072).
+  return {
+    knownBlocked: (address) => throttle.knownBlocked(throttleAddress(address)),
+    check: (address) => throttle.check(throttleAddress(address)),
+    fail: (address) => throttle.fail(throttleAddress(address)),
+    proven: (address, secretHash) => throttle.proven(throttleAddress(address), secretHash),
+    succeed: (address, secretHash) => throttle.succeed(throttleAddress(address), secretHash),
   };
 }

@@ -8,7 +8,6 @@ import type { PayoutError } from '../payouts/errors.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { SettlementBatches } from '../settlement/batch.js';
 import { contextOf, DASHBOARD_RATE_LIMITS, localeOf, type SignedIn } from '../users/http.js';
-import type { UserService } from '../users/service.js';
 import type { WalletService } from '../wallets/service.js';
 import { BALANCE_MESSAGES, type BalanceMessages, type PayoutProblem } from './balance-i18n.js';
 import { format } from './i18n.js';
@@ -26,8 +25,6 @@ export interface DashboardBalancePagesOptions {
    * creation as `POST /v1/payouts`: every payout rule applies to the page's payout button.
    */
   payouts: Pick<PayoutService, 'list' | 'retrieve' | 'transactions' | 'create'>;
-  /** The audit entry of a payout made from the page. */
-  users: Pick<UserService, 'recordAudit'>;
   /** The next batch, and the batch (and statement) a payout came from. */
   settlements: Pick<SettlementBatches, 'nextBatch' | 'batchOfPayout' | 'statement'>;
   /** Whether an automatic payout has somewhere to go. */
@@ -90,7 +87,7 @@ function percentOf(bps: number, locale: 'en' | 'tr'): string {
  * payout's idempotency key (docs/decisions/0069-money-pages.md).
  */
 export async function balancePages(app: App, options: DashboardBalancePagesOptions): Promise<void> {
-  const { kit, ledger, payouts, settlements, wallets, users } = options;
+  const { kit, ledger, payouts, settlements, wallets } = options;
   kit.handleErrors(app);
 
   const ownerOf = ({ account, session }: SignedIn) => ({
@@ -338,24 +335,18 @@ export async function balancePages(app: App, options: DashboardBalancePagesOptio
         { ...owner, keyId: current.account.user.id },
         // The wallet the confirmation named, never whichever is the default by the time it is posted.
         { amount: Number(amount), ...(walletId ? { walletId } : {}) },
-        // The confirmation page's own key: a second submission of the same form is the same payout.
-        { idempotencyKey: `dashboard:${key}` },
+        // The confirmation page's own key: a second submission of the same form is the same payout,
+        // audited once, by the transaction that makes it.
+        {
+          idempotencyKey: `dashboard:${key}`,
+          audit: { actor: `user:${current.account.user.id}`, ...contextOf(request) },
+        },
       );
       if (!made.ok) {
         const problem = problemOf(made.error, localeOf(request), bm(request));
         return payoutProblem(request, reply, current, problem.key, problem.values);
       }
       const payout = made.value;
-      await users.recordAudit(current.account.user, 'payout.created', contextOf(request), {
-        targetType: 'payout',
-        targetId: payout.id,
-        after: {
-          amount: payout.amount,
-          payoutAmount: payout.payoutAmount,
-          walletId: payout.walletId,
-          environment: current.session.environment,
-        },
-      });
       return kit.redirect(request, reply, `/dashboard/payouts/${encodeURIComponent(payout.id)}`, {
         notice: 'created',
       });

@@ -85,7 +85,6 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   await app.register(settlementPages, { kit, settlements: options.settlements, payouts: options.payouts });
   await app.register(balancePages, {
     kit,
-    users,
     ledger: options.ledger,
     payouts: options.payouts,
     settlements: options.settlements,

@@ -122,11 +122,16 @@ export interface PayoutService {
    * With `idempotencyKey`, the payout carries the key (docs/decisions/0051-payout-idempotency.md): while
    * a payout made in the last 24 hours holds it, the request answers that payout when its body and API
    * key are the same, `idempotency_key_reuse` otherwise; it never makes a second payout.
+   * With `audit`, the payout's `payout.created` audit entry is written by the transaction that makes it
+   * (never by a retry answered the payout already made): `actor` and where the request came from.
    */
   create(
     owner: PayoutOwner & { keyId?: string },
     input: PayoutCreate,
-    options?: { idempotencyKey?: string | undefined },
+    options?: {
+      idempotencyKey?: string | undefined;
+      audit?: { actor: string; requestId: string | null; ip: string | null };
+    },
   ): Promise<Result<PayoutView, PayoutError>>;
   retrieve(owner: PayoutOwner, id: string): Promise<Result<PayoutView, PayoutError>>;
   list(
@@ -697,7 +702,23 @@ export function createPayoutService(deps: PayoutServiceDeps): PayoutService {
             metadata: input.metadata ?? {},
             idempotency: keyed,
           });
-          return ok(payoutView(row));
+          const view = payoutView(row);
+          if (options.audit) {
+            await deps.audit.record(trx, {
+              ...options.audit,
+              action: 'payout.created',
+              targetType: 'payout',
+              targetId: view.id,
+              organizationId: owner.organizationId,
+              after: {
+                amount: view.amount,
+                payoutAmount: view.payoutAmount,
+                walletId: view.walletId,
+                environment: owner.environment,
+              },
+            });
+          }
+          return ok(view);
         });
       } catch (error) {
         // Two requests with one key got past the idempotency store at once (the first outlived its claim):

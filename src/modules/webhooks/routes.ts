@@ -208,9 +208,12 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
           'queued, for `pauseSeconds` (default 15 minutes) or until `resume-deliveries`: deploy your ' +
           'receiver with the new secret meanwhile, then resume. A delivery already under way when you ' +
           'switch still carries the replaced secret. 409 `invalid_state_transition` when no rotation is ' +
-          'under way. Needs scope `write`. ' +
+          'under way. Honours `X-Idempotency-Key`: a retry within 24 hours (an answer lost on the way) ' +
+          'gets the first answer again, not a 409, and does not move the end of the pause. Needs scope ' +
+          '`write`. ' +
           OWNERSHIP,
         tags: TAGS,
+        headers: IdempotencyHeaderSchema,
         params: IdParamsSchema,
         body: SwitchSecretSchema,
         response: {
@@ -219,6 +222,8 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
         },
       },
       config: { auth: 'write' },
+      preValidation: idempotency.preValidation,
+      onSend: idempotency.onSend,
     },
     async (request) =>
       unwrap(await service.switchSecret(ownerOf(request), request.params.id, request.body ?? {})),
