@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { asciiDigits, containsCardNumber, luhnValid } from './http/card-data.js';
+import { asciiDigits, containsCardNumber, luhnValid } from './shared/card-numbers.js';
 
 /** Paths pino replaces with [REDACTED] wherever they appear in a log line. */
 export const REDACTED_PATHS = [

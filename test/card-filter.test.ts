@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
-import { cardScheme, containsCardNumber, luhnValid } from '../src/http/card-data.js';
+import { cardScheme, containsCardNumber, luhnValid } from '../src/shared/card-numbers.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';

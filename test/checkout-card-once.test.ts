@@ -7,7 +7,7 @@
  * submissions race for the row for real; on PGlite (one connection) they interleave at every await.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { luhnValid } from '../src/http/card-data.js';
+import { luhnValid } from '../src/shared/card-numbers.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl } from './helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';

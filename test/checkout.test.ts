@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../src/db/schema.js';
-import { luhnValid } from '../src/http/card-data.js';
+import { luhnValid } from '../src/shared/card-numbers.js';
 import { checkCard, parseExpiry } from '../src/modules/checkout/card.js';
 import { formatAmount, returnLink } from '../src/modules/checkout/format.js';
 import { DAY } from '../src/shared/clock.js';

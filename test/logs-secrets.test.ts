@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
-import { luhnValid } from '../src/http/card-data.js';
+import { luhnValid } from '../src/shared/card-numbers.js';
 import { scrubSecrets } from '../src/logger.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { ACCOUNT_TEST_ENV, linkIn, mailsTo, textOf, totpCode, WebClient } from './helpers/accounts.js';

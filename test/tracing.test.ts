@@ -15,7 +15,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { luhnValid } from '../src/http/card-data.js';
+import { luhnValid } from '../src/shared/card-numbers.js';
 import { tracingSettings, TracingConfigError } from '../src/observability/tracing.js';
 import { migrationsDir, projectRoot } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';

@@ -6,7 +6,8 @@ import type {
 } from 'fastify';
 import { canonicalJson } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
-import { CARD_NUMBER_MESSAGE, containsCardNumber } from './card-data.js';
+import { CARD_NUMBER_MESSAGE } from './card-data.js';
+import { containsCardNumber } from '../shared/card-numbers.js';
 import { ApiError } from './errors.js';
 import type {
   Claim,

@@ -1,4 +1,5 @@
-import { CARD_NUMBER_MESSAGE, containsCardNumber } from './card-data.js';
+import { CARD_NUMBER_MESSAGE } from './card-data.js';
+import { containsCardNumber } from '../shared/card-numbers.js';
 import { ApiError, type IssueCode, type ValidationIssue } from './errors.js';
 import { hasForbiddenCharacters } from './input.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Kdb } from '../db/database.js';
-import type { OperatorAlerts } from '../modules/operator/alerts.js';
+import type { AlertRaiser } from '../shared/alerts.js';
 import type { Clock } from '../shared/clock.js';
 import {
   createDueQueue,
@@ -39,7 +39,7 @@ export interface JobKit {
 export interface JobKitDeps {
   db: Kdb;
   clock: Clock;
-  alerts: OperatorAlerts;
+  alerts: AlertRaiser;
   logger: Logger;
   workerId?: string;
   random?: () => number;

@@ -3,7 +3,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Logger } from 'pino';
 import type { Kdb, Trx } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
-import type { OperatorAlerts } from '../modules/operator/alerts.js';
+import type { AlertRaiser } from '../shared/alerts.js';
 import type { RunReport } from './run-log.js';
 
 /**
@@ -124,7 +124,7 @@ export interface DueStats {
 export interface QueueDeps {
   db: Kdb;
   clock: Clock;
-  alerts: OperatorAlerts;
+  alerts: AlertRaiser;
   logger: Logger;
   /** In [0, 1); injectable for tests of the jitter. */
   random?: () => number;

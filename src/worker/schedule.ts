@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import type { Logger } from 'pino';
 import type { Kdb } from '../db/database.js';
-import type { OperatorAlerts } from '../modules/operator/alerts.js';
+import type { AlertRaiser } from '../shared/alerts.js';
 import { MINUTE, type Clock } from '../shared/clock.js';
 import { errorText, newLeaseToken, retryDelay, type RetryPolicy } from './queue.js';
 import type { RunReport } from './run-log.js';
@@ -26,7 +26,7 @@ export interface CalendarJobSpec {
 export interface CalendarDeps {
   db: Kdb;
   clock: Clock;
-  alerts: OperatorAlerts;
+  alerts: AlertRaiser;
   logger: Logger;
   workerId: string;
   random?: () => number;

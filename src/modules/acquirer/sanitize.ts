@@ -1,4 +1,4 @@
-import { luhnValid } from '../../http/card-data.js';
+import { luhnValid } from '../../shared/card-numbers.js';
 
 const MAX_LENGTH = 200;
 /** Longer upstream messages are cut before any pattern runs, so no pattern can take long. */

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import type { Environment } from '../../db/schema.js';
-import { containsCardNumber } from '../../http/card-data.js';
+import { containsCardNumber } from '../../shared/card-numbers.js';
 import { ApiError } from '../../http/errors.js';
 import type { RouteAuth } from '../../http/route-config.js';
 import type { App } from '../../http/server.js';

@@ -16,7 +16,7 @@ import {
   type AcquirerPayment,
   type ProviderStatus,
 } from '../acquirer/types.js';
-import type { OperatorAlerts } from '../operator/alerts.js';
+import type { AlertRaiser } from '../../shared/alerts.js';
 import { paymentDifferences, wouldCredit, type PaymentCompletion } from './completion.js';
 import { NOTIFICATION_ERRORS, type NotificationError } from './errors.js';
 import * as charges from './repository.js';
@@ -80,7 +80,7 @@ export function createNotificationInbox(deps: {
   clock: Clock;
   completion: PaymentCompletion;
   acquirerFor: (environment: Environment) => Acquirer | undefined;
-  alerts: OperatorAlerts;
+  alerts: AlertRaiser;
   logger: Logger;
 }): NotificationInbox {
   const { logger } = deps;

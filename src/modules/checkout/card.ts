@@ -1,4 +1,4 @@
-import { luhnValid } from '../../http/card-data.js';
+import { luhnValid } from '../../shared/card-numbers.js';
 import type { CardDetails } from '../acquirer/types.js';
 
 /**

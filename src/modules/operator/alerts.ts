@@ -2,22 +2,11 @@ import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import type { Kdb } from '../../db/database.js';
 import type { Environment, OperatorAlertKind } from '../../db/schema.js';
+import type { AlertRaiser, NewOperatorAlert } from '../../shared/alerts.js';
 import type { Clock } from '../../shared/clock.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import type { AlertError } from './errors.js';
-
-export interface NewOperatorAlert {
-  kind: OperatorAlertKind;
-  organizationId: string | null;
-  environment: Environment | null;
-  /** What it is about: `<provider>:<notification id>` for a notification, the refund id for a debt. */
-  subjectId: string;
-  chargeId?: string | null;
-  /** One sentence for the console; never a secret or card data. */
-  message: string;
-  details: Record<string, unknown>;
-}
 
 export const OperatorAlertViewSchema = Type.Object({
   id: Type.String(),
@@ -47,9 +36,7 @@ export type OperatorAlertView = Static<typeof OperatorAlertViewSchema>;
  * notification, a pending balance driven below zero. Raised inside the transaction that found the
  * problem, once per kind and subject, with an audit entry and a log line at `warn`.
  */
-export interface OperatorAlerts {
-  /** True when this call raised it; false when it had been raised before. */
-  raise(trx: Kdb, alert: NewOperatorAlert): Promise<boolean>;
+export interface OperatorAlerts extends AlertRaiser {
   list(filter: {
     limit: number;
     cursor?: string | undefined;

@@ -1,5 +1,5 @@
 import type { Environment } from '../../db/schema.js';
-import { containsCardNumber } from '../../http/card-data.js';
+import { containsCardNumber } from '../../shared/card-numbers.js';
 import type { App } from '../../http/server.js';
 import type { Kdb } from '../../db/database.js';
 import { DAY, type Clock } from '../../shared/clock.js';

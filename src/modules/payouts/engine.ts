@@ -4,7 +4,7 @@ import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { MINUTE, SECOND } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
-import type { OperatorAlerts } from '../operator/alerts.js';
+import type { AlertRaiser } from '../../shared/alerts.js';
 import { sameAddress } from '../wallets/address.js';
 import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
 import * as payouts from './repository.js';
@@ -54,7 +54,7 @@ export interface PayoutEngineDeps {
   /** The chain watcher of an environment; undefined: its payouts wait in transit. */
   watcher: (environment: Environment) => ChainWatcher | undefined;
   /** Told of a transfer the rail made for a payout that is no longer pending (ADR 0055). */
-  alerts: OperatorAlerts;
+  alerts: AlertRaiser;
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 } from '../acquirer/index.js';
 import type { AuditLog } from '../audit/service.js';
 import type { ClearingMovement } from '../ledger/service.js';
-import type { OperatorAlerts } from '../operator/alerts.js';
+import type { AlertRaiser } from '../../shared/alerts.js';
 import { addDays, parseBusinessDate, utcDateOf } from '../settlement/calendar.js';
 import * as runs from './repository.js';
 
@@ -54,7 +54,7 @@ export interface ReconciliationDeps {
     byIds(ids: readonly string[]): Promise<ItemAtAcquirer[]>;
     byProviderIds(environment: Environment, providerIds: readonly string[]): Promise<ItemAtAcquirer[]>;
   };
-  alerts: OperatorAlerts;
+  alerts: AlertRaiser;
   audit: AuditLog;
 }
 

@@ -21,7 +21,7 @@ import type { ChargeRow } from '../charges/model.js';
 import { chargeView, type ChargeOwner, type ChargeRefunds } from '../charges/service.js';
 import type { AuditLog } from '../audit/service.js';
 import type { EventRecorder } from '../events/service.js';
-import type { OperatorAlerts } from '../operator/alerts.js';
+import type { AlertRaiser } from '../../shared/alerts.js';
 import type { HeldRefundError, RefundError, RefundListError } from './errors.js';
 import type { RefundRow } from './model.js';
 import * as refunds from './repository.js';
@@ -152,7 +152,7 @@ export interface RefundServiceDeps {
   ledger: RefundLedger;
   events: EventRecorder;
   /** Told when a refund leaves the merchant's pending balance below zero (docs/decisions/0014). */
-  alerts: OperatorAlerts;
+  alerts: AlertRaiser;
   checkoutUrl: () => string;
   /** A pending refund younger than this may still have its request in flight. */
   retryAfterMs: number;

@@ -10,7 +10,7 @@ import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import { settlementFundsWaitingEmail, type RenderedEmail } from '../email/templates.js';
 import type { EventRecorder } from '../events/service.js';
-import type { NewOperatorAlert } from '../operator/alerts.js';
+import type { AlertRaiser } from '../../shared/alerts.js';
 import type { PayoutOwner } from '../payouts/ports.js';
 import type { RateQuote } from '../payouts/rates.js';
 import {
@@ -92,7 +92,7 @@ export interface BatchDeps {
   events: EventRecorder;
   organizations: BatchOrganizations;
   audit: AuditLog;
-  alerts: { raise(trx: Kdb, alert: NewOperatorAlert): Promise<boolean> };
+  alerts: AlertRaiser;
   mailer: { enqueue(db: Kdb, to: string, email: RenderedEmail): Promise<string>; nudge(): void };
   team: {
     activeMemberEmails(trx: Trx, organizationId: string, roles: readonly UserRole[]): Promise<string[]>;
