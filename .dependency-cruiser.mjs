@@ -1,4 +1,4 @@
-// Module boundaries of src/ (issue 12, ADR 0027). `npm run check:boundaries` runs it on src/; the
+// Module boundaries of src/ (ADR 0027; folder cycles: scripts/check-dependencies.ts, ADR 0073). `npm run check:boundaries` runs it on src/; the
 // paths are relative to the directory it runs in, so test/boundaries.test.ts runs the same rules on the
 // fixture trees in test/fixtures/boundaries/.
 //
@@ -26,6 +26,25 @@ export default {
         path: '^src/modules/[^/]+/(repository(\\.ts|/)|.+\\.test\\.ts$)',
         pathNot: '^src/modules/$1/',
       },
+    },
+    {
+      name: 'repository-only-in-its-module',
+      severity: 'error',
+      comment:
+        'A repository is private to its module: nothing outside src/modules/<name>/ imports it, the composition root included (it wires services).',
+      from: { path: '^src/', pathNot: ['^src/modules/', '\\.test\\.ts$'] },
+      to: { path: '^src/modules/[^/]+/repository(\\.ts|/)' },
+    },
+    {
+      name: 'http-idempotency-only-in-routes',
+      severity: 'error',
+      comment:
+        'HTTP idempotency (src/http/idempotency*) is for routes: services, repositories and errors files use src/shared/idempotent-write.ts (ADR 0074).',
+      from: {
+        path: '^src/modules/',
+        pathNot: ['(^|/)(routes|index)\\.ts$', '-(routes|api)\\.ts$', '\\.test\\.ts$'],
+      },
+      to: { path: '^src/http/idempotency' },
     },
     {
       name: 'shared-and-db-import-no-module',

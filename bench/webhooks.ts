@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { openDatabase, type Kdb } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { dueCandidates, dueCandidatesQuery } from '../src/modules/webhooks/delivery.js';
+import { dueCandidates, dueCandidatesQuery } from '../src/modules/webhooks/claim.js';
 import { migrationsDir, projectRoot } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createFreshDatabase, dropDatabase } from '../test/helpers/database.js';

@@ -4,7 +4,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { systemClock, type Clock } from '../src/shared/clock.js';
 import { safeEqual } from '../src/shared/crypto.js';
-import { checkAddress, type Network } from '../src/modules/wallets/address.js';
+import { checkAddress, type Network } from '../src/shared/chain-address.js';
 
 /**
  * The sandbox chain (docs/sandbox-chain.md): a simulated USDT ledger on TRON and Ethereum, in memory. The

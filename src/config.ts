@@ -1,12 +1,18 @@
 import { Cron } from 'croner';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { worstCaseCallMs } from './modules/acquirer/http-client.js';
+import { worstCaseCallMs } from './shared/backoff.js';
 import { parseHostList } from './db/hosts.js';
 import { parseEncryptionKeys, type VersionedKey } from './shared/secret-box.js';
 import { outboundBudgetMs } from './shared/request-budget.js';
 
 export const ROLES = ['api', 'operator', 'worker', 'sandbox-acquirer', 'sandbox-chain'] as const;
+
+/**
+ * Spec section 8: the daily batch runs at 03:00 UTC (`SETTLEMENT_CRON`). Also the cutoff of the dates an
+ * operator runs by hand while the job is off.
+ */
+export const DEFAULT_SETTLEMENT_CRON = '0 3 * * *';
 export type Role = (typeof ROLES)[number];
 
 export interface Config {
@@ -341,7 +347,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     },
     wallets: { changeCooldownHours: integer('WALLET_CHANGE_COOLDOWN_HOURS', 24, 0, 720) },
     settlement: {
-      cron: readCron('SETTLEMENT_CRON', read('SETTLEMENT_CRON'), '0 3 * * *', problems),
+      cron: readCron('SETTLEMENT_CRON', read('SETTLEMENT_CRON'), DEFAULT_SETTLEMENT_CRON, problems),
       reconciliationCron: readCron('RECONCILIATION_CRON', read('RECONCILIATION_CRON'), '0 4 * * *', problems),
       concurrency: integer('SETTLEMENT_CONCURRENCY', 4, 1, 64),
       resumeAfterMs: integer('SETTLEMENT_RESUME_AFTER_SECONDS', 60, 0, 86_400) * 1000,

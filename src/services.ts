@@ -2,13 +2,10 @@ import { Cron } from 'croner';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { DEFAULT_SETTLEMENT_CRON, type Config } from './config.js';
 import type { Database, Kdb } from './db/database.js';
-import {
-  createIdempotencyStore,
-  createRequestFingerprints,
-  type IdempotencyStore,
-} from './http/idempotency-store.js';
+import { createIdempotencyStore, type IdempotencyStore } from './http/idempotency-store.js';
+import { createRequestFingerprints } from './shared/idempotent-write.js';
 import { createSessionManager, type SessionManager } from './http/session.js';
 import { dailyChargeActivity } from './modules/charges/activity.js';
 import type { ActivityReader } from './modules/dashboard/overview.js';
@@ -36,18 +33,19 @@ import type { Acquirers } from './modules/acquirer/types.js';
 import { createAcquirers, resolveSandboxCredentials } from './modules/acquirer/index.js';
 import type { Urls } from './shared/urls.js';
 import { createSettlementBatches, type SettlementBatches } from './modules/settlement/batch.js';
-import { createSettlementService, type SettlementService } from './modules/settlement/service.js';
+import type { SettlementService } from './modules/settlement/release-types.js';
+import { createSettlementService } from './modules/settlement/service.js';
 import { createPayoutService, type PayoutService } from './modules/payouts/service.js';
 import { createReconciliation, type Reconciliation } from './modules/reconciliation/service.js';
-import * as chargeLookup from './modules/charges/repository.js';
-import * as refundLookup from './modules/refunds/repository.js';
+import { createChargeAcquirerLookup } from './modules/charges/acquirer-lookup.js';
+import { createRefundAcquirerLookup } from './modules/refunds/acquirer-lookup.js';
 import {
   createConfiguredRateSource,
   createChosenRateSource,
   createOperatorRateSource,
   createTickerRateSource,
   withFallback,
-} from './modules/payouts/rate-sources.js';
+} from './modules/payouts/rates.js';
 import { createPayoutEngine, type PayoutEngine } from './modules/payouts/engine.js';
 import { createExplorerWatcher, createSandboxChainRail } from './modules/payouts/rails/sandbox-chain.js';
 
@@ -81,7 +79,7 @@ import {
   type WalletOperatorCommands,
 } from './modules/operator/wallet-commands.js';
 import { createJobKit, type JobKit } from './worker/kit.js';
-import { countEvent, observedRateSource } from './observability/metrics.js';
+import { countEvent, observedRateSource } from './metrics/registry.js';
 import { createCursorCodec, type CursorCodec } from './shared/pagination.js';
 import {
   createSecretBox,
@@ -162,9 +160,6 @@ export interface Services {
     resolver: PinnableResolver;
   };
 }
-
-/** Spec section 8: the batch runs at 03:00 UTC; operators' runs of a date use it when the job is off. */
-const DEFAULT_SETTLEMENT_CRON = '0 3 * * *';
 
 /** The first run of a daily cron (UTC) on a calendar date: that date's settlement cutoff. */
 function firstRunOn(cron: string, date: string): Date {
@@ -436,16 +431,8 @@ export function createServices(input: {
       cursors,
       acquirerFor,
       ledger,
-      charges: {
-        byIds: async (ids) => (await chargeLookup.atAcquirerByIds(db, ids)).map(chargeAtAcquirer),
-        byProviderIds: async (provider, ids) =>
-          (await chargeLookup.atAcquirerByPaymentIds(db, provider, ids)).map(chargeAtAcquirer),
-      },
-      refunds: {
-        byIds: async (ids) => (await refundLookup.atAcquirerByIds(db, ids)).map(refundAtAcquirer),
-        byProviderIds: async (environment, ids) =>
-          (await refundLookup.atAcquirerByRefundIds(db, environment, ids)).map(refundAtAcquirer),
-      },
+      charges: createChargeAcquirerLookup(db),
+      refunds: createRefundAcquirerLookup(db),
       alerts,
       audit,
     }),
@@ -552,17 +539,3 @@ export function resolveSecretBox(config: Config): SecretBox {
   chmodSync(file, 0o600);
   return createSecretBox(parseEncryptionKeys(readFileSync(file, 'utf8').trim()));
 }
-
-const chargeAtAcquirer = (charge: chargeLookup.ChargeAtAcquirer) => ({
-  id: charge.id,
-  organizationId: charge.organizationId,
-  status: charge.status,
-  providerId: charge.providerPaymentId,
-});
-
-const refundAtAcquirer = (refund: refundLookup.RefundAtAcquirer) => ({
-  id: refund.id,
-  organizationId: refund.organizationId,
-  status: refund.status,
-  providerId: refund.providerRefundId,
-});

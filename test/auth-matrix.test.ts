@@ -8,7 +8,7 @@ import { apiRequest } from './helpers/client.js';
 import type { ApiKeyScope, Environment, FeatureFlag } from '../src/db/schema.js';
 import type { RouteAuth } from '../src/http/route-config.js';
 import { generateApiKey } from '../src/modules/api-keys/key-format.js';
-import type { IssuedApiKey } from '../src/modules/api-keys/service.js';
+import type { IssuedApiKey } from '../src/modules/api-keys/issue.js';
 import { HOUR } from '../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validApplication, validCharge, type ErrorBody } from './helpers/http.js';

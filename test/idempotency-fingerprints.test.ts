@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { keyReuseOf, requestFingerprint } from '../src/http/idempotency.js';
-import { createIdempotencyStore, createRequestFingerprints } from '../src/http/idempotency-store.js';
+import { createIdempotencyStore } from '../src/http/idempotency-store.js';
+import { createRequestFingerprints, keyReuseOf, requestFingerprint } from '../src/shared/idempotent-write.js';
 import { canonicalJson } from '../src/shared/canonical-json.js';
 import { sha256Hex } from '../src/shared/crypto.js';
 import { migrationsDir } from '../src/paths.js';

@@ -9,12 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { isStorableOutcome } from '../src/http/idempotency.js';
-import {
-  createIdempotencyStore,
-  createRequestFingerprints,
-  type Claim,
-  type IdempotencyStore,
-} from '../src/http/idempotency-store.js';
+import { createIdempotencyStore, type Claim, type IdempotencyStore } from '../src/http/idempotency-store.js';
+import { createRequestFingerprints } from '../src/shared/idempotent-write.js';
 import { migrationsDir } from '../src/paths.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 

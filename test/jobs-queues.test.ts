@@ -13,7 +13,7 @@ import { createRefundService, REFUND_RETRY } from '../src/modules/refunds/servic
 import { DAY, HOUR, MINUTE } from '../src/shared/clock.js';
 import { createJobKit } from '../src/worker/kit.js';
 import { drain } from '../src/worker/queue.js';
-import { backgroundJobs } from '../src/worker/jobs.js';
+import { backgroundJobs } from '../src/jobs.js';
 import { acquirerControl } from './helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge } from './helpers/http.js';

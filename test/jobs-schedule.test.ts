@@ -5,7 +5,7 @@
  * kits share the gateway's database (PGlite or PostgreSQL) as two workers would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBusinessCalendar, utcDateOf } from '../src/modules/settlement/calendar.js';
+import { createBusinessCalendar, utcDateOf } from '../src/shared/business-calendar.js';
 import { createManualClock, MINUTE, type ManualClock } from '../src/shared/clock.js';
 import { createJobKit, type JobKit } from '../src/worker/kit.js';
 import { latestPeriodStart, type CalendarJobSpec } from '../src/worker/schedule.js';

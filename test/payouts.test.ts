@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
-import { createBusinessCalendar, utcDateOf } from '../src/modules/settlement/calendar.js';
+import { createBusinessCalendar, utcDateOf } from '../src/shared/business-calendar.js';
 import { chainControl } from './helpers/chain.js';
 import { apiRequest } from './helpers/client.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/shared/clock.js';
-import { backgroundJobs } from '../src/worker/jobs.js';
+import { backgroundJobs } from '../src/jobs.js';
 import type { Job } from '../src/worker/worker.js';
 import { createActiveUser, mailsTo } from './helpers/accounts.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';

@@ -8,7 +8,7 @@ import type { Kdb, Trx } from '../src/db/database.js';
 import type { AcquirerPayment } from '../src/modules/acquirer/types.js';
 import type { ChargeRow } from '../src/modules/charges/model.js';
 import type { ChargeRefunds } from '../src/modules/charges/service.js';
-import * as charges from '../src/modules/charges/repository.js';
+import * as charges from '../src/modules/charges/repository/charges.js';
 import type { PaymentCompletion } from '../src/modules/charges/completion.js';
 import type { EventRecorder, EventSubscriber } from '../src/modules/events/service.js';
 import type { Ledger } from '../src/modules/ledger/service.js';

@@ -5,7 +5,7 @@ import pg from 'pg';
 import path from 'node:path';
 import type { DB } from './schema.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
-import { addScrapeSource, dbQueryDuration } from '../observability/metrics.js';
+import { addScrapeSource, dbQueryDuration } from '../metrics/registry.js';
 import { createHostPool } from './hosts.js';
 
 export type Kdb = Kysely<DB>;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { sha256Hex } from '../shared/crypto.js';
+import { createHash } from 'node:crypto';
 import type { Database } from './database.js';
 
 const MIGRATION_FILE = /^\d{4}_[a-z0-9_]+\.sql$/;
@@ -27,7 +27,7 @@ export function readMigrations(dir: string): Migration[] {
       if (!MIGRATION_FILE.test(name))
         throw new Error(`Migration file name ${name} must look like 0001_name.sql`);
       const text = readFileSync(path.join(dir, name), 'utf8');
-      return { name, sql: text, checksum: sha256Hex(text) };
+      return { name, sql: text, checksum: createHash('sha256').update(text).digest('hex') };
     });
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import type { KeyReuse } from '../shared/idempotent-write.js';
 
 /** Every `error.code` the service sends, with its HTTP status (spec section 7, plus documented additions). */
 export const ERROR_STATUS = {
@@ -82,6 +83,25 @@ export class ApiError extends Error {
   /** 400 `validation_failed` for one body field whose value the command cannot take. */
   static invalidBody(path: string, message: string): ApiError {
     return ApiError.validation([{ path, in: 'body', code: 'invalid_value', message }]);
+  }
+
+  /**
+   * 409 `idempotency_key_reuse`: the key was used in the last 24 hours by another API key of the
+   * organization (its outcome is that key's) or with another body. The store's refusal and the routes'
+   * own (a charge, payout or refund that carries the key, ADRs 0051 and 0052) say it the same way.
+   */
+  static idempotencyKeyReuse(reason: KeyReuse): ApiError {
+    return reason === 'other_api_key'
+      ? new ApiError(
+          'idempotency_key_reuse',
+          'This idempotency key was already used by another API key of the organization in the last 24 ' +
+            'hours; its outcome belongs to that key. Use a new idempotency key.',
+          { reason: 'other_api_key' },
+        )
+      : new ApiError(
+          'idempotency_key_reuse',
+          'This idempotency key was already used with a different request body in the last 24 hours.',
+        );
   }
 }
 

@@ -1,50 +1,12 @@
-import { createHmac } from 'node:crypto';
-import { sql, type Compilable, type OperationNodeSource } from 'kysely';
-import type { Kdb, Trx } from '../db/database.js';
+import { sql } from 'kysely';
+import type { Kdb } from '../db/database.js';
 import { precompiled } from '../db/precompiled.js';
 import { DAY, MINUTE } from '../shared/clock.js';
-import { sha256Hex } from '../shared/crypto.js';
-import type { VersionedKey } from '../shared/secret-box.js';
+import type { Companion, RequestFingerprints } from '../shared/idempotent-write.js';
 
 export const IDEMPOTENCY_TTL_MS = DAY;
 /** How long a claim holds, by default, before a retry may take over from a request that died mid-way. */
 export const IDEMPOTENCY_LOCK_MS = MINUTE;
-
-/**
- * What tells two requests under one idempotency key apart (ADR 0054). A body can carry a customer's
- * 11-digit national ID number, which a plain SHA-256 kept in the database would give back to anyone with
- * a dump who tries them all: a fingerprint is `h1:<key version>:<hex HMAC-SHA-256>` under a key derived
- * from ENCRYPTION_KEYS (`box.deriveKeys('request-fingerprint')`).
- */
-export interface RequestFingerprint {
-  /** What is stored: the HMAC under the current (first) key. */
-  value: string;
-  /**
-   * Every form in which the same request may already be stored: `value`, the HMAC under each older
-   * configured key (a rotation within the 24 hours), and the plain SHA-256 hex of releases before ADR 0054.
-   */
-  forms: readonly string[];
-}
-
-export interface RequestFingerprints {
-  of(request: string): RequestFingerprint;
-}
-
-const KEYED_FINGERPRINT = 'h1';
-
-/** `keys`: derived keys, the current one first. */
-export function createRequestFingerprints(keys: readonly VersionedKey[]): RequestFingerprints {
-  if (keys.length === 0) throw new Error('request fingerprints need a key');
-  return {
-    of(request) {
-      const keyed = keys.map(
-        ({ version, key }) =>
-          `${KEYED_FINGERPRINT}:${version}:${createHmac('sha256', key).update(request).digest('hex')}`,
-      );
-      return { value: keyed[0] as string, forms: [...keyed, sha256Hex(request)] };
-    },
-  };
-}
 
 /**
  * One claim of a key. `lockedUntil` identifies it: a takeover happens only once the previous lock has
@@ -98,18 +60,6 @@ export interface IdempotencyStore {
   /** Forgets one's own claim so that a retry runs again; a no-op when the claim was taken over. */
   release(claim: Claim): Promise<void>;
   purgeExpired(now: Date, batchSize?: number): Promise<number>;
-}
-
-/**
- * A data-modifying statement with a RETURNING clause (such as Kysely's `updateTable(...).returning('id')`),
- * precompiled with the outcome's statement (ADR 0060): `shape` names its text among every companion's
- * (its module's name first), `parameters` are its parameters in the order of its text, `statement` builds
- * it on `db` (compiled on the first execution of the shape only).
- */
-export interface Companion<R> {
-  shape: string;
-  parameters: unknown[];
-  statement(db: Kdb | Trx): Compilable<R> & OperationNodeSource;
 }
 
 interface ClaimArgs {

@@ -9,62 +9,11 @@ import type { Clock } from '../shared/clock.js';
 import { CARD_NUMBER_MESSAGE } from './card-data.js';
 import { containsCardNumber } from '../shared/card-numbers.js';
 import { ApiError } from './errors.js';
-import type {
-  Claim,
-  IdempotencyStore,
-  RequestFingerprint,
-  RequestFingerprints,
-} from './idempotency-store.js';
+import type { Claim, IdempotencyStore } from './idempotency-store.js';
+import type { OutcomeSeam } from '../shared/idempotent-write.js';
 import type { SecretBox } from '../shared/secret-box.js';
 
 export const IDEMPOTENCY_HEADER = 'x-idempotency-key';
-
-/**
- * 409 `idempotency_key_reuse`: the key was used in the last 24 hours by another API key of the
- * organization (its outcome is that key's) or with another body. The store's refusal and the routes'
- * own (a charge, payout or refund that carries the key, ADRs 0051 and 0052) say it the same way.
- */
-export function idempotencyKeyReuse(reason: 'other_api_key' | 'other_body'): ApiError {
-  return reason === 'other_api_key'
-    ? new ApiError(
-        'idempotency_key_reuse',
-        'This idempotency key was already used by another API key of the organization in the last 24 ' +
-          'hours; its outcome belongs to that key. Use a new idempotency key.',
-        { reason: 'other_api_key' },
-      )
-    : new ApiError(
-        'idempotency_key_reuse',
-        'This idempotency key was already used with a different request body in the last 24 hours.',
-      );
-}
-
-/**
- * What a row that holds an idempotency key (a charge, payout or refund, ADRs 0051 and 0052) records of
- * the request that made it: the keyed fingerprint of `input` in canonical JSON (ADR 0054).
- */
-export function requestFingerprint(fingerprints: RequestFingerprints, input: unknown): RequestFingerprint {
-  return fingerprints.of(canonicalJson(input));
-}
-
-/**
- * Why a request may not continue or see the row that holds its idempotency key (spec section 4 rule 3),
- * or undefined when it is a retry of the request that made it: the same API key (`createdBy`, `caller`:
- * API key ids, null without one) and the same body. A row written without a fingerprint (before its
- * module recorded one, or by a process of the previous release during a deploy) is compared by
- * `sameAsRecorded`, on what the row recorded of its request.
- */
-export function keyReuseOf(
-  holder: { createdBy: string | null; fingerprint: string | null },
-  retry: { caller: string | null; fingerprint: RequestFingerprint | undefined },
-  sameAsRecorded: () => boolean,
-): 'other_api_key' | 'other_body' | undefined {
-  if (holder.createdBy !== retry.caller) return 'other_api_key';
-  const same =
-    holder.fingerprint !== null
-      ? retry.fingerprint !== undefined && retry.fingerprint.forms.includes(holder.fingerprint)
-      : sameAsRecorded();
-  return same ? undefined : 'other_body';
-}
 
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
@@ -180,9 +129,9 @@ export function idempotencyHooks(options: IdempotencyOptions): {
           .type('application/json; charset=utf-8')
           .send(withRequestId(outcome.body, outcome.status, request.id));
       case 'other_caller':
-        throw idempotencyKeyReuse('other_api_key');
+        throw ApiError.idempotencyKeyReuse('other_api_key');
       case 'mismatch':
-        throw idempotencyKeyReuse('other_body');
+        throw ApiError.idempotencyKeyReuse('other_body');
       case 'in_flight':
         throw new ApiError(
           'duplicate_request',
@@ -283,4 +232,34 @@ function mapSecret(body: string, transform: (secret: string) => string): string 
   const record = parsed as Record<string, unknown>;
   if (typeof record.secret !== 'string') return body;
   return JSON.stringify({ ...record, secret: transform(record.secret) });
+}
+
+/**
+ * The outcome seam of a request that holds an idempotency claim (undefined without one): the answer's
+ * bytes come from the route's response serialiser for `status`, and once the service has stored them
+ * with its write, `storedBody()` gives them back (the route then ends the request's claim and sends them).
+ */
+export function claimedOutcome<V>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: IdempotencyStore,
+  status: number,
+): { seam: OutcomeSeam<V>; storedBody: () => string | undefined } | undefined {
+  const claim = request.idempotencyClaim;
+  if (claim === null) return undefined;
+  let storedBody: string | undefined;
+  return {
+    seam: {
+      serialize: (view) => {
+        const body = reply.code(status).serialize(view);
+        return typeof body === 'string' ? body : Buffer.from(body as Buffer).toString('utf8');
+      },
+      storeWith: async (stored, companion) => {
+        const done = await store.completeWith(claim, stored, companion);
+        if (done.rows.length > 0) storedBody = stored.body;
+        return done;
+      },
+    },
+    storedBody: () => storedBody,
+  };
 }

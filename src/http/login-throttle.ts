@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Kdb } from '../db/database.js';
+import type { Kdb, Trx } from '../db/database.js';
 import type { Clock } from '../shared/clock.js';
 import { throttleAddress } from '../shared/client-address.js';
 import { DAY, MINUTE, SECOND } from '../shared/clock.js';
@@ -66,7 +66,7 @@ export interface LoginThrottle {
    */
   succeed(attempt: LoginAttempt): Promise<void>;
   /** Clears every counter of an account (a password reset or one set by an operator). */
-  clearAccount(realm: Realm, email: string, trx?: Kdb): Promise<void>;
+  clearAccount(realm: Realm, email: string, trx?: Trx): Promise<void>;
   /** Deletes counters nobody failed on for longer than they are remembered (the worker). */
   purge(): Promise<number>;
 }
@@ -89,150 +89,151 @@ export function throttleEmail(email: string): string {
   return email.trim().toLowerCase().slice(0, 320) || ' ';
 }
 
+type ThrottleDeps = { db: Kdb; clock: Clock };
+
 /**
  * Counters in the database (`login_throttle`), so every process shares them; one statement per
  * failure (INSERT … ON CONFLICT DO UPDATE), so parallel failures are all counted. Time comes from the
- * injected clock.
+ * injected clock. Each attempt is counted under its address's throttle form: an IPv6 client by its /64
+ * (docs/decisions/0072).
  */
-export function createLoginThrottle(deps: { db: Kdb; clock: Clock }): LoginThrottle {
-  const { db, clock } = deps;
-  const keys = (attempt: LoginAttempt) => [
-    { rule: LOGIN_THROTTLE.pair, email: throttleEmail(attempt.email), address: attempt.address },
-    { rule: LOGIN_THROTTLE.address, email: '', address: attempt.address },
-    ...(attempt.secondFactor
-      ? [{ rule: LOGIN_THROTTLE.secondFactor, email: throttleEmail(attempt.email), address: ANY_ADDRESS }]
-      : []),
-  ];
-
-  const count = async (
-    attempt: LoginAttempt,
-    key: { email: string; address: string },
-    rule: Rule,
-    now: Date,
-  ): Promise<number> => {
-    const forgetBefore = new Date(now.getTime() - rule.forgetMs);
-    // failures: 1 for a new key or one forgotten; else one more.
-    const failures = sql<number>`CASE WHEN login_throttle.updated_at < ${forgetBefore}::timestamptz THEN 1 ELSE login_throttle.failures + 1 END`;
-    const wait = sql`CASE WHEN ${failures} < ${rule.freeFailures} THEN NULL
-      ELSE ${now}::timestamptz + LEAST(${rule.maxMs}::float8,
-        ${rule.baseMs}::float8 * power(2::float8, LEAST(${failures} - ${rule.freeFailures}, 30)::float8))
-        * interval '1 millisecond' END`;
-    const row = await db
-      .insertInto('login_throttle')
-      .values({
-        realm: attempt.realm,
-        email: key.email,
-        address: key.address,
-        failures: 1,
-        blocked_until: rule.freeFailures <= 1 ? new Date(now.getTime() + rule.baseMs) : null,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['realm', 'email', 'address']).doUpdateSet({
-          failures,
-          blocked_until: sql<Date | null>`${wait}`,
-          updated_at: now,
-        }),
-      )
-      .returning('failures')
-      .executeTakeFirstOrThrow();
-    return Number(row.failures);
-  };
-
-  const throttle: LoginThrottle = {
-    async wait(attempt) {
-      const now = clock.now();
-      const email = throttleEmail(attempt.email);
-      const proof = { email, address: provenAddress(attempt.address) };
-      // One read: the counters that may make this attempt wait, and the proof that exempts the pair
-      // from the address's counter.
-      const rows = await db
-        .selectFrom('login_throttle')
-        .select(['email', 'address', 'blocked_until', 'updated_at'])
-        .where('realm', '=', attempt.realm)
-        .where((eb) =>
-          eb.or(
-            [...keys(attempt), proof].map((key) =>
-              eb.and([eb('email', '=', key.email), eb('address', '=', key.address)]),
-            ),
-          ),
-        )
-        .execute();
-      const forgetBefore = now.getTime() - LOGIN_THROTTLE.pair.forgetMs;
-      const proven = rows.some(
-        (row) =>
-          row.email === proof.email &&
-          row.address === proof.address &&
-          row.updated_at.getTime() >= forgetBefore,
-      );
-      const until = Math.max(
-        0,
-        ...rows
-          .filter((row) => row.address !== proof.address && !(proven && row.email === ''))
-          .map((row) => row.blocked_until?.getTime() ?? 0),
-      );
-      return until > now.getTime() ? Math.max(1, Math.ceil((until - now.getTime()) / SECOND)) : undefined;
-    },
-
-    async fail(attempt) {
-      const now = clock.now();
-      let waitMs = 0;
-      for (const { rule, ...key } of keys(attempt)) {
-        waitMs = Math.max(waitMs, waitAfter(rule, await count(attempt, key, rule, now)));
-      }
-      return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / SECOND)) : undefined;
-    },
-
-    async succeed(attempt) {
-      const now = clock.now();
-      const email = throttleEmail(attempt.email);
-      await db
-        .deleteFrom('login_throttle')
-        .where('realm', '=', attempt.realm)
-        .where('email', '=', email)
-        .where('address', 'in', attempt.secondFactor ? [attempt.address, ANY_ADDRESS] : [attempt.address])
-        .execute();
-      await db
-        .insertInto('login_throttle')
-        .values({
-          realm: attempt.realm,
-          email,
-          address: provenAddress(attempt.address),
-          failures: 1,
-          blocked_until: null,
-          updated_at: now,
-        })
-        .onConflict((oc) => oc.columns(['realm', 'email', 'address']).doUpdateSet({ updated_at: now }))
-        .execute();
-    },
-
-    async clearAccount(realm, email, trx = db) {
-      await trx
-        .deleteFrom('login_throttle')
-        .where('realm', '=', realm)
-        .where('email', '=', throttleEmail(email))
-        .execute();
-    },
-
-    async purge() {
-      const forgetMs = Math.max(...Object.values(LOGIN_THROTTLE).map((rule) => rule.forgetMs));
-      const result = await db
-        .deleteFrom('login_throttle')
-        .where('updated_at', '<', new Date(clock.now().getTime() - forgetMs))
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
-  };
-  // Counted under the address's throttle form: an IPv6 client by its /64 (docs/decisions/0072).
+export function createLoginThrottle(deps: ThrottleDeps): LoginThrottle {
   const at = (attempt: LoginAttempt): LoginAttempt => ({
     ...attempt,
     address: throttleAddress(attempt.address),
   });
   return {
-    wait: (attempt) => throttle.wait(at(attempt)),
-    fail: (attempt) => throttle.fail(at(attempt)),
-    succeed: (attempt) => throttle.succeed(at(attempt)),
-    clearAccount: (realm, email, trx) => throttle.clearAccount(realm, email, trx),
-    purge: () => throttle.purge(),
+    wait: (attempt) => waitFor(deps, at(attempt)),
+    fail: (attempt) => countFailure(deps, at(attempt)),
+    succeed: (attempt) => recordSuccess(deps, at(attempt)),
+    clearAccount: (realm, email, trx) => clearAccount(trx ?? deps.db, realm, email),
+    purge: () => purgeForgotten(deps),
   };
+}
+
+/** The counters an attempt is checked and counted against: its pair, its address, its account. */
+const keysOf = (attempt: LoginAttempt) => [
+  { rule: LOGIN_THROTTLE.pair, email: throttleEmail(attempt.email), address: attempt.address },
+  { rule: LOGIN_THROTTLE.address, email: '', address: attempt.address },
+  ...(attempt.secondFactor
+    ? [{ rule: LOGIN_THROTTLE.secondFactor, email: throttleEmail(attempt.email), address: ANY_ADDRESS }]
+    : []),
+];
+
+async function waitFor({ db, clock }: ThrottleDeps, attempt: LoginAttempt): Promise<number | undefined> {
+  const now = clock.now();
+  const email = throttleEmail(attempt.email);
+  const proof = { email, address: provenAddress(attempt.address) };
+  // One read: the counters that may make this attempt wait, and the proof that exempts the pair
+  // from the address's counter.
+  const rows = await db
+    .selectFrom('login_throttle')
+    .select(['email', 'address', 'blocked_until', 'updated_at'])
+    .where('realm', '=', attempt.realm)
+    .where((eb) =>
+      eb.or(
+        [...keysOf(attempt), proof].map((key) =>
+          eb.and([eb('email', '=', key.email), eb('address', '=', key.address)]),
+        ),
+      ),
+    )
+    .execute();
+  const forgetBefore = now.getTime() - LOGIN_THROTTLE.pair.forgetMs;
+  const proven = rows.some(
+    (row) =>
+      row.email === proof.email && row.address === proof.address && row.updated_at.getTime() >= forgetBefore,
+  );
+  const until = Math.max(
+    0,
+    ...rows
+      .filter((row) => row.address !== proof.address && !(proven && row.email === ''))
+      .map((row) => row.blocked_until?.getTime() ?? 0),
+  );
+  return until > now.getTime() ? Math.max(1, Math.ceil((until - now.getTime()) / SECOND)) : undefined;
+}
+
+async function countFailure(deps: ThrottleDeps, attempt: LoginAttempt): Promise<number | undefined> {
+  const now = deps.clock.now();
+  let waitMs = 0;
+  for (const { rule, ...key } of keysOf(attempt)) {
+    waitMs = Math.max(waitMs, waitAfter(rule, await count(deps.db, attempt, key, rule, now)));
+  }
+  return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / SECOND)) : undefined;
+}
+
+/** One more failure of a counter, in one statement; its failures since it was last forgotten. */
+async function count(
+  db: Kdb,
+  attempt: LoginAttempt,
+  key: { email: string; address: string },
+  rule: Rule,
+  now: Date,
+): Promise<number> {
+  const forgetBefore = new Date(now.getTime() - rule.forgetMs);
+  // failures: 1 for a new key or one forgotten; else one more.
+  const failures = sql<number>`CASE WHEN login_throttle.updated_at < ${forgetBefore}::timestamptz THEN 1 ELSE login_throttle.failures + 1 END`;
+  const wait = sql`CASE WHEN ${failures} < ${rule.freeFailures} THEN NULL
+    ELSE ${now}::timestamptz + LEAST(${rule.maxMs}::float8,
+      ${rule.baseMs}::float8 * power(2::float8, LEAST(${failures} - ${rule.freeFailures}, 30)::float8))
+      * interval '1 millisecond' END`;
+  const row = await db
+    .insertInto('login_throttle')
+    .values({
+      realm: attempt.realm,
+      email: key.email,
+      address: key.address,
+      failures: 1,
+      blocked_until: rule.freeFailures <= 1 ? new Date(now.getTime() + rule.baseMs) : null,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['realm', 'email', 'address']).doUpdateSet({
+        failures,
+        blocked_until: sql<Date | null>`${wait}`,
+        updated_at: now,
+      }),
+    )
+    .returning('failures')
+    .executeTakeFirstOrThrow();
+  return Number(row.failures);
+}
+
+async function recordSuccess({ db, clock }: ThrottleDeps, attempt: LoginAttempt): Promise<void> {
+  const now = clock.now();
+  const email = throttleEmail(attempt.email);
+  await db
+    .deleteFrom('login_throttle')
+    .where('realm', '=', attempt.realm)
+    .where('email', '=', email)
+    .where('address', 'in', attempt.secondFactor ? [attempt.address, ANY_ADDRESS] : [attempt.address])
+    .execute();
+  await db
+    .insertInto('login_throttle')
+    .values({
+      realm: attempt.realm,
+      email,
+      address: provenAddress(attempt.address),
+      failures: 1,
+      blocked_until: null,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['realm', 'email', 'address']).doUpdateSet({ updated_at: now }))
+    .execute();
+}
+
+async function clearAccount(db: Kdb, realm: Realm, email: string): Promise<void> {
+  await db
+    .deleteFrom('login_throttle')
+    .where('realm', '=', realm)
+    .where('email', '=', throttleEmail(email))
+    .execute();
+}
+
+async function purgeForgotten({ db, clock }: ThrottleDeps): Promise<number> {
+  const forgetMs = Math.max(...Object.values(LOGIN_THROTTLE).map((rule) => rule.forgetMs));
+  const result = await db
+    .deleteFrom('login_throttle')
+    .where('updated_at', '<', new Date(clock.now().getTime() - forgetMs))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

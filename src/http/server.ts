@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import { httpRequestDuration, httpRequests } from '../observability/metrics.js';
+import { httpRequestDuration, httpRequests } from '../metrics/registry.js';
 import type { Tracing } from '../observability/tracing.js';
 import { newId } from '../shared/ids.js';
 import { withOutboundDeadline } from '../shared/request-budget.js';
@@ -87,26 +87,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     requestTimeout: options.requestTimeoutMs,
     ajv: { customOptions: { strict: false } },
     clientErrorHandler: writeClientError,
-    // Failures the router raises before any hook runs (a path parameter over 100 characters, a malformed
-    // URL) get the envelope too, never Fastify's own body that echoes the path.
-    frameworkErrors: (error, request, reply) => {
-      const apiError =
-        (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? new ApiError('not_found', 'No such resource.')
-          : ApiError.validation(
-              [{ path: '', in: 'path', code: 'invalid_format', message: 'is not a valid URL path' }],
-              'The request URL is malformed.',
-            );
-      request.log.info(
-        { code: apiError.code, statusCode: apiError.statusCode },
-        'request refused by the router',
-      );
-      void (reply as unknown as FastifyReply)
-        .code(apiError.statusCode)
-        .header('x-request-id', request.id)
-        .type('application/json; charset=utf-8')
-        .send(JSON.stringify(envelope(apiError, request.id)));
-    },
+    frameworkErrors: answerFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(createValidatorCompiler());
@@ -114,29 +95,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
   app.setSchemaErrorFormatter((errors, dataVar) => validationErrorFromFastify(errors as never, dataVar));
   // Only JSON bodies are accepted; text/plain would otherwise reach schemas as a string.
   app.removeContentTypeParser('text/plain');
-  // JSON nesting is bounded before parsing, so that no recursive walker of a body (trimming, the
-  // card-number scan, canonical JSON, validation) can be driven into a stack overflow. The same pass
-  // finds number literals JSON.parse may have rounded; only then is the text read again with their
-  // source, and one that did not read as written is refused (ADR 0052).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    const scan = scanJsonText(text, MAX_JSON_DEPTH);
-    if (scan.tooDeep) {
-      done(tooDeepError(), undefined);
-      return;
-    }
-    if (!scan.mayRound) {
-      void parseJson(request, text, done);
-      return;
-    }
-    void parseJson(request, text, (error, value) => {
-      const refusal = error ?? roundedNumberError(text);
-      if (refusal) done(refusal, undefined);
-      else done(null, value);
-    });
-  });
+  registerJsonParser(app);
 
   app.decorateRequest('idempotencyClaim', null);
   // First of all hooks: everything the request does runs in the scope of its outbound deadline, so each
@@ -158,19 +117,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     });
   }
   // Every answer is counted and timed by its route template, never its raw path (no ids in labels).
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    httpRequests.inc({
-      listener: options.listener,
-      method: request.method,
-      route,
-      status: String(reply.statusCode),
-    });
-    httpRequestDuration.observe(
-      { listener: options.listener, method: request.method, route },
-      reply.elapsedTime / 1000,
-    );
-  });
+  app.addHook('onResponse', async (request, reply) => countAnswer(options.listener, request, reply));
   // Registered before every module's hooks, so that no later hook or handler sees such text.
   app.addHook('preValidation', refuseForbiddenText);
 
@@ -194,17 +141,75 @@ export async function createHttpServer(options: HttpServerOptions): Promise<App>
     ),
   );
 
+  registerHealth(app, options.readiness);
+
+  return app;
+}
+
+/**
+ * Failures the router raises before any hook runs (a path parameter over 100 characters, a malformed URL)
+ * get the envelope too, never Fastify's own body that echoes the path.
+ */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const apiError =
+    (error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new ApiError('not_found', 'No such resource.')
+      : ApiError.validation(
+          [{ path: '', in: 'path', code: 'invalid_format', message: 'is not a valid URL path' }],
+          'The request URL is malformed.',
+        );
+  request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused by the router');
+  void (reply as unknown as FastifyReply)
+    .code(apiError.statusCode)
+    .header('x-request-id', request.id)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(envelope(apiError, request.id)));
+}
+
+/**
+ * JSON nesting is bounded before parsing, so that no recursive walker of a body (trimming, the
+ * card-number scan, canonical JSON, validation) can be driven into a stack overflow. The same pass finds
+ * number literals JSON.parse may have rounded; only then is the text read again with their source, and
+ * one that did not read as written is refused (ADR 0052).
+ */
+function registerJsonParser(app: App): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    const scan = scanJsonText(text, MAX_JSON_DEPTH);
+    if (scan.tooDeep) {
+      done(tooDeepError(), undefined);
+      return;
+    }
+    if (!scan.mayRound) {
+      void parseJson(request, text, done);
+      return;
+    }
+    void parseJson(request, text, (error, value) => {
+      const refusal = error ?? roundedNumberError(text);
+      if (refusal) done(refusal, undefined);
+      else done(null, value);
+    });
+  });
+}
+
+function countAnswer(listener: string, request: FastifyRequest, reply: FastifyReply): void {
+  const route = request.routeOptions.url ?? 'unmatched';
+  httpRequests.inc({ listener, method: request.method, route, status: String(reply.statusCode) });
+  httpRequestDuration.observe({ listener, method: request.method, route }, reply.elapsedTime / 1000);
+}
+
+function registerHealth(app: App, readiness: () => Promise<unknown>): void {
   app.get('/healthz', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
     try {
-      await options.readiness();
+      await readiness();
       return { status: 'ready' };
     } catch {
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-
-  return app;
 }
 
 /**

@@ -136,39 +136,42 @@ export function createSessionManager(deps: {
         .execute();
     },
 
-    assertCsrf(request, session) {
-      const body = request.body as Record<string, unknown> | undefined;
-      const header = request.headers['x-csrf-token'];
-      const candidate =
-        typeof header === 'string' ? header : typeof body?._csrf === 'string' ? (body._csrf as string) : '';
-      if (!safeEqual(candidate, session.csrfToken)) {
-        throw new ApiError(
-          'forbidden',
-          'The form has expired or did not come from this site; reload and try again.',
-        );
-      }
-    },
-
-    formToken(request, reply) {
-      let secret = request.cookies[FORM_COOKIE];
-      if (!secret || !/^[A-Za-z0-9_-]{43}$/.test(secret)) {
-        secret = randomBytes(32).toString('base64url');
-        reply.setCookie(FORM_COOKIE, secret, cookieOptions);
-      }
-      return csrfTokenFor(secret);
-    },
-
-    assertFormToken(request) {
-      const secret = request.cookies[FORM_COOKIE];
-      const sent = (request.body as { _csrf?: unknown } | undefined)?._csrf;
-      if (!secret || typeof sent !== 'string' || !safeEqual(sent, csrfTokenFor(secret))) {
-        throw new ApiError(
-          'forbidden',
-          'The form has expired or did not come from this site; reload and try again.',
-        );
-      }
-    },
+    assertCsrf,
+    formToken: (request, reply) => formToken(cookieOptions, request, reply),
+    assertFormToken,
   };
+}
+
+const FORM_EXPIRED = 'The form has expired or did not come from this site; reload and try again.';
+
+/** A signed-in form or JSON call carries its session's CSRF token (header or `_csrf` field). */
+function assertCsrf(request: FastifyRequest, session: Session): void {
+  const body = request.body as Record<string, unknown> | undefined;
+  const header = request.headers['x-csrf-token'];
+  const candidate =
+    typeof header === 'string' ? header : typeof body?._csrf === 'string' ? (body._csrf as string) : '';
+  if (!safeEqual(candidate, session.csrfToken)) throw new ApiError('forbidden', FORM_EXPIRED);
+}
+
+/** The anonymous form token: an HMAC of the `gw_form` cookie's secret, which is set when missing. */
+function formToken(
+  cookieOptions: { httpOnly: boolean; secure: boolean; sameSite: 'strict'; path: string },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): string {
+  let secret = request.cookies[FORM_COOKIE];
+  if (!secret || !/^[A-Za-z0-9_-]{43}$/.test(secret)) {
+    secret = randomBytes(32).toString('base64url');
+    reply.setCookie(FORM_COOKIE, secret, cookieOptions);
+  }
+  return csrfTokenFor(secret);
+}
+
+function assertFormToken(request: FastifyRequest): void {
+  const secret = request.cookies[FORM_COOKIE];
+  const sent = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+  if (!secret || typeof sent !== 'string' || !safeEqual(sent, csrfTokenFor(secret)))
+    throw new ApiError('forbidden', FORM_EXPIRED);
 }
 
 export function csrfTokenFor(sessionToken: string): string {

@@ -109,40 +109,7 @@ export function startOpenTelemetry(settings: TracingSettings): Tracing {
       metadata.route = route;
     },
 
-    jobRun(job, run) {
-      return tracer.startActiveSpan(
-        `job ${job}`,
-        { kind: SpanKind.INTERNAL, root: true, attributes: { 'gateway.job.name': job } },
-        async (span) => {
-          const traceId = span.spanContext().traceId;
-          if (span.isRecording()) idleRuns.hold(traceId);
-          let report: JobRunReport | void = undefined;
-          let failed = false;
-          try {
-            const result = await run();
-            report = result;
-            return result;
-          } catch (error) {
-            failed = true;
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            span.setAttribute('error.type', error instanceof Error ? error.name : 'unknown');
-            throw error;
-          } finally {
-            if (report) {
-              span.setAttributes({ 'gateway.job.rows': report.rows, 'gateway.job.errors': report.errors });
-              if (report.periodStart)
-                span.setAttribute('gateway.job.period', report.periodStart.toISOString());
-            }
-            // The run log's rule (ADR 0021): a run that did nothing and failed nothing is not recorded.
-            const didSomething =
-              failed ||
-              (report !== undefined && (report.rows > 0 || report.errors > 0 || !!report.periodStart));
-            idleRuns.settle(traceId, didSomething);
-            span.end();
-          }
-        },
-      );
-    },
+    jobRun: (job, run) => traceJobRun(tracer, idleRuns, job, run),
 
     useLogger(logger: TracingLogger) {
       // OTEL_LOG_LEVEL keeps the SDK's own console logger at the level asked for.
@@ -172,6 +139,47 @@ export function startOpenTelemetry(settings: TracingSettings): Tracing {
       }
     },
   };
+}
+
+/**
+ * One job run as a root span. A run that did nothing and failed nothing is not exported (the run log's
+ * rule, ADR 0021): its spans are held until it ends, then dropped or forwarded.
+ */
+function traceJobRun<T extends JobRunReport | void>(
+  tracer: ReturnType<typeof trace.getTracer>,
+  idleRuns: IdleJobRunFilter,
+  job: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  return tracer.startActiveSpan(
+    `job ${job}`,
+    { kind: SpanKind.INTERNAL, root: true, attributes: { 'gateway.job.name': job } },
+    async (span) => {
+      const traceId = span.spanContext().traceId;
+      if (span.isRecording()) idleRuns.hold(traceId);
+      let report: JobRunReport | void = undefined;
+      let failed = false;
+      try {
+        const result = await run();
+        report = result;
+        return result;
+      } catch (error) {
+        failed = true;
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute('error.type', error instanceof Error ? error.name : 'unknown');
+        throw error;
+      } finally {
+        if (report) {
+          span.setAttributes({ 'gateway.job.rows': report.rows, 'gateway.job.errors': report.errors });
+          if (report.periodStart) span.setAttribute('gateway.job.period', report.periodStart.toISOString());
+        }
+        const didSomething =
+          failed || (report !== undefined && (report.rows > 0 || report.errors > 0 || !!report.periodStart));
+        idleRuns.settle(traceId, didSomething);
+        span.end();
+      }
+    },
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { jobRowsCounter as jobRows, jobRunDuration, jobRuns } from '../observability/metrics.js';
+import { jobRowsCounter as jobRows, jobRunDuration, jobRuns } from '../metrics/registry.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { RunReport } from './run-log.js';
 

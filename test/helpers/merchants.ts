@@ -4,7 +4,7 @@ import { openDatabase, type Kdb } from '../../src/db/database.js';
 import type { ApiKeyScope, Environment, FeatureFlag, KycStatus } from '../../src/db/schema.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
 import { createLogger } from '../../src/logger.js';
-import { issueApiKey, type IssuedApiKey } from '../../src/modules/api-keys/service.js';
+import { issueApiKey, type IssuedApiKey } from '../../src/modules/api-keys/issue.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { newId } from '../../src/shared/ids.js';
 import type { TestGateway } from './gateway.js';

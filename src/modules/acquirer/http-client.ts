@@ -1,211 +1,21 @@
-import type { Logger } from 'pino';
-import { upstreamCalls } from '../../observability/metrics.js';
-import { httpCall, HttpTransportError, type HttpAnswer } from '../../shared/http-client.js';
-import { msLeft, outboundDeadline } from '../../shared/request-budget.js';
-import { sanitizeProviderMessage } from './sanitize.js';
-import {
-  AcquirerRejectedError,
-  AcquirerUnavailableError,
-  type Acquirer,
-  type AcquirerPayment,
-  type AcquirerRefund,
-  type AcquirerSettlementReport,
-  type CardAttempt,
-  type CardDetails,
-  type CreatePaymentInput,
+import { callAcquirer, type HttpAcquirerOptions } from './http-call.js';
+import type {
+  Acquirer,
+  AcquirerPayment,
+  AcquirerRefund,
+  AcquirerSettlementReport,
+  CardAttempt,
+  CardDetails,
+  CreatePaymentInput,
 } from './types.js';
-
-export interface HttpAcquirerOptions {
-  name: string;
-  /** Read at each call: an in-process sandbox acquirer on port 0 knows its address only once it listens. */
-  baseUrl: () => string;
-  apiKey: () => string;
-  /** Per attempt; within a request, never past the request's outbound deadline. */
-  timeoutMs: number;
-  /** Attempts per call, the first included; only 5xx, timeouts and network failures are retried. */
-  maxAttempts: number;
-  /** First backoff; each retry doubles it, with full jitter. */
-  backoffMs?: number;
-  logger: Logger;
-}
-
-interface CallOptions {
-  method: 'GET' | 'POST';
-  path: string;
-  body?: unknown;
-  idempotencyKey?: string;
-  /** False for calls that are not idempotent at the acquirer (none of the creation path). */
-  retry?: boolean;
-}
-
-/** The worst time one call can take: every attempt timing out, plus the longest backoffs between them. */
-export function worstCaseCallMs(
-  options: Pick<HttpAcquirerOptions, 'timeoutMs' | 'maxAttempts' | 'backoffMs'>,
-) {
-  let total = options.timeoutMs * options.maxAttempts;
-  for (let retry = 1; retry < options.maxAttempts; retry++) total += backoffCeiling(options.backoffMs, retry);
-  return total;
-}
-
-function backoffCeiling(base = DEFAULT_BACKOFF_MS, retry: number): number {
-  return base * 2 ** (retry - 1);
-}
-
-const DEFAULT_BACKOFF_MS = 100;
-
-/**
- * An attempt is started only with this much of the request's outbound time left (the smallest
- * ACQUIRER_TIMEOUT_MS): one with less could only time out.
- */
-const MIN_ATTEMPT_MS = 100;
-
-/**
- * 4xx answers that say "not now" rather than "no": a request timeout (408), too early (425) and too many
- * requests (429). Like a 5xx they are asked again within the call's attempts (a request without retries,
- * `retry: false`, gets one); if the last attempt hears one too, the call throws it as a transient
- * `AcquirerRejectedError`: a charge answers `provider_rejected` (a 4xx, spec section 7), while a refund,
- * a read-back or a cancel is asked again later instead of being recorded as refused.
- */
-const TRANSIENT_REFUSALS = new Set([408, 425, 429]);
 
 /** The HTTP adapter of the acquirer protocol in docs/sandbox-acquirer.md. */
 export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
-  const { logger } = options;
-
-  async function call<T>(operation: string, request: CallOptions): Promise<T> {
-    const attempts = request.retry === false ? 1 : options.maxAttempts;
-    // Within a request, every attempt and backoff ends by its outbound deadline, so that the request
-    // answers (502 provider_unavailable at worst) before the server's own timeout; a job has none.
-    const deadline = outboundDeadline();
-    let made = 0;
-    let lastProblem = 'no attempt made';
-    /** The last attempt's "not now" 4xx, thrown if it was the last attempt's answer. */
-    let lastRefusal: AcquirerRejectedError | undefined;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) {
-        const delay = Math.round(Math.random() * backoffCeiling(options.backoffMs, attempt - 1));
-        if (msLeft(deadline) - delay < MIN_ATTEMPT_MS) break;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-      const left = msLeft(deadline);
-      if (left < MIN_ATTEMPT_MS) break;
-      const timeoutMs = Math.floor(Math.min(options.timeoutMs, left));
-      made = attempt;
-      lastRefusal = undefined;
-      const started = performance.now();
-      const observe = (outcome: 'ok' | 'rejected' | 'unavailable') =>
-        upstreamCalls.observe(
-          { peer: `acquirer:${options.name}`, operation, outcome },
-          (performance.now() - started) / 1000,
-        );
-      let response: HttpAnswer;
-      try {
-        response = await httpCall(`${options.baseUrl()}${request.path}`, {
-          method: request.method,
-          headers: {
-            authorization: `Bearer ${options.apiKey()}`,
-            accept: 'application/json',
-            ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
-            ...(request.idempotencyKey !== undefined ? { 'idempotency-key': request.idempotencyKey } : {}),
-          },
-          ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-          timeoutMs,
-        });
-      } catch (error) {
-        observe('unavailable');
-        lastProblem = describeNetworkFailure(error, timeoutMs);
-        logger.warn(
-          { acquirer: options.name, operation, attempt, problem: lastProblem },
-          'acquirer call failed',
-        );
-        continue;
-      }
-      const text = response.text;
-      const latencyMs = Math.round(performance.now() - started);
-      const parsed = parseJson(text);
-      if (response.status >= 500) {
-        observe('unavailable');
-        lastProblem = `HTTP ${response.status}`;
-        logger.warn(
-          { acquirer: options.name, operation, attempt, status: response.status, latencyMs },
-          'acquirer answered 5xx',
-        );
-        continue;
-      }
-      if (response.status >= 400) {
-        const transient = TRANSIENT_REFUSALS.has(response.status);
-        observe(transient ? 'unavailable' : 'rejected');
-        const error = (
-          parsed as { error?: { code?: unknown; message?: unknown; status?: unknown } } | undefined
-        )?.error;
-        const code =
-          typeof error?.code === 'string' && /^[\w.-]{1,64}$/.test(error.code)
-            ? error.code
-            : `http_${response.status}`;
-        const refusal = new AcquirerRejectedError(
-          code,
-          response.status,
-          sanitizeProviderMessage(error?.message),
-          typeof error?.status === 'string' ? error.status : null,
-          transient,
-        );
-        if (transient) {
-          // "Not now": asked again like a 5xx; if every attempt hears it, the call ends with it.
-          lastProblem = `HTTP ${response.status}`;
-          lastRefusal = refusal;
-          logger.warn(
-            {
-              acquirer: options.name,
-              operation,
-              attempt,
-              status: response.status,
-              providerCode: code,
-              latencyMs,
-            },
-            'acquirer asked to try again later',
-          );
-          continue;
-        }
-        logger.info(
-          { acquirer: options.name, operation, status: response.status, providerCode: code, latencyMs },
-          'acquirer refused the request',
-        );
-        throw refusal;
-      }
-      if (parsed === undefined) {
-        observe('unavailable');
-        lastProblem = `unreadable ${response.status} answer`;
-        logger.warn({ acquirer: options.name, operation, attempt, latencyMs }, 'acquirer answer is not JSON');
-        continue;
-      }
-      observe('ok');
-      logger.debug(
-        { acquirer: options.name, operation, status: response.status, latencyMs },
-        'acquirer call',
-      );
-      return parsed as T;
-    }
-    // A 4xx is the provider's answer (spec section 7: 502 `provider_rejected`), even a "not now" one.
-    if (lastRefusal) throw lastRefusal;
-    if (made < attempts) {
-      logger.warn(
-        { acquirer: options.name, operation, attempts: made, problem: lastProblem },
-        "acquirer call ended by the request's time budget",
-      );
-    }
-    throw new AcquirerUnavailableError(
-      made < attempts
-        ? `The acquirer did not answer usefully after ${made} attempt(s) within the request's time budget: ${lastProblem}.`
-        : `The acquirer did not answer usefully after ${attempts} attempt(s): ${lastProblem}.`,
-      made,
-    );
-  }
-
   return {
     name: options.name,
 
     createPayment(input: CreatePaymentInput) {
-      return call<AcquirerPayment>('create_payment', {
+      return callAcquirer<AcquirerPayment>(options, 'create_payment', {
         method: 'POST',
         path: '/v1/payments',
         idempotencyKey: input.idempotencyKey,
@@ -222,14 +32,14 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
     },
 
     getPayment(id: string) {
-      return call<AcquirerPayment>('get_payment', {
+      return callAcquirer<AcquirerPayment>(options, 'get_payment', {
         method: 'GET',
         path: `/v1/payments/${encodeURIComponent(id)}`,
       });
     },
 
     async findPayments(reference: string) {
-      const page = await call<{ data: AcquirerPayment[] }>('find_payments', {
+      const page = await callAcquirer<{ data: AcquirerPayment[] }>(options, 'find_payments', {
         method: 'GET',
         path: `/v1/payments?reference=${encodeURIComponent(reference)}`,
       });
@@ -237,14 +47,14 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
     },
 
     settlementReport(date: string) {
-      return call<AcquirerSettlementReport>('settlement_report', {
+      return callAcquirer<AcquirerSettlementReport>(options, 'settlement_report', {
         method: 'GET',
         path: `/v1/settlement-reports/${encodeURIComponent(date)}`,
       });
     },
 
     authorize(paymentId: string, card: CardDetails, returnUrl: string) {
-      return call<AcquirerPayment & { attempt: CardAttempt }>('authorize', {
+      return callAcquirer<AcquirerPayment & { attempt: CardAttempt }>(options, 'authorize', {
         method: 'POST',
         path: `/v1/payments/${encodeURIComponent(paymentId)}/authorize`,
         body: { ...card, returnUrl },
@@ -253,7 +63,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
     },
 
     simulateTransfer(paymentId: string, amount?: string) {
-      return call<AcquirerPayment>('simulate_transfer', {
+      return callAcquirer<AcquirerPayment>(options, 'simulate_transfer', {
         method: 'POST',
         path: `/v1/payments/${encodeURIComponent(paymentId)}/simulate-transfer`,
         body: amount === undefined ? {} : { amount },
@@ -263,7 +73,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
 
     cancel(paymentId: string) {
       // Canceling a canceled payment answers it unchanged, so a retry is safe.
-      return call<AcquirerPayment>('cancel', {
+      return callAcquirer<AcquirerPayment>(options, 'cancel', {
         method: 'POST',
         path: `/v1/payments/${encodeURIComponent(paymentId)}/cancel`,
         body: {},
@@ -271,7 +81,7 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
     },
 
     refund(paymentId: string, input: { idempotencyKey: string; amount: string }) {
-      return call<AcquirerRefund>('refund', {
+      return callAcquirer<AcquirerRefund>(options, 'refund', {
         method: 'POST',
         path: `/v1/payments/${encodeURIComponent(paymentId)}/refunds`,
         idempotencyKey: input.idempotencyKey,
@@ -279,19 +89,4 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       });
     },
   };
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function describeNetworkFailure(error: unknown, timeoutMs: number): string {
-  if (!(error instanceof HttpTransportError)) return 'network failure';
-  if (error.code === 'timeout') return `no answer within ${timeoutMs} ms`;
-  return `network failure (${error.code})`;
 }

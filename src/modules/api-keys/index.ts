@@ -22,7 +22,8 @@ import { apiKeyRoutes } from './routes.js';
 import type { ApiKeyService } from './service.js';
 
 export { callerOf, holdsScope, type ApiKeyAuth } from './context.js';
-export { issueApiKey, createApiKeyService, type ApiKeyService, type IssuedApiKey } from './service.js';
+export { createApiKeyService, type ApiKeyService } from './service.js';
+export { issueApiKey, type IssuedApiKey } from './issue.js';
 export { apiKeyRetentionJob } from './retention.js';
 export { toApiKeyResponse, toRequestResponse } from './routes.js';
 export { ApiKeyRequestListSchema, ApiKeySchema } from './schemas.js';

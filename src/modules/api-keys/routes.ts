@@ -23,7 +23,8 @@ import {
   type ApiKeyResponse,
 } from './schemas.js';
 import type { Result } from '../../shared/result.js';
-import type { ApiKeyService, ApiKeyView, KeyRequestView } from './service.js';
+import type { ApiKeyService } from './service.js';
+import type { ApiKeyView, KeyRequestView } from './types.js';
 
 export interface ApiKeyRoutesOptions {
   service: ApiKeyService;

@@ -1,6 +1,5 @@
 import { ApiError, type ErrorTable, type ValidationIssue } from '../../http/errors.js';
 import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
-import { idempotencyKeyReuse } from '../../http/idempotency.js';
 
 /** Spec section 7: seconds after which a `provider_unavailable` request may be retried with the same key. */
 export const PROVIDER_RETRY_AFTER_SECONDS = 30;
@@ -33,7 +32,7 @@ export const CHARGE_ERRORS: ErrorTable<ChargeError> = {
       'This charge is still being created by an earlier request with the same idempotency key; retry shortly.',
     ),
   // The same answers as the idempotency store's (src/http/idempotency.ts).
-  idempotency_key_reuse: (error) => idempotencyKeyReuse(error.reason),
+  idempotency_key_reuse: (error) => ApiError.idempotencyKeyReuse(error.reason),
   acquirer_not_configured: () =>
     new ApiError(
       'service_unavailable',

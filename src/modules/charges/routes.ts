@@ -1,13 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import { errorResponses, toApiError } from '../../http/errors.js';
 import {
+  claimedOutcome,
   IDEMPOTENCY_HEADER,
   IdempotencyHeaderSchema,
   idempotencyHooks,
   type IdempotencyOptions,
 } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
-import { chargeCreations } from '../../observability/metrics.js';
+import { chargeCreations } from '../../metrics/registry.js';
 import type { Result } from '../../shared/result.js';
 import { callerOf, callerScope, ownerOf } from '../api-keys/context.js';
 import { CHARGE_ERRORS, PROVIDER_RETRY_AFTER_SECONDS, type ChargeError } from './errors.js';
@@ -17,8 +18,9 @@ import {
   ChargeListQuerySchema,
   ChargeListSchema,
   ChargeViewSchema,
+  type ChargeView,
 } from './schemas.js';
-import type { ChargeService, CreationOutcome } from './service.js';
+import type { ChargeService } from './service.js';
 
 export { PROVIDER_RETRY_AFTER_SECONDS } from './errors.js';
 
@@ -77,26 +79,11 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
       const header = request.headers[IDEMPOTENCY_HEADER];
       // With an idempotency claim, phase 2 and the stored outcome commit in one statement (ADR 0046);
       // the claim is then done with and the stored bytes are the answer.
-      const claim = request.idempotencyClaim;
-      let storedBody: string | undefined;
-      const outcome: CreationOutcome | undefined =
-        claim === null
-          ? undefined
-          : {
-              serialize: (view) => {
-                const body = reply.code(201).serialize(view);
-                return typeof body === 'string' ? body : Buffer.from(body as Buffer).toString('utf8');
-              },
-              storeWith: async (stored, companion) => {
-                const done = await options.idempotency.store.completeWith(claim, stored, companion);
-                if (done.rows.length > 0) storedBody = stored.body;
-                return done;
-              },
-            };
+      const claimed = claimedOutcome<ChargeView>(request, reply, options.idempotency.store, 201);
       const result = await service.create(ownerOf(request), request.body, {
         idempotencyKey: Array.isArray(header) ? header[0] : header,
         features: callerOf(request).featureFlags,
-        ...(outcome === undefined ? {} : { outcome }),
+        ...(claimed === undefined ? {} : { outcome: claimed.seam }),
       });
       chargeCreations.inc({
         environment: ownerOf(request).environment,
@@ -106,6 +93,7 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
         reply.header('retry-after', PROVIDER_RETRY_AFTER_SECONDS);
       }
       const view = unwrap(result);
+      const storedBody = claimed?.storedBody();
       if (storedBody !== undefined) {
         // Stored (or the claim was taken over, when the retry that holds it now records its own outcome):
         // either way this request's claim is finished.

@@ -3,7 +3,8 @@ import type { Clock } from '../../shared/clock.js';
 import type { Renderer } from '../../web/render.js';
 import type { BrandingService } from '../organizations/branding.js';
 import { CHECKOUT_BRAND_PREFIX, checkoutBrandRoutes } from './brand-routes.js';
-import { CHECKOUT_PREFIX, checkoutRoutes } from './routes.js';
+import { CHECKOUT_PREFIX } from './pages.js';
+import { checkoutRoutes } from './routes.js';
 import type { CheckoutService } from './service.js';
 
 export interface CheckoutModuleOptions {

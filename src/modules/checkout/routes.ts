@@ -1,15 +1,23 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import { ApiError, envelope, errorResponses } from '../../http/errors.js';
 import { toApiError, type App } from '../../http/server.js';
 import { MINUTE, type Clock } from '../../shared/clock.js';
-import { pickLocale, type Locale } from '../../web/i18n.js';
-import { jsonForScript, type Renderer } from '../../web/render.js';
-import type { ChargeRow } from '../charges/service.js';
-import { CARD_LIMITS, type CardField, type CardIssue } from './card.js';
+import type { Renderer } from '../../web/render.js';
 import type { BrandingService } from '../organizations/branding.js';
-import { merchantHeader } from './brand.js';
-import { formatAmount, formatIban, returnLink } from './format.js';
-import { CHECKOUT_MESSAGES, failureReason, fill, type CheckoutMessages } from './i18n.js';
+import { CHECKOUT_MESSAGES, type CheckoutMessages } from './i18n.js';
+import {
+  CHECKOUT_PREFIX,
+  localeOf,
+  localized,
+  message,
+  pathOf,
+  problemStatus,
+  problemText,
+  renderBankTransfer,
+  renderCard,
+  showCheckoutPage,
+  showPage,
+} from './pages.js';
 import {
   CardFormSchema,
   CheckoutParamsSchema,
@@ -17,13 +25,7 @@ import {
   LangQuerySchema,
   ReturnQuerySchema,
 } from './schemas.js';
-import type {
-  AcquirerProblem,
-  BankTransferPage,
-  CardPage,
-  CheckoutPage,
-  CheckoutService,
-} from './service.js';
+import type { CheckoutService } from './service.js';
 
 export interface CheckoutRoutesOptions {
   checkout: CheckoutService;
@@ -45,257 +47,42 @@ export const CHECKOUT_RATE_LIMITS = {
   status: { max: 120, timeWindow: MINUTE },
 } as const;
 
-/** How often the "payment in progress" page reloads itself in a browser without JavaScript. */
-const IN_PROGRESS_REFRESH_SECONDS = 3;
-
-/** The routes live under this prefix (index.ts), so that every unknown `/c/…` path gets the 404 page. */
-export const CHECKOUT_PREFIX = '/c';
 const STATUS_ROUTE = '/:paymentId/status';
-const BRANDS: Record<string, string> = {
-  visa: 'Visa',
-  mastercard: 'Mastercard',
-  amex: 'American Express',
-  troy: 'Troy',
-};
-
-interface CardFormState {
-  issues?: Partial<Record<CardField, CardIssue>>;
-  keep?: { holderName: string; expiry: string };
-  formError?: string;
-}
 
 /** The hosted checkout's pages (product decision 18): server-rendered, Turkish and English, no inline code. */
 export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): Promise<void> {
-  const { checkout, renderer, clock } = options;
+  const sameOrigin = sameOriginOnly(options.checkoutUrl);
+  errorPages(app, options);
+  pageRoute(app, options);
+  cardStepRoute(app, options, sameOrigin);
+  challengeReturnRoute(app, options);
+  bankTransferRoutes(app, options, sameOrigin);
+}
 
-  const localeOf = (request: FastifyRequest): Locale => {
-    const lang = (request.query as { lang?: unknown } | undefined)?.lang;
-    return pickLocale(typeof lang === 'string' ? lang : undefined, request.headers['accept-language']);
-  };
-  const pathOf = (paymentId: string, suffix = '') =>
-    `${CHECKOUT_PREFIX}/${encodeURIComponent(paymentId)}${suffix}`;
-  const localized = (path: string, locale: Locale) => `${path}?lang=${locale}`;
-
-  /**
-   * Refuses form posts from another site (there is no session to protect, but nobody else's page may
-   * drive a customer's payment). `Sec-Fetch-Site`, when sent, must say same-origin; `Origin`, when sent,
-   * must be ours. `Origin: null` is what a browser sends for our own pages' posts under
-   * `Referrer-Policy: no-referrer`, so it proves nothing either way: `Sec-Fetch-Site` decides then.
-   */
-  const sameOriginOnly = async (request: FastifyRequest) => {
+/**
+ * Refuses form posts from another site (there is no session to protect, but nobody else's page may
+ * drive a customer's payment). `Sec-Fetch-Site`, when sent, must say same-origin; `Origin`, when sent,
+ * must be ours. `Origin: null` is what a browser sends for our own pages' posts under
+ * `Referrer-Policy: no-referrer`, so it proves nothing either way: `Sec-Fetch-Site` decides then.
+ */
+function sameOriginOnly(checkoutUrl: () => string) {
+  return async (request: FastifyRequest) => {
     const site = request.headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin') {
       throw new ApiError('forbidden', 'Cross-site form posts are refused.');
     }
     const origin = request.headers.origin;
     if (origin === undefined || origin === 'null') return;
-    const ours = [new URL(options.checkoutUrl()).origin, `${request.protocol}://${request.host}`];
+    const ours = [new URL(checkoutUrl()).origin, `${request.protocol}://${request.host}`];
     if (!ours.includes(origin)) throw new ApiError('forbidden', 'Cross-site form posts are refused.');
   };
+}
 
-  const render = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    view: string,
-    status: number,
-    data: {
-      title: (m: CheckoutMessages) => string;
-      charge?: ChargeRow;
-      /** Where the language switch goes: the payment's page, or (unknown payment) this URL. */
-      paymentId?: string;
-    } & Record<string, unknown>,
-  ) => {
-    const locale = localeOf(request);
-    const otherLocale: Locale = locale === 'en' ? 'tr' : 'en';
-    const m = CHECKOUT_MESSAGES[locale];
-    const { charge } = data;
-    const branding = charge ? await options.branding.get(charge.organization_id) : undefined;
-    const html = renderer.render(`checkout/${view}`, {
-      ...data,
-      merchant: branding ? merchantHeader(branding) : undefined,
-      locale,
-      otherLocale,
-      m,
-      title: data.title(m),
-      switchHref:
-        data.paymentId === undefined
-          ? `?lang=${otherLocale}`
-          : localized(pathOf(data.paymentId), otherLocale),
-      sandbox: charge?.environment === 'sandbox',
-      amount: charge ? formatAmount(charge.amount, charge.currency, locale) : undefined,
-      fill,
-    });
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('content-language', locale)
-      .header('x-robots-tag', 'noindex, nofollow')
-      .send(html);
-  };
+type SameOriginHook = ReturnType<typeof sameOriginOnly>;
 
-  const message = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    status: number,
-    text: (m: CheckoutMessages) => { title: string; body: string },
-    extra: { charge?: ChargeRow; paymentId?: string; retry?: boolean } = {},
-  ) =>
-    render(request, reply, 'message', status, {
-      ...extra,
-      title: (m) => text(m).title,
-      text,
-      retryHref:
-        extra.retry && extra.paymentId ? localized(pathOf(extra.paymentId), localeOf(request)) : undefined,
-    });
-
-  const showPage = (request: FastifyRequest, reply: FastifyReply, paymentId: string) =>
-    reply
-      .code(303)
-      .header('cache-control', 'no-store')
-      .redirect(localized(pathOf(paymentId), localeOf(request)), 303);
-
-  const renderCard = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    page: CardPage,
-    status: number,
-    state: CardFormState = {},
-  ) => {
-    const locale = localeOf(request);
-    const m = CHECKOUT_MESSAGES[locale];
-    const paymentId = page.charge.provider_payment_id ?? '';
-    const now = clock.now();
-    return render(request, reply, 'card', status, {
-      title: (messages) => messages.card.title,
-      charge: page.charge,
-      paymentId,
-      action: localized(pathOf(paymentId, '/card'), locale),
-      attemptsLeft: page.attemptsLeft,
-      decline: page.lastDecline ? failureReason(m, page.lastDecline) : undefined,
-      issues: state.issues ?? {},
-      values: state.keep ?? { holderName: '', expiry: '' },
-      formError: state.formError ?? (state.issues ? m.card.fix : undefined),
-      limits: CARD_LIMITS,
-      clientData: jsonForScript({
-        issues: m.card.issues,
-        fix: m.card.fix,
-        paying: m.card.paying,
-        // The server's month, so that the browser's expiry check agrees with the acquirer's clock.
-        month: `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`,
-      }),
-    });
-  };
-
-  const renderBankTransfer = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    page: BankTransferPage,
-    status: number,
-    formError?: string,
-  ) => {
-    const locale = localeOf(request);
-    const paymentId = page.charge.provider_payment_id ?? '';
-    return render(request, reply, 'bank-transfer', status, {
-      title: (m) => m.bankTransfer.title,
-      charge: page.charge,
-      paymentId,
-      instructions: page.instructions,
-      iban: page.instructions ? formatIban(page.instructions.iban) : undefined,
-      showSimulate: page.sandbox,
-      simulateAction: localized(pathOf(paymentId, '/simulate-transfer'), locale),
-      statusUrl: pathOf(paymentId, '/status'),
-      pageUrl: localized(pathOf(paymentId), locale),
-      formError,
-    });
-  };
-
-  const problemText = (m: CheckoutMessages, problem: AcquirerProblem) =>
-    problem === 'rejected' ? m.card.notProcessed : m.card.unavailable;
-  const problemStatus = (problem: AcquirerProblem) => (problem === 'rejected' ? 502 : 503);
-
-  const showCheckoutPage = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    paymentId: string,
-    page: CheckoutPage,
-  ) => {
-    switch (page.kind) {
-      case 'not_found':
-        return message(
-          request,
-          reply,
-          404,
-          (m) => ({ title: m.errors.notFoundTitle, body: m.errors.notFound }),
-          {
-            paymentId,
-          },
-        );
-      case 'card':
-        return renderCard(request, reply, page, 200);
-      case 'bank_transfer':
-        return renderBankTransfer(request, reply, page, 200);
-      case 'challenge':
-        return render(request, reply, 'challenge', 200, {
-          title: (m) => m.challenge.title,
-          charge: page.charge,
-          paymentId,
-          challengeUrl: page.url,
-        });
-      case 'in_progress':
-        return render(request, reply, 'in-progress', 200, {
-          title: (m) => m.inProgress.title,
-          charge: page.charge,
-          paymentId,
-          // checkout.js asks for the page again until the attempt's outcome is on the charge; without a
-          // script, a <noscript> refresh reloads it.
-          refreshSeconds: IN_PROGRESS_REFRESH_SECONDS,
-          pageHref: localized(pathOf(paymentId), localeOf(request)),
-        });
-      case 'attempts_exhausted':
-        return message(
-          request,
-          reply,
-          200,
-          (m) => ({ title: m.attemptsExhausted.title, body: m.attemptsExhausted.body }),
-          { charge: page.charge, paymentId },
-        );
-      case 'unavailable':
-        return message(
-          request,
-          reply,
-          503,
-          (m) => ({ title: m.errors.unavailableTitle, body: m.errors.unavailable }),
-          { charge: page.charge, paymentId, retry: true },
-        );
-      case 'succeeded':
-      case 'failed':
-      case 'expired': {
-        const m = CHECKOUT_MESSAGES[localeOf(request)];
-        const { charge } = page;
-        return render(request, reply, 'outcome', 200, {
-          title: (messages) => messages[page.kind === 'succeeded' ? 'paid' : page.kind].title,
-          outcome: page.kind,
-          charge,
-          paymentId,
-          paidWith:
-            charge.payment_method === 'bank_transfer'
-              ? m.paid.bankTransfer
-              : charge.card_last4 !== null
-                ? `${BRANDS[charge.card_brand ?? ''] ?? m.paid.card} •••• ${charge.card_last4}`
-                : m.paid.card,
-          reason:
-            page.kind === 'failed'
-              ? failureReason(m, { code: charge.failure_code, message: charge.failure_message })
-              : undefined,
-          returnHref: returnLink(charge.return_url, charge.id, page.kind),
-        });
-      }
-    }
-  };
-
-  // Failures of these routes (a cross-site post, the rate limit, a malformed form, a bug) are pages too;
-  // the status endpoint answers the JSON envelope.
+// Failures of these routes (a cross-site post, the rate limit, a malformed form, a bug) are pages too;
+// the status endpoint answers the JSON envelope.
+function errorPages(app: App, options: CheckoutRoutesOptions): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.statusCode >= 500) request.log.error({ err: error, code: apiError.code }, 'request failed');
@@ -324,25 +111,36 @@ export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): 
       }
     };
     const paymentId = (request.params as { paymentId?: unknown } | undefined)?.paymentId;
-    return message(request, reply, apiError.statusCode, body, {
+    return message(options, request, reply, apiError.statusCode, body, {
       ...(typeof paymentId === 'string' && paymentId.length <= 255 ? { paymentId } : {}),
     });
   });
 
   // Any other path under /c/ (a mangled link, an id longer than a route parameter may be) is a page too.
   app.setNotFoundHandler((request, reply) =>
-    message(request, reply, 404, (m) => ({ title: m.errors.notFoundTitle, body: m.errors.notFound })),
+    message(options, request, reply, 404, (m) => ({
+      title: m.errors.notFoundTitle,
+      body: m.errors.notFound,
+    })),
   );
+}
 
+/** `/c/<paymentId>`: whatever the charge is at, its page. */
+function pageRoute(app: App, options: CheckoutRoutesOptions): void {
+  const { checkout } = options;
   app.get(
     '/:paymentId',
     { schema: { hide: true, params: CheckoutParamsSchema, querystring: LangQuerySchema } },
     async (request, reply) => {
       const { paymentId } = request.params;
-      return showCheckoutPage(request, reply, paymentId, await checkout.page(paymentId));
+      return showCheckoutPage(options, request, reply, paymentId, await checkout.page(paymentId));
     },
   );
+}
 
+/** The card step: the form posted, the card sent to the acquirer. */
+function cardStepRoute(app: App, options: CheckoutRoutesOptions, sameOrigin: SameOriginHook): void {
+  const { checkout } = options;
   app.post(
     '/:paymentId/card',
     {
@@ -352,7 +150,7 @@ export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): 
         querystring: LangQuerySchema,
         body: CardFormSchema,
       },
-      onRequest: sameOriginOnly,
+      onRequest: sameOrigin,
       config: { rateLimit: CHECKOUT_RATE_LIMITS.card },
     },
     async (request, reply) => {
@@ -362,32 +160,43 @@ export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): 
       const result = await checkout.payByCard(paymentId, request.body, returnUrl);
       switch (result.outcome) {
         case 'not_found':
-          return showCheckoutPage(request, reply, paymentId, { kind: 'not_found' });
+          return showCheckoutPage(options, request, reply, paymentId, { kind: 'not_found' });
         case 'show_page':
           return showPage(request, reply, paymentId);
         case 'invalid':
           // Shown again without the number and the CVC.
-          return renderCard(request, reply, result.page, 422, { issues: result.issues, keep: result.keep });
+          return renderCard(options, request, reply, result.page, 422, {
+            issues: result.issues,
+            keep: result.keep,
+          });
         case 'acquirer_error':
-          return renderCard(request, reply, result.page, problemStatus(result.problem), {
+          return renderCard(options, request, reply, result.page, problemStatus(result.problem), {
             formError: problemText(CHECKOUT_MESSAGES[locale], result.problem),
           });
       }
     },
   );
+}
 
+/** Where the 3-D Secure page sends the customer back. */
+function challengeReturnRoute(app: App, options: CheckoutRoutesOptions): void {
+  const { checkout } = options;
   app.get(
     '/:paymentId/return',
     { schema: { hide: true, params: CheckoutParamsSchema, querystring: ReturnQuerySchema } },
     async (request, reply) => {
       const { paymentId } = request.params;
       if ((await checkout.returned(paymentId)) === 'not_found') {
-        return showCheckoutPage(request, reply, paymentId, { kind: 'not_found' });
+        return showCheckoutPage(options, request, reply, paymentId, { kind: 'not_found' });
       }
       return showPage(request, reply, paymentId);
     },
   );
+}
 
+/** The bank transfer: the status the open page polls, and the sandbox's simulated transfer. */
+function bankTransferRoutes(app: App, options: CheckoutRoutesOptions, sameOrigin: SameOriginHook): void {
+  const { checkout } = options;
   app.get(
     STATUS_ROUTE,
     {
@@ -409,7 +218,7 @@ export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): 
     '/:paymentId/simulate-transfer',
     {
       schema: { hide: true, params: CheckoutParamsSchema, querystring: LangQuerySchema },
-      onRequest: sameOriginOnly,
+      onRequest: sameOrigin,
       config: { rateLimit: CHECKOUT_RATE_LIMITS.simulateTransfer },
     },
     async (request, reply) => {
@@ -417,11 +226,12 @@ export async function checkoutRoutes(app: App, options: CheckoutRoutesOptions): 
       const result = await checkout.simulateTransfer(paymentId);
       switch (result.outcome) {
         case 'not_found':
-          return showCheckoutPage(request, reply, paymentId, { kind: 'not_found' });
+          return showCheckoutPage(options, request, reply, paymentId, { kind: 'not_found' });
         case 'show_page':
           return showPage(request, reply, paymentId);
         case 'acquirer_error':
           return renderBankTransfer(
+            options,
             request,
             reply,
             result.page,

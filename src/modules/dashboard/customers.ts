@@ -7,9 +7,9 @@ import type { ChargeService } from '../charges/service.js';
 import type { CustomerService } from '../customers/index.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { CUSTOMER_MESSAGES, type CustomerMessages } from './customer-i18n.js';
-import { PageQuerySchema, type PageKit } from './kit.js';
+import { ownerOf, PageQuerySchema, type PageKit } from './kit.js';
 import { PAYMENT_MESSAGES } from './payment-i18n.js';
-import { refundStateOf } from './payments.js';
+import { refundStateOf } from './payment-views.js';
 
 export interface DashboardCustomerPagesOptions {
   kit: PageKit;
@@ -45,10 +45,6 @@ export async function customerPages(app: App, options: DashboardCustomerPagesOpt
   const { kit, customers, charges } = options;
   kit.handleErrors(app);
 
-  const ownerOf = ({ account, session }: SignedIn) => ({
-    organizationId: account.organization.id,
-    environment: session.environment,
-  });
   const cm = (request: FastifyRequest): CustomerMessages => CUSTOMER_MESSAGES[localeOf(request)];
   const noSuchPage = () => new ApiError('not_found', 'No such page.');
   const noSuchCustomer = () => new ApiError('not_found', 'No such customer.');

@@ -6,7 +6,7 @@ import type { EventFeed } from '../events/feed.js';
 import { EVENT_TYPES, type EventPayload, type EventType } from '../events/service.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { EVENT_MESSAGES, type EventMessages } from './event-i18n.js';
-import { PageQuerySchema, type PageKit } from './kit.js';
+import { ownerOf, PageQuerySchema, type PageKit } from './kit.js';
 
 export interface DashboardEventPagesOptions {
   kit: PageKit;
@@ -43,10 +43,6 @@ export async function eventPages(app: App, options: DashboardEventPagesOptions):
   const { kit, events } = options;
   kit.handleErrors(app);
 
-  const ownerOf = ({ account, session }: SignedIn) => ({
-    organizationId: account.organization.id,
-    environment: session.environment,
-  });
   const em = (request: FastifyRequest): EventMessages => EVENT_MESSAGES[localeOf(request)];
   const pageData = (request: FastifyRequest, current: SignedIn) => {
     const messages = em(request);

@@ -10,7 +10,7 @@ import { API_KEY_LIMITS, API_KEY_SCOPES } from '../api-keys/schemas.js';
 import type { ApiKeyService } from '../api-keys/service.js';
 import { DASHBOARD_RATE_LIMITS, type SignedIn } from '../users/http.js';
 import { ApiKeyFormSchema, ApiKeyParamsSchema, CsrfFormSchema } from '../users/schemas.js';
-import { displayTime, PageQuerySchema, type PageKit } from './kit.js';
+import { displayTime, PageQuerySchema, type PageKit, type PageRequest } from './kit.js';
 
 /** How many keys the dashboard lists (newest first). */
 const API_KEY_PAGE_LIMIT = 100;
@@ -29,203 +29,227 @@ interface ApiKeyFormValues {
 }
 const EMPTY_KEY_FORM: ApiKeyFormValues = { name: '', scopes: [], allowedIps: '', expiresAt: '' };
 
-/** The API keys of the session's environment (issue 4): list, create, one key's requests, revoke. */
+const KeyListRoute = { hide: true, querystring: PageQuerySchema };
+const KeyRoute = {
+  hide: true,
+  params: ApiKeyParamsSchema,
+  querystring: Type.Object({
+    lang: Type.Optional(Type.String()),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  }),
+};
+const KeyCreateRoute = { hide: true, querystring: PageQuerySchema, body: ApiKeyFormSchema };
+const KeyRevokeRoute = {
+  hide: true,
+  querystring: PageQuerySchema,
+  params: ApiKeyParamsSchema,
+  body: CsrfFormSchema,
+};
+
+interface ApiKeyPagesOptions {
+  kit: PageKit;
+  apiKeys: ApiKeyService;
+}
+
+/** The API keys of the session's environment: list, create, one key's requests, revoke. */
 export async function apiKeyPages(
   app: App,
   options: { kit: PageKit; apiKeys: ApiKeyService },
 ): Promise<void> {
-  const { kit, apiKeys } = options;
-  const { sessions } = kit;
-  kit.handleErrors(app);
+  options.kit.handleErrors(app);
+  const config = { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings };
 
-  /**
-   * The signed-in user as an API-key caller: the organization and the session's environment, every
-   * scope. Dashboard key management does not depend on the organization's `apiKeys` flag (which gates
-   * the public /v1/api-keys API); the audit actor is the user, given in the request meta.
-   */
-  const keyCallerOf = ({ account, session }: SignedIn): ApiKeyAuth => ({
-    keyId: `dashboard:${account.user.id}`,
-    organizationId: account.organization.id,
+  app.get('/dashboard/api-keys', { schema: KeyListRoute }, (request, reply) =>
+    showKeys(options, request, reply),
+  );
+  app.get('/dashboard/api-keys/:id', { schema: KeyRoute }, (request, reply) =>
+    showKey(options, request, reply),
+  );
+  app.post('/dashboard/api-keys', { schema: KeyCreateRoute, config }, (request, reply) =>
+    createKey(options, request, reply),
+  );
+  app.post('/dashboard/api-keys/:id/revoke', { schema: KeyRevokeRoute, config }, (request, reply) =>
+    revokeKey(options, request, reply),
+  );
+}
+
+/**
+ * The signed-in user as an API-key caller: the organization and the session's environment, every
+ * scope. Dashboard key management does not depend on the organization's `apiKeys` flag (which gates
+ * the public /v1/api-keys API); the audit actor is the user, given in the request meta.
+ */
+const keyCallerOf = ({ account, session }: SignedIn): ApiKeyAuth => ({
+  keyId: `dashboard:${account.user.id}`,
+  organizationId: account.organization.id,
+  environment: session.environment,
+  scopes: ['all'],
+  featureFlags: account.organization.featureFlags,
+});
+const keyMeta = (request: FastifyRequest, current: SignedIn) => ({
+  requestId: request.id,
+  ip: request.ip,
+  actor: `user:${current.account.user.id}`,
+});
+
+async function apiKeysPage(
+  { kit, apiKeys }: ApiKeyPagesOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  current: SignedIn,
+  status: number,
+  extra: { errors?: ApiKeyFormError[]; form?: ApiKeyFormValues; notice?: 'revoked' } = {},
+) {
+  const { session } = current;
+  const listed = await apiKeys.list(keyCallerOf(current), { limit: API_KEY_PAGE_LIMIT });
+  if (!listed.ok) throw apiKeyRefusal(listed.error);
+  const page = listed.value;
+  return kit.render(request, reply, 'dashboard-api-keys', status, {
+    title: (m) => m.apiKeys.title,
+    csrf: session.csrfToken,
     environment: session.environment,
-    scopes: ['all'],
-    featureFlags: account.organization.featureFlags,
+    keys: page.data,
+    canManage: kit.may(current, 'manageApiKeys'),
+    scopeChoices: API_KEY_SCOPES,
+    errors: extra.errors ?? [],
+    form: extra.form ?? EMPTY_KEY_FORM,
+    notice: extra.notice,
+    when: displayTime,
   });
-  const keyMeta = (request: FastifyRequest, current: SignedIn) => ({
-    requestId: request.id,
-    ip: request.ip,
-    actor: `user:${current.account.user.id}`,
-  });
+}
 
-  const apiKeysPage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    current: SignedIn,
-    status: number,
-    extra: { errors?: ApiKeyFormError[]; form?: ApiKeyFormValues; notice?: 'revoked' } = {},
-  ) => {
-    const { session } = current;
-    const listed = await apiKeys.list(keyCallerOf(current), { limit: API_KEY_PAGE_LIMIT });
-    if (!listed.ok) throw apiKeyRefusal(listed.error);
-    const page = listed.value;
-    return kit.render(request, reply, 'dashboard-api-keys', status, {
-      title: (m) => m.apiKeys.title,
-      csrf: session.csrfToken,
-      environment: session.environment,
-      keys: page.data,
-      canManage: kit.may(current, 'manageApiKeys'),
-      scopeChoices: API_KEY_SCOPES,
-      errors: extra.errors ?? [],
-      form: extra.form ?? EMPTY_KEY_FORM,
-      notice: extra.notice,
-      when: displayTime,
-    });
+async function showKeys(
+  options: ApiKeyPagesOptions,
+  request: PageRequest<typeof KeyListRoute>,
+  reply: FastifyReply,
+) {
+  const current = await options.kit.signedIn(request, reply);
+  if (!current) return reply;
+  return apiKeysPage(
+    options,
+    request,
+    reply,
+    current,
+    200,
+    request.query.notice === 'revoked' ? { notice: 'revoked' } : {},
+  );
+}
+
+async function showKey(
+  { kit, apiKeys }: ApiKeyPagesOptions,
+  request: PageRequest<typeof KeyRoute>,
+  reply: FastifyReply,
+) {
+  const current = await kit.signedIn(request, reply);
+  if (!current) return reply;
+  const caller = keyCallerOf(current);
+  const key = await apiKeys.get(caller, request.params.id);
+  const requests = await apiKeys.listRequests(caller, request.params.id, {
+    limit: API_KEY_REQUEST_PAGE_LIMIT,
+    ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
+  });
+  if (!key.ok || !requests.ok) throw new ApiError('not_found', 'No such API key.');
+  return kit.render(request, reply, 'dashboard-api-key', 200, {
+    title: (m) => m.apiKeys.title,
+    csrf: current.session.csrfToken,
+    environment: current.session.environment,
+    key: key.value,
+    requests: requests.value.data,
+    nextCursor: requests.value.nextCursor,
+    when: displayTime,
+  });
+}
+
+async function createKey(
+  options: ApiKeyPagesOptions,
+  request: PageRequest<typeof KeyCreateRoute>,
+  reply: FastifyReply,
+) {
+  const { kit, apiKeys } = options;
+  const current = await kit.signedInPost(request, reply);
+  if (!current) return reply;
+  const rawScopes = request.body.scopes ?? [];
+  const form: ApiKeyFormValues = {
+    name: (request.body.name ?? '').trim(),
+    scopes: Array.isArray(rawScopes) ? rawScopes : [rawScopes],
+    allowedIps: request.body.allowedIps ?? '',
+    expiresAt: (request.body.expiresAt ?? '').trim(),
   };
+  if (!kit.may(current, 'manageApiKeys')) {
+    return apiKeysPage(options, request, reply, current, 403, { errors: [{ key: 'not_permitted' }] });
+  }
 
-  app.get(
-    '/dashboard/api-keys',
-    { schema: { hide: true, querystring: PageQuerySchema } },
-    async (request, reply) => {
-      const current = await kit.signedIn(request, reply);
-      if (!current) return reply;
-      return apiKeysPage(
-        request,
-        reply,
-        current,
-        200,
-        request.query.notice === 'revoked' ? { notice: 'revoked' } : {},
-      );
-    },
-  );
+  const errors: ApiKeyFormError[] = [];
+  const scopes = API_KEY_SCOPES.filter((scope) => form.scopes.includes(scope)) as ApiKeyScope[];
+  if (scopes.length === 0) errors.push({ key: 'no_scope' });
+  const allowedIps = form.allowedIps
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  if (allowedIps.length > API_KEY_LIMITS.allowedIps) {
+    errors.push({ key: 'too_many_ips', max: API_KEY_LIMITS.allowedIps });
+  }
+  // Checked here too (the service checks again) so that every mistake of the form shows at once.
+  for (const entry of allowedIps) {
+    if (normalizeCidr(entry) === undefined) errors.push({ key: 'invalid_cidr', value: entry });
+  }
+  let expiresAt: string | undefined;
+  if (form.expiresAt !== '') {
+    const date = new Date(`${form.expiresAt}T00:00:00.000Z`);
+    if (!DATE_SHAPE.test(form.expiresAt) || Number.isNaN(date.getTime())) {
+      errors.push({ key: 'invalid_date' });
+    } else expiresAt = date.toISOString();
+  }
+  if (errors.length > 0) return apiKeysPage(options, request, reply, current, 400, { errors, form });
 
-  app.get(
-    '/dashboard/api-keys/:id',
+  const result = await apiKeys.create(
+    keyCallerOf(current),
     {
-      schema: {
-        hide: true,
-        params: ApiKeyParamsSchema,
-        querystring: Type.Object({
-          lang: Type.Optional(Type.String()),
-          cursor: Type.Optional(Type.String({ maxLength: 512 })),
-        }),
-      },
+      scopes,
+      allowedIps,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      ...(form.name === '' ? {} : { name: form.name }),
     },
-    async (request, reply) => {
-      const current = await kit.signedIn(request, reply);
-      if (!current) return reply;
-      const caller = keyCallerOf(current);
-      const key = await apiKeys.get(caller, request.params.id);
-      const requests = await apiKeys.listRequests(caller, request.params.id, {
-        limit: API_KEY_REQUEST_PAGE_LIMIT,
-        ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
-      });
-      if (!key.ok || !requests.ok) throw new ApiError('not_found', 'No such API key.');
-      return kit.render(request, reply, 'dashboard-api-key', 200, {
-        title: (m) => m.apiKeys.title,
-        csrf: current.session.csrfToken,
-        environment: current.session.environment,
-        key: key.value,
-        requests: requests.value.data,
-        nextCursor: requests.value.nextCursor,
-        when: displayTime,
-      });
-    },
+    keyMeta(request, current),
   );
+  if (!result.ok) {
+    const issues = result.error.code === 'invalid_input' ? result.error.issues : [];
+    const found: ApiKeyFormError[] = issues.map((issue) => {
+      if (issue.path === 'expiresAt') return { key: 'past_expiry' };
+      const index = Number(issue.path.split('.')[1]);
+      return { key: 'invalid_cidr', value: allowedIps[index] ?? '' };
+    });
+    return apiKeysPage(options, request, reply, current, 400, {
+      errors: found.length > 0 ? found : [{ key: 'not_permitted' }],
+      form,
+    });
+  }
+  // The only time the secret exists outside a hash: this response, never cached nor stored.
+  return kit.render(request, reply, 'dashboard-api-key-created', 200, {
+    title: (m) => m.apiKeys.createdTitle,
+    csrf: current.session.csrfToken,
+    key: result.value,
+    secret: result.value.secret,
+    // Switching language would reload the page: the key would be gone.
+    noLanguageSwitch: true,
+    when: displayTime,
+  });
+}
 
-  app.post(
-    '/dashboard/api-keys',
-    {
-      schema: { hide: true, querystring: PageQuerySchema, body: ApiKeyFormSchema },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-    },
-    async (request, reply) => {
-      const current = await kit.signedIn(request, reply);
-      if (!current) return reply;
-      sessions.assertCsrf(request, current.session);
-      const rawScopes = request.body.scopes ?? [];
-      const form: ApiKeyFormValues = {
-        name: (request.body.name ?? '').trim(),
-        scopes: Array.isArray(rawScopes) ? rawScopes : [rawScopes],
-        allowedIps: request.body.allowedIps ?? '',
-        expiresAt: (request.body.expiresAt ?? '').trim(),
-      };
-      if (!kit.may(current, 'manageApiKeys')) {
-        return apiKeysPage(request, reply, current, 403, { errors: [{ key: 'not_permitted' }] });
-      }
-
-      const errors: ApiKeyFormError[] = [];
-      const scopes = API_KEY_SCOPES.filter((scope) => form.scopes.includes(scope)) as ApiKeyScope[];
-      if (scopes.length === 0) errors.push({ key: 'no_scope' });
-      const allowedIps = form.allowedIps
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter((line) => line !== '');
-      if (allowedIps.length > API_KEY_LIMITS.allowedIps) {
-        errors.push({ key: 'too_many_ips', max: API_KEY_LIMITS.allowedIps });
-      }
-      // Checked here too (the service checks again) so that every mistake of the form shows at once.
-      for (const entry of allowedIps) {
-        if (normalizeCidr(entry) === undefined) errors.push({ key: 'invalid_cidr', value: entry });
-      }
-      let expiresAt: string | undefined;
-      if (form.expiresAt !== '') {
-        const date = new Date(`${form.expiresAt}T00:00:00.000Z`);
-        if (!DATE_SHAPE.test(form.expiresAt) || Number.isNaN(date.getTime())) {
-          errors.push({ key: 'invalid_date' });
-        } else expiresAt = date.toISOString();
-      }
-      if (errors.length > 0) return apiKeysPage(request, reply, current, 400, { errors, form });
-
-      const result = await apiKeys.create(
-        keyCallerOf(current),
-        {
-          scopes,
-          allowedIps,
-          ...(expiresAt === undefined ? {} : { expiresAt }),
-          ...(form.name === '' ? {} : { name: form.name }),
-        },
-        keyMeta(request, current),
-      );
-      if (!result.ok) {
-        const issues = result.error.code === 'invalid_input' ? result.error.issues : [];
-        const found: ApiKeyFormError[] = issues.map((issue) => {
-          if (issue.path === 'expiresAt') return { key: 'past_expiry' };
-          const index = Number(issue.path.split('.')[1]);
-          return { key: 'invalid_cidr', value: allowedIps[index] ?? '' };
-        });
-        return apiKeysPage(request, reply, current, 400, {
-          errors: found.length > 0 ? found : [{ key: 'not_permitted' }],
-          form,
-        });
-      }
-      // The only time the secret exists outside a hash: this response, never cached nor stored.
-      return kit.render(request, reply, 'dashboard-api-key-created', 200, {
-        title: (m) => m.apiKeys.createdTitle,
-        csrf: current.session.csrfToken,
-        key: result.value,
-        secret: result.value.secret,
-        // Switching language would reload the page: the key would be gone.
-        noLanguageSwitch: true,
-        when: displayTime,
-      });
-    },
-  );
-
-  app.post(
-    '/dashboard/api-keys/:id/revoke',
-    {
-      schema: { hide: true, querystring: PageQuerySchema, params: ApiKeyParamsSchema, body: CsrfFormSchema },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-    },
-    async (request, reply) => {
-      const current = await kit.signedIn(request, reply);
-      if (!current) return reply;
-      sessions.assertCsrf(request, current.session);
-      if (!kit.may(current, 'manageApiKeys')) {
-        return apiKeysPage(request, reply, current, 403, { errors: [{ key: 'not_permitted' }] });
-      }
-      const result = await apiKeys.revoke(keyCallerOf(current), request.params.id, keyMeta(request, current));
+async function revokeKey(
+  options: ApiKeyPagesOptions,
+  request: PageRequest<typeof KeyRevokeRoute>,
+  reply: FastifyReply,
+) {
+  const { kit, apiKeys } = options;
+  const { id } = request.params;
+  return kit.command(request, reply, {
+    allowed: (current) => kit.may(current, 'manageApiKeys'),
+    refused: (current) =>
+      apiKeysPage(options, request, reply, current, 403, { errors: [{ key: 'not_permitted' }] }),
+    run: async (current) => {
+      const result = await apiKeys.revoke(keyCallerOf(current), id, keyMeta(request, current));
       if (!result.ok) throw new ApiError('not_found', 'No such API key.');
-      return kit.redirect(request, reply, '/dashboard/api-keys', { notice: 'revoked' });
+      return { path: '/dashboard/api-keys', notice: 'revoked' };
     },
-  );
+  });
 }

@@ -1,4 +1,13 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyError,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  RawServerDefault,
+  RouteGenericInterface,
+} from 'fastify';
 import { Type } from 'typebox';
 import type { FeatureFlag } from '../../db/schema.js';
 import { isCardNumberRefusal } from '../../http/card-data.js';
@@ -8,7 +17,7 @@ import type { SessionManager } from '../../http/session.js';
 import type { Locale } from '../../web/i18n.js';
 import { jsonForScript, type Renderer } from '../../web/render.js';
 import { localeOf, localized, type DashboardAuth, type SignedIn } from '../users/http.js';
-import { userMay, type DashboardPermission } from '../users/service.js';
+import { userMay, type DashboardPermission } from '../users/roles.js';
 import { DASHBOARD_MESSAGES, format, type DashboardMessages } from './i18n.js';
 import { areaOf, navigationOf } from './navigation.js';
 import { WEBHOOK_MESSAGES, type WebhookMessages } from './webhook-i18n.js';
@@ -22,6 +31,31 @@ export const PageQuerySchema = Type.Object({
 export const QUIET = 'warn' as const;
 
 export type PageText = (m: DashboardMessages) => { title: string; body: string };
+
+/**
+ * The request of a page route with this schema, as the route's own handler sees it: a page's handler is a
+ * named function of its area, typed by the schema the route is registered with.
+ */
+export type PageRequest<S extends FastifySchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  IncomingMessage,
+  S,
+  TypeBoxTypeProvider
+>;
+
+/** Where a command of a form leads: a page and its notice, or the page the command answered itself. */
+export type CommandOutcome = { path: string; notice: string } | { reply: FastifyReply };
+
+/** A command posted from a form of a page (see `PageKit.command`). */
+export interface PageCommand {
+  /** Whether the user's role may run it. */
+  allowed(current: SignedIn): boolean;
+  /** The page that says the role may not. */
+  refused(current: SignedIn): Promise<FastifyReply> | FastifyReply;
+  /** The command itself; a refusal the error page shows is thrown. */
+  run(current: SignedIn): Promise<CommandOutcome>;
+}
 
 /**
  * The page kit of the merchant dashboard (issue 12 item 8): what every area plugin uses to render,
@@ -58,6 +92,11 @@ export interface PageKit {
   signedIn(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
   /** The signed-in user of a form post, its CSRF token checked; undefined after a redirect to login. */
   signedInPost(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined>;
+  /**
+   * A form's command, then a 303 to the page that shows what it did: the signed-in user of the post (its
+   * CSRF token checked, else the redirect to login), the refusal page unless the role may, then the command.
+   */
+  command(request: FastifyRequest, reply: FastifyReply, command: PageCommand): Promise<FastifyReply>;
   /** Whether the user's role allows this (the rule lives in the users service). */
   may(current: SignedIn, permission: DashboardPermission): boolean;
   /** Whether the user's organization has this feature flag (product decision 8). */
@@ -147,43 +186,58 @@ export function createPageKit(deps: {
       return current;
     },
 
+    async command(request, reply, { allowed, refused, run }) {
+      const current = await kit.signedInPost(request, reply);
+      if (!current) return reply;
+      if (!allowed(current)) return refused(current);
+      const outcome = await run(current);
+      if ('reply' in outcome) return outcome.reply;
+      return kit.redirect(request, reply, outcome.path, { notice: outcome.notice });
+    },
+
     may: (current, permission) => userMay(current.account.user, permission),
 
     hasFeature: (current, flag) => current.account.organization.featureFlags.includes(flag),
 
     handleErrors(app) {
-      app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-        const apiError = toApiError(error);
-        if (apiError.statusCode >= 500)
-          request.log.error({ err: error, code: apiError.code }, 'request failed');
-        else request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
-        const body = (m: DashboardMessages) => {
-          switch (apiError.code) {
-            case 'forbidden':
-              return m.errors.csrf;
-            case 'too_many_requests':
-              return m.errors.rateLimited;
-            case 'not_found':
-              return m.errors.notFound;
-            case 'validation_failed':
-              return isCardNumberRefusal(apiError)
-                ? m.errors.cardNumber
-                : `${m.errors.generic} ${request.id}`;
-            default:
-              return `${m.errors.generic} ${request.id}`;
-          }
-        };
-        return kit.message(
-          request,
-          reply,
-          apiError.statusCode,
-          (m) => ({ title: m.brand, body: body(m) }),
-          'none',
-        );
-      });
+      app.setErrorHandler((error: FastifyError | ApiError, request, reply) =>
+        errorPage(kit, error, request, reply),
+      );
     },
   };
   return kit;
+}
+
+/** An error of a page (refused CSRF token, rate limit, malformed form) as a page, logged by its status. */
+function errorPage(
+  kit: PageKit,
+  error: FastifyError | ApiError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const apiError = toApiError(error);
+  if (apiError.statusCode >= 500) request.log.error({ err: error, code: apiError.code }, 'request failed');
+  else request.log.info({ code: apiError.code, statusCode: apiError.statusCode }, 'request refused');
+  const body = (m: DashboardMessages) => {
+    switch (apiError.code) {
+      case 'forbidden':
+        return m.errors.csrf;
+      case 'too_many_requests':
+        return m.errors.rateLimited;
+      case 'not_found':
+        return m.errors.notFound;
+      case 'validation_failed':
+        return isCardNumberRefusal(apiError) ? m.errors.cardNumber : `${m.errors.generic} ${request.id}`;
+      default:
+        return `${m.errors.generic} ${request.id}`;
+    }
+  };
+  return kit.message(request, reply, apiError.statusCode, (m) => ({ title: m.brand, body: body(m) }), 'none');
+}
+
+/** The organization and the session's environment: whose data a page reads and changes. */
+export function ownerOf({ account, session }: SignedIn) {
+  return { organizationId: account.organization.id, environment: session.environment };
 }
 
 /** A time to the minute, UTC, as the dashboard's lists show it. */

@@ -1,6 +1,6 @@
 import type { FeatureFlag } from '../../db/schema.js';
 import type { SignedIn } from '../users/http.js';
-import { userMay, type DashboardPermission } from '../users/service.js';
+import { userMay, type DashboardPermission } from '../users/roles.js';
 import type { DashboardMessages } from './i18n.js';
 
 /**

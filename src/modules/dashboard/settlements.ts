@@ -6,11 +6,11 @@ import { formatMoney } from './money.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { SettlementBatches } from '../settlement/batch.js';
 import { StatementSchema } from '../settlement/schemas.js';
-import type { BatchView } from '../settlement/service.js';
+import type { BatchView } from '../settlement/views.js';
 import { statementCsv, type Statement } from '../settlement/statement.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { format } from './i18n.js';
-import { PageQuerySchema, type PageKit } from './kit.js';
+import { ownerOf, PageQuerySchema, type PageKit, type PageRequest } from './kit.js';
 import { SETTLEMENT_MESSAGES, type SettlementMessages } from './settlement-i18n.js';
 
 export interface DashboardSettlementPagesOptions {
@@ -33,145 +33,171 @@ const SettlementListQuerySchema = Type.Object({
 
 type PayoutFacts = { id: string; status: string; payoutAmount: string; arrivalDate: string | null };
 
+const BatchListRoute = { hide: true, querystring: SettlementListQuerySchema };
+const BatchRoute = { hide: true, querystring: PageQuerySchema, params: IdParamsSchema };
+const StatementJsonRoute = {
+  hide: true,
+  querystring: PageQuerySchema,
+  params: IdParamsSchema,
+  // The API's response schema: the same JSON, member for member, as `GET /v1/settlements/{id}/statement`.
+  response: { 200: StatementSchema },
+};
+
 /**
- * The settlement pages of the merchant dashboard (issue 14 item 7): the batches of the session's
- * environment, newest business date first, and each batch with its statement's lines and the statement
- * itself to download as CSV or JSON, the same bytes as `GET /v1/settlements/{id}/statement(.csv)`.
- * Only the roles of `readSettlements`; another organization's or environment's batch is 404.
+ * The settlement pages of the merchant dashboard: the batches of the session's environment, newest
+ * business date first, and each batch with its statement's lines and the statement itself to download as
+ * CSV or JSON, the same bytes as `GET /v1/settlements/{id}/statement(.csv)`. Only the roles of
+ * `readSettlements`; another organization's or environment's batch is 404.
  */
 export async function settlementPages(app: App, options: DashboardSettlementPagesOptions): Promise<void> {
-  const { kit, settlements, payouts } = options;
-  kit.handleErrors(app);
+  options.kit.handleErrors(app);
 
-  const ownerOf = ({ account, session }: SignedIn) => ({
-    organizationId: account.organization.id,
-    environment: session.environment,
+  app.get('/dashboard/settlements', { schema: BatchListRoute }, (request, reply) =>
+    showBatches(options, request, reply),
+  );
+  app.get('/dashboard/settlements/:id', { schema: BatchRoute }, (request, reply) =>
+    showBatch(options, request, reply),
+  );
+  app.get('/dashboard/settlements/:id/statement.csv', { schema: BatchRoute }, (request, reply) =>
+    downloadCsv(options, request, reply),
+  );
+  app.get('/dashboard/settlements/:id/statement.json', { schema: StatementJsonRoute }, (request, reply) =>
+    downloadJson(options, request, reply),
+  );
+}
+
+const sm = (request: FastifyRequest): SettlementMessages => SETTLEMENT_MESSAGES[localeOf(request)];
+const noSuchBatch = () => new ApiError('not_found', 'No such settlement batch.');
+
+function pageData(request: FastifyRequest, current: SignedIn) {
+  const messages = sm(request);
+  const locale = localeOf(request);
+  return {
+    title: () => messages.title,
+    csrf: current.session.csrfToken,
+    environment: current.session.environment,
+    sm: messages,
+    money: (amount: string, currency: 'TRY' | 'USDT' = 'TRY') => formatMoney(amount, currency, locale),
+    rate: (value: string) => (locale === 'tr' ? value.replace('.', ',') : value),
+    held: (reason: string) => holdReasonText(messages, reason),
+  };
+}
+
+/** The signed-in user who may read settlements; otherwise the redirect to login or the refusal page. */
+async function reader(
+  { kit }: DashboardSettlementPagesOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<SignedIn | undefined> {
+  const current = await kit.signedIn(request, reply);
+  if (!current) return undefined;
+  if (kit.may(current, 'readSettlements')) return current;
+  await kit.render(request, reply, 'dashboard-settlements', 403, {
+    ...pageData(request, current),
+    refused: true,
   });
-  const sm = (request: FastifyRequest): SettlementMessages => SETTLEMENT_MESSAGES[localeOf(request)];
-  const noSuchBatch = () => new ApiError('not_found', 'No such settlement batch.');
+  return undefined;
+}
 
-  /** The signed-in user who may read settlements; otherwise the redirect to login or the refusal page. */
-  const reader = async (request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined> => {
-    const current = await kit.signedIn(request, reply);
-    if (!current) return undefined;
-    if (kit.may(current, 'readSettlements')) return current;
-    await kit.render(request, reply, 'dashboard-settlements', 403, {
-      ...pageData(request, current),
-      refused: true,
-    });
-    return undefined;
-  };
+async function payoutOf(
+  { payouts }: DashboardSettlementPagesOptions,
+  current: SignedIn,
+  batch: BatchView,
+): Promise<PayoutFacts | undefined> {
+  if (batch.payoutId === null) return undefined;
+  const found = await payouts.retrieve(ownerOf(current), batch.payoutId);
+  if (!found.ok) return undefined;
+  const { id, status, payoutAmount, arrivalDate } = found.value;
+  return { id, status, payoutAmount, arrivalDate };
+}
 
-  const payoutOf = async (current: SignedIn, batch: BatchView): Promise<PayoutFacts | undefined> => {
-    if (batch.payoutId === null) return undefined;
-    const found = await payouts.retrieve(ownerOf(current), batch.payoutId);
-    if (!found.ok) return undefined;
-    const { id, status, payoutAmount, arrivalDate } = found.value;
-    return { id, status, payoutAmount, arrivalDate };
-  };
-
-  const pageData = (request: FastifyRequest, current: SignedIn) => {
-    const messages = sm(request);
-    const locale = localeOf(request);
-    return {
-      title: () => messages.title,
-      csrf: current.session.csrfToken,
-      environment: current.session.environment,
-      sm: messages,
-      money: (amount: string, currency: 'TRY' | 'USDT' = 'TRY') => formatMoney(amount, currency, locale),
-      rate: (value: string) => (locale === 'tr' ? value.replace('.', ',') : value),
-      held: (reason: string) => holdReasonText(messages, reason),
-    };
-  };
-
-  app.get(
-    '/dashboard/settlements',
-    { schema: { hide: true, querystring: SettlementListQuerySchema } },
-    async (request, reply) => {
-      const current = await reader(request, reply);
-      if (!current) return reply;
-      const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
-      const listed = await settlements.list(ownerOf(current), { limit: BATCH_PAGE_LIMIT, cursor });
-      if (!listed.ok) throw new ApiError('not_found', 'No such page of settlement batches.');
-      const batches = await Promise.all(
-        listed.value.data.map(async (batch) => ({ batch, payout: await payoutOf(current, batch) })),
-      );
-      return kit.render(request, reply, 'dashboard-settlements', 200, {
-        ...pageData(request, current),
-        batches,
-        nextCursor: listed.value.nextCursor,
-        paged: cursor !== undefined,
-      });
-    },
+async function showBatches(
+  options: DashboardSettlementPagesOptions,
+  request: PageRequest<typeof BatchListRoute>,
+  reply: FastifyReply,
+) {
+  const current = await reader(options, request, reply);
+  if (!current) return reply;
+  const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
+  const listed = await options.settlements.list(ownerOf(current), { limit: BATCH_PAGE_LIMIT, cursor });
+  if (!listed.ok) throw new ApiError('not_found', 'No such page of settlement batches.');
+  const batches = await Promise.all(
+    listed.value.data.map(async (batch) => ({ batch, payout: await payoutOf(options, current, batch) })),
   );
+  return options.kit.render(request, reply, 'dashboard-settlements', 200, {
+    ...pageData(request, current),
+    batches,
+    nextCursor: listed.value.nextCursor,
+    paged: cursor !== undefined,
+  });
+}
 
-  app.get(
-    '/dashboard/settlements/:id',
-    { schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema } },
-    async (request, reply) => {
-      const current = await reader(request, reply);
-      if (!current) return reply;
-      const owner = ownerOf(current);
-      const batch = await settlements.retrieve(owner, request.params.id);
-      if (!batch) throw noSuchBatch();
-      const found = await settlements.statement(owner, batch.id);
-      const statement = found.ok ? found.value : undefined;
-      const data = pageData(request, current);
-      return kit.render(request, reply, 'dashboard-settlement', 200, {
-        ...data,
-        title: () => format(data.sm.batchTitle, { date: batch.businessDate }),
-        batch,
-        payout: await payoutOf(current, batch),
-        statement,
-        lines: statement?.lines.slice(0, BATCH_LINES_SHOWN) ?? [],
-      });
-    },
+async function showBatch(
+  options: DashboardSettlementPagesOptions,
+  request: PageRequest<typeof BatchRoute>,
+  reply: FastifyReply,
+) {
+  const { kit, settlements } = options;
+  const current = await reader(options, request, reply);
+  if (!current) return reply;
+  const owner = ownerOf(current);
+  const batch = await settlements.retrieve(owner, request.params.id);
+  if (!batch) throw noSuchBatch();
+  const found = await settlements.statement(owner, batch.id);
+  const statement = found.ok ? found.value : undefined;
+  const data = pageData(request, current);
+  return kit.render(request, reply, 'dashboard-settlement', 200, {
+    ...data,
+    title: () => format(data.sm.batchTitle, { date: batch.businessDate }),
+    batch,
+    payout: await payoutOf(options, current, batch),
+    statement,
+    lines: statement?.lines.slice(0, BATCH_LINES_SHOWN) ?? [],
+  });
+}
+
+// ---------------------------------------------------------------- the statement's downloads
+
+/** The statement of the session's organization and environment, or 404 (also while it is not ready). */
+async function statementOf(
+  { settlements }: DashboardSettlementPagesOptions,
+  current: SignedIn,
+  id: string,
+): Promise<Statement> {
+  const found = await settlements.statement(ownerOf(current), id);
+  if (!found.ok) throw noSuchBatch();
+  return found.value;
+}
+
+const download = (reply: FastifyReply, filename: string, type: string) =>
+  reply
+    .header('cache-control', 'no-store')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .type(type);
+
+async function downloadCsv(
+  options: DashboardSettlementPagesOptions,
+  request: PageRequest<typeof BatchRoute>,
+  reply: FastifyReply,
+) {
+  const current = await reader(options, request, reply);
+  if (!current) return reply;
+  const statement = await statementOf(options, current, request.params.id);
+  return download(reply, `statement-${statement.batch.id}.csv`, 'text/csv; charset=utf-8').send(
+    statementCsv(statement),
   );
+}
 
-  /** The statement of the session's organization and environment, or 404 (also while it is not ready). */
-  const statementOf = async (current: SignedIn, id: string): Promise<Statement> => {
-    const found = await settlements.statement(ownerOf(current), id);
-    if (!found.ok) throw noSuchBatch();
-    return found.value;
-  };
-  const download = (reply: FastifyReply, filename: string, type: string) =>
-    reply
-      .header('cache-control', 'no-store')
-      .header('content-disposition', `attachment; filename="${filename}"`)
-      .type(type);
-
-  app.get(
-    '/dashboard/settlements/:id/statement.csv',
-    { schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema } },
-    async (request, reply) => {
-      const current = await reader(request, reply);
-      if (!current) return reply;
-      const statement = await statementOf(current, request.params.id);
-      return download(reply, `statement-${statement.batch.id}.csv`, 'text/csv; charset=utf-8').send(
-        statementCsv(statement),
-      );
-    },
-  );
-
-  app.get(
-    '/dashboard/settlements/:id/statement.json',
-    {
-      // The API's response schema: the same JSON, member for member, as `GET /v1/settlements/{id}/statement`.
-      schema: {
-        hide: true,
-        querystring: PageQuerySchema,
-        params: IdParamsSchema,
-        response: { 200: StatementSchema },
-      },
-    },
-    async (request, reply) => {
-      const current = await reader(request, reply);
-      if (!current) return reply;
-      const statement = await statementOf(current, request.params.id);
-      return download(reply, `statement-${statement.batch.id}.json`, 'application/json; charset=utf-8').send(
-        statement,
-      );
-    },
+async function downloadJson(
+  options: DashboardSettlementPagesOptions,
+  request: PageRequest<typeof StatementJsonRoute>,
+  reply: FastifyReply,
+) {
+  const current = await reader(options, request, reply);
+  if (!current) return reply;
+  const statement = await statementOf(options, current, request.params.id);
+  return download(reply, `statement-${statement.batch.id}.json`, 'application/json; charset=utf-8').send(
+    statement,
   );
 }
 

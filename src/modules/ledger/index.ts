@@ -1,14 +1,4 @@
 export { balanceRoutes, type BalanceRoutesOptions } from './routes.js';
 export { computeFee, defaultFeeRate, type FeeRate } from './fees.js';
-export {
-  createLedger,
-  type Balance,
-  type ChargeForLedger,
-  type ChargeSplit,
-  type EntryLines,
-  type Ledger,
-  type LedgerDeps,
-  type LedgerOwner,
-  type PendingDebt,
-  type RefundForLedger,
-} from './service.js';
+export { createLedger, type Balance, type EntryLines, type Ledger, type LedgerOwner } from './service.js';
+export type { ChargeForLedger, ChargeSplit, LedgerDeps, PendingDebt, RefundForLedger } from './types.js';

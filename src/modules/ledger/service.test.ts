@@ -15,13 +15,8 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../../../test
 import { createOrganization } from '../../../test/helpers/merchants.js';
 import { feeRateIn } from '../organizations/fee-rates.js';
 import { computeFee, defaultFeeRate } from './fees.js';
-import {
-  createLedger,
-  type ChargeForLedger,
-  type Ledger,
-  type LedgerOwner,
-  type RefundForLedger,
-} from './service.js';
+import { createLedger, type Ledger, type LedgerOwner } from './service.js';
+import type { ChargeForLedger, RefundForLedger } from './types.js';
 
 const clock = createManualClock(new Date('2026-11-23T10:00:00.000Z'));
 let testDb: TestDatabase;

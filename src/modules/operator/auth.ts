@@ -4,7 +4,7 @@ import type { App } from '../../http/server.js';
 import type { Session, SessionManager } from '../../http/session.js';
 import { MINUTE } from '../../shared/clock.js';
 import { safeEqual } from '../../shared/crypto.js';
-import type { Actor } from '../organizations/service.js';
+import type { Actor } from '../organizations/types.js';
 import type { AuditLog } from '../audit/service.js';
 import type { Kdb } from '../../db/database.js';
 import { valueOf } from './errors.js';
@@ -90,7 +90,13 @@ export function registerOperatorAuth(
   });
 }
 
-type LoginDeps = { staff: StaffService; sessions: SessionManager; audit: AuditLog; db: Kdb };
+/** What logging staff in and out needs: the accounts, the sessions, the audit log. */
+export type LoginDeps = { staff: StaffService; sessions: SessionManager; audit: AuditLog; db: Kdb };
+
+/** The login's own dependencies, out of a front end's. */
+export function loginDeps(deps: LoginDeps): LoginDeps {
+  return { staff: deps.staff, sessions: deps.sessions, audit: deps.audit, db: deps.db };
+}
 
 /**
  * Checks a staff member's password, ends the session the browser already had, starts a new operator

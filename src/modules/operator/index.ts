@@ -9,28 +9,40 @@ import type { AuditLog } from '../audit/service.js';
 import type { Mailer } from '../email/service.js';
 import type { Ledger } from '../ledger/service.js';
 import type { OrganizationAdminService, UnderwritingService } from '../organizations/service.js';
-import { operatorAlertRoutes } from './alert-routes.js';
-import type { OperatorAlerts } from './alerts.js';
-import { operatorApiRoutes } from './api-routes.js';
-import { registerOperatorAuth } from './auth.js';
-import type { OperatorCommands } from './commands.js';
-import { consoleRenderer } from './console-page.js';
-import { operatorConsoleRoutes } from './console-routes.js';
-import { operatorJobRoutes } from './job-routes.js';
-import { registerOperatorOpenApi } from './openapi.js';
-import type { StaffService } from './staff.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { WalletService } from '../wallets/service.js';
-import type { WalletOperatorCommands } from './wallet-commands.js';
-import { operatorWalletRoutes } from './wallet-routes.js';
-import { operatorPayoutRoutes } from './payout-routes.js';
-import { operatorRefundRoutes } from './refund-routes.js';
 import type { RefundService } from '../refunds/service.js';
-import { operatorSettlementRoutes } from './settlement-routes.js';
-import { operatorReconciliationRoutes } from './reconciliation-routes.js';
 import type { Reconciliation } from '../reconciliation/service.js';
 import type { PayoutService } from '../payouts/service.js';
+import type { OperatorAlerts } from './alerts.js';
+import { operatorAlertApi } from './alerts-api.js';
+import { operatorAlertConsole } from './alerts-console.js';
+import { operatorApplicationApi } from './applications-api.js';
+import { operatorApplicationConsole } from './applications-console.js';
+import { registerOperatorAuth } from './auth.js';
+import type { OperatorCommands } from './commands.js';
+import { consoleRenderer, createConsoleKit } from './console-kit.js';
+import { operatorJobApi } from './jobs-api.js';
+import { operatorJobConsole } from './jobs-console.js';
 import { operatorPaymentRoutes, type MerchantViewDeps } from './merchant-view.js';
+import { registerOperatorOpenApi } from './openapi.js';
+import { operatorDemoMerchantApi, operatorOrganizationApi } from './organizations-api.js';
+import { operatorOrganizationConsole } from './organizations-console.js';
+import { operatorPayoutApi } from './payouts-api.js';
+import { operatorPayoutConsole } from './payouts-console.js';
+import { operatorReconciliationApi } from './reconciliation-api.js';
+import { operatorReconciliationConsole } from './reconciliation-console.js';
+import { operatorRecordsApi } from './records-api.js';
+import { operatorRecordsConsole } from './records-console.js';
+import { operatorRefundApi } from './refunds-api.js';
+import { operatorSettlementApi } from './settlement-api.js';
+import { operatorSettlementConsole } from './settlement-console.js';
+import { operatorSignInConsole } from './sign-in-console.js';
+import { operatorSessionApi, operatorStaffAccountApi } from './staff-api.js';
+import type { StaffService } from './staff.js';
+import type { WalletOperatorCommands } from './wallet-commands.js';
+import { operatorWalletApi } from './wallets-api.js';
+import { operatorWalletConsole } from './wallets-console.js';
 
 export interface OperatorModuleOptions {
   commands: OperatorCommands;
@@ -47,18 +59,18 @@ export interface OperatorModuleOptions {
   cursors: CursorCodec;
   /** The job kit's run log and parked rows (the console's jobs page). */
   jobs: JobKit;
-  /** Wallet change controls (issue 13): the pending changes and the operator's wallet commands. */
+  /** Wallet change controls: the pending changes and the operator's wallet commands. */
   wallets?: { service: Pick<WalletService, 'listChanges'>; commands: WalletOperatorCommands };
-  /** Payouts (issue 13): the queue, the treasury rail's export and recording, cancelation, minimums. */
+  /** Payouts: the queue, the treasury rail's export and recording, cancelation, minimums. */
   payouts?: PayoutService;
   /** Held refunds settled by hand (ADR 0063). */
   refunds?: Pick<RefundService, 'settleHeld'>;
-  /** The daily settlement (issue 14): batches, runs of a date, closures, payout schedules. */
+  /** The daily settlement: batches, runs of a date, closures, payout schedules. */
   settlement?: SettlementBatches;
-  /** The daily reconciliation of the acquirers' settlement reports with the ledger (issue 14). */
+  /** The daily reconciliation of the acquirers' settlement reports with the ledger. */
   reconciliation?: Reconciliation;
   /**
-   * What the merchant view of an organization and the payment search read (issue 15 item 7): charges,
+   * What the merchant view of an organization and the payment search read: charges,
    * their daily activity, balances, batches, payouts, webhook health and branding, each through its service.
    */
   merchants: Omit<MerchantViewDeps, 'audit' | 'db'>;
@@ -69,10 +81,50 @@ export interface OperatorModuleOptions {
   cliToken: string | undefined;
 }
 
-/** The operator console and operator API, on the operator listener (issue 3). */
+/**
+ * What the operator API and the underwriting console read (the services) and write (the commands, each
+ * audited).
+ */
+type CoreDeps = Pick<
+  OperatorModuleOptions,
+  | 'commands'
+  | 'staff'
+  | 'underwriting'
+  | 'organizations'
+  | 'apiKeys'
+  | 'mailer'
+  | 'audit'
+  | 'db'
+  | 'sessions'
+  | 'cursors'
+>;
+
+/** The operator API: the same operations as the console, as JSON, for scripts and the CLI. */
+async function operatorApi(app: App, deps: CoreDeps): Promise<void> {
+  operatorSessionApi(app, deps);
+  operatorApplicationApi(app, deps);
+  operatorOrganizationApi(app, deps);
+  operatorRecordsApi(app, deps);
+  operatorStaffAccountApi(app, deps);
+  operatorDemoMerchantApi(app, deps);
+}
+
+/** The operator console: server-rendered pages whose forms post back here, then redirect (PRG). */
+async function operatorConsole(
+  app: App,
+  deps: CoreDeps & { kit: ReturnType<typeof createConsoleKit>; merchants: MerchantViewDeps },
+): Promise<void> {
+  await operatorSignInConsole(app, deps);
+  await operatorApplicationConsole(app, deps);
+  await operatorOrganizationConsole(app, deps);
+  await operatorRecordsConsole(app, deps);
+}
+
+/** The operator console and operator API, on the operator listener. */
 export async function operatorModule(app: App, options: OperatorModuleOptions): Promise<void> {
   const { commands } = options;
   const renderer = consoleRenderer(options.renderer, options.staff);
+  const kit = createConsoleKit(renderer);
   // The console's pages name the staff behind each action (not the API's JSON, which keeps the ids). Any
   // console request may render a page (a refused form is shown again), so each reads the names: one
   // small query of the staff table.
@@ -95,28 +147,30 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
     cursors: options.cursors,
     merchants: { ...options.merchants, audit: options.audit, db: options.db },
   };
-  await app.register(operatorApiRoutes, deps);
-  await app.register(operatorConsoleRoutes, { ...deps, renderer });
-  await app.register(operatorPaymentRoutes, { ...deps.merchants, renderer });
-  await app.register(operatorAlertRoutes, {
-    alerts: options.alerts,
-    ledger: options.ledger,
-    commands,
-    renderer,
-  });
-  await app.register(operatorJobRoutes, { jobs: options.jobs, renderer });
+  await app.register(operatorApi, deps);
+  await app.register(operatorConsole, { ...deps, kit });
+  await app.register(operatorPaymentRoutes, { ...deps.merchants, kit });
+  const alerts = { alerts: options.alerts, ledger: options.ledger, commands };
+  await app.register(operatorAlertApi, alerts);
+  await app.register(operatorAlertConsole, { ...alerts, kit });
+  await app.register(operatorJobApi, { jobs: options.jobs });
+  await app.register(operatorJobConsole, { jobs: options.jobs, kit });
   if (options.wallets) {
-    await app.register(operatorWalletRoutes, {
-      wallets: options.wallets.service,
-      commands: options.wallets.commands,
-      renderer,
-    });
+    const wallets = { wallets: options.wallets.service, commands: options.wallets.commands };
+    await app.register(operatorWalletApi, wallets);
+    await app.register(operatorWalletConsole, { ...wallets, kit });
   }
-  if (options.payouts) await app.register(operatorPayoutRoutes, { payouts: options.payouts, renderer });
-  if (options.refunds) await app.register(operatorRefundRoutes, { refunds: options.refunds });
-  if (options.settlement)
-    await app.register(operatorSettlementRoutes, { batches: options.settlement, renderer });
+  if (options.payouts) {
+    await app.register(operatorPayoutApi, { payouts: options.payouts });
+    await app.register(operatorPayoutConsole, { payouts: options.payouts, kit });
+  }
+  if (options.refunds) await app.register(operatorRefundApi, { refunds: options.refunds });
+  if (options.settlement) {
+    await app.register(operatorSettlementApi, { batches: options.settlement });
+    await app.register(operatorSettlementConsole, { batches: options.settlement, kit });
+  }
   if (options.reconciliation) {
-    await app.register(operatorReconciliationRoutes, { reconciliation: options.reconciliation, renderer });
+    await app.register(operatorReconciliationApi, { reconciliation: options.reconciliation });
+    await app.register(operatorReconciliationConsole, { reconciliation: options.reconciliation, kit });
   }
 }

@@ -3,7 +3,6 @@ import { containsCardNumber } from '../../shared/card-numbers.js';
 import type { App } from '../../http/server.js';
 import type { Kdb } from '../../db/database.js';
 import { DAY, type Clock } from '../../shared/clock.js';
-import type { Renderer } from '../../web/render.js';
 import type { AuditLog, AuditEntryView } from '../audit/service.js';
 import { formatAmount } from '../checkout/format.js';
 import type { DailyChargeActivity } from '../charges/activity.js';
@@ -12,9 +11,10 @@ import type { Balance } from '../ledger/model.js';
 import type { BrandingService } from '../organizations/branding.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { SettlementBatches } from '../settlement/batch.js';
-import type { EndpointHealth, WebhookEndpointService } from '../webhooks/service.js';
+import type { EndpointHealth } from '../webhooks/endpoint-types.js';
+import type { WebhookEndpointService } from '../webhooks/service.js';
 import { actorOf } from './auth.js';
-import { consolePage } from './console-page.js';
+import type { ConsoleKit } from './console-kit.js';
 
 /**
  * Issue 15 item 7: what the operator console's merchant view reads of the other modules, each through
@@ -249,9 +249,9 @@ const KIND_LABELS: Record<SearchKind, string> = {
  */
 export async function operatorPaymentRoutes(
   app: App,
-  deps: MerchantViewDeps & { renderer: Renderer },
+  deps: MerchantViewDeps & { kit: ConsoleKit },
 ): Promise<void> {
-  const page = consolePage(deps.renderer);
+  const { page } = deps.kit;
   app.get('/payments', { config: { operator: 'read' } }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const q = typeof query.q === 'string' ? query.q : undefined;

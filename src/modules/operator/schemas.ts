@@ -1,8 +1,14 @@
 import { Type } from 'typebox';
+import { errorResponses } from '../../http/errors.js';
 import type { ApplicationRow } from '../../db/schema.js';
 import type { FeeScheduleEntry, Organization } from '../organizations/types.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
 import { STAFF_ROLES } from './staff-roles.js';
+
+/** The failures most operator API routes can answer, keyed by status. */
+export const API_ERRORS = errorResponses(400, 401, 403, 404, 409, 429);
+/** The environments an operator filters and sets by. */
+export const ENVIRONMENTS = ['sandbox', 'live'] as const;
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 

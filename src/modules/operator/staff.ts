@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
 import type { StaffRole, StaffUsersTable } from '../../db/schema.js';
 import { createLoginThrottle, type LoginAttempt } from '../../http/login-throttle.js';
 import type { Clock } from '../../shared/clock.js';
@@ -45,7 +45,7 @@ export interface StaffService {
   /** In the caller's transaction when one is given (the command audits the creation in it). */
   create(
     input: { email: string; name: string; role: StaffRole; password: string },
-    trx?: Kdb,
+    trx?: Trx,
   ): Promise<Result<Staff, StaffError>>;
   get(id: string): Promise<Staff | undefined>;
   /** Every staff member's name by id, disabled ones included: who did what in the console's pages. */
@@ -66,7 +66,7 @@ export interface StaffService {
    * Sets a staff member's password (the `set-staff-password` command, audited there), in the caller's
    * transaction when one is given, and lifts a lockout of the account.
    */
-  setPassword(email: string, password: string, trx?: Kdb): Promise<Result<Staff, StaffError>>;
+  setPassword(email: string, password: string, trx?: Trx): Promise<Result<Staff, StaffError>>;
 }
 
 export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLog }): StaffService {
@@ -96,12 +96,13 @@ export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLo
   };
 
   return {
-    async create({ email, name, role, password }, trx = db) {
+    async create({ email, name, role, password }, trx) {
+      const on = trx ?? db;
       const weak = weakPassword(password, email);
       if (weak) return err(weak);
-      if (await byEmail(email, trx)) return err({ code: 'staff_email_taken' });
+      if (await byEmail(email, on)) return err({ code: 'staff_email_taken' });
       const now = clock.now();
-      const row = await trx
+      const row = await on
         .insertInto('staff_users')
         .values({
           id: newId('stf', now),
@@ -165,12 +166,13 @@ export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLo
       return ok(toStaff(row));
     },
 
-    async setPassword(email, password, trx = db) {
+    async setPassword(email, password, trx) {
+      const on = trx ?? db;
       const weak = weakPassword(password, email);
       if (weak) return err(weak);
-      const row = await byEmail(email, trx);
+      const row = await byEmail(email, on);
       if (!row) return err({ code: 'staff_not_found', email });
-      await trx
+      await on
         .updateTable('staff_users')
         .set({ password_hash: await hashPassword(password), updated_at: clock.now() })
         .where('id', '=', row.id)

@@ -1,9 +1,10 @@
 import { err, ok, type Result } from '../../shared/result.js';
-import type { Actor, OrganizationAdminService } from '../organizations/service.js';
+import type { OrganizationAdminService } from '../organizations/service.js';
+import type { Actor } from '../organizations/types.js';
 import type { WalletError } from '../wallets/errors.js';
 import type { WalletChangeView } from '../wallets/schemas.js';
 import type { WalletService } from '../wallets/service.js';
-import { REASON_MAX_LENGTH } from './commands.js';
+import { REASON_MAX_LENGTH } from './command-input.js';
 
 /**
  * The operator's wallet commands (issue 13 item 2), beside `commands.ts`: the console, the operator API

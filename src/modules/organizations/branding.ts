@@ -6,7 +6,7 @@ import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import type { BrandingError, BrandingIssues } from './errors.js';
 import { deleteLogo, findBrandingRow, findLogoByHash, putLogo, setBrandingFields } from './repository.js';
-import type { Actor } from './service.js';
+import type { Actor } from './types.js';
 
 /** The longest display name (the company name's limit, which is where it starts from). */
 export const DISPLAY_NAME_MAX = 200;

@@ -1,3 +1,4 @@
+import type { OwnerAccounts } from './types.js';
 import type { ApplicationReview } from '../applications/service.js';
 import { randomBytes } from 'node:crypto';
 import type { Kdb } from '../../db/database.js';
@@ -6,10 +7,10 @@ import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
-import { issueApiKey } from '../api-keys/service.js';
+import { issueApiKey } from '../api-keys/issue.js';
 import type { OrganizationError } from './errors.js';
-import type { UserService } from '../users/service.js';
-import type { Actor, OrganizationAdminService, UnderwritingService } from './service.js';
+import type { OrganizationAdminService, UnderwritingService } from './service.js';
+import type { Actor } from './types.js';
 
 export interface DemoMerchant {
   organizationId: string;
@@ -31,7 +32,7 @@ export async function createDemoMerchant(
     clock: Clock;
     audit: AuditLog;
     underwriting: UnderwritingService;
-    users: Pick<UserService, 'activateWithPassword'>;
+    users: Pick<OwnerAccounts, 'activateWithPassword'>;
     applications: Pick<ApplicationReview, 'file' | 'withdrawNew'>;
     organizations: OrganizationAdminService;
     webUrl: () => string;

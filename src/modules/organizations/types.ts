@@ -1,3 +1,4 @@
+import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 
 export const FEATURE_FLAGS: readonly FeatureFlag[] = ['payouts', 'wallets', 'customers', 'events', 'apiKeys'];
@@ -44,4 +45,30 @@ export interface FeeScheduleEntry {
 /** What other modules may read of an organization (users: the account's organization). */
 export interface OrganizationDirectory {
   find(id: string): Promise<Organization | undefined>;
+}
+
+/**
+ * What the organizations module needs of dashboard accounts, as a port: the users module implements it
+ * (`UserService`) and the composition root passes it in, so organizations never imports users (users
+ * reads `Organization` from here). Each runs in the caller's transaction.
+ */
+export interface OwnerAccounts {
+  /** The invited owner of an organization an application's approval creates. */
+  createOwnerUser(
+    db: Kdb,
+    input: { organizationId: string; email: string; name: string },
+  ): Promise<{ userId: string }>;
+  /** The 72-hour single-use activation link of that owner. */
+  createActivation(db: Kdb, input: { userId: string }): Promise<{ url: string }>;
+  /** Whether a dashboard account (any organization, any status) uses this address, case-insensitively. */
+  hasAccount(db: Kdb, email: string): Promise<boolean>;
+  /** For a demo merchant: the invited owner gets this password and is active at once. */
+  activateWithPassword(db: Kdb, input: { userId: string; password: string }): Promise<void>;
+}
+
+/** Who acts and from where: every change lands in the audit log with it. */
+export interface Actor {
+  actor: string;
+  requestId?: string | null;
+  ip?: string | null;
 }

@@ -5,8 +5,8 @@ import type { Environment } from '../../db/schema.js';
 import { MINUTE, SECOND } from '../../shared/clock.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { AlertRaiser } from '../../shared/alerts.js';
-import { sameAddress } from '../wallets/address.js';
-import type { BatchReport, Claimed, RetryPolicy } from '../../worker/queue.js';
+import { sameAddress } from '../../shared/chain-address.js';
+import type { BatchReport, Claimed, DueQueue, RetryPolicy } from '../../worker/queue.js';
 import * as payouts from './repository.js';
 import type { PayoutService } from './service.js';
 import { RailRejectedError, type ChainWatcher, type SendingRail } from './rails/types.js';
@@ -65,7 +65,6 @@ export interface PayoutEngineDeps {
  * work on one payout at once.
  */
 export function createPayoutEngine(deps: PayoutEngineDeps): PayoutEngine {
-  const { db, logger } = deps;
   const submitQueue = deps.jobs.queue({
     job: 'payout-submit',
     table: 'payouts',
@@ -84,159 +83,166 @@ export function createPayoutEngine(deps: PayoutEngineDeps): PayoutEngine {
     retry: PAYOUT_CONFIRM_RETRY,
   });
 
-  const release = (queue: typeof submitQueue, claimed: Claimed) =>
-    db.transaction().execute((trx) => queue.succeed(trx, claimed));
-  const retryLater = (queue: typeof submitQueue, claimed: Claimed, error: unknown) =>
-    db.transaction().execute((trx) => queue.fail(trx, claimed, error));
-
-  async function submitOne(claimed: Claimed): Promise<boolean> {
-    const row = await payouts.findById(db, claimed.id);
-    if (!row || row.status !== 'pending') {
-      await release(submitQueue, claimed);
-      return true;
-    }
-    try {
-      let txHash: string | undefined;
-      if (row.submitted_at !== null) {
-        // A previous attempt may have reached the rail: ask it, never send blind.
-        const known = await deps.rail.lookup(row.id);
-        if (known.state === 'failed' || known.state === 'dropped') {
-          await deps.payouts.fail(row.id, {
-            code: known.state === 'dropped' ? 'transaction_dropped' : known.code,
-            message:
-              known.state === 'dropped' ? 'The transaction was dropped and never mined.' : known.message,
-          });
-          return true;
-        }
-        if (known.state !== 'unknown') txHash = known.txHash;
-      } else if (!(await deps.payouts.markSubmitting(row.id))) {
-        // The row changed since it was read (an operator canceled it, or another worker marked it): only
-        // the run that marks a payout submitting may send it. What it is now decides.
-        const current = await payouts.findById(db, row.id);
-        logger.warn(
-          { payoutId: row.id, status: current?.status, submittedAt: current?.submitted_at },
-          'payout changed before it was marked submitting; not sent',
-        );
-        if (current?.status === 'pending') {
-          // Marked by another run: asked again later, by the lookup path (never sent blind).
-          throw new Error(`payout ${row.id} was marked submitting by another run`);
-        }
-        await release(submitQueue, claimed);
-        return true;
-      }
-      txHash ??= (
-        await deps.rail.submit({
-          payoutId: row.id,
-          network: row.network,
-          address: row.address,
-          amount: row.payout_amount,
-        })
-      ).txHash;
-      const outcome = await deps.payouts.recordSent(row.id, txHash);
-      if (outcome === 'hash_in_use') {
-        // The rail told this payout a hash another payout holds: nothing is recorded or completed, and
-        // the payout is retried (the rail is asked again) until it parks for the operator.
-        throw new Error(`the rail reported ${txHash}, which another payout holds`);
-      }
-      if (outcome === 'not_pending') {
-        // The rail holds a transfer for a payout that left `pending` without it (failed or canceled: its
-        // funds went back to available; or in transit with another hash): money may have left twice.
-        // Nothing is recorded over its state; the operator is alerted, once per payout (ADR 0055).
-        const current = await payouts.findById(db, row.id);
-        logger.error(
-          { payoutId: row.id, txHash, status: current?.status, txHashRecorded: current?.tx_hash },
-          'the rail sent a payout that is no longer pending; nothing recorded',
-        );
-        await db.transaction().execute(async (trx) => {
-          await deps.alerts.raise(trx, {
-            kind: 'payout_sent_not_pending',
-            organizationId: row.organization_id,
-            environment: row.environment,
-            subjectId: row.id,
-            message: `The rail sent payout ${row.id} (${txHash}) although it is ${current?.status ?? 'gone'}: the funds may have left twice`,
-            details: {
-              payoutId: row.id,
-              txHash,
-              status: current?.status ?? null,
-              txHashRecorded: current?.tx_hash ?? null,
-              network: row.network,
-              address: row.address,
-              payoutAmount: row.payout_amount,
-            },
-          });
-          await submitQueue.succeed(trx, claimed);
-        });
-      }
-      return true;
-    } catch (error) {
-      if (error instanceof RailRejectedError) {
-        await deps.payouts.fail(row.id, { code: error.code, message: error.message });
-        return true;
-      }
-      logger.warn({ err: error, payoutId: row.id }, 'payout submission deferred');
-      await retryLater(submitQueue, claimed, error);
-      return false;
-    }
-  }
-
-  async function confirmOne(claimed: Claimed): Promise<boolean> {
-    const row = await payouts.findById(db, claimed.id);
-    if (!row || row.status !== 'in_transit' || row.tx_hash === null) {
-      await release(confirmQueue, claimed);
-      return true;
-    }
-    try {
-      const watcher = deps.watcher(row.environment);
-      if (!watcher) throw new Error(`no chain watcher is configured for ${row.environment} payouts`);
-      const transaction = await watcher.transaction(row.network, row.tx_hash);
-      if (transaction.state === 'confirmed') {
-        if (
-          !sameAddress(row.network, transaction.to, row.address) ||
-          transaction.amount !== row.payout_amount
-        ) {
-          throw new Error(
-            `transaction ${row.tx_hash} pays ${transaction.amount} to ${transaction.to}, not ${row.payout_amount} to ${row.address}`,
-          );
-        }
-        await deps.payouts.complete(row.id, {
-          confirmedAt: transaction.confirmedAt ? new Date(transaction.confirmedAt) : new Date(),
-        });
-        return true;
-      }
-      if (transaction.state === 'failed') {
-        await deps.payouts.fail(row.id, {
-          code: 'transaction_failed',
-          message: 'The transaction failed or was dropped on chain; the funds are available again.',
-        });
-        return true;
-      }
-      throw new Error(
-        transaction.state === 'not_found'
-          ? `transaction ${row.tx_hash} is not on chain yet`
-          : `awaiting confirmations (${transaction.confirmations})`,
-      );
-    } catch (error) {
-      await retryLater(confirmQueue, claimed, error);
-      return false;
-    }
-  }
-
-  async function batch(
-    queue: typeof submitQueue,
-    work: (claimed: Claimed) => Promise<boolean>,
-    limit: number,
-  ): Promise<BatchReport> {
-    const claimed = await queue.claim(limit);
-    const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
-    for (const row of claimed) {
-      if (await work(row)) report.done++;
-      else report.failed++;
-    }
-    return report;
-  }
-
   return {
-    submitBatch: () => batch(submitQueue, submitOne, 1),
-    confirmBatch: () => batch(confirmQueue, confirmOne, CONFIRM_ROUND),
+    submitBatch: () => batch(submitQueue, (claimed) => submitOne(deps, submitQueue, claimed), 1),
+    confirmBatch: () =>
+      batch(confirmQueue, (claimed) => confirmOne(deps, confirmQueue, claimed), CONFIRM_ROUND),
   };
+}
+
+function release(db: Kdb, queue: DueQueue, claimed: Claimed) {
+  return db.transaction().execute((trx) => queue.succeed(trx, claimed));
+}
+
+function retryLater(db: Kdb, queue: DueQueue, claimed: Claimed, error: unknown) {
+  return db.transaction().execute((trx) => queue.fail(trx, claimed, error));
+}
+
+/** Sends one claimed sandbox payout, or asks the rail what it did with it; false: asked again later. */
+async function submitOne(deps: PayoutEngineDeps, queue: DueQueue, claimed: Claimed): Promise<boolean> {
+  const { db, logger } = deps;
+  const row = await payouts.findById(db, claimed.id);
+  if (!row || row.status !== 'pending') {
+    await release(db, queue, claimed);
+    return true;
+  }
+  try {
+    let txHash: string | undefined;
+    if (row.submitted_at !== null) {
+      // A previous attempt may have reached the rail: ask it, never send blind.
+      const known = await deps.rail.lookup(row.id);
+      if (known.state === 'failed' || known.state === 'dropped') {
+        await deps.payouts.fail(row.id, {
+          code: known.state === 'dropped' ? 'transaction_dropped' : known.code,
+          message: known.state === 'dropped' ? 'The transaction was dropped and never mined.' : known.message,
+        });
+        return true;
+      }
+      if (known.state !== 'unknown') txHash = known.txHash;
+    } else if (!(await deps.payouts.markSubmitting(row.id))) {
+      // The row changed since it was read (an operator canceled it, or another worker marked it): only
+      // the run that marks a payout submitting may send it. What it is now decides.
+      const current = await payouts.findById(db, row.id);
+      logger.warn(
+        { payoutId: row.id, status: current?.status, submittedAt: current?.submitted_at },
+        'payout changed before it was marked submitting; not sent',
+      );
+      if (current?.status === 'pending') {
+        // Marked by another run: asked again later, by the lookup path (never sent blind).
+        throw new Error(`payout ${row.id} was marked submitting by another run`);
+      }
+      await release(db, queue, claimed);
+      return true;
+    }
+    txHash ??= (
+      await deps.rail.submit({
+        payoutId: row.id,
+        network: row.network,
+        address: row.address,
+        amount: row.payout_amount,
+      })
+    ).txHash;
+    const outcome = await deps.payouts.recordSent(row.id, txHash);
+    if (outcome === 'hash_in_use') {
+      // The rail told this payout a hash another payout holds: nothing is recorded or completed, and
+      // the payout is retried (the rail is asked again) until it parks for the operator.
+      throw new Error(`the rail reported ${txHash}, which another payout holds`);
+    }
+    if (outcome === 'not_pending') {
+      // The rail holds a transfer for a payout that left `pending` without it (failed or canceled: its
+      // funds went back to available; or in transit with another hash): money may have left twice.
+      // Nothing is recorded over its state; the operator is alerted, once per payout (ADR 0055).
+      const current = await payouts.findById(db, row.id);
+      logger.error(
+        { payoutId: row.id, txHash, status: current?.status, txHashRecorded: current?.tx_hash },
+        'the rail sent a payout that is no longer pending; nothing recorded',
+      );
+      await db.transaction().execute(async (trx) => {
+        await deps.alerts.raise(trx, {
+          kind: 'payout_sent_not_pending',
+          organizationId: row.organization_id,
+          environment: row.environment,
+          subjectId: row.id,
+          message: `The rail sent payout ${row.id} (${txHash}) although it is ${current?.status ?? 'gone'}: the funds may have left twice`,
+          details: {
+            payoutId: row.id,
+            txHash,
+            status: current?.status ?? null,
+            txHashRecorded: current?.tx_hash ?? null,
+            network: row.network,
+            address: row.address,
+            payoutAmount: row.payout_amount,
+          },
+        });
+        await queue.succeed(trx, claimed);
+      });
+    }
+    return true;
+  } catch (error) {
+    if (error instanceof RailRejectedError) {
+      await deps.payouts.fail(row.id, { code: error.code, message: error.message });
+      return true;
+    }
+    logger.warn({ err: error, payoutId: row.id }, 'payout submission deferred');
+    await retryLater(db, queue, claimed, error);
+    return false;
+  }
+}
+
+/** Completes or fails one claimed payout in transit from what the chain says; false: asked again later. */
+async function confirmOne(deps: PayoutEngineDeps, queue: DueQueue, claimed: Claimed): Promise<boolean> {
+  const { db } = deps;
+  const row = await payouts.findById(db, claimed.id);
+  if (!row || row.status !== 'in_transit' || row.tx_hash === null) {
+    await release(db, queue, claimed);
+    return true;
+  }
+  try {
+    const watcher = deps.watcher(row.environment);
+    if (!watcher) throw new Error(`no chain watcher is configured for ${row.environment} payouts`);
+    const transaction = await watcher.transaction(row.network, row.tx_hash);
+    if (transaction.state === 'confirmed') {
+      if (
+        !sameAddress(row.network, transaction.to, row.address) ||
+        transaction.amount !== row.payout_amount
+      ) {
+        throw new Error(
+          `transaction ${row.tx_hash} pays ${transaction.amount} to ${transaction.to}, not ${row.payout_amount} to ${row.address}`,
+        );
+      }
+      await deps.payouts.complete(row.id, {
+        confirmedAt: transaction.confirmedAt ? new Date(transaction.confirmedAt) : new Date(),
+      });
+      return true;
+    }
+    if (transaction.state === 'failed') {
+      await deps.payouts.fail(row.id, {
+        code: 'transaction_failed',
+        message: 'The transaction failed or was dropped on chain; the funds are available again.',
+      });
+      return true;
+    }
+    throw new Error(
+      transaction.state === 'not_found'
+        ? `transaction ${row.tx_hash} is not on chain yet`
+        : `awaiting confirmations (${transaction.confirmations})`,
+    );
+  } catch (error) {
+    await retryLater(db, queue, claimed, error);
+    return false;
+  }
+}
+
+async function batch(
+  queue: DueQueue,
+  work: (claimed: Claimed) => Promise<boolean>,
+  limit: number,
+): Promise<BatchReport> {
+  const claimed = await queue.claim(limit);
+  const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
+  for (const row of claimed) {
+    if (await work(row)) report.done++;
+    else report.failed++;
+  }
+  return report;
 }

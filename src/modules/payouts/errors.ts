@@ -1,8 +1,12 @@
 import { ApiError, type ErrorTable } from '../../http/errors.js';
 import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
-import { idempotencyKeyReuse } from '../../http/idempotency.js';
 import type { DestinationRefusal } from './ports.js';
-import type { RateUnavailableError } from './rates.js';
+
+/**
+ * Why a rate source has no usable quote (`RateUnavailableError` in rates.ts carries it); named here so
+ * that rates.ts, whose use cases answer `PayoutError`, and this file do not import each other.
+ */
+export type RateUnavailableReason = 'missing' | 'stale' | 'unreachable' | 'invalid';
 
 /** What creating or reading payouts can refuse (docs/decisions/0020-domain-errors.md, spec section 7). */
 export type PayoutError =
@@ -10,7 +14,7 @@ export type PayoutError =
   | { code: 'wallet_not_configured'; reason: DestinationRefusal; walletId?: string }
   | { code: 'amount_below_minimum'; minimum: string; network: string }
   | { code: 'insufficient_balance'; available: string }
-  | { code: 'rate_unavailable'; reason: RateUnavailableError['reason'] | 'not_configured' }
+  | { code: 'rate_unavailable'; reason: RateUnavailableReason | 'not_configured' }
   /**
    * The idempotency key already made a payout (in the last 24 hours) for another request body, or for
    * another API key of the organization (`other_api_key`).
@@ -58,7 +62,7 @@ export const PAYOUT_ERRORS: ErrorTable<PayoutError> = {
       { reason: `rate_${error.reason}` },
     ),
   // The idempotency store's own refusals (src/http/idempotency.ts), said the same way.
-  idempotency_key_reuse: (error) => idempotencyKeyReuse(error.reason),
+  idempotency_key_reuse: (error) => ApiError.idempotencyKeyReuse(error.reason),
   invalid_tx_hash: (error) =>
     ApiError.validation(
       [{ path: 'txHash', in: 'body', code: 'invalid_format', message: `must be ${error.expected}` }],

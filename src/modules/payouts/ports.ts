@@ -1,10 +1,11 @@
 import type { Trx } from '../../db/database.js';
 import type { Environment, Network } from '../../db/schema.js';
+import type { PayoutDebit } from '../ledger/types.js';
 
 /**
  * What the payouts module needs of other modules, given to it in src/services.ts (docs/decisions/0028).
- * Each is implemented by the module that owns the tables: wallets (`wallets/service.ts`) and settlement
- * (`settlement/`).
+ * Each is implemented by the module that owns the tables: wallets (`wallets/service.ts`), settlement
+ * (`settlement/`) and the ledger (`ledger/service.ts`).
  */
 export interface PayoutOwner {
   organizationId: string;
@@ -96,4 +97,21 @@ export interface PayoutContents {
 export interface PayoutClosures {
   /** In the caller's transaction: the dates from `from` to `to` (YYYY-MM-DD, inclusive) declared closed. */
   between(trx: Trx, from: string, to: string): Promise<ReadonlySet<string>>;
+}
+
+/** A payout as the ledger posts it: TRY debited, and the part of it kept as the FX spread. */
+type LedgerPayout = { id: string; amount: string; spread?: string } & PayoutOwner;
+
+/** What payouts need of the ledger (src/modules/ledger): the three entries of a payout's life. */
+export interface PayoutLedger {
+  /**
+   * Takes the owner's available-balance lock (the one `postPayoutCreated` takes) for the rest of the
+   * caller's transaction and answers the available balance under it.
+   */
+  lockedAvailable(trx: Trx, owner: PayoutOwner): Promise<string>;
+  postPayoutCreated(trx: Trx, payout: LedgerPayout): Promise<PayoutDebit>;
+  postPayoutPaid(trx: Trx, payout: LedgerPayout): Promise<{ created: boolean }>;
+  postPayoutReturned(trx: Trx, payout: LedgerPayout): Promise<{ created: boolean }>;
+  /** `postPayoutCreated` of many new payouts, under the owners' locks taken by the caller. */
+  postPayoutsCreated(trx: Trx, payouts: readonly LedgerPayout[]): Promise<void>;
 }

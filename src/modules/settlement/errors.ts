@@ -1,6 +1,6 @@
 import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
 import { ApiError, type ErrorTable } from '../../http/errors.js';
-import type { SettlementCommandError } from './batch.js';
+import type { SettlementCommandError } from './batch-types.js';
 
 /** The operator's settlement commands' refusals as the operator API answers them (ADR 0020). */
 export const SETTLEMENT_ERRORS: ErrorTable<SettlementCommandError | CursorError> = {

@@ -1,14 +1,29 @@
-import { HOUR } from '../../shared/clock.js';
+import type { Kdb } from '../../db/database.js';
+import { HOUR, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
+import { chargeReferences } from '../charges/service.js';
 import type { PendingCredit } from '../ledger/service.js';
 import type { PayoutOwner } from '../payouts/ports.js';
-import type { ItemRow } from './repository.js';
+import { refundChargeIds } from '../refunds/service.js';
+import { addDays, utcDateOf } from '../../shared/business-calendar.js';
+import type { ItemRow } from './model.js';
+import type { ReleaseOptions, ReleaseOutcome, SettlementLedger } from './release-types.js';
+import * as settlement from './repository.js';
+import { batchView } from './views.js';
 
 /**
- * What a release writes of its credits, the same on the per-owner path (`release` in service.ts) and in
- * a chunk (chunk.ts): each reads the charges of the refunds and the merchant references in its own
- * statements, then builds its batch's items and totals here.
+ * The release of an owner's credits into its available balance as a batch (`release` below, the
+ * per-owner path), and what a release writes of its credits, the same on that path and in a chunk
+ * (chunk.ts): each reads the charges of the refunds and the merchant references in its own statements,
+ * then builds its batch's items and totals here.
  */
+
+/** What the per-owner release needs (the deps of `createSettlementService`). */
+export interface ReleaseDeps {
+  db: Kdb;
+  clock: Clock;
+  ledger: SettlementLedger;
+}
 
 /**
  * How far before the previous batch's cutoff a release looks again: an entry written (its `created_at`)
@@ -108,4 +123,88 @@ export function releaseLines(
     fees: sum((credit) => BigInt(credit.fee)),
     refunds: sum((credit) => (credit.kind === 'refund' ? -BigInt(credit.gross) : 0n)),
   };
+}
+
+/** One owner's release as the batch of `options.businessDate` (`SettlementService.release`). */
+export async function release(
+  deps: ReleaseDeps,
+  owner: PayoutOwner,
+  options: ReleaseOptions,
+): Promise<ReleaseOutcome> {
+  return deps.db.transaction().execute(async (trx): Promise<ReleaseOutcome> => {
+    await settlement.lockOwner(trx, owner);
+    // A scheduled run is once per owner and date; a settle-now call is a run of its own, one batch each.
+    if ((options.origin ?? 'schedule') === 'schedule') {
+      const existing = await settlement.findBatch(trx, owner, options.businessDate);
+      if (existing) return { released: true, created: false, batch: batchView(existing) };
+    }
+    // From the last batch that released credits: a batch that released only reserves left any waiting
+    // credits (a refund debt) where they were.
+    const previous = await settlement.latestCreditCutoff(trx, owner);
+    const after = previous ? new Date(previous.getTime() - LATE_COMMIT_WINDOW_MS) : new Date(0);
+    const credits = await deps.ledger.pendingCredits(trx, owner, after, options.cutoff);
+    const released = await settlement.releasedSources(trx, sourcesToCheck(credits, previous));
+    const unreleased = credits.filter((credit) => !released.has(credit.sourceId));
+    // Earlier batches' rolling reserves whose date has come go back to available with this batch.
+    const due = await settlement.dueReserves(trx, owner, options.businessDate);
+    const reserveReleased = due.reduce((total, row) => total + BigInt(row.reserve_held), 0n);
+    if (unreleased.length === 0 && due.length === 0)
+      return { released: false, reason: 'nothing_to_release', net: '0' };
+    const creditsNet = unreleased.reduce((total, credit) => total + BigInt(credit.net), 0n);
+    if (creditsNet <= 0n && due.length === 0)
+      return { released: false, reason: 'net_not_positive', net: creditsNet.toString() };
+    // Credits whose net is not positive (a refund debt) wait for a later batch; due reserves go now.
+    const fresh = creditsNet > 0n ? unreleased : [];
+    const net = creditsNet > 0n ? creditsNet : 0n;
+    const settings = await settlement.findSettings(trx, owner.organizationId);
+    const reserveBps = BigInt(settings?.reserve_bps ?? 0);
+    const reserveHeld = (net * reserveBps) / 10_000n;
+
+    const chargeOfRefund = await refundChargeIds(trx, refundIdsOf(fresh));
+    const references = await chargeReferences(trx, unrecordedChargeIds(fresh, chargeOfRefund));
+
+    const now = deps.clock.now();
+    const id = newId('stl', now);
+    const lines = releaseLines(owner, fresh, { id, now, payoutId: null }, { chargeOfRefund, references });
+    const batch = await settlement.insertBatch(trx, {
+      id,
+      organization_id: owner.organizationId,
+      environment: owner.environment,
+      business_date: options.businessDate,
+      origin: options.origin ?? 'schedule',
+      cutoff: options.cutoff,
+      status: 'released',
+      gross: lines.gross,
+      fees: lines.fees,
+      refunds: lines.refunds,
+      net,
+      item_count: fresh.length,
+      reserve_held: reserveHeld,
+      reserve_release_date:
+        reserveHeld > 0n ? addDays(options.businessDate, settings?.reserve_days ?? 0) : null,
+      reserve_released: reserveReleased,
+      created_at: now,
+      updated_at: now,
+    });
+    await settlement.insertItems(trx, lines.items);
+    if (net > 0n) await deps.ledger.postRelease(trx, { id: batch.id, amount: net.toString(), ...owner });
+    if (reserveHeld > 0n)
+      await deps.ledger.postReserveHeld(trx, { id: batch.id, amount: reserveHeld.toString(), ...owner });
+    for (const held of due) {
+      await settlement.insertReserveRelease(trx, {
+        batch_id: held.id,
+        released_in: batch.id,
+        amount: held.reserve_held,
+        created_at: now,
+      });
+      await deps.ledger.postReserveReleased(trx, { id: held.id, amount: held.reserve_held, ...owner });
+    }
+    return { released: true, created: true, batch: batchView(batch) };
+  });
+}
+
+/** The sandbox test helper: releases now, as a batch of today's UTC date (however many today has). */
+export async function releaseNow(deps: ReleaseDeps, owner: PayoutOwner): Promise<ReleaseOutcome> {
+  const now = deps.clock.now();
+  return release(deps, owner, { cutoff: now, businessDate: utcDateOf(now), origin: 'test_helper' });
 }

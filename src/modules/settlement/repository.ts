@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import { lockUntilCommit } from '../../db/locks.js';
 import type {
@@ -8,12 +8,11 @@ import type {
   SettlementReserveReleasesTable,
   SettlementSettingsTable,
 } from '../../db/schema.js';
+import { assertAllowed } from '../../shared/state-machine.js';
 import type { PayoutOwner } from '../payouts/ports.js';
+import { TRANSITIONS, type BatchRow, type ClosureRow, type ItemRow, type SettingsRow } from './model.js';
 
 /** The only writer of `settlement_batches`, `settlement_items`, `settlement_settings` and `business_closures`. */
-
-export type BatchRow = Selectable<SettlementBatchesTable>;
-export type ItemRow = Selectable<SettlementItemsTable>;
 
 /** Serialises the releases of one owner until the end of the caller's transaction. */
 export async function lockOwner(trx: Trx, owner: PayoutOwner): Promise<void> {
@@ -25,11 +24,11 @@ export async function lockOwner(trx: Trx, owner: PayoutOwner): Promise<void> {
  * batches of the date are not it: the daily run makes its own batch beside them.
  */
 export async function findBatch(
-  trx: Kdb,
+  db: Kdb,
   owner: PayoutOwner,
   businessDate: string,
 ): Promise<BatchRow | undefined> {
-  return trx
+  return db
     .selectFrom('settlement_batches')
     .selectAll()
     .where('organization_id', '=', owner.organizationId)
@@ -156,8 +155,8 @@ export async function lockBatch(trx: Trx, id: string): Promise<BatchRow | undefi
 }
 
 /**
- * The batch's payout phase moves it on from one of `from` (the state machine of migration 0015, enforced
- * by `settlement_batches_guard`); undefined when it is no longer in one of them.
+ * The batch's payout phase moves it on from one of `from` (`TRANSITIONS` of model.ts, the state machine
+ * of migration 0015, enforced by `settlement_batches_guard`); undefined when it is no longer in one of them.
  */
 export async function transitionBatch(
   trx: Trx,
@@ -166,6 +165,7 @@ export async function transitionBatch(
   to: BatchRow['status'],
   changes: Omit<Updateable<SettlementBatchesTable>, 'status' | 'id'>,
 ): Promise<BatchRow | undefined> {
+  assertAllowed(TRANSITIONS, from, to, `settlement batch ${id}`);
   return trx
     .updateTable('settlement_batches')
     .set({ ...changes, status: to })
@@ -239,8 +239,6 @@ export async function findBatchById(db: Kdb, id: string): Promise<BatchRow | und
   return db.selectFrom('settlement_batches').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export type SettingsRow = Selectable<SettlementSettingsTable>;
-
 export async function findSettings(db: Kdb, organizationId: string): Promise<SettingsRow | undefined> {
   return db
     .selectFrom('settlement_settings')
@@ -270,8 +268,6 @@ export async function upsertSettings(
     .returningAll()
     .executeTakeFirstOrThrow();
 }
-
-export type ClosureRow = Selectable<BusinessClosuresTable>;
 
 export async function listClosures(db: Kdb, from: string, to: string): Promise<ClosureRow[]> {
   return db
@@ -304,10 +300,10 @@ export async function deleteClosure(db: Kdb, businessDate: string): Promise<Clos
 
 /** The owner's latest ended batch in statement order (the chain's head), if any. */
 export async function latestStatement(
-  trx: Kdb,
+  db: Kdb,
   owner: PayoutOwner,
 ): Promise<Pick<BatchRow, 'statement_seq' | 'statement_hash'> | undefined> {
-  return trx
+  return db
     .selectFrom('settlement_batches')
     .select(['statement_seq', 'statement_hash'])
     .where('organization_id', '=', owner.organizationId)

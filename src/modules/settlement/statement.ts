@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import { canonicalJson } from '../../shared/canonical-json.js';
-import type { BatchRow, ItemRow } from './repository.js';
+import type { BatchRow, ItemRow } from './model.js';
 
 /**
  * The statement of a settlement batch (issue 14 item 7, docs/settlement.md "Statements"): every charge

@@ -1,5 +1,6 @@
 import { ApiError, toApiError, type ErrorTable, type IssueCode } from '../../http/errors.js';
-import { PASSWORD_RULES } from '../../shared/passwords.js';
+import { PASSWORD_RULES, passwordProblem } from '../../shared/passwords.js';
+import { err } from '../../shared/result.js';
 
 /** The input field a new password came in (the envelope names it). */
 export type PasswordField = 'password' | 'newPassword';
@@ -23,6 +24,15 @@ export type UserError =
 
 /** The refusals that carry nothing but their code. */
 export type UserErrorCode = Exclude<UserError['code'], 'throttled' | 'weak_password'>;
+
+export const fail = (code: UserErrorCode) => err<UserError>({ code });
+export const throttled = (retryAfterSeconds: number) =>
+  err<UserError>({ code: 'throttled', retryAfterSeconds });
+/** The refusal of a password too weak for this address, or undefined when it will do. */
+export const weakPassword = (password: string, email: string, field: PasswordField = 'password') => {
+  const problem = passwordProblem(password, email);
+  return problem === undefined ? undefined : err<UserError>({ code: 'weak_password', problem, field });
+};
 
 const issue = (path: string, code: IssueCode, message: string) =>
   ApiError.validation([{ path, in: 'body', code, message }], `${path}: ${message}`);

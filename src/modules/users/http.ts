@@ -4,13 +4,9 @@ import type { Session, SessionManager } from '../../http/session.js';
 import type { Clock } from '../../shared/clock.js';
 import { MINUTE } from '../../shared/clock.js';
 import { pickLocale, type Locale } from '../../web/i18n.js';
-import {
-  DASHBOARD_REALM,
-  PENDING_MFA_TTL_MS,
-  type Account,
-  type RequestContext,
-  type UserService,
-} from './service.js';
+import { DASHBOARD_REALM, PENDING_MFA_TTL_MS } from './realm.js';
+import type { UserService } from './service.js';
+import type { Account, RequestContext } from './types.js';
 
 /**
  * Per-IP limits of the account routes (requests per window). The login throttle

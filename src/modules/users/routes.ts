@@ -27,6 +27,41 @@ export interface AccountRoutesOptions {
 const FORGOT_PASSWORD_MESSAGE =
   'If an account exists for this address, a link to choose a new password is on its way. It is valid for 1 hour.';
 
+const SESSION_DOC =
+  'Needs a signed-in dashboard session (cookie) and its CSRF token in the `X-CSRF-Token` header.';
+
+/** The routes' bodies must be JSON, so a cross-site HTML form can never reach them. */
+async function requireJson(request: FastifyRequest): Promise<void> {
+  const type = request.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      'Request bodies must be JSON (Content-Type: application/json).',
+    );
+  }
+}
+
+/** The signed-in user of a request that needs a session: checked first, then read by the handler. */
+interface SessionGuard {
+  requireSession(request: FastifyRequest): Promise<void>;
+  current(request: FastifyRequest): SignedIn;
+}
+
+function sessionGuard(auth: DashboardAuth): SessionGuard {
+  const signedIn = new WeakMap<FastifyRequest, SignedIn>();
+  return {
+    /** Authentication before validation: an anonymous caller learns nothing about the body's shape. */
+    requireSession: async (request) => {
+      signedIn.set(request, await auth.requireApiSession(request));
+    },
+    current: (request) => {
+      const found = signedIn.get(request);
+      if (!found) throw new Error('requireSession did not run');
+      return found;
+    },
+  };
+}
+
 /**
  * Account self-service in JSON on the web listener (`/v1/auth/…`), used by the dashboard pages. The
  * anonymous ones are limited per IP; the others need a dashboard session and its CSRF token in the
@@ -34,30 +69,14 @@ const FORGOT_PASSWORD_MESSAGE =
  */
 export async function accountRoutes(app: App, options: AccountRoutesOptions): Promise<void> {
   const { users, auth } = options;
-  const signedIn = new WeakMap<FastifyRequest, SignedIn>();
+  app.addHook('onRequest', requireJson);
+  const guard = sessionGuard(auth);
+  addPasswordRoutes(app, users, guard);
+  addTwoFactorRoutes(app, users, guard);
+}
 
-  app.addHook('onRequest', async (request) => {
-    const type = request.headers['content-type'] ?? '';
-    if (!/^application\/json\s*(;|$)/i.test(type)) {
-      throw new ApiError(
-        'unsupported_media_type',
-        'Request bodies must be JSON (Content-Type: application/json).',
-      );
-    }
-  });
-
-  /** Authentication before validation: an anonymous caller learns nothing about the body's shape. */
-  const requireSession = async (request: FastifyRequest) => {
-    signedIn.set(request, await auth.requireApiSession(request));
-  };
-  const current = (request: FastifyRequest): SignedIn => {
-    const found = signedIn.get(request);
-    if (!found) throw new Error('requireSession did not run');
-    return found;
-  };
-  const sessionDoc =
-    'Needs a signed-in dashboard session (cookie) and its CSRF token in the `X-CSRF-Token` header.';
-
+/** Forgotten, reset and changed passwords, on the instance of `accountRoutes`. */
+function addPasswordRoutes(app: App, users: UserService, guard: SessionGuard): void {
   app.post(
     '/v1/auth/forgot-password',
     {
@@ -106,15 +125,15 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
     {
       schema: {
         summary: 'Change the password of the signed-in user',
-        description: `${sessionDoc} Ends every other session of the account.`,
+        description: `${SESSION_DOC} Ends every other session of the account.`,
         body: ChangePasswordSchema,
         response: { 200: PasswordChangedSchema, ...errorResponses(400, 401, 403, 415, 429, 500) },
       },
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-      preValidation: requireSession,
+      preValidation: guard.requireSession,
     },
     async (request) => {
-      const { session, account } = current(request);
+      const { session, account } = guard.current(request);
       const result = await users.changePassword(
         account.user.id,
         { ...request.body, keepSessionTokenHash: sha256Hex(session.token) },
@@ -124,24 +143,30 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
       return { status: 'password_changed' as const };
     },
   );
+}
 
+/** Two-factor enrollment and its end, on the instance of `accountRoutes`. */
+function addTwoFactorRoutes(app: App, users: UserService, guard: SessionGuard): void {
   app.post(
     '/v1/auth/2fa/enroll',
     {
       schema: {
         summary: 'Start two-factor enrollment',
         description:
-          `${sessionDoc} Draws a new TOTP secret (RFC 6238: SHA1, 6 digits, 30 s) and returns it as an otpauth ` +
+          `${SESSION_DOC} Draws a new TOTP secret (RFC 6238: SHA1, 6 digits, 30 s) and returns it as an otpauth ` +
           'URI, in base32 and as a QR code. Nothing changes at login until `/v1/auth/2fa/verify` confirms a code. ' +
           '409 `duplicate_request` when two-factor authentication is already on.',
         body: EmptyBodySchema,
         response: { 200: TotpEnrollmentSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
       },
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-      preValidation: requireSession,
+      preValidation: guard.requireSession,
     },
     async (request, reply) => {
-      const result = await users.startTotpEnrollment(current(request).account.user.id, contextOf(request));
+      const result = await users.startTotpEnrollment(
+        guard.current(request).account.user.id,
+        contextOf(request),
+      );
       if (!result.ok) throw toUserApiError(result.error);
       return reply.header('cache-control', 'no-store').send(result.value);
     },
@@ -153,17 +178,17 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
       schema: {
         summary: 'Confirm two-factor enrollment',
         description:
-          `${sessionDoc} Accepts a current code of the enrolled secret (one step of tolerance either side, each ` +
+          `${SESSION_DOC} Accepts a current code of the enrolled secret (one step of tolerance either side, each ` +
           'step once), turns two-factor authentication on, ends every other session and returns 10 single-use ' +
           'recovery codes, shown this once.',
         body: TotpCodeSchema,
         response: { 200: TotpEnabledSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
       },
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-      preValidation: requireSession,
+      preValidation: guard.requireSession,
     },
     async (request, reply) => {
-      const { session, account } = current(request);
+      const { session, account } = guard.current(request);
       const result = await users.confirmTotpEnrollment(account.user.id, request.body.code, {
         ...contextOf(request),
         keepSessionTokenHash: sha256Hex(session.token),
@@ -181,17 +206,17 @@ export async function accountRoutes(app: App, options: AccountRoutesOptions): Pr
       schema: {
         summary: 'Turn two-factor authentication off',
         description:
-          `${sessionDoc} Needs a current code of the authenticator app or an unused recovery code (which is ` +
+          `${SESSION_DOC} Needs a current code of the authenticator app or an unused recovery code (which is ` +
           'then spent). Deletes the secret and the remaining recovery codes.',
         body: TotpCodeSchema,
         response: { 200: TotpDisabledSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
       },
       config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-      preValidation: requireSession,
+      preValidation: guard.requireSession,
     },
     async (request) => {
       const result = await users.disableTotp(
-        current(request).account.user.id,
+        guard.current(request).account.user.id,
         request.body.code,
         contextOf(request),
       );

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PASSWORD_RULES } from '../../shared/passwords.js';
-import { INVITABLE_ROLES } from './service.js';
+import { INVITABLE_ROLES } from './roles.js';
 
 export const USER_LIMITS = { email: 254, name: 200, code: 20, token: 100 } as const;
 

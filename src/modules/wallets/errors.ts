@@ -1,6 +1,6 @@
 import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
 import { ApiError, type ErrorTable } from '../../http/errors.js';
-import type { AddressProblem, Network } from './address.js';
+import type { AddressProblem, Network } from '../../shared/chain-address.js';
 
 /** What the wallet use cases refuse (docs/decisions/0020-domain-errors.md). */
 export type WalletError =

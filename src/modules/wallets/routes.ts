@@ -34,22 +34,26 @@ const CONTROLS =
   'TOTP code when 2FA is on) and a cool-down (24 hours unless set otherwise) passes; until then ' +
   '`pendingChange` shows it and payouts go to the previous default. Sandbox (test keys): at once.';
 
-/** `/v1/wallets` (issue 13 item 1, flag `wallets`). */
+type KeyRequest = Parameters<typeof ownerOf>[0];
+
+/** The calling API key, for the audit log. */
+function actorOf(request: KeyRequest) {
+  return { actor: `key:${ownerOf(request).keyId}`, requestId: request.id, ip: request.ip };
+}
+
+/** The key's organization and environment: whose wallets these are. */
+function owner(request: KeyRequest) {
+  const { organizationId, environment } = ownerOf(request);
+  return { organizationId, environment };
+}
+
+/** `/v1/wallets` (flag `wallets`). */
 export async function walletRoutes(
   app: App,
   options: { service: WalletService; idempotency: Omit<IdempotencyOptions, 'scopeOf'> },
 ): Promise<void> {
   const { service } = options;
   const idempotency = idempotencyHooks({ ...options.idempotency, scopeOf: callerScope });
-  const actorOf = (request: Parameters<typeof ownerOf>[0]) => ({
-    actor: `key:${ownerOf(request).keyId}`,
-    requestId: request.id,
-    ip: request.ip,
-  });
-  const owner = (request: Parameters<typeof ownerOf>[0]) => {
-    const { organizationId, environment } = ownerOf(request);
-    return { organizationId, environment };
-  };
 
   app.post(
     '/v1/wallets',

@@ -26,7 +26,8 @@ import {
 import type { Result } from '../../shared/result.js';
 import { CHARGE_ERRORS } from '../charges/errors.js';
 import { webhookRefusal, type WebhookError } from './errors.js';
-import { WEBHOOK_ENDPOINT_LIMIT, type WebhookEndpointService } from './service.js';
+import { WEBHOOK_ENDPOINT_LIMIT } from './endpoints.js';
+import type { WebhookEndpointService } from './service.js';
 
 export interface WebhookRoutesOptions {
   service: WebhookEndpointService;
@@ -46,6 +47,14 @@ function unwrap<T>(result: Result<T, WebhookError>): T {
   return result.value;
 }
 
+/** What the route groups share: the service and the idempotency hooks of the writing routes. */
+interface RouteKit {
+  service: WebhookEndpointService;
+  idempotency: ReturnType<typeof idempotencyHooks>;
+  /** The `onSend` of the routes whose answer carries a secret: sealed inside the stored outcome. */
+  sealed: ReturnType<typeof sealedSecretOnSend>;
+}
+
 /** `/v1/webhook-endpoints` (product decision 27), the delivery log of a charge and manual retries. */
 export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Promise<void> {
   const { service } = options;
@@ -54,7 +63,15 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
     scopeOf: callerScope,
   });
   const sealed = sealedSecretOnSend({ store: options.idempotency.store, box: options.box });
+  const kit: RouteKit = { service, idempotency, sealed };
+  // In this order (the OpenAPI document lists the routes as they are added).
+  endpointRoutes(app, kit);
+  secretRoutes(app, kit);
+  deliveryRoutes(app, kit, options.charges);
+}
 
+/** Create, list, retrieve, update and delete endpoints. */
+function endpointRoutes(app: App, { service, idempotency, sealed }: RouteKit): void {
   app.post(
     '/v1/webhook-endpoints',
     {
@@ -162,7 +179,10 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
     },
     async (request) => unwrap(await service.remove(ownerOf(request), request.params.id)),
   );
+}
 
+/** Rotating and switching an endpoint's secret, and resuming its deliveries after a switch. */
+function secretRoutes(app: App, { service, idempotency, sealed }: RouteKit): void {
   app.post(
     '/v1/webhook-endpoints/:id/rotate-secret',
     {
@@ -247,7 +267,10 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
     },
     async (request) => unwrap(await service.resumeDeliveries(ownerOf(request), request.params.id)),
   );
+}
 
+/** The delivery log of a charge and manual retries. */
+function deliveryRoutes(app: App, { service, idempotency }: RouteKit, charges: ChargeService): void {
   app.get(
     '/v1/charges/:id/webhook-deliveries',
     {
@@ -267,7 +290,7 @@ export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Pr
     },
     async (request) => {
       const owner = ownerOf(request);
-      const charge = await options.charges.get(owner, request.params.id);
+      const charge = await charges.get(owner, request.params.id);
       if (!charge.ok) throw toApiError(CHARGE_ERRORS, charge.error);
       return { data: await service.attemptsForCharge(owner, charge.value.id) };
     },

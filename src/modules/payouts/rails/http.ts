@@ -1,4 +1,4 @@
-import { upstreamCalls } from '../../../observability/metrics.js';
+import { upstreamCalls } from '../../../metrics/registry.js';
 import { httpCall, type HttpAnswer } from '../../../shared/http-client.js';
 import { RailRejectedError, RailUnavailableError } from './types.js';
 

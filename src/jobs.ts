@@ -1,0 +1,235 @@
+import { createLoginThrottle } from './http/login-throttle.js';
+import { apiKeyRetentionJob } from './modules/api-keys/retention.js';
+import { DAY, MINUTE, SECOND } from './shared/clock.js';
+import type { Services } from './services.js';
+import { purgeInBatches } from './worker/purge.js';
+import { drain } from './worker/queue.js';
+import type { Job } from './worker/worker.js';
+
+/**
+ * The composition root of background work: every module's jobs, bound to the services that run them.
+ * The job kit (src/worker/) knows no module; this file, beside src/services.ts, is where they meet.
+ * Each job is made of the job kit (src/worker/kit.ts) and recorded in its run log; each is safe on
+ * several workers at once and resumes after a crash.
+ */
+export function backgroundJobs(services: Services): Job[] {
+  const jobs: Job[] = [
+    ...accountJobs(services),
+    ...paymentJobs(services),
+    ...payoutJobs(services),
+    ...webhookJobs(services),
+    ...settlementJobs(services),
+    {
+      // The job kit's own run log and period records.
+      name: 'job-runs-purge',
+      intervalMs: 60 * MINUTE,
+      run: async (signal) => ({
+        rows: await purgeInBatches(() => services.jobs.runs.prune(), signal),
+        errors: 0,
+      }),
+    },
+  ];
+  return jobs.map((job) => services.jobs.recorded(job));
+}
+
+/** E-mail, idempotency keys, API keys' retention, sessions, single-use tokens and login counters. */
+function accountJobs(services: Services): Job[] {
+  return [
+    {
+      name: 'email-delivery',
+      intervalMs: 5 * SECOND,
+      run: (signal) => drain(() => services.mailer.deliverDueBatch(), signal),
+    },
+    {
+      name: 'idempotency-keys-purge',
+      intervalMs: 10 * MINUTE,
+      run: async (signal) => ({
+        rows: await purgeInBatches(
+          () => services.idempotencyStore.purgeExpired(services.clock.now()),
+          signal,
+        ),
+        errors: 0,
+      }),
+    },
+    apiKeyRetentionJob(services),
+    {
+      // Sessions a day past their end, single-use tokens 30 days after they were used or expired, and
+      // login-throttle counters nobody failed on for a day.
+      name: 'sessions-and-tokens-purge',
+      intervalMs: 60 * MINUTE,
+      run: async () => {
+        const now = services.clock.now().getTime();
+        const sessions = await services.sessions.purgeEnded(new Date(now - DAY));
+        const tokens = await services.users.purgeSpentTokens(new Date(now - 30 * DAY));
+        await createLoginThrottle(services).purge();
+        return { rows: sessions + tokens, errors: 0 };
+      },
+    },
+  ];
+}
+
+/** Charges and refunds: checkout expiry, interrupted creations, refunds the acquirer has not answered. */
+function paymentJobs(services: Services): Job[] {
+  return [
+    {
+      // Product decision 13: unpaid checkouts expire (canceled at the acquirer first).
+      name: 'charge-expiry',
+      intervalMs: 30 * SECOND,
+      run: (signal) => drain(() => services.completion.expireDueBatch(), signal),
+    },
+    {
+      name: 'refund-retry',
+      intervalMs: 30 * SECOND,
+      run: (signal) => drain(() => services.refunds.retryPendingBatch(), signal),
+    },
+    {
+      // Product decision 15: creations interrupted between the acquirer call and the response.
+      name: 'charge-creation-recovery',
+      intervalMs: 15 * SECOND,
+      run: async (signal) => {
+        let rows = 0;
+        for (;;) {
+          if (signal?.aborted) break;
+          const pass = await services.charges.recoverInterruptedCreations();
+          rows += pass.finished;
+          // keep going while creations were finished; abandoned and deferred ones end the pass
+          if (pass.finished === 0) break;
+        }
+        return { rows, errors: 0 };
+      },
+    },
+    {
+      // Balances in constant time: each account's checkpoint follows its postings (ADR 0031).
+      name: 'ledger-checkpoints',
+      intervalMs: 30 * SECOND,
+      run: async () => ({ rows: await services.ledger.advanceCheckpoints(), errors: 0 }),
+    },
+  ];
+}
+
+/** Payouts sent to their rail exactly once and completed or failed from what the chain says; wallets. */
+function payoutJobs(services: Services): Job[] {
+  return [
+    {
+      name: 'payout-submit',
+      intervalMs: 2 * SECOND,
+      run: (signal) => drain(() => services.payoutEngine.submitBatch(), signal),
+    },
+    {
+      name: 'payout-confirm',
+      intervalMs: 5 * SECOND,
+      run: (signal) => drain(() => services.payoutEngine.confirmBatch(), signal),
+    },
+    {
+      // Wallet changes whose cool-down has passed take effect; unconfirmed ones expire.
+      name: 'wallet-changes',
+      intervalMs: 30 * SECOND,
+      run: async (signal) => {
+        let rows = 0;
+        for (;;) {
+          if (signal?.aborted) break;
+          const round = await services.wallets.applyDue();
+          rows += round.applied + round.expired;
+          if (round.applied + round.expired === 0) break;
+        }
+        return { rows, errors: 0 };
+      },
+    },
+  ];
+}
+
+/** Signed at-least-once delivery of merchant webhooks, endpoints' auto-disable and attempts' retention. */
+function webhookJobs(services: Services): Job[] {
+  return [
+    {
+      // Slots refill as attempts end. Each run polls for 10 s, again at once after a full round and
+      // every WEBHOOK_POLL_MS when idle (by polling alone, which works through a transaction pooler;
+      // ADR 0036).
+      name: 'webhook-delivery',
+      intervalMs: 10,
+      run: async (signal) => ({
+        rows: await services.webhooks.dispatcher.pump(10 * SECOND, signal, services.config.webhooks.pollMs),
+        errors: 0,
+      }),
+      // A stop waits for attempts already sent and releases claimed, unsent ones at once.
+      stop: (deadline) => services.webhooks.dispatcher.stop(deadline),
+    },
+    {
+      // Product decision 29: endpoints failing for 5 days are disabled and their owners e-mailed.
+      name: 'webhook-endpoint-disable',
+      intervalMs: 10 * MINUTE,
+      run: async (signal) => ({
+        rows: await purgeInBatches(() => services.webhooks.dispatcher.disableFailing(), signal),
+        errors: 0,
+      }),
+    },
+    {
+      // Product decision 30: attempts are kept 30 days.
+      name: 'webhook-attempts-purge',
+      intervalMs: 60 * MINUTE,
+      run: async (signal) => ({
+        rows: await purgeInBatches(() => services.webhooks.dispatcher.purgeExpired(), signal),
+        errors: 0,
+      }),
+    },
+  ];
+}
+
+/** The daily settlement batch and its resumption, and the daily reconciliation (spec section 8). */
+function settlementJobs(services: Services): Job[] {
+  const { config, jobs } = services;
+  return [
+    {
+      // A batch released whose payout phase never ran (the process was killed between the two steps, in
+      // a run or in the sandbox's settle-now) is paid out, carried or held by the next pass, sandbox and
+      // live, once it has waited SETTLEMENT_RESUME_AFTER_SECONDS: a run under way pays its own first.
+      name: 'settlement-resume',
+      intervalMs: 30 * SECOND,
+      run: async () => {
+        const before = new Date(services.clock.now().getTime() - config.settlement.resumeAfterMs);
+        const report = await services.settlementBatches.resumeReleased(before);
+        return { rows: report.resumed, errors: report.failed };
+      },
+    },
+    ...(config.settlement.cron === undefined
+      ? []
+      : [
+          jobs.calendar({
+            // Each business day at 03:00 UTC, every owner's pending balance is batched and paid out; the
+            // run of a period that is not a business day does nothing.
+            name: 'settlement-daily',
+            cron: config.settlement.cron,
+            leaseMs: 30 * MINUTE,
+            // A held batch (no usable rate) or a failed owner runs the period again, about every 5 to 30
+            // minutes for a day, then parks it and raises it (the held batches are raised at once).
+            retry: { maxAttempts: 60, baseMs: 5 * MINUTE, capMs: 30 * MINUTE, jitter: 0.2 },
+            run: async (period, signal) => {
+              const report = await services.settlementBatches.runDay(period.start, signal);
+              if (report.held > 0 || report.failed > 0) {
+                throw new Error(
+                  `settlement of ${report.businessDate}: ${report.held} batches held, ${report.failed} owners ` +
+                    'failed; the period runs again',
+                );
+              }
+              return { rows: report.paidOut + report.carried, errors: 0 };
+            },
+          }),
+        ]),
+    ...(config.settlement.reconciliationCron === undefined
+      ? []
+      : [
+          jobs.calendar({
+            // Every day, the acquirers' settlement reports of the day before against the ledger;
+            // differences are raised to the operator. A report that cannot be read runs again.
+            name: 'reconciliation-daily',
+            cron: config.settlement.reconciliationCron,
+            leaseMs: 30 * MINUTE,
+            retry: { maxAttempts: 48, baseMs: 5 * MINUTE, capMs: 30 * MINUTE, jitter: 0.2 },
+            run: async (period) => {
+              const made = await services.reconciliation.runDay(period.start);
+              return { rows: made.length, errors: 0 };
+            },
+          }),
+        ]),
+  ];
+}

@@ -1,0 +1,85 @@
+import type { Trx } from '../../db/database.js';
+import type { JournalEntryKind } from '../../db/schema.js';
+import type { LedgerOwner } from './model.js';
+import {
+  findEntry,
+  insertEntryOnce,
+  insertPostings,
+  type NewEntry,
+  type Posting,
+  type StoredEntry,
+} from './repository/entries.js';
+import type { LedgerDeps } from './types.js';
+
+// The helpers every posting use case of the ledger shares.
+
+export const CURRENCY = 'TRY';
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
+/**
+ * Writes the entry and its postings unless the entry exists. The postings are built only once the
+ * entry is ours, so a repeated call costs one conflicting insert and one read.
+ */
+export async function postOnce(
+  deps: Pick<LedgerDeps, 'clock'>,
+  trx: Trx,
+  entry: NewEntry,
+  postings: () => Promise<Posting[]>,
+): Promise<{ created: true; postings: Posting[] } | { created: false; existing: StoredEntry }> {
+  if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+  const now = deps.clock.now();
+  const entryId = await insertEntryOnce(trx, entry, now);
+  if (entryId === undefined) {
+    const existing = await findEntry(trx, entry.kind, entry.sourceId);
+    if (!existing)
+      throw new Error(`journal entry ${entry.kind} ${entry.sourceId} conflicted but is not visible`);
+    assertSameOwner(existing, entry);
+    return { created: false, existing };
+  }
+  const lines = (await postings()).filter((posting) => posting.amount !== 0n);
+  await insertPostings(trx, entryId, entry, lines, now);
+  return { created: true, postings: lines };
+}
+
+export function newEntry(owner: LedgerOwner, kind: JournalEntryKind, sourceId: string): NewEntry {
+  return {
+    owner: { organizationId: owner.organizationId, environment: owner.environment },
+    kind,
+    sourceId,
+    currency: CURRENCY,
+  };
+}
+
+/** Amounts arrive as the decimal strings of bigint columns; anything else is a caller's bug. */
+export function parseAmount(value: string, what: string): bigint {
+  if (!/^[1-9][0-9]*$/.test(value)) throw new TypeError(`${what}: amount must be a positive decimal string`);
+  const amount = BigInt(value);
+  if (amount > MAX_BIGINT) throw new RangeError(`${what}: amount ${value} exceeds a PostgreSQL bigint`);
+  return amount;
+}
+
+export function sumOf(postings: Posting[], account: Posting['account']): bigint {
+  return postings.reduce(
+    (total, posting) => (posting.account === account ? total + posting.amount : total),
+    0n,
+  );
+}
+
+/** A repeated entry must carry the amount it was first recorded with on `account` (a debit there). */
+export function assertAmount(
+  existing: StoredEntry,
+  account: Posting['account'],
+  amount: bigint,
+  what: string,
+): void {
+  if (sumOf(existing.postings, account) !== amount)
+    throw new Error(`${what} was recorded with another amount than ${amount}`);
+}
+
+export function assertSameOwner(existing: StoredEntry, entry: NewEntry): void {
+  const { organizationId, environment } = existing.owner;
+  if (organizationId !== entry.owner.organizationId || environment !== entry.owner.environment)
+    throw new Error(
+      `journal entry ${entry.kind} ${entry.sourceId} belongs to another organization or environment`,
+    );
+}

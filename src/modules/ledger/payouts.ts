@@ -1,0 +1,99 @@
+import type { Trx } from '../../db/database.js';
+import { assertAmount, assertSameOwner, CURRENCY, newEntry, parseAmount, postOnce } from './journal.js';
+import type { LedgerOwner } from './model.js';
+import { sumAvailable } from './repository/balances.js';
+import { findEntry, insertEntriesWithPostings } from './repository/entries.js';
+import { lockAvailableBalance } from './repository/locks.js';
+import type { LedgerDeps, PayoutDebit, PayoutForLedger } from './types.js';
+
+export async function postPayoutCreated(
+  deps: LedgerDeps,
+  trx: Trx,
+  payout: PayoutForLedger,
+): Promise<PayoutDebit> {
+  const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+  if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+  await lockAvailableBalance(trx, payout, CURRENCY);
+  const existing = await findEntry(trx, 'payout_created', payout.id);
+  if (existing) {
+    assertSameOwner(existing, newEntry(payout, 'payout_created', payout.id));
+    assertAmount(existing, 'merchant_available', amount, `payout ${payout.id}`);
+    return { ok: true, created: false, availableAfter: await sumAvailable(trx, payout, CURRENCY) };
+  }
+  const available = BigInt(await sumAvailable(trx, payout, CURRENCY));
+  if (available < amount) return { ok: false, available: available.toString() };
+  await postOnce(deps, trx, newEntry(payout, 'payout_created', payout.id), async () => [
+    { account: 'merchant_available', amount },
+    { account: 'merchant_in_transit', amount: -amount },
+  ]);
+  return { ok: true, created: true, availableAfter: (available - amount).toString() };
+}
+
+export async function postPayoutPaid(
+  deps: LedgerDeps,
+  trx: Trx,
+  payout: PayoutForLedger,
+): Promise<{ created: boolean }> {
+  const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+  // The FX spread is revenue once the payout is paid: the rest of it is what left for the wallet.
+  const { sent, spread } = splitOf(payout, amount);
+  const outcome = await postOnce(deps, trx, newEntry(payout, 'payout_paid', payout.id), async () => [
+    { account: 'merchant_in_transit', amount },
+    { account: 'payout_clearing', amount: -sent },
+    ...(spread > 0n ? [{ account: 'fx_revenue' as const, amount: -spread }] : []),
+  ]);
+  if (!outcome.created) assertAmount(outcome.existing, 'merchant_in_transit', amount, `payout ${payout.id}`);
+  return { created: outcome.created };
+}
+
+export async function postPayoutReturned(
+  deps: LedgerDeps,
+  trx: Trx,
+  payout: PayoutForLedger,
+): Promise<{ created: boolean }> {
+  const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+  if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+  if (await findEntry(trx, 'payout_paid', payout.id))
+    throw new Error(`payout ${payout.id} was paid out; it cannot be returned`);
+  const outcome = await postOnce(deps, trx, newEntry(payout, 'payout_returned', payout.id), async () => [
+    { account: 'merchant_in_transit', amount },
+    { account: 'merchant_available', amount: -amount },
+  ]);
+  if (!outcome.created) assertAmount(outcome.existing, 'merchant_in_transit', amount, `payout ${payout.id}`);
+  return { created: outcome.created };
+}
+
+export async function lockedAvailable(trx: Trx, owner: LedgerOwner): Promise<string> {
+  if (!trx.isTransaction) throw new Error('the available balance is locked inside the caller transaction');
+  await lockAvailableBalance(trx, owner, CURRENCY);
+  return sumAvailable(trx, owner, CURRENCY);
+}
+
+export async function postPayoutsCreated(
+  deps: LedgerDeps,
+  trx: Trx,
+  payouts: readonly PayoutForLedger[],
+): Promise<void> {
+  const entries = payouts.map((payout) => {
+    const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+    return {
+      owner: { organizationId: payout.organizationId, environment: payout.environment },
+      sourceId: payout.id,
+      postings: [
+        { account: 'merchant_available' as const, amount },
+        { account: 'merchant_in_transit' as const, amount: -amount },
+      ],
+    };
+  });
+  const written = await insertEntriesWithPostings(trx, 'payout_created', entries, CURRENCY, deps.clock.now());
+  if (written.size !== entries.length)
+    throw new Error(`${entries.length - written.size} payout entries existed already`);
+}
+
+/** A paid payout's amount as it splits: what was sent (at the market rate), and the FX spread kept. */
+function splitOf(payout: PayoutForLedger, amount: bigint): { sent: bigint; spread: bigint } {
+  const spread = payout.spread === undefined || payout.spread === '0' ? 0n : BigInt(payout.spread);
+  if (spread < 0n || spread >= amount)
+    throw new RangeError(`payout ${payout.id}: a spread of ${spread} does not fit its amount ${amount}`);
+  return { sent: amount - spread, spread };
+}

@@ -1,0 +1,79 @@
+import { Type } from 'typebox';
+import { errorResponses } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import type { Ledger } from '../ledger/service.js';
+import { OperatorAlertViewSchema } from './alert-view.js';
+import type { OperatorAlerts } from './alerts.js';
+import { actorOf } from './auth.js';
+import type { OperatorCommands } from './commands.js';
+import { valueOf } from './errors.js';
+import { IdParamsSchema, PageQuerySchema } from './schemas.js';
+
+const errors = errorResponses(400, 401, 403, 404, 429);
+
+const NegativeBalanceSchema = Type.Object({
+  organizationId: Type.String(),
+  environment: Type.Enum(['sandbox', 'live']),
+  currency: Type.Enum(['TRY']),
+  pending: Type.String({ description: 'Below zero: decimal string of minor units.' }),
+  debt: Type.String({ description: 'What the merchant owes: `-pending`.' }),
+});
+/**
+ * Money problems for the operator as JSON (docs/decisions/0013 and 0014): alerts raised by refused
+ * provider notifications and by refunds that left a pending balance below zero, and the balances below
+ * zero right now.
+ */
+export async function operatorAlertApi(
+  app: App,
+  deps: {
+    alerts: OperatorAlerts;
+    ledger: Pick<Ledger, 'negativePendingBalances'>;
+    commands: Pick<OperatorCommands, 'acknowledgeAlert'>;
+  },
+): Promise<void> {
+  const { alerts, ledger, commands } = deps;
+
+  app.get(
+    '/operator/v1/alerts',
+    {
+      schema: {
+        querystring: Type.Object(
+          {
+            ...PageQuerySchema.properties,
+            open: Type.Optional(Type.Boolean({ description: 'Only alerts nobody has acknowledged.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            data: Type.Array(OperatorAlertViewSchema),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...errors,
+        },
+      },
+      config: { operator: 'read' },
+    },
+    async (request) => valueOf(await alerts.list(request.query)),
+  );
+
+  app.post(
+    '/operator/v1/alerts/:id/acknowledge',
+    {
+      schema: { params: IdParamsSchema, response: { 200: OperatorAlertViewSchema, ...errors } },
+      config: { operator: 'administer' },
+    },
+    async (request) => valueOf(await commands.acknowledgeAlert(request.params.id, actorOf(request))),
+  );
+
+  app.get(
+    '/operator/v1/balances/negative',
+    {
+      schema: {
+        response: { 200: Type.Object({ data: Type.Array(NegativeBalanceSchema) }), ...errors },
+      },
+      config: { operator: 'read' },
+    },
+    async () => ({ data: await ledger.negativePendingBalances() }),
+  );
+}

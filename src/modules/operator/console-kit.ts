@@ -1,0 +1,156 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
+import { toApiError, type ApiError, type ErrorTable } from '../../http/errors.js';
+import type { OperatorAuth } from '../../http/route-config.js';
+import type { Result } from '../../shared/result.js';
+import { counted } from '../../web/i18n.js';
+import type { Renderer } from '../../web/render.js';
+import { can, type StaffPermission, type StaffService } from './staff.js';
+
+/**
+ * The page kit of the operator console, as the dashboard's `dashboard/kit.ts` is the merchant's: what
+ * every console half of an area uses to show a page (with its notice or refusal), run a form's command
+ * and then redirect, and show the refusal page. Who may call is the route's `config.operator` (the role
+ * guard of `auth.ts`, which also checks the `_csrf` field of every form post before validation).
+ */
+
+/** What a page shows besides its data: the notice of the redirect that led there, a refusal, a status. */
+export interface PageExtra {
+  notice?: string | undefined;
+  error?: string | undefined;
+  status?: number;
+}
+
+/** The route options of a console page or form: who may (`auth.ts`), its schema kept out of OpenAPI. */
+export function consoleRoute<S extends Record<string, TSchema>>(permission: OperatorAuth, schema: S) {
+  return { schema: { ...schema, hide: true as const }, config: { operator: permission } };
+}
+
+/** A console form's body: its fields and the session's CSRF token (`_csrf`, checked by `auth.ts`). */
+export const FormBody = <T extends Record<string, TSchema>>(fields: T) =>
+  Type.Object(
+    { _csrf: Type.Optional(Type.String({ maxLength: 200 })), ...fields },
+    { additionalProperties: false },
+  );
+
+/** Whether the signed-in staff member's role allows this (a page shows the forms it may post). */
+export function staffMay(request: FastifyRequest, permission: StaffPermission): boolean {
+  return request.staff ? can(request.staff, permission) : false;
+}
+
+/** The notice of a redirect's `?notice=`, in words; nothing without one. */
+export function noticeOf(notices: Record<string, string>, notice: string | undefined): string | undefined {
+  return notice === undefined ? undefined : notices[notice];
+}
+
+/** 303 to a console page, with the code of its notice when there is one. */
+export function redirectTo(reply: FastifyReply, path: string, notice?: string): FastifyReply {
+  return reply.redirect(notice === undefined ? path : `${path}?notice=${notice}`, 303);
+}
+
+/**
+ * A console form's command, then a 303 to the page that shows what it did (`to`); a refusal is the
+ * command's error as the API's envelope, shown by `refused` on the page the form belongs to.
+ */
+export async function commandThenRedirect<T, E extends { code: string }>(
+  reply: FastifyReply,
+  command: {
+    run: () => Promise<Result<T, E>>;
+    errors: ErrorTable<E>;
+    to: (value: T) => string;
+    refused: (error: ApiError) => Promise<FastifyReply> | FastifyReply;
+  },
+): Promise<FastifyReply> {
+  const result = await command.run();
+  if (result.ok) return reply.redirect(command.to(result.value), 303);
+  return command.refused(toApiError(command.errors, result.error));
+}
+
+/** A refusal as a console page says it: the message, then each validation issue with its field. */
+export function refusalText(error: ApiError, between = ': '): string {
+  const issues = (error.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
+  const detail = issues.map((issue) => `${issue.path}${between}${issue.message}`).join('; ');
+  return detail ? `${error.message} ${detail}` : error.message;
+}
+
+/**
+ * The console's renderer: every page also gets `who(actor)`, the name of the staff member behind a
+ * `staff:…` actor or reviewer (the id itself when unknown; `cli`, `system`, `user:…` and `key:…` as they
+ * are), and `counted(n, one, other)` ("1 attempt", "2 attempts"). `refresh` reads the staff names anew:
+ * the listener calls it before each console page, so a page never shows a staff id where a name exists.
+ */
+export function consoleRenderer(
+  base: Renderer,
+  staff: Pick<StaffService, 'names'>,
+): Renderer & { refresh(): Promise<void> } {
+  let names = new Map<string, string>();
+  const who = (actor: string | null | undefined): string => {
+    if (!actor) return '';
+    const id = actor.startsWith('staff:') ? actor.slice('staff:'.length) : actor;
+    return names.get(id) ?? actor;
+  };
+  return {
+    render: (view, data) => base.render(view, { who, counted, ...data }),
+    async refresh() {
+      names = await staff.names();
+    },
+  };
+}
+
+export interface ConsoleKit {
+  /**
+   * A console page of the operator listener: the view rendered with the signed-in staff member, the CSRF
+   * token of the session's forms and whether the member may administer, never cached.
+   */
+  page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    view: string,
+    data: Record<string, unknown>,
+  ): FastifyReply;
+  /** A page with the notice or the refusal of `extra`, answered with its status. */
+  show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    view: string,
+    data: Record<string, unknown>,
+    extra?: PageExtra,
+  ): FastifyReply;
+  /** The refusal page: what was refused (and why), and the way back. */
+  refused(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    data: { title: string; heading: string; backTo: string; error?: string },
+  ): FastifyReply;
+}
+
+export function createConsoleKit(renderer: Renderer): ConsoleKit {
+  const kit: ConsoleKit = {
+    page: (request, reply, view, data) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(
+          renderer.render(view, {
+            staff: request.staff,
+            csrf: request.operatorSession?.csrfToken ?? '',
+            canAdminister: staffMay(request, 'administer'),
+            error: undefined,
+            notice: undefined,
+            ...data,
+          }),
+        ),
+
+    show(request, reply, view, data, extra = {}) {
+      if (extra.status) reply.code(extra.status);
+      return kit.page(request, reply, view, { ...data, notice: extra.notice, error: extra.error });
+    },
+
+    refused(request, reply, status, data) {
+      reply.code(status);
+      return kit.page(request, reply, 'operator/refused', data);
+    },
+  };
+  return kit;
+}

@@ -1,0 +1,174 @@
+import type { App } from '../../http/server.js';
+import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
+import { cursorOrThrow } from '../../http/cursor-errors.js';
+import type { ApiKeyService } from '../api-keys/index.js';
+import { apiKeyRefusal } from '../api-keys/errors.js';
+import type { OrganizationAdminService } from '../organizations/service.js';
+import { FEATURE_FLAGS } from '../organizations/types.js';
+import { actorOf } from './auth.js';
+import type { OperatorCommands } from './commands.js';
+import { consoleAction, noticedPage, type NoticedPage } from './console-actions.js';
+import { staffMay, type ConsoleKit } from './console-kit.js';
+import { valueOf } from './errors.js';
+import { merchantFigures, money, permille, isFailing, type MerchantViewDeps } from './merchant-view.js';
+import {
+  FeatureFlagFormSchema,
+  FeeFormSchema,
+  FeeParamsSchema,
+  FlagParamsSchema,
+  IdParamsSchema,
+  KycFormSchema,
+  RateLimitsFormSchema,
+  ReasonFormSchema,
+  CsrfFormSchema,
+  organizationView,
+} from './schemas.js';
+
+type OrganizationConsole = {
+  kit: ConsoleKit;
+  organizations: OrganizationAdminService;
+  commands: OperatorCommands;
+  apiKeys: ApiKeyService;
+  merchants: MerchantViewDeps;
+};
+
+/**
+ * Organizations as console pages: the list, the merchant view of one (its settings' forms, PRG), and an
+ * API key's requests.
+ */
+export async function operatorOrganizationConsole(app: App, deps: OrganizationConsole): Promise<void> {
+  const page = noticedPage(deps.kit);
+  organizationPages(app, page, deps);
+  organizationForms(app, page, deps);
+}
+
+function organizationPages(app: App, page: NoticedPage, deps: OrganizationConsole): void {
+  const { organizations } = deps;
+  app.get('/organizations', { config: { operator: 'read' } }, async (request, reply) => {
+    const { cursor } = request.query as { cursor?: string };
+    const result = cursorOrThrow(await organizations.list({ limit: 50, ...(cursor ? { cursor } : {}) }));
+    return page(request, reply, 'organizations', {
+      title: 'Organizations',
+      organizations: result.data.map((o) => organizationView(o)),
+      nextCursor: result.nextCursor,
+    });
+  });
+
+  app.get('/organizations/:id', { config: { operator: 'read' } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const organization = organizationView(
+      valueOf(await organizations.get(id)),
+      await organizations.feeSchedule(id),
+    );
+    return page(request, reply, 'organization', {
+      title: organization.name,
+      organization,
+      keys: await deps.apiKeys.listForOrganization(id),
+      ...(await merchantFigures(deps.merchants, id)),
+      permille,
+      money,
+      isFailing,
+      flags: FEATURE_FLAGS,
+      canDecide: staffMay(request, 'underwrite'),
+      canAdminister: staffMay(request, 'administer'),
+    });
+  });
+
+  app.get('/api-keys/:id', { config: { operator: 'read' } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const { cursor } = request.query as { cursor?: string };
+    const result = await deps.apiKeys.requestsOfKey(id, { limit: 100, ...(cursor ? { cursor } : {}) });
+    if (!result.ok) throw apiKeyRefusal(result.error);
+    return page(request, reply, 'api-key', {
+      title: `API key ${result.value.key.displayPrefix}`,
+      key: result.value.key,
+      organizationId: result.value.organizationId,
+      requests: result.value.data,
+      nextCursor: result.value.nextCursor,
+    });
+  });
+}
+
+function organizationForms(app: App, page: NoticedPage, { commands }: OrganizationConsole): void {
+  const toOrg = (id: string) => `/organizations/${id}`;
+
+  consoleAction(app, page, {
+    path: '/organizations/:id/kyc-status',
+    permission: 'underwrite',
+    schema: { params: IdParamsSchema, body: KycFormSchema },
+    run: async ({ id }, form, request) => {
+      valueOf(await commands.setKycStatus(id, form.kycStatus as KycStatus, actorOf(request)));
+      return `${toOrg(id)}?notice=kyc`;
+    },
+  });
+
+  consoleAction(app, page, {
+    path: '/organizations/:id/fees/:paymentMethod',
+    permission: 'administer',
+    schema: { params: FeeParamsSchema, body: FeeFormSchema },
+    run: async ({ id, paymentMethod }, form, request) => {
+      valueOf(
+        await commands.setFee(
+          id,
+          {
+            paymentMethod: paymentMethod as PaymentMethod,
+            basisPoints: Number(form.basisPoints),
+            fixedMinor: BigInt(form.fixedMinor),
+          },
+          actorOf(request),
+        ),
+      );
+      return `${toOrg(id)}?notice=fees`;
+    },
+  });
+
+  consoleAction(app, page, {
+    path: '/organizations/:id/feature-flags/:flag',
+    permission: 'administer',
+    schema: { params: FlagParamsSchema, body: FeatureFlagFormSchema },
+    run: async ({ id, flag }, form, request) => {
+      valueOf(
+        await commands.setFeatureFlag(id, flag as FeatureFlag, form.enabled === 'true', actorOf(request)),
+      );
+      return `${toOrg(id)}?notice=flag`;
+    },
+  });
+
+  consoleAction(app, page, {
+    path: '/organizations/:id/rate-limits',
+    permission: 'administer',
+    schema: { params: IdParamsSchema, body: RateLimitsFormSchema },
+    run: async ({ id }, form, request) => {
+      const optional = (value: string | undefined) =>
+        value === undefined || value.trim() === '' ? null : Number(value);
+      valueOf(
+        await commands.setRateLimits(
+          id,
+          { live: optional(form.live), sandbox: optional(form.sandbox) },
+          actorOf(request),
+        ),
+      );
+      return `${toOrg(id)}?notice=limits`;
+    },
+  });
+
+  consoleAction(app, page, {
+    path: '/organizations/:id/freeze',
+    permission: 'administer',
+    schema: { params: IdParamsSchema, body: ReasonFormSchema },
+    run: async ({ id }, form, request) => {
+      valueOf(await commands.freeze(id, form.reason, actorOf(request)));
+      return `${toOrg(id)}?notice=frozen`;
+    },
+  });
+
+  consoleAction(app, page, {
+    path: '/organizations/:id/unfreeze',
+    permission: 'administer',
+    schema: { params: IdParamsSchema, body: CsrfFormSchema },
+    run: async ({ id }, _form, request) => {
+      valueOf(await commands.unfreeze(id, actorOf(request)));
+      return `${toOrg(id)}?notice=unfrozen`;
+    },
+  });
+}

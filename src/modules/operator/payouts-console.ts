@@ -1,0 +1,340 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { toApiError, type ApiError } from '../../http/errors.js';
+import type { App } from '../../http/server.js';
+import { PAYOUT_ERRORS } from '../payouts/errors.js';
+import { PAYOUT_STATUSES } from '../payouts/schemas.js';
+import type { OperatorPayoutView } from '../payouts/operator-commands.js';
+import type { PayoutService } from '../payouts/service.js';
+import { exportCsv } from '../payouts/treasury.js';
+import { actorOf } from './auth.js';
+import { REASON_MAX_LENGTH } from './command-input.js';
+import {
+  commandThenRedirect,
+  consoleRoute,
+  FormBody,
+  noticeOf,
+  redirectTo,
+  refusalText,
+  type ConsoleKit,
+  type PageExtra,
+} from './console-kit.js';
+import { NETWORKS, RAILS, payoutValue, sendCsv } from './payout-helpers.js';
+import { ENVIRONMENTS, IdParamsSchema } from './schemas.js';
+
+/** TRY minor units of a minimum: at most 16 digits, as the fee schedule's fixed fees. */
+const MINIMUM_MAX = 10n ** 16n - 1n;
+
+const ConsoleQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Union([Type.Enum([...PAYOUT_STATUSES]), Type.Literal('')])),
+    rail: Type.Optional(Type.Union([Type.Enum([...RAILS]), Type.Literal('')])),
+    network: Type.Optional(Type.Union([Type.Enum([...NETWORKS]), Type.Literal('')])),
+    environment: Type.Optional(Type.Union([Type.Enum([...ENVIRONMENTS]), Type.Literal('')])),
+    cursor: Type.Optional(Type.String({ maxLength: 500 })),
+    notice: Type.Optional(Type.String({ maxLength: 40 })),
+  },
+  { additionalProperties: false },
+);
+
+const NOTICES: Record<string, string> = {
+  recorded: 'Transaction recorded: the payout is in transit until the chain confirms it.',
+  canceled: 'Payout canceled: the funds are available again.',
+  not_sent: 'Marked not sent: the payout failed and the funds are available again.',
+};
+
+const RATE_NOTICES: Record<string, string> = {
+  entered: 'Rate entered.',
+  spread: 'Spread saved.',
+  source: 'Rate source saved.',
+};
+
+type PayoutConsole = { kit: ConsoleKit; payouts: PayoutService };
+
+/**
+ * The operator's payouts as console pages at `/payouts…`, `/payout-minimums` and `/fx-rates`: the queue,
+ * a payout and its commands, the treasury export, the minimums, the live rates, their source and spreads.
+ */
+export async function operatorPayoutConsole(app: App, deps: PayoutConsole): Promise<void> {
+  payoutQueuePages(app, deps);
+  payoutCommandForms(app, deps);
+  payoutMinimumPages(app, deps);
+  fxRatePages(app, deps);
+}
+
+/** A payout's page; no such payout: a page that says so (404), not the API's JSON. */
+async function showPayout(
+  { kit, payouts }: PayoutConsole,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: string,
+  extra: PageExtra = {},
+) {
+  const found = await payouts.operatorGet(id);
+  if (!found.ok) {
+    const error = toApiError(PAYOUT_ERRORS, found.error);
+    return kit.refused(request, reply, error.statusCode, {
+      title: 'Not found',
+      heading: error.message,
+      backTo: '/payouts',
+    });
+  }
+  const payout: OperatorPayoutView = found.value;
+  return kit.show(request, reply, 'operator/payout', { title: `Payout ${payout.id}`, payout }, extra);
+}
+
+/** The queue, filtered, and one payout. */
+function payoutQueuePages(app: App, deps: PayoutConsole): void {
+  const { kit, payouts } = deps;
+  app.get('/payouts', consoleRoute('read', { querystring: ConsoleQuery }), async (request, reply) => {
+    const query = request.query;
+    const filter = {
+      status: query.status || undefined,
+      rail: query.rail || undefined,
+      network: query.network || undefined,
+      environment: query.environment || undefined,
+    };
+    const list = payoutValue(
+      await payouts.operatorList(filter, { limit: 50, cursor: query.cursor || undefined }),
+    );
+    const params: Array<[string, string]> = [];
+    for (const [name, value] of Object.entries(filter)) if (value !== undefined) params.push([name, value]);
+    return kit.page(request, reply, 'operator/payouts', {
+      title: 'Payouts',
+      filter,
+      payouts: list.data,
+      nextUrl:
+        list.nextCursor === null
+          ? undefined
+          : `/payouts?${new URLSearchParams([...params, ['cursor', list.nextCursor]]).toString()}`,
+      notice: query.notice === 'canceled' ? 'Payout canceled.' : undefined,
+      statuses: PAYOUT_STATUSES,
+      rails: RAILS,
+      networks: NETWORKS,
+      environments: ENVIRONMENTS,
+    });
+  });
+
+  app.get(
+    '/payouts/:id',
+    consoleRoute('read', {
+      params: IdParamsSchema,
+      querystring: Type.Object(
+        { notice: Type.Optional(Type.String({ maxLength: 40 })) },
+        { additionalProperties: false },
+      ),
+    }),
+    async (request, reply) =>
+      showPayout(deps, request, reply, request.params.id, {
+        notice: noticeOf(NOTICES, request.query.notice),
+      }),
+  );
+}
+
+/** A payout's forms (the command, then back to the payout; a refusal is shown there) and the export. */
+function payoutCommandForms(app: App, deps: PayoutConsole): void {
+  const { payouts } = deps;
+  const backToPayout = (request: FastifyRequest, reply: FastifyReply, id: string, notice: string) => ({
+    errors: PAYOUT_ERRORS,
+    to: () => `/payouts/${encodeURIComponent(id)}?notice=${notice}`,
+    refused: (error: ApiError) =>
+      showPayout(deps, request, reply, id, { error: refusalText(error), status: error.statusCode }),
+  });
+
+  app.post(
+    '/payouts/:id/transaction',
+    consoleRoute('administer', {
+      params: IdParamsSchema,
+      body: FormBody({ txHash: Type.String({ maxLength: 200 }) }),
+    }),
+    async (request, reply) =>
+      commandThenRedirect(reply, {
+        run: () =>
+          payouts.recordTreasuryTransaction(request.params.id, request.body.txHash, actorOf(request)),
+        ...backToPayout(request, reply, request.params.id, 'recorded'),
+      }),
+  );
+
+  app.post(
+    '/payouts/:id/cancel',
+    consoleRoute('administer', {
+      params: IdParamsSchema,
+      body: FormBody({ reason: Type.String({ maxLength: REASON_MAX_LENGTH }) }),
+    }),
+    async (request, reply) =>
+      commandThenRedirect(reply, {
+        run: () => payouts.operatorCancel(request.params.id, request.body.reason, actorOf(request)),
+        ...backToPayout(request, reply, request.params.id, 'canceled'),
+      }),
+  );
+
+  app.post(
+    '/payouts/:id/not-sent',
+    consoleRoute('administer', {
+      params: IdParamsSchema,
+      body: FormBody({ reason: Type.String({ maxLength: REASON_MAX_LENGTH }) }),
+    }),
+    async (request, reply) =>
+      commandThenRedirect(reply, {
+        run: () => payouts.markNotSent(request.params.id, request.body.reason, actorOf(request)),
+        ...backToPayout(request, reply, request.params.id, 'not_sent'),
+      }),
+  );
+
+  app.post(
+    '/payouts/treasury-export',
+    consoleRoute('administer', {
+      body: FormBody({
+        format: Type.Enum(['csv', 'json']),
+        network: Type.Union([Type.Enum([...NETWORKS]), Type.Literal('')]),
+      }),
+    }),
+    async (request, reply) => {
+      const lines = await payouts.exportTreasury(
+        { network: request.body.network || undefined },
+        actorOf(request),
+      );
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      if (request.body.format === 'csv') {
+        reply.header('content-disposition', `attachment; filename="treasury-payouts-${stamp}.csv"`);
+        return sendCsv(reply, exportCsv(lines));
+      }
+      return reply
+        .header('content-disposition', `attachment; filename="treasury-payouts-${stamp}.json"`)
+        .header('cache-control', 'no-store')
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ data: lines, count: lines.length }, null, 2));
+    },
+  );
+}
+
+/** The minimums, and the form that sets one. */
+function payoutMinimumPages(app: App, { kit, payouts }: PayoutConsole): void {
+  app.get('/payout-minimums', { config: { operator: 'read' } }, async (request, reply) => {
+    const query = request.query as { notice?: string };
+    return kit.page(request, reply, 'operator/payout-minimums', {
+      title: 'Payout minimums',
+      minimums: await payouts.minimums(),
+      notice: query.notice === 'saved' ? 'Minimum saved.' : undefined,
+    });
+  });
+
+  app.post(
+    '/payout-minimums',
+    consoleRoute('administer', {
+      body: FormBody({
+        environment: Type.Enum([...ENVIRONMENTS]),
+        network: Type.Enum([...NETWORKS]),
+        amount: Type.String({ maxLength: 40 }),
+      }),
+    }),
+    async (request, reply) => {
+      const amount = request.body.amount.trim();
+      if (!/^[0-9]{1,16}$/.test(amount) || BigInt(amount) < 1n || BigInt(amount) > MINIMUM_MAX) {
+        reply.code(400);
+        return kit.page(request, reply, 'operator/payout-minimums', {
+          title: 'Payout minimums',
+          minimums: await payouts.minimums(),
+          error: 'A minimum is a whole number of TRY minor units (kuruş) from 1 to 16 digits.',
+        });
+      }
+      await payouts.setMinimum(
+        { environment: request.body.environment, network: request.body.network },
+        BigInt(amount),
+        actorOf(request),
+      );
+      return redirectTo(reply, '/payout-minimums', 'saved');
+    },
+  );
+}
+
+/** Live rates operators entered (the ticker's fallback), the spreads and the rate source. */
+async function showRates(
+  { kit, payouts }: PayoutConsole,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  extra: PageExtra = {},
+) {
+  if (extra.status) reply.code(extra.status);
+  return kit.page(request, reply, 'operator/fx-rates', {
+    title: 'FX rates',
+    rates: await payouts.enteredRates('live', 50),
+    spreads: await payouts.spreads(),
+    rateSource: await payouts.rateSource(),
+    notice: extra.notice,
+    error: extra.error,
+  });
+}
+
+/** The rates page, and the forms of administrators: a spread, the rate source, a rate. */
+function fxRatePages(app: App, deps: PayoutConsole): void {
+  const { payouts } = deps;
+  app.get('/fx-rates', { config: { operator: 'read' } }, async (request, reply) => {
+    const query = request.query as { notice?: string };
+    return showRates(deps, request, reply, { notice: RATE_NOTICES[query.notice ?? ''] });
+  });
+
+  app.post(
+    '/fx-spreads',
+    consoleRoute('administer', {
+      body: FormBody({
+        environment: Type.Enum([...ENVIRONMENTS]),
+        spreadBps: Type.String({ maxLength: 40 }),
+      }),
+    }),
+    async (request, reply) => {
+      const text = request.body.spreadBps.trim();
+      if (!/^[0-9]{1,4}$/.test(text) || Number(text) > 1000) {
+        return showRates(deps, request, reply, {
+          error: 'A spread is a whole number of basis points from 0 to 1000.',
+          status: 400,
+        });
+      }
+      await payouts.setSpread(request.body.environment, Number(text), actorOf(request));
+      return redirectTo(reply, '/fx-rates', 'spread');
+    },
+  );
+
+  app.post(
+    '/fx-rate-source',
+    consoleRoute('administer', {
+      body: FormBody({
+        source: Type.Enum(['ticker', 'operator']),
+        reason: Type.String({ maxLength: REASON_MAX_LENGTH }),
+      }),
+    }),
+    async (request, reply) => {
+      const chosen = await payouts.setRateSource(
+        { source: request.body.source, reason: request.body.reason },
+        actorOf(request),
+      );
+      if (chosen.ok) return redirectTo(reply, '/fx-rates', 'source');
+      return showRates(deps, request, reply, { error: 'Give a reason of 1 to 500 characters.', status: 400 });
+    },
+  );
+
+  app.post(
+    '/fx-rates',
+    consoleRoute('administer', {
+      body: FormBody({
+        rate: Type.String({ maxLength: 40 }),
+        reason: Type.String({ maxLength: REASON_MAX_LENGTH }),
+      }),
+    }),
+    async (request, reply) => {
+      const entered = await payouts.enterRate(
+        'live',
+        { rate: request.body.rate.trim(), reason: request.body.reason },
+        actorOf(request),
+      );
+      if (entered.ok) return redirectTo(reply, '/fx-rates', 'entered');
+      return showRates(deps, request, reply, {
+        error:
+          entered.error.code === 'invalid_rate'
+            ? 'The rate is a positive decimal, USDT per TRY (for example 0.0291).'
+            : 'Give a reason of 1 to 500 characters.',
+        status: 400,
+      });
+    },
+  );
+}

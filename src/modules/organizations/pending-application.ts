@@ -1,0 +1,29 @@
+import type { Trx } from '../../db/database.js';
+import type { ApplicationRow } from '../../db/schema.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { OrganizationError } from './errors.js';
+import type { UnderwritingDeps } from './underwriting-types.js';
+
+/** A decision taken under the application's row lock cannot find it elsewhere: that would be a bug. */
+export async function decided(
+  pending: Promise<ApplicationRow | undefined>,
+  id: string,
+): Promise<ApplicationRow> {
+  const row = await pending;
+  if (!row) throw new Error(`application ${id} left its state under its row lock`);
+  return row;
+}
+
+/** The application, locked, while it is still to be decided; nothing is written before this. */
+export async function lockPending(
+  deps: Pick<UnderwritingDeps, 'applications'>,
+  trx: Trx,
+  id: string,
+  action: string,
+): Promise<Result<ApplicationRow, OrganizationError>> {
+  const application = await deps.applications.lock(trx, id);
+  if (!application) return err({ code: 'application_not_found', id });
+  if (application.status !== 'NEW' && application.status !== 'IN_REVIEW')
+    return err({ code: 'application_decided', id, status: application.status, action });
+  return ok(application);
+}

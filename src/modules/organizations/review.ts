@@ -1,0 +1,97 @@
+import type { ApplicationRow } from '../../db/schema.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import { toPage, type CursorError } from '../../shared/pagination.js';
+import { applicationRejectedEmail } from '../email/templates.js';
+import type { OrganizationError } from './errors.js';
+import { decided, lockPending } from './pending-application.js';
+import type { Actor } from './types.js';
+import type { ApplicationPage, UnderwritingDeps } from './underwriting-types.js';
+
+// Application review: NEW -> IN_REVIEW -> APPROVED | REJECTED (product decision 4). Approval: approve.ts.
+
+export async function listApplications(
+  deps: UnderwritingDeps,
+  { status, limit, cursor }: { status?: ApplicationRow['status']; limit: number; cursor?: string },
+): Promise<Result<ApplicationPage, CursorError>> {
+  const pages = deps.cursors.for({ list: 'applications', filter: status ?? null });
+  const after = cursor === undefined ? undefined : pages.decode(cursor);
+  if (after?.ok === false) return after;
+  const rows = await deps.applications.page({ status, after: after?.value, limit });
+  return ok(toPage(rows, limit, (row) => pages.encode(row.created_at, row.id)));
+}
+
+export async function getApplication(
+  deps: UnderwritingDeps,
+  id: string,
+): Promise<Result<ApplicationRow, OrganizationError>> {
+  const row = await deps.applications.find(id);
+  return row ? ok(row) : err({ code: 'application_not_found', id });
+}
+
+export async function startReview(
+  deps: UnderwritingDeps,
+  id: string,
+  by: Actor,
+): Promise<Result<ApplicationRow, OrganizationError>> {
+  const { db, clock, audit } = deps;
+  return db.transaction().execute(async (trx) => {
+    const pending = await lockPending(deps, trx, id, 'reviewed');
+    if (!pending.ok) return pending;
+    const before = pending.value;
+    if (before.status === 'IN_REVIEW') return ok(before);
+    const now = clock.now();
+    const after = await decided(
+      deps.applications.decide(trx, id, ['NEW'], 'IN_REVIEW', { reviewed_by: by.actor, updated_at: now }),
+      id,
+    );
+    await audit.record(trx, {
+      ...by,
+      action: 'application.review_started',
+      targetType: 'application',
+      targetId: id,
+      before: { status: before.status },
+      after: { status: after.status },
+    });
+    return ok(after);
+  });
+}
+
+export async function reject(
+  deps: UnderwritingDeps,
+  id: string,
+  reason: string,
+  by: Actor,
+): Promise<Result<ApplicationRow, OrganizationError>> {
+  const { db, clock, audit, mailer } = deps;
+  const rejected = await db.transaction().execute(async (trx) => {
+    const pending = await lockPending(deps, trx, id, 'rejected');
+    if (!pending.ok) return pending;
+    const before = pending.value;
+    const now = clock.now();
+    const after = await decided(
+      deps.applications.decide(trx, id, ['NEW', 'IN_REVIEW'], 'REJECTED', {
+        reviewed_by: by.actor,
+        reviewed_at: now,
+        decision_reason: reason,
+        updated_at: now,
+      }),
+      id,
+    );
+    await mailer.enqueue(
+      trx,
+      before.contact_email,
+      applicationRejectedEmail({ companyName: before.company_name, reason }),
+    );
+    await audit.record(trx, {
+      ...by,
+      action: 'application.rejected',
+      targetType: 'application',
+      targetId: id,
+      before: { status: before.status },
+      after: { status: 'REJECTED', reason },
+    });
+    return ok(after);
+  });
+  if (rejected.ok) mailer.nudge();
+  return rejected;
+}

@@ -1,0 +1,86 @@
+import type { CursorError } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { PayoutOwner } from '../payouts/ports.js';
+import type { BatchDeps } from './batch-types.js';
+import { parseBusinessDate, utcDateOf } from '../../shared/business-calendar.js';
+import * as settlement from './repository.js';
+import { batchView, type BatchView } from './views.js';
+
+/** The batches as lists and single reads: the owner's (the API, the dashboard) and every one (operators). */
+
+type Page = { limit: number; cursor?: string | undefined };
+
+/** The owner's batches, newest business date first; cursor paged (`GET /v1/settlements`). */
+export async function listBatches(
+  deps: BatchDeps,
+  owner: PayoutOwner,
+  page: Page,
+): Promise<Result<{ data: BatchView[]; nextCursor: string | null }, CursorError>> {
+  const pages = deps.cursors.for({
+    list: 'settlement_batches',
+    organizationId: owner.organizationId,
+    environment: owner.environment,
+  });
+  const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
+  if (after && !after.ok) return after;
+  const position = after ? { businessDate: utcDateOf(after.value.createdAt), id: after.value.id } : undefined;
+  const rows = await settlement.listBatches(
+    deps.db,
+    { organizationId: owner.organizationId, environment: owner.environment },
+    position,
+    page.limit + 1,
+  );
+  const last = rows.length > page.limit ? rows[page.limit - 1] : undefined;
+  return ok({
+    data: rows.slice(0, page.limit).map(batchView),
+    nextCursor: last ? pages.encode(parseBusinessDate(last.business_date), last.id) : null,
+  });
+}
+
+/** Every organization's batches, newest business date first, filtered; cursor paged. */
+export async function operatorListBatches(
+  deps: BatchDeps,
+  filter: settlement.BatchFilter,
+  page: Page,
+): Promise<
+  Result<
+    { data: Array<BatchView & { organizationId: string }>; nextCursor: string | null },
+    { code: 'invalid_cursor' }
+  >
+> {
+  // The cursor's time is the business date's midnight (UTC): the list's order is business date, id.
+  // The filter in a fixed member order: a cursor works whatever order the query string had.
+  const scope = [filter.organizationId, filter.environment, filter.status, filter.businessDate];
+  const pages = deps.cursors.for({ list: 'settlement_batches', filter: JSON.stringify(scope) });
+  const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
+  if (after && !after.ok) return err({ code: 'invalid_cursor' as const });
+  const position = after ? { businessDate: utcDateOf(after.value.createdAt), id: after.value.id } : undefined;
+  const rows = await settlement.listBatches(deps.db, filter, position, page.limit + 1);
+  const data = rows
+    .slice(0, page.limit)
+    .map((row) => ({ ...batchView(row), organizationId: row.organization_id }));
+  const last = rows.length > page.limit ? rows[page.limit - 1] : undefined;
+  return ok({
+    data,
+    nextCursor: last ? pages.encode(parseBusinessDate(last.business_date), last.id) : null,
+  });
+}
+
+export async function retrieveBatch(
+  deps: BatchDeps,
+  owner: PayoutOwner,
+  id: string,
+): Promise<BatchView | undefined> {
+  const row = await settlement.findOwnBatch(deps.db, owner, id);
+  return row && batchView(row);
+}
+
+/** The owner's batch whose automatic payout is `payoutId`; undefined for a manual payout. */
+export async function batchOfPayout(
+  deps: BatchDeps,
+  owner: PayoutOwner,
+  payoutId: string,
+): Promise<BatchView | undefined> {
+  const row = await settlement.findBatchOfPayout(deps.db, owner, payoutId);
+  return row && batchView(row);
+}

@@ -1,0 +1,53 @@
+import type { Trx } from '../../db/database.js';
+import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
+import type { PayoutClosures, PayoutContents, PayoutOwner } from '../payouts/ports.js';
+import type { BusinessDate } from '../../shared/business-calendar.js';
+import type { BatchView } from './views.js';
+
+/**
+ * The release's port, options and outcome, and the interface of `createSettlementService` (service.ts),
+ * which binds the release (release.ts) and the payouts module's ports (payout-contents.ts).
+ */
+
+/** What a release needs of the ledger (src/modules/ledger). */
+export interface SettlementLedger {
+  pendingCredits(trx: Trx, owner: LedgerOwner, after: Date, upTo: Date): Promise<PendingCredit[]>;
+  postRelease(trx: Trx, release: { id: string; amount: string } & LedgerOwner): Promise<{ created: boolean }>;
+  postReserveHeld(
+    trx: Trx,
+    reserve: { id: string; amount: string } & LedgerOwner,
+  ): Promise<{ created: boolean }>;
+  postReserveReleased(
+    trx: Trx,
+    reserve: { id: string; amount: string } & LedgerOwner,
+  ): Promise<{ created: boolean }>;
+}
+
+export type ReleaseOutcome =
+  | { released: true; created: boolean; batch: BatchView }
+  /** Nothing new, or refunds exceed the new credits (a debt the next credits repay first). */
+  | { released: false; reason: 'nothing_to_release' | 'net_not_positive'; net: string };
+
+export interface ReleaseOptions {
+  cutoff: Date;
+  businessDate: BusinessDate;
+  /** `test_helper`: the sandbox's settle-now (default `schedule`: the daily run or an operator's run). */
+  origin?: 'schedule' | 'test_helper';
+}
+
+export interface SettlementService {
+  /**
+   * Releases, in one transaction, the owner's charge and refund entries credited to pending up to `cutoff`
+   * and never released, into the available balance as the batch of `businessDate`. A scheduled batch is
+   * exactly once per owner and business date: a second call returns the batch it made. A settle-now call
+   * (`origin: test_helper`) makes a batch of its own each time it finds something to release. A
+   * non-positive net releases nothing: those entries wait for a later batch.
+   */
+  release(owner: PayoutOwner, options: ReleaseOptions): Promise<ReleaseOutcome>;
+  /** The sandbox test helper: releases now, as a batch of today's UTC date (however many today has). */
+  releaseNow(owner: PayoutOwner): Promise<ReleaseOutcome>;
+  /** What each payout carries (for the payouts module). */
+  payoutContents: PayoutContents;
+  /** The declared closures, for a payout's arrival date (for the payouts module). */
+  payoutClosures: PayoutClosures;
+}

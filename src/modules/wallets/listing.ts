@@ -1,0 +1,103 @@
+import type { Kdb } from '../../db/database.js';
+import { toPage } from '../../shared/pagination.js';
+import { err, ok, type Result } from '../../shared/result.js';
+import type { WalletError } from './errors.js';
+import type { WalletChangeRow, WalletOwner, WalletRow, WalletStatus } from './model.js';
+import * as repo from './repository.js';
+import { changeView, walletView, type WalletChangeView, type WalletView } from './schemas.js';
+import type { WalletServiceDeps } from './deps.js';
+
+// What the API, the dashboard and the operator read: wallets and changes, as views.
+
+/** The wallet with its open change, if any. */
+export async function viewOf(dbOrTrx: Kdb, wallet: WalletRow): Promise<WalletView> {
+  return walletView(wallet, await repo.openChangeOf(dbOrTrx, wallet.id));
+}
+
+export async function list(
+  deps: WalletServiceDeps,
+  owner: WalletOwner,
+  { limit, cursor, status }: { limit: number; cursor?: string; status?: WalletStatus },
+): Promise<Result<{ data: WalletView[]; nextCursor: string | null }, WalletError>> {
+  const { db } = deps;
+  const pages = deps.cursors.for({
+    list: 'wallets',
+    organizationId: owner.organizationId,
+    environment: owner.environment,
+    filter: status ?? null,
+  });
+  const after = cursor === undefined ? undefined : pages.decode(cursor);
+  if (after && !after.ok) return after;
+  const rows = await repo.listWallets(db, owner, {
+    limit,
+    ...(after ? { after: after.value } : {}),
+    ...(status ? { status } : {}),
+  });
+  const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
+  const changes = await repo.openChangesOf(
+    db,
+    page.data.map((row) => row.id),
+  );
+  return ok({
+    data: page.data.map((row) =>
+      walletView(
+        row,
+        changes.find((change) => change.wallet_id === row.id),
+      ),
+    ),
+    nextCursor: page.nextCursor,
+  });
+}
+
+export async function get(
+  deps: WalletServiceDeps,
+  owner: WalletOwner,
+  id: string,
+): Promise<Result<WalletView, WalletError>> {
+  const wallet = await repo.findWallet(deps.db, owner, id);
+  return wallet ? ok(await viewOf(deps.db, wallet)) : err({ code: 'wallet_not_found' });
+}
+
+/** The dashboard's page: every wallet of the environment (newest first) and the open changes. */
+export async function overview(
+  deps: WalletServiceDeps,
+  owner: WalletOwner,
+  limit: number,
+): Promise<{ wallets: WalletView[]; changes: WalletChangeView[] }> {
+  const { db } = deps;
+  const rows = await repo.listWallets(db, owner, { limit });
+  const changes = await repo.openChangesFor(db, owner);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const views: WalletChangeView[] = [];
+  for (const change of changes) {
+    const wallet = byId.get(change.wallet_id) ?? (await repo.findWalletById(db, change.wallet_id));
+    if (wallet) views.push(changeView(change, wallet));
+  }
+  return {
+    wallets: rows.slice(0, limit).map((row) =>
+      walletView(
+        row,
+        changes.find((c) => c.wallet_id === row.id),
+      ),
+    ),
+    changes: views,
+  };
+}
+
+/** Operator: changes in the given statuses (default: the open ones), newest first. */
+export async function listChanges(
+  deps: WalletServiceDeps,
+  { status, limit }: { status?: WalletChangeRow['status']; limit: number },
+): Promise<WalletChangeView[]> {
+  const { db } = deps;
+  const rows = await repo.listChanges(db, {
+    statuses: status ? [status] : ['awaiting_confirmation', 'cooling_down'],
+    limit,
+  });
+  const views: WalletChangeView[] = [];
+  for (const change of rows) {
+    const wallet = await repo.findWalletById(db, change.wallet_id);
+    if (wallet) views.push(changeView(change, wallet));
+  }
+  return views;
+}

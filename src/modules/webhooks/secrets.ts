@@ -1,0 +1,98 @@
+import { err, ok, type Result } from '../../shared/result.js';
+import type { WebhookError } from './errors.js';
+import type { Owner } from './model.js';
+import { findEndpoint } from './repository.js';
+import type { RotateSecret, SwitchSecret, WebhookEndpointView } from './schemas.js';
+import type { WebhookEndpointServiceDeps } from './endpoint-types.js';
+import { generateWebhookSecret } from './signing.js';
+import { endpointView, notFound } from './views.js';
+
+export const DEFAULT_GRACE_SECONDS = 86_400;
+/** How long a switch of secrets holds the endpoint's deliveries by default (ADR 0068). */
+export const DEFAULT_PAUSE_SECONDS = 900;
+
+export async function rotateSecret(
+  deps: WebhookEndpointServiceDeps,
+  owner: Owner,
+  id: string,
+  input: RotateSecret,
+): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>> {
+  const { db, clock, box } = deps;
+  const graceSeconds = input.gracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
+  return db
+    .transaction()
+    .execute(async (trx): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>> => {
+      const row = await findEndpoint(trx, owner, id, true);
+      if (!row) return notFound;
+      const now = clock.now();
+      const secret = generateWebhookSecret();
+      // The secret being replaced signs `Service-Signature` until the grace period ends. A rotation
+      // during a grace period drops the secret before it: receivers hold at most two.
+      const updated = await trx
+        .updateTable('webhook_endpoints')
+        .set({
+          secret_enc: box.seal(secret),
+          previous_secret_enc: graceSeconds > 0 ? row.secret_enc : null,
+          previous_secret_expires_at: graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
+          updated_at: now,
+        })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return ok({ ...endpointView(updated, now), secret });
+    });
+}
+
+export async function switchSecret(
+  deps: WebhookEndpointServiceDeps,
+  owner: Owner,
+  id: string,
+  input: SwitchSecret,
+): Promise<Result<WebhookEndpointView, WebhookError>> {
+  const { db, clock } = deps;
+  const pauseSeconds = input.pauseSeconds ?? DEFAULT_PAUSE_SECONDS;
+  return db.transaction().execute(async (trx): Promise<Result<WebhookEndpointView, WebhookError>> => {
+    const row = await findEndpoint(trx, owner, id, true);
+    if (!row) return notFound;
+    const now = clock.now();
+    const rotating =
+      row.previous_secret_enc !== null &&
+      row.previous_secret_expires_at !== null &&
+      row.previous_secret_expires_at.getTime() > now.getTime();
+    if (!rotating) return err({ code: 'no_rotation' as const });
+    // A claim reads the secrets with the pause: what was claimed before this commits goes out
+    // within the attempt's timeout signed with the replaced secret, which the receiver still holds
+    // (it is deployed with the new one after the switch); what is due after waits for the pause.
+    const updated = await trx
+      .updateTable('webhook_endpoints')
+      .set({
+        previous_secret_enc: null,
+        previous_secret_expires_at: null,
+        paused_until: pauseSeconds > 0 ? new Date(now.getTime() + pauseSeconds * 1000) : null,
+        updated_at: now,
+      })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return ok(endpointView(updated, now));
+  });
+}
+
+export async function resumeDeliveries(
+  deps: WebhookEndpointServiceDeps,
+  owner: Owner,
+  id: string,
+): Promise<Result<WebhookEndpointView, WebhookError>> {
+  const { db, clock } = deps;
+  const now = clock.now();
+  const updated = await db
+    .updateTable('webhook_endpoints')
+    .set({ paused_until: null, updated_at: now })
+    .where('id', '=', id)
+    .where('organization_id', '=', owner.organizationId)
+    .where('environment', '=', owner.environment)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  return updated ? ok(endpointView(updated, now)) : notFound;
+}
