@@ -29,13 +29,14 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Kdb } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { createLedger, type Ledger, type LedgerOwner } from '../src/modules/ledger/index.js';
+import { createLedger, type Ledger } from '../src/modules/ledger/index.js';
 import { feeRateIn } from '../src/modules/organizations/fee-rates.js';
 import { DEFAULT_FEES } from '../src/modules/organizations/types.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createFreshDatabase, dropDatabase } from '../test/helpers/database.js';
 import { round, timed, withClient } from './measure.js';
+import type { Owner } from '../src/shared/owner.js';
 
 export interface BalanceBenchOptions {
   /** The measured owner's charge entries at each step, grown in ascending order in one database. */
@@ -57,7 +58,7 @@ const MERCHANT_ACCOUNTS = [
   'merchant_in_transit',
   'merchant_reserve',
 ] as const;
-const OWNER: LedgerOwner = { organizationId: organizationId(1), environment: 'live' };
+const OWNER: Owner = { organizationId: organizationId(1), environment: 'live' };
 
 const log = (message: string) => console.error(`[bench balance] ${message}`);
 

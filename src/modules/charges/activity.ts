@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type { PaymentMethod } from '../../db/schema.js';
-import type { ChargeOwner } from './model.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** One UTC day's charges of one payment method (the dashboard's overview, issue 15 item 3). */
 export interface DailyChargeActivity {
@@ -24,7 +24,7 @@ export interface DailyChargeActivity {
  */
 export async function dailyChargeActivity(
   db: Kdb,
-  owner: ChargeOwner,
+  owner: Owner,
   range: { since: Date; until: Date },
 ): Promise<DailyChargeActivity[]> {
   const rows = await db

@@ -18,11 +18,12 @@ import type { CustomerDetails } from '../customers/index.js';
 import type { ChargeServiceDeps } from './deps.js';
 import type { ChargeError } from './errors.js';
 import { finishCreation, takeLease, type CreationOutcome } from './finish-creation.js';
-import type { ChargeOwner, ChargeRow } from './model.js';
+import type { ChargeRow } from './model.js';
 import type { ChargeInsert } from './repository/charges.js';
 import * as creation from './repository/creation.js';
 import type { ChargeCreate, ChargeView } from './schemas.js';
 import { toView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** How long a key names its charge: as long as the idempotency store remembers the key (spec section 4). */
 const IDEMPOTENCY_WINDOW_MS = DAY;
@@ -39,7 +40,7 @@ const ACQUIRER_METHOD: Record<ChargeRow['payment_method'], AcquirerMethod> = {
  */
 export async function createCharge(
   deps: ChargeServiceDeps,
-  owner: ChargeOwner,
+  owner: Owner,
   input: ChargeCreate,
   options: {
     idempotencyKey: string | undefined;
@@ -124,7 +125,7 @@ export async function createCharge(
 /** What the charge records of its customer: the named customer's details, or the inline block's. */
 async function customerOf(
   deps: Pick<ChargeServiceDeps, 'db' | 'box' | 'customers'>,
-  owner: ChargeOwner,
+  owner: Owner,
   input: ChargeCreate,
 ): Promise<Result<ChargeCustomer, ChargeError>> {
   if (input.customerId === undefined) {
@@ -184,7 +185,7 @@ type ChargeCustomer = Omit<CustomerDetails, 'id'> & { id: string | null };
 
 /** Phase 1: the charge row, before the acquirer hears of it. */
 function chargeRow(
-  owner: ChargeOwner,
+  owner: Owner,
   input: ChargeCreate,
   options: {
     id: string;
@@ -238,7 +239,7 @@ function chargeRow(
  */
 async function insertCharge(
   db: Kdb,
-  owner: ChargeOwner,
+  owner: Owner,
   input: ChargeCreate,
   values: ChargeInsert,
   releaseBefore: Date | undefined,
@@ -286,7 +287,7 @@ function fingerprintOf(fingerprints: RequestFingerprints, input: ChargeCreate): 
  */
 function keyReuse(
   holder: ChargeRow,
-  owner: ChargeOwner,
+  owner: Owner,
   retry: {
     values: ChargeInsert;
     input: ChargeCreate;

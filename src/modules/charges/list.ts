@@ -3,18 +3,18 @@ import { toPage, type CreatedWindow, type Cursor } from '../../shared/pagination
 import { ok, type Result } from '../../shared/result.js';
 import type { ChargeServiceDeps } from './deps.js';
 import type { ChargeError } from './errors.js';
-import type { ChargeOwner } from './model.js';
 import * as lists from './repository/lists.js';
 import type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository/lists.js';
 import type { ChargeListQuery, ChargeView } from './schemas.js';
 import { toView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 type ListDeps = Pick<ChargeServiceDeps, 'db' | 'readDb' | 'cursors' | 'urls'>;
 
 /** One page of the owner's charges, newest first (of one customer with `customerId`). */
 export async function listCharges(
   deps: ListDeps,
-  owner: ChargeOwner,
+  owner: Owner,
   { limit, cursor, customerId }: ChargeListQuery,
 ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>> {
   const readDb = deps.readDb ?? deps.db;
@@ -38,7 +38,7 @@ export async function listCharges(
  */
 export async function searchCharges(
   deps: ListDeps,
-  owner: ChargeOwner,
+  owner: Owner,
   { limit, cursor, filter, sort }: { limit: number; cursor?: string; filter: ChargeSearch; sort: ChargeSort },
 ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>> {
   const readDb = deps.readDb ?? deps.db;
@@ -61,7 +61,7 @@ export async function searchCharges(
  */
 export async function pageChargesCreatedIn(
   deps: ListDeps,
-  owner: ChargeOwner,
+  owner: Owner,
   window: CreatedWindow,
   after: Cursor | undefined,
   limit: number,

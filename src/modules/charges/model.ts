@@ -1,18 +1,10 @@
 import type { Selectable } from 'kysely';
-import type { ChargeCreationState, ChargesTable, ChargeStatus, Environment } from '../../db/schema.js';
+import type { ChargeCreationState, ChargesTable, ChargeStatus } from '../../db/schema.js';
 import type { Transitions } from '../../shared/state-machine.js';
 
 export type { ChargeCreationState, ChargeStatus };
 
 export type ChargeRow = Selectable<ChargesTable>;
-
-/** The organization and environment a charge belongs to: the caller's, from its API key. */
-export interface ChargeOwner {
-  organizationId: string;
-  environment: Environment;
-  /** The API key making the request, recorded on what it creates (issue 11); absent elsewhere. */
-  keyId?: string;
-}
 
 /**
  * The merchant-visible state (product decisions 13 and 20): a `pending` charge becomes `succeeded`,

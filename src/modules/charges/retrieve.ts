@@ -1,12 +1,12 @@
 import { err, ok, type Result } from '../../shared/result.js';
 import type { ChargeServiceDeps } from './deps.js';
 import type { ChargeError } from './errors.js';
-import type { ChargeOwner } from './model.js';
 import { cardAttemptsOf } from './repository/card-attempts.js';
 import * as charges from './repository/charges.js';
 import { notificationsOf } from './repository/notifications.js';
 import type { ChargeView } from './schemas.js';
 import { toView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** What the charge page shows beyond the API's view of a charge. */
 export interface ChargeDetails {
@@ -40,7 +40,7 @@ export interface ChargeDetails {
 
 export async function getCharge(
   deps: Pick<ChargeServiceDeps, 'db' | 'urls'>,
-  owner: ChargeOwner,
+  owner: Owner,
   id: string,
 ): Promise<Result<ChargeView, ChargeError>> {
   const row = await charges.findVisible(deps.db, owner, id);
@@ -50,7 +50,7 @@ export async function getCharge(
 /** The charge page: the charge and what its timeline needs (attempts, notifications, when it ended). */
 export async function chargeDetails(
   deps: Pick<ChargeServiceDeps, 'db' | 'urls'>,
-  owner: ChargeOwner,
+  owner: Owner,
   id: string,
 ): Promise<Result<ChargeDetails, ChargeError>> {
   const { db } = deps;

@@ -12,19 +12,20 @@ import {
   searchCharges,
   searchChargesAcrossOrganizations,
 } from './list.js';
-import type { ChargeOwner, ChargeRow } from './model.js';
+import type { ChargeRow } from './model.js';
 import { recoverInterruptedCreations } from './recovery.js';
 import * as charges from './repository/charges.js';
 import type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository/lists.js';
 import { chargeDetails, getCharge, type ChargeDetails } from './retrieve.js';
 import type { ChargeCreate, ChargeListQuery, ChargeView } from './schemas.js';
+import type { Owner } from '../../shared/owner.js';
 
-export type { ChargeOwner, ChargeRow } from './model.js';
+export type { ChargeRow } from './model.js';
 export type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository/lists.js';
 
 export interface ChargeService {
   create(
-    owner: ChargeOwner,
+    owner: Owner,
     input: ChargeCreate,
     options: {
       idempotencyKey: string | undefined;
@@ -34,9 +35,9 @@ export interface ChargeService {
       outcome?: CreationOutcome;
     },
   ): Promise<Result<ChargeView, ChargeError>>;
-  get(owner: ChargeOwner, id: string): Promise<Result<ChargeView, ChargeError>>;
+  get(owner: Owner, id: string): Promise<Result<ChargeView, ChargeError>>;
   list(
-    owner: ChargeOwner,
+    owner: Owner,
     query: ChargeListQuery,
   ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
   /**
@@ -44,17 +45,17 @@ export interface ChargeService {
    * paged. A cursor is bound to its filters and sort: another list's is refused.
    */
   search(
-    owner: ChargeOwner,
+    owner: Owner,
     query: { limit: number; cursor?: string; filter: ChargeSearch; sort: ChargeSort },
   ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
   /** The charge page: the charge and what its timeline needs (attempts, notifications, when it ended). */
-  details(owner: ChargeOwner, id: string): Promise<Result<ChargeDetails, ChargeError>>;
+  details(owner: Owner, id: string): Promise<Result<ChargeDetails, ChargeError>>;
   /**
    * One page of an export: the created charges made in `window`, oldest first, after the (createdAt, id)
    * of the previous page's last one; at most `limit`.
    */
   pageCreatedIn(
-    owner: ChargeOwner,
+    owner: Owner,
     window: CreatedWindow,
     after: Cursor | undefined,
     limit: number,
@@ -95,9 +96,9 @@ export function createChargeService(deps: ChargeServiceDeps): ChargeService {
  */
 export interface ChargeRefunds {
   /** The owner's created charge, or undefined. */
-  findVisible(owner: ChargeOwner, id: string): Promise<ChargeRow | undefined>;
+  findVisible(owner: Owner, id: string): Promise<ChargeRow | undefined>;
   /** The same under the row lock, in the caller's transaction. */
-  lockVisible(trx: Trx, owner: ChargeOwner, id: string): Promise<ChargeRow | undefined>;
+  lockVisible(trx: Trx, owner: Owner, id: string): Promise<ChargeRow | undefined>;
   lock(trx: Trx, id: string): Promise<ChargeRow>;
   /** The acquirer's payment id of a charge (null before its creation finished). */
   providerPaymentId(id: string): Promise<string | null>;

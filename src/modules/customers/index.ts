@@ -1,7 +1,2 @@
 export { customerRoutes } from './routes.js';
-export {
-  createCustomerService,
-  type CustomerDetails,
-  type CustomerOwner,
-  type CustomerService,
-} from './service.js';
+export { createCustomerService, type CustomerDetails, type CustomerService } from './service.js';

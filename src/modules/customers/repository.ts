@@ -1,26 +1,18 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
-import type { CustomersTable, Environment } from '../../db/schema.js';
+import type { CustomersTable } from '../../db/schema.js';
 import type { Cursor } from '../../shared/pagination.js';
 import { olderThan } from '../../shared/pagination.js';
+import type { Owner } from '../../shared/owner.js';
 
 export type CustomerRow = Selectable<CustomersTable>;
-
-export interface CustomerOwner {
-  organizationId: string;
-  environment: Environment;
-}
 
 export async function insert(db: Kdb, values: Insertable<CustomersTable>): Promise<CustomerRow> {
   return db.insertInto('customers').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
 /** The owner's customer, unless deleted. */
-export async function findVisible(
-  db: Kdb,
-  owner: CustomerOwner,
-  id: string,
-): Promise<CustomerRow | undefined> {
+export async function findVisible(db: Kdb, owner: Owner, id: string): Promise<CustomerRow | undefined> {
   return db
     .selectFrom('customers')
     .selectAll()
@@ -34,7 +26,7 @@ export async function findVisible(
 /** Updates the owner's customer unless deleted; undefined when there is none. */
 export async function updateVisible(
   db: Kdb,
-  owner: CustomerOwner,
+  owner: Owner,
   id: string,
   values: Updateable<CustomersTable>,
 ): Promise<CustomerRow | undefined> {
@@ -52,7 +44,7 @@ export async function updateVisible(
 /** Newest first, optionally one e-mail address (case-insensitive). */
 export async function listVisible(
   db: Kdb,
-  owner: CustomerOwner,
+  owner: Owner,
   filter: { email?: string | undefined },
   after: Cursor | undefined,
   limit: number,
@@ -73,12 +65,7 @@ export async function listVisible(
 }
 
 /** Deletes the owner's customer: erases what identifies the person, keeps the row; undefined when none. */
-export async function erase(
-  db: Kdb,
-  owner: CustomerOwner,
-  id: string,
-  now: Date,
-): Promise<CustomerRow | undefined> {
+export async function erase(db: Kdb, owner: Owner, id: string, now: Date): Promise<CustomerRow | undefined> {
   return updateVisible(db, owner, id, {
     name: null,
     email: null,

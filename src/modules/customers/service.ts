@@ -1,5 +1,4 @@
 import type { Kdb } from '../../db/database.js';
-import type { Environment } from '../../db/schema.js';
 import { metadataIssues } from '../../http/input.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
@@ -14,13 +13,7 @@ import {
   type CustomerUpdate,
   type CustomerView,
 } from './schemas.js';
-
-export interface CustomerOwner {
-  organizationId: string;
-  environment: Environment;
-  /** The API key that asks (recorded on what it creates). */
-  keyId?: string;
-}
+import type { Owner } from '../../shared/owner.js';
 
 /** What a charge copies of its customer when it is created (charges, `customerId`). */
 export interface CustomerDetails {
@@ -34,24 +27,20 @@ export interface CustomerDetails {
 }
 
 export interface CustomerService {
-  create(owner: CustomerOwner, input: CustomerCreate): Promise<Result<CustomerView, CustomerError>>;
-  get(owner: CustomerOwner, id: string): Promise<Result<CustomerView, CustomerError>>;
-  update(
-    owner: CustomerOwner,
-    id: string,
-    input: CustomerUpdate,
-  ): Promise<Result<CustomerView, CustomerError>>;
+  create(owner: Owner, input: CustomerCreate): Promise<Result<CustomerView, CustomerError>>;
+  get(owner: Owner, id: string): Promise<Result<CustomerView, CustomerError>>;
+  update(owner: Owner, id: string, input: CustomerUpdate): Promise<Result<CustomerView, CustomerError>>;
   /** Erases the customer's details and hides it; its charges keep their copy and its id. */
   remove(
-    owner: CustomerOwner,
+    owner: Owner,
     id: string,
   ): Promise<Result<{ id: string; object: 'customer'; deleted: true }, CustomerError>>;
   list(
-    owner: CustomerOwner,
+    owner: Owner,
     query: CustomerListQuery,
   ): Promise<Result<{ data: CustomerView[]; nextCursor: string | null }, CustomerError>>;
   /** The details a new charge copies, in the caller's transaction or not; undefined: no such customer. */
-  detailsForCharge(db: Kdb, owner: CustomerOwner, id: string): Promise<CustomerDetails | undefined>;
+  detailsForCharge(db: Kdb, owner: Owner, id: string): Promise<CustomerDetails | undefined>;
 }
 
 /**
@@ -65,7 +54,7 @@ export function createCustomerService(deps: {
   cursors: CursorCodec;
 }): CustomerService {
   const { db, clock, box } = deps;
-  const scope = (owner: CustomerOwner) => ({
+  const scope = (owner: Owner) => ({
     organizationId: owner.organizationId,
     environment: owner.environment,
   });

@@ -8,6 +8,7 @@ import { format } from './i18n.js';
 import { ownerOf, PageQuerySchema, type PageRequest } from './kit.js';
 import { formatMoney } from './money.js';
 import { SETTLEMENT_MESSAGES } from './settlement-i18n.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** Payouts per page of the list, and transactions per page of a payout. */
 const PAYOUT_PAGE_LIMIT = 20;
@@ -23,8 +24,6 @@ const PAYOUT_NOTICES = ['created'] as const;
 
 export const BalanceRoute = { hide: true, querystring: CursorQuerySchema };
 export const PayoutRoute = { hide: true, querystring: CursorQuerySchema, params: IdParamsSchema };
-
-type Owner = ReturnType<typeof ownerOf>;
 
 /** Basis points as a percentage: 1000 -> "10", 250 -> "2.50" (the Turkish page writes "2,50"). */
 function percentOf(bps: number, locale: 'en' | 'tr'): string {

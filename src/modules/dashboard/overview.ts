@@ -1,8 +1,8 @@
 import type { PaymentMethod } from '../../db/schema.js';
 import { DAY } from '../../shared/clock.js';
 import type { DailyChargeActivity } from '../charges/activity.js';
-import type { ChargeOwner } from '../charges/model.js';
 import type { DailyRefundActivity } from '../refunds/activity.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The dashboard's overview (issue 15 item 3): volume, count, success rate and refunds per UTC day over the
@@ -13,8 +13,8 @@ import type { DailyRefundActivity } from '../refunds/activity.js';
 
 /** What the overview reads, from the modules that own the tables. */
 export interface ActivityReader {
-  charges(owner: ChargeOwner, range: { since: Date; until: Date }): Promise<DailyChargeActivity[]>;
-  refunds(owner: ChargeOwner, range: { since: Date; until: Date }): Promise<DailyRefundActivity[]>;
+  charges(owner: Owner, range: { since: Date; until: Date }): Promise<DailyChargeActivity[]>;
+  refunds(owner: Owner, range: { since: Date; until: Date }): Promise<DailyRefundActivity[]>;
 }
 
 export const OVERVIEW_PERIODS = [7, 30, 90] as const;
@@ -126,7 +126,7 @@ export function periodDays(now: Date, period: OverviewPeriod): { days: string[];
 
 export async function overviewOf(
   reader: ActivityReader,
-  owner: ChargeOwner,
+  owner: Owner,
   now: Date,
   period: OverviewPeriod,
 ): Promise<Overview> {

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { Environment } from '../../db/schema.js';
 import { csvStream, keysetPages, type CsvColumn } from '../../shared/csv-stream.js';
 import { minor, toMajorString, type Currency } from '../../shared/money.js';
 import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
@@ -10,6 +9,7 @@ import type { PayoutView } from '../payouts/schemas.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { RefundView } from '../refunds/schemas.js';
 import type { RefundService } from '../refunds/service.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The exports of issue 15 item 4 (docs/exports.md): the charges, refunds or payouts one organization
@@ -30,11 +30,6 @@ export interface ExportSources {
   payouts: Pick<PayoutService, 'pageCreatedIn'>;
   /** The fee and net the ledger recorded for each succeeded charge. */
   ledger: Pick<Ledger, 'chargeFees'>;
-}
-
-export interface ExportOwner {
-  organizationId: string;
-  environment: Environment;
 }
 
 /** Minor units as an exact decimal of major units ("12345" TRY -> "123.45"), from bigint, never a float. */
@@ -124,7 +119,7 @@ const keyOf = (item: { id: string; createdAt: string }): Cursor => ({
 export function exportCsv(
   kind: ExportKind,
   sources: ExportSources,
-  owner: ExportOwner,
+  owner: Owner,
   window: CreatedWindow,
   end: (outcome: 'done' | 'aborted' | Error) => void,
   pageSize: number = EXPORT_PAGE_SIZE,

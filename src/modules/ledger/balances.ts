@@ -1,10 +1,11 @@
 import { CURRENCY } from './journal.js';
-import type { Balance, LedgerOwner } from './model.js';
+import type { Balance } from './model.js';
 import { findNegativePending, sumMerchantBalances } from './repository/balances.js';
 import { advanceCheckpoints } from './repository/checkpoints.js';
 import type { LedgerDeps, PendingDebt } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
-export async function balance(deps: LedgerDeps, owner: LedgerOwner): Promise<Balance[]> {
+export async function balance(deps: LedgerDeps, owner: Owner): Promise<Balance[]> {
   const row = await sumMerchantBalances(deps.db, owner, CURRENCY);
   // The pending account's sum below zero is a debt, not a negative amount waiting to settle: shown
   // once, as `debt`, never also in `pending` (docs/decisions/0069-money-pages.md).

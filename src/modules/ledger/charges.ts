@@ -1,16 +1,16 @@
 import type { Trx } from '../../db/database.js';
 import { computeFee } from './fees.js';
 import { CURRENCY, newEntry, parseAmount, postOnce, sumOf } from './journal.js';
-import type { LedgerOwner } from './model.js';
 import { findEntriesOf, type EntryLines } from './repository/entries.js';
 import { lockPendingBalance } from './repository/locks.js';
 import { sumPending } from './repository/balances.js';
 import type { ChargeForLedger, ChargeSplit, LedgerDeps, RefundForLedger } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** The entries of a charge: its `charge_succeeded` entry and those of the refunds named. */
 export function chargeEntries(
   deps: LedgerDeps,
-  owner: LedgerOwner,
+  owner: Owner,
   chargeId: string,
   refundIds: readonly string[],
 ): Promise<EntryLines[]> {

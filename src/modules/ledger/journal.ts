@@ -1,6 +1,5 @@
 import type { Trx } from '../../db/database.js';
 import type { JournalEntryKind } from '../../db/schema.js';
-import type { LedgerOwner } from './model.js';
 import {
   findEntry,
   insertEntryOnce,
@@ -10,6 +9,7 @@ import {
   type StoredEntry,
 } from './repository/entries.js';
 import type { LedgerDeps } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 // The helpers every posting use case of the ledger shares.
 
@@ -41,7 +41,7 @@ export async function postOnce(
   return { created: true, postings: lines };
 }
 
-export function newEntry(owner: LedgerOwner, kind: JournalEntryKind, sourceId: string): NewEntry {
+export function newEntry(owner: Owner, kind: JournalEntryKind, sourceId: string): NewEntry {
   return {
     owner: { organizationId: owner.organizationId, environment: owner.environment },
     kind,

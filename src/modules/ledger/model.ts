@@ -1,9 +1,3 @@
-/** The types the ledger's service and repository share. */
-export interface LedgerOwner {
-  organizationId: string;
-  environment: 'sandbox' | 'live';
-}
-
 /** Product decision 23, in minor units as decimal strings. */
 export interface Balance {
   currency: 'TRY';

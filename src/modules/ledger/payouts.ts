@@ -1,10 +1,10 @@
 import type { Trx } from '../../db/database.js';
 import { assertAmount, assertSameOwner, CURRENCY, newEntry, parseAmount, postOnce } from './journal.js';
-import type { LedgerOwner } from './model.js';
 import { sumAvailable } from './repository/balances.js';
 import { findEntry, insertEntriesWithPostings } from './repository/entries.js';
 import { lockAvailableBalance } from './repository/locks.js';
 import type { LedgerDeps, PayoutDebit, PayoutForLedger } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 export async function postPayoutCreated(
   deps: LedgerDeps,
@@ -63,7 +63,7 @@ export async function postPayoutReturned(
   return { created: outcome.created };
 }
 
-export async function lockedAvailable(trx: Trx, owner: LedgerOwner): Promise<string> {
+export async function lockedAvailable(trx: Trx, owner: Owner): Promise<string> {
   if (!trx.isTransaction) throw new Error('the available balance is locked inside the caller transaction');
   await lockAvailableBalance(trx, owner, CURRENCY);
   return sumAvailable(trx, owner, CURRENCY);

@@ -15,8 +15,9 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../../../test
 import { createOrganization } from '../../../test/helpers/merchants.js';
 import { feeRateIn } from '../organizations/fee-rates.js';
 import { computeFee, defaultFeeRate } from './fees.js';
-import { createLedger, type Ledger, type LedgerOwner } from './service.js';
+import { createLedger, type Ledger } from './service.js';
 import type { ChargeForLedger, RefundForLedger } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 const clock = createManualClock(new Date('2026-11-23T10:00:00.000Z'));
 let testDb: TestDatabase;
@@ -34,15 +35,11 @@ afterAll(async () => testDb?.drop());
 let sequence = 0;
 const uniqueId = (prefix: string) => `${prefix}_test_${Date.now().toString(36)}_${(sequence += 1)}`;
 
-async function newOwner(environment: Environment = 'sandbox'): Promise<LedgerOwner> {
+async function newOwner(environment: Environment = 'sandbox'): Promise<Owner> {
   return { organizationId: await createOrganization(db, clock), environment };
 }
 
-function chargeOf(
-  owner: LedgerOwner,
-  amount: bigint | string,
-  paymentMethod: PaymentMethod = 'credit_card_tr',
-) {
+function chargeOf(owner: Owner, amount: bigint | string, paymentMethod: PaymentMethod = 'credit_card_tr') {
   return {
     id: uniqueId('ch'),
     ...owner,
@@ -111,7 +108,7 @@ async function entryCount(sourceId: string): Promise<number> {
   return rows.length;
 }
 
-const pendingOf = async (owner: LedgerOwner) => (await ledger.balance(owner))[0]?.pending;
+const pendingOf = async (owner: Owner) => (await ledger.balance(owner))[0]?.pending;
 
 describe('postChargeSucceeded', () => {
   it("debits acquirer clearing with the gross, credits the merchant's net and the fee (default schedule)", async () => {
@@ -270,7 +267,7 @@ describe('balance', () => {
 
   it('belongs to one organization and one environment', async () => {
     const sandbox = await newOwner('sandbox');
-    const live: LedgerOwner = { ...sandbox, environment: 'live' };
+    const live: Owner = { ...sandbox, environment: 'live' };
     const other = await newOwner('sandbox');
     await setFee(sandbox.organizationId, 'credit_card_tr', 0, 0n);
     await setFee(other.organizationId, 'credit_card_tr', 0, 0n);
@@ -322,7 +319,7 @@ describe('balance', () => {
 });
 
 describe(`what the database itself guarantees (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  async function entryWith(owner: LedgerOwner, trx: Kdb, amounts: bigint[]): Promise<string> {
+  async function entryWith(owner: Owner, trx: Kdb, amounts: bigint[]): Promise<string> {
     const entry = await trx
       .insertInto('journal_entries')
       .values({
@@ -353,7 +350,7 @@ describe(`what the database itself guarantees (${onPostgres ? 'PostgreSQL' : 'PG
     return entry.id;
   }
 
-  const countEntries = async (owner: LedgerOwner) =>
+  const countEntries = async (owner: Owner) =>
     (
       await db
         .selectFrom('journal_entries')
@@ -557,11 +554,11 @@ describe('properties over random sequences of charges and refunds', () => {
 
 describe(`balance checkpoints (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
   /** The pending account's signed sum as the balance shows it: `pending`, or minus `debt`. */
-  const pendingOf = async (owner: LedgerOwner) => {
+  const pendingOf = async (owner: Owner) => {
     const [row] = await ledger.balance(owner);
     return row && (BigInt(row.pending) - BigInt(row.debt)).toString();
   };
-  const postedPending = async (owner: LedgerOwner, on: Kdb = db) => {
+  const postedPending = async (owner: Owner, on: Kdb = db) => {
     const row = await on
       .selectFrom('ledger_postings')
       .select(sql<string>`(coalesce(-sum(amount), 0))::text`.as('pending'))

@@ -2,7 +2,7 @@ import type { Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { advanceBalanceCheckpoints, balance, negativePendingBalances } from './balances.js';
 import { chargeEntries, postChargeSucceeded, postRefund } from './charges.js';
-import type { Balance, LedgerOwner } from './model.js';
+import type { Balance } from './model.js';
 import {
   lockedAvailable,
   postPayoutCreated,
@@ -42,8 +42,9 @@ import type {
   RefundForLedger,
   ReleaseForLedger,
 } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
-export type { Balance, ChargeFee, ClearingMovement, EntryLines, LedgerOwner, PendingCredit };
+export type { Balance, ChargeFee, ClearingMovement, EntryLines, Owner, PendingCredit };
 
 export interface Ledger {
   /**
@@ -92,14 +93,14 @@ export interface Ledger {
    * first, with gross, fee and net: what a settlement release picks from (it keeps its own record of
    * what it released).
    */
-  pendingCredits(trx: Trx, owner: LedgerOwner, after: Date, upTo: Date): Promise<PendingCredit[]>;
+  pendingCredits(trx: Trx, owner: Owner, after: Date, upTo: Date): Promise<PendingCredit[]>;
   /** The owners with charge or refund entries created in (after, upTo]: whom a settlement run visits. */
-  ownersWithCredits(after: Date, upTo: Date): Promise<LedgerOwner[]>;
+  ownersWithCredits(after: Date, upTo: Date): Promise<Owner[]>;
   /**
    * Takes the owner's available-balance lock (the one `postPayoutCreated` takes) until the end of the
    * caller's transaction, and answers the available balance under it, as decimal text.
    */
-  lockedAvailable(trx: Trx, owner: LedgerOwner): Promise<string>;
+  lockedAvailable(trx: Trx, owner: Owner): Promise<string>;
   /**
    * The set-based forms of a settlement chunk (docs/decisions/0041-settlement-chunks.md), each in the
    * caller's transaction. `lockBalances`: the pending- and available-balance locks of these owners (those
@@ -108,13 +109,13 @@ export interface Ledger {
    * `organizationId:environment`); the caller holds the locks. `pendingCreditsOf`: `pendingCredits` of
    * every owner at once, each owner from its own `after`, each credit with its owner.
    */
-  lockBalances(trx: Trx, owners: readonly LedgerOwner[]): Promise<void>;
-  availableOf(trx: Trx, owners: readonly LedgerOwner[]): Promise<Map<string, bigint>>;
+  lockBalances(trx: Trx, owners: readonly Owner[]): Promise<void>;
+  availableOf(trx: Trx, owners: readonly Owner[]): Promise<Map<string, bigint>>;
   pendingCreditsOf(
     trx: Trx,
-    owners: ReadonlyArray<LedgerOwner & { after: Date }>,
+    owners: ReadonlyArray<Owner & { after: Date }>,
     upTo: Date,
-  ): Promise<Array<PendingCredit & LedgerOwner>>;
+  ): Promise<Array<PendingCredit & Owner>>;
   /**
    * `postRelease` of many new releases, under `lockBalances`: throws unless every entry is new (the
    * chunk's transaction then rolls back whole).
@@ -136,12 +137,12 @@ export interface Ledger {
    * The fee and net of each of the owner's charges that succeeded, as their `charge_succeeded` entries
    * recorded them, by charge id (exports); a charge without an entry is absent.
    */
-  chargeFees(owner: LedgerOwner, chargeIds: readonly string[]): Promise<Map<string, ChargeFee>>;
+  chargeFees(owner: Owner, chargeIds: readonly string[]): Promise<Map<string, ChargeFee>>;
   /**
    * Balances derived from postings, per currency (a TRY row always), for one organization and environment:
    * each account's checkpoint plus its postings since (constant time in the owner's history).
    */
-  balance(owner: LedgerOwner): Promise<Balance[]>;
+  balance(owner: Owner): Promise<Balance[]>;
   /**
    * Moves every account's checkpoint up to the oldest transaction still running (the `ledger-checkpoints`
    * job); returns the accounts moved. Safe to run anywhere, at any time, several at once.
@@ -154,7 +155,7 @@ export interface Ledger {
    * `charge_succeeded` entry and the entries of the refunds named (the refunds module knows which are the
    * charge's). The dashboard's charge page: its fee, net and ledger lines.
    */
-  chargeEntries(owner: LedgerOwner, chargeId: string, refundIds: readonly string[]): Promise<EntryLines[]>;
+  chargeEntries(owner: Owner, chargeId: string, refundIds: readonly string[]): Promise<EntryLines[]>;
 }
 
 export function createLedger(deps: LedgerDeps): Ledger {

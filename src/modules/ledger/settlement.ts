@@ -1,11 +1,11 @@
 import type { Trx } from '../../db/database.js';
 import { assertAmount, CURRENCY, newEntry, parseAmount, postOnce } from './journal.js';
-import type { LedgerOwner } from './model.js';
 import { accountBalanceOf } from './repository/balances.js';
 import { findPendingCredits, type PendingCredit } from './repository/credits.js';
 import { insertEntriesWithPostings } from './repository/entries.js';
 import { availableLockKey, lockKeys, lockPendingBalance, pendingLockKey } from './repository/locks.js';
 import type { LedgerDeps, ReleaseForLedger } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 // What a settlement batch writes and reads: releases, the rolling reserve, and the set-based forms of a
 // chunk (docs/decisions/0041-settlement-chunks.md).
@@ -56,12 +56,7 @@ export async function postReserveReleased(
   return { created: outcome.created };
 }
 
-export function pendingCredits(
-  trx: Trx,
-  owner: LedgerOwner,
-  after: Date,
-  upTo: Date,
-): Promise<PendingCredit[]> {
+export function pendingCredits(trx: Trx, owner: Owner, after: Date, upTo: Date): Promise<PendingCredit[]> {
   return findPendingCredits(
     trx,
     { organizationId: owner.organizationId, environment: owner.environment },
@@ -70,7 +65,7 @@ export function pendingCredits(
   );
 }
 
-export async function lockBalances(trx: Trx, owners: readonly LedgerOwner[]): Promise<void> {
+export async function lockBalances(trx: Trx, owners: readonly Owner[]): Promise<void> {
   if (!trx.isTransaction) throw new Error('balance locks are taken inside the caller transaction');
   await lockKeys(trx, [
     ...owners.map((owner) => pendingLockKey(owner, CURRENCY)),
@@ -78,7 +73,7 @@ export async function lockBalances(trx: Trx, owners: readonly LedgerOwner[]): Pr
   ]);
 }
 
-export async function availableOf(trx: Trx, owners: readonly LedgerOwner[]): Promise<Map<string, bigint>> {
+export async function availableOf(trx: Trx, owners: readonly Owner[]): Promise<Map<string, bigint>> {
   const balances = await accountBalanceOf(trx, owners, 'merchant_available', CURRENCY);
   return new Map([...balances].map(([key, balance]) => [key, -balance]));
 }

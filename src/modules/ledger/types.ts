@@ -2,7 +2,7 @@ import type { Kdb, Trx } from '../../db/database.js';
 import type { PaymentMethod } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { FeeRate } from './fees.js';
-import type { LedgerOwner } from './model.js';
+import type { Owner } from '../../shared/owner.js';
 
 export interface ChargeForLedger {
   id: string;
@@ -27,7 +27,7 @@ export interface RefundForLedger {
 }
 
 /** An owner whose pending balance is below zero. */
-export interface PendingDebt extends LedgerOwner {
+export interface PendingDebt extends Owner {
   currency: 'TRY';
   /** Negative, decimal string. */
   pending: string;
@@ -44,7 +44,7 @@ export interface ChargeSplit {
 }
 
 /** A payout as the ledger records it: TRY minor units debited from the available balance. */
-export interface PayoutForLedger extends LedgerOwner {
+export interface PayoutForLedger extends Owner {
   /**
    * TRY minor units of `amount` kept as FX revenue (the spread): the whole amount is in transit until the
    * payout is paid, when the spread goes to `fx_revenue` and the rest to payout clearing. Absent: none.
@@ -56,7 +56,7 @@ export interface PayoutForLedger extends LedgerOwner {
 }
 
 /** A release of pending funds into the available balance (a settlement batch). */
-export interface ReleaseForLedger extends LedgerOwner {
+export interface ReleaseForLedger extends Owner {
   /** The batch's id: the entry is written once per batch. */
   id: string;
   /** Minor units, decimal string, positive. */

@@ -6,7 +6,7 @@ import { DAY, type Clock } from '../../shared/clock.js';
 import type { AuditLog, AuditEntryView } from '../audit/service.js';
 import { formatAmount } from '../checkout/format.js';
 import type { DailyChargeActivity } from '../charges/activity.js';
-import type { ChargeOwner, ChargeService, OperatorChargeMatch } from '../charges/service.js';
+import type { ChargeService, OperatorChargeMatch } from '../charges/service.js';
 import type { Balance } from '../ledger/model.js';
 import type { BrandingService } from '../organizations/branding.js';
 import type { PayoutService } from '../payouts/service.js';
@@ -15,6 +15,7 @@ import type { EndpointHealth } from '../webhooks/endpoint-types.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import { actorOf } from './auth.js';
 import type { ConsoleKit } from './console-kit.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * Issue 15 item 7: what the operator console's merchant view reads of the other modules, each through
@@ -24,7 +25,7 @@ export interface MerchantViewDeps {
   clock: Clock;
   charges: Pick<ChargeService, 'searchAcrossOrganizations'>;
   /** The owner's created charges per UTC day and method (`dailyChargeActivity`, charges/activity.ts). */
-  chargeActivity: (owner: ChargeOwner, range: { since: Date; until: Date }) => Promise<DailyChargeActivity[]>;
+  chargeActivity: (owner: Owner, range: { since: Date; until: Date }) => Promise<DailyChargeActivity[]>;
   ledger: { balance(owner: { organizationId: string; environment: Environment }): Promise<Balance[]> };
   settlement: Pick<SettlementBatches, 'list'>;
   payouts: Pick<PayoutService, 'list'>;

@@ -4,12 +4,13 @@ import { payoutsCreated } from '../../metrics/registry.js';
 import { newId } from '../../shared/ids.js';
 import { formatMinor, type Minor } from '../../shared/money.js';
 import type { PayoutServiceDeps } from './deps.js';
-import type { PayoutDestination, PayoutOwner } from './ports.js';
+import type { PayoutDestination } from './ports.js';
 import { conversion, spreadOf, type RateQuote } from './rates.js';
 import * as payouts from './repository.js';
 import { payoutView, type PayoutView } from './schemas.js';
 import { arrivalDateOf, insertPayout, payoutRowOf } from './new-payout.js';
 import { ownerOfRow } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** The settlement batch's automatic payouts: an owner's whole available balance to its default wallet. */
 
@@ -18,7 +19,7 @@ import { ownerOfRow } from './views.js';
  * chunk writes anything (`planAutomatic`), then made with the others of the chunk (`createPlanned`).
  */
 export interface AutomaticPayoutPlan {
-  owner: PayoutOwner;
+  owner: Owner;
   wallet: PayoutDestination;
   /** TRY minor units leaving the available balance, USDT sent, the spread kept; the applied rate. */
   covered: Minor<'TRY'>;
@@ -39,7 +40,7 @@ export type AutomaticPayoutRefusal = 'no_default_wallet' | 'below_minimum' | 'no
 export async function createAutomatic(
   deps: PayoutServiceDeps,
   trx: Trx,
-  owner: PayoutOwner,
+  owner: Owner,
   options: { quote: RateQuote; description: string },
 ): Promise<
   { ok: true; payout: PayoutView } | { ok: false; reason: AutomaticPayoutRefusal; minimum?: string }
@@ -87,7 +88,7 @@ export async function createAutomatic(
 export async function planAutomatic(
   deps: PayoutServiceDeps,
   trx: Trx,
-  requests: ReadonlyArray<{ owner: PayoutOwner; available: bigint }>,
+  requests: ReadonlyArray<{ owner: Owner; available: bigint }>,
   quote: RateQuote,
 ): Promise<
   Map<string, { ok: true; plan: AutomaticPayoutPlan } | { ok: false; reason: AutomaticPayoutRefusal }>

@@ -7,11 +7,11 @@ import { err, ok, type Result } from '../../shared/result.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutError } from './errors.js';
 import type { PayoutRow } from './model.js';
-import type { PayoutOwner } from './ports.js';
 import { conversion, quote, spreadOf } from './rates.js';
 import * as payouts from './repository.js';
 import { payoutView, type PayoutCreate, type PayoutView } from './schemas.js';
 import { insertPayout, type KeyedRequest } from './new-payout.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** How long a key names its payout: as long as the idempotency store remembers the key (spec section 4). */
 const IDEMPOTENCY_WINDOW_MS = DAY;
@@ -23,7 +23,7 @@ const IDEMPOTENCY_WINDOW_MS = DAY;
  */
 function answerOfHolder(
   holder: PayoutRow,
-  owner: PayoutOwner & { keyId?: string },
+  owner: Owner & { keyId?: string },
   request: KeyedRequest,
 ): Result<PayoutView, PayoutError> {
   const reason = keyReuseOf(
@@ -48,7 +48,7 @@ function answerOfHolder(
  */
 export async function createPayout(
   deps: PayoutServiceDeps,
-  owner: PayoutOwner & { keyId?: string },
+  owner: Owner & { keyId?: string },
   input: PayoutCreate,
   options: {
     idempotencyKey?: string | undefined;

@@ -6,10 +6,11 @@ import { payoutsCreated } from '../../metrics/registry.js';
 import { addDays, createBusinessCalendar, utcDateOf } from '../../shared/business-calendar.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutRow } from './model.js';
-import type { PayoutDestination, PayoutOwner } from './ports.js';
+import type { PayoutDestination } from './ports.js';
 import type { conversion, RateQuote } from './rates.js';
 import * as payouts from './repository.js';
 import { announce } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** How a new payout's row is made: by the merchant's request (create.ts) and by settlement (automatic.ts). */
 
@@ -44,7 +45,7 @@ export async function arrivalDateOf(
 
 /** The row of a new pending payout of `covered` TRY (`converted` USDT) to `wallet` at `quote`. */
 export function payoutRowOf(
-  owner: PayoutOwner & { keyId?: string },
+  owner: Owner & { keyId?: string },
   payout: {
     id: string;
     now: Date;
@@ -102,7 +103,7 @@ export function payoutRowOf(
 export async function insertPayout(
   deps: PayoutServiceDeps,
   trx: Trx,
-  owner: PayoutOwner & { keyId?: string },
+  owner: Owner & { keyId?: string },
   payout: {
     id: string;
     now: Date;

@@ -1,16 +1,7 @@
 import type { Trx } from '../../db/database.js';
-import type { Environment, Network } from '../../db/schema.js';
+import type { Network } from '../../db/schema.js';
 import type { PayoutDebit } from '../ledger/types.js';
-
-/**
- * What the payouts module needs of other modules, given to it in src/services.ts (docs/decisions/0028).
- * Each is implemented by the module that owns the tables: wallets (`wallets/service.ts`), settlement
- * (`settlement/`) and the ledger (`ledger/service.ts`).
- */
-export interface PayoutOwner {
-  organizationId: string;
-  environment: Environment;
-}
+import type { Owner } from '../../shared/owner.js';
 
 /** Who did an operator's payout command, for its audit entry. */
 export interface PayoutActor {
@@ -43,7 +34,7 @@ export interface PayoutWallets {
    */
   destination(
     trx: Trx,
-    owner: PayoutOwner,
+    owner: Owner,
     walletId: string | undefined,
   ): Promise<{ ok: true; wallet: PayoutDestination } | { ok: false; reason: DestinationRefusal }>;
   /**
@@ -52,7 +43,7 @@ export interface PayoutWallets {
    * when it finds no change due. An owner with a wallet change whose cool-down has passed is absent (its
    * `destination` applies the change first), and so is one without an active default wallet.
    */
-  defaultDestinations(trx: Trx, owners: readonly PayoutOwner[]): Promise<Map<string, PayoutDestination>>;
+  defaultDestinations(trx: Trx, owners: readonly Owner[]): Promise<Map<string, PayoutDestination>>;
 }
 
 /** One line of `GET /v1/payouts/{id}/transactions`: a charge (with its fee) or a refund the payout carries. */
@@ -81,9 +72,9 @@ export interface PayoutContents {
    * In the payout's creating transaction: the owner's released balance transactions not yet carried by a
    * payout now belong to this one (the transactions made available since the previous payout).
    */
-  attach(trx: Trx, owner: PayoutOwner, payoutId: string): Promise<number>;
+  attach(trx: Trx, owner: Owner, payoutId: string): Promise<number>;
   /** `attach` of many payouts (of distinct owners) in one statement. */
-  attachMany(trx: Trx, payouts: ReadonlyArray<PayoutOwner & { payoutId: string }>): Promise<number>;
+  attachMany(trx: Trx, payouts: ReadonlyArray<Owner & { payoutId: string }>): Promise<number>;
   /** A failed or canceled payout gives its transactions back to the next payout. */
   detach(trx: Trx, payoutId: string): Promise<void>;
   /** The payout's transactions in keyset order (availableAt, id), `limit` at most, after `after` (an item id). */
@@ -100,7 +91,7 @@ export interface PayoutClosures {
 }
 
 /** A payout as the ledger posts it: TRY debited, and the part of it kept as the FX spread. */
-type LedgerPayout = { id: string; amount: string; spread?: string } & PayoutOwner;
+type LedgerPayout = { id: string; amount: string; spread?: string } & Owner;
 
 /** What payouts need of the ledger (src/modules/ledger): the three entries of a payout's life. */
 export interface PayoutLedger {
@@ -108,7 +99,7 @@ export interface PayoutLedger {
    * Takes the owner's available-balance lock (the one `postPayoutCreated` takes) for the rest of the
    * caller's transaction and answers the available balance under it.
    */
-  lockedAvailable(trx: Trx, owner: PayoutOwner): Promise<string>;
+  lockedAvailable(trx: Trx, owner: Owner): Promise<string>;
   postPayoutCreated(trx: Trx, payout: LedgerPayout): Promise<PayoutDebit>;
   postPayoutPaid(trx: Trx, payout: LedgerPayout): Promise<{ created: boolean }>;
   postPayoutReturned(trx: Trx, payout: LedgerPayout): Promise<{ created: boolean }>;

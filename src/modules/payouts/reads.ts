@@ -2,15 +2,15 @@ import { toPage, type CreatedWindow, type Cursor } from '../../shared/pagination
 import { err, ok, type Result } from '../../shared/result.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutError } from './errors.js';
-import type { PayoutOwner } from './ports.js';
 import * as payouts from './repository.js';
 import { payoutView, type PayoutListQuery, type PayoutTransactionList, type PayoutView } from './schemas.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** The merchant API's reads of its payouts: one, a page of the list, an export's page, what one carries. */
 
 export async function retrieve(
   deps: PayoutServiceDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   id: string,
 ): Promise<Result<PayoutView, PayoutError>> {
   const row = await payouts.findVisible(deps.db, owner, id);
@@ -23,7 +23,7 @@ export async function retrieve(
  */
 export async function pageCreatedIn(
   deps: PayoutServiceDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   window: CreatedWindow,
   after: Cursor | undefined,
   limit: number,
@@ -33,7 +33,7 @@ export async function pageCreatedIn(
 
 export async function list(
   deps: PayoutServiceDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   query: PayoutListQuery,
 ): Promise<Result<{ data: PayoutView[]; nextCursor: string | null }, PayoutError>> {
   const filter = { status: query.status, createdFrom: query.createdFrom, createdTo: query.createdTo };
@@ -62,7 +62,7 @@ export async function list(
 
 export async function transactions(
   deps: PayoutServiceDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   id: string,
   page: { limit: number; cursor?: string | undefined },
 ): Promise<Result<PayoutTransactionList, PayoutError>> {

@@ -4,7 +4,7 @@ import type { Environment, FxRatesTable, Network, PayoutsTable } from '../../db/
 import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { TRANSITIONS, type PayoutRow, type PayoutStatus } from './model.js';
-import type { PayoutOwner } from './ports.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** The only writer of the `payouts` table; `status` moves only through `transition`. */
 
@@ -20,7 +20,7 @@ export async function insertMany(trx: Trx, values: Insertable<PayoutsTable>[]): 
   return trx.insertInto('payouts').values(values).returningAll().execute();
 }
 
-export async function findVisible(db: Kdb, owner: PayoutOwner, id: string): Promise<PayoutRow | undefined> {
+export async function findVisible(db: Kdb, owner: Owner, id: string): Promise<PayoutRow | undefined> {
   return db
     .selectFrom('payouts')
     .selectAll()
@@ -41,7 +41,7 @@ export async function lockById(trx: Trx, id: string): Promise<PayoutRow | undefi
 /** The owner's payout that holds an idempotency key (at most one: `payouts_idempotency_key`), of any age. */
 export async function findByIdempotencyKey(
   db: Kdb,
-  owner: PayoutOwner,
+  owner: Owner,
   key: string,
 ): Promise<PayoutRow | undefined> {
   return db
@@ -59,7 +59,7 @@ export async function findByIdempotencyKey(
  */
 export async function releaseIdempotencyKey(
   trx: Trx,
-  owner: PayoutOwner,
+  owner: Owner,
   key: string,
   before: Date,
 ): Promise<void> {
@@ -86,7 +86,7 @@ export interface PayoutFilter {
 
 export async function listVisible(
   db: Kdb,
-  owner: PayoutOwner,
+  owner: Owner,
   filter: PayoutFilter,
   after: Cursor | undefined,
   limit: number,
@@ -109,7 +109,7 @@ export async function listVisible(
  */
 export async function pageCreatedIn(
   db: Kdb,
-  owner: PayoutOwner,
+  owner: Owner,
   window: CreatedWindow,
   after: Cursor | undefined,
   limit: number,

@@ -26,7 +26,7 @@ import {
   type OperatorPayoutView,
   type PayoutMinimumView,
 } from './operator-commands.js';
-import type { PayoutActor, PayoutOwner } from './ports.js';
+import type { PayoutActor } from './ports.js';
 import {
   enteredRates,
   enterRate,
@@ -44,6 +44,7 @@ import { list, pageCreatedIn, retrieve, transactions } from './reads.js';
 import type * as payouts from './repository.js';
 import type { PayoutCreate, PayoutListQuery, PayoutTransactionList, PayoutView } from './schemas.js';
 import type { TreasuryExportLine } from './treasury.js';
+import type { Owner } from '../../shared/owner.js';
 
 export interface PayoutService {
   /**
@@ -54,16 +55,16 @@ export interface PayoutService {
    * (never by a retry answered the payout already made): `actor` and where the request came from.
    */
   create(
-    owner: PayoutOwner & { keyId?: string },
+    owner: Owner & { keyId?: string },
     input: PayoutCreate,
     options?: {
       idempotencyKey?: string | undefined;
       audit?: { actor: string; requestId: string | null; ip: string | null };
     },
   ): Promise<Result<PayoutView, PayoutError>>;
-  retrieve(owner: PayoutOwner, id: string): Promise<Result<PayoutView, PayoutError>>;
+  retrieve(owner: Owner, id: string): Promise<Result<PayoutView, PayoutError>>;
   list(
-    owner: PayoutOwner,
+    owner: Owner,
     query: PayoutListQuery,
   ): Promise<Result<{ data: PayoutView[]; nextCursor: string | null }, PayoutError>>;
   /**
@@ -71,13 +72,13 @@ export interface PayoutService {
    * (createdAt, id) of the previous page's last one; at most `limit`.
    */
   pageCreatedIn(
-    owner: PayoutOwner,
+    owner: Owner,
     window: CreatedWindow,
     after: Cursor | undefined,
     limit: number,
   ): Promise<PayoutView[]>;
   transactions(
-    owner: PayoutOwner,
+    owner: Owner,
     id: string,
     page: { limit: number; cursor?: string | undefined },
   ): Promise<Result<PayoutTransactionList, PayoutError>>;
@@ -94,7 +95,7 @@ export interface PayoutService {
    */
   createAutomatic(
     trx: Trx,
-    owner: PayoutOwner,
+    owner: Owner,
     options: { quote: RateQuote; description: string },
   ): Promise<
     { ok: true; payout: PayoutView } | { ok: false; reason: AutomaticPayoutRefusal; minimum?: string }
@@ -109,7 +110,7 @@ export interface PayoutService {
    */
   planAutomatic(
     trx: Trx,
-    requests: ReadonlyArray<{ owner: PayoutOwner; available: bigint }>,
+    requests: ReadonlyArray<{ owner: Owner; available: bigint }>,
     quote: RateQuote,
   ): Promise<
     Map<string, { ok: true; plan: AutomaticPayoutPlan } | { ok: false; reason: AutomaticPayoutRefusal }>

@@ -2,11 +2,12 @@ import type { Trx } from '../../db/database.js';
 import type { EventType } from '../events/service.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutRow } from './model.js';
-import type { PayoutActor, PayoutOwner } from './ports.js';
+import type { PayoutActor } from './ports.js';
 import { payoutView } from './schemas.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** A payout row's owner, as the ledger and the settlement contents name it. */
-export function ownerOfRow(row: PayoutRow): PayoutOwner {
+export function ownerOfRow(row: PayoutRow): Owner {
   return {
     organizationId: row.organization_id,
     environment: row.environment,

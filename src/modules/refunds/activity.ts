@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Kdb } from '../../db/database.js';
-import type { ChargeOwner } from '../charges/model.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** One UTC day's succeeded refunds (the dashboard's overview, issue 15 item 3). */
 export interface DailyRefundActivity {
@@ -14,7 +14,7 @@ export interface DailyRefundActivity {
 /** The owner's succeeded refunds of `[since, until)` per UTC day (index `refunds_owner_idx`, migration 0021). */
 export async function dailyRefundActivity(
   db: Kdb,
-  owner: ChargeOwner,
+  owner: Owner,
   range: { since: Date; until: Date },
 ): Promise<DailyRefundActivity[]> {
   const rows = await db

@@ -5,13 +5,13 @@ import { newId } from '../../shared/ids.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { DueQueue } from '../../worker/queue.js';
 import { AcquirerRejectedError, AcquirerUnavailableError } from '../acquirer/types.js';
-import type { ChargeOwner } from '../charges/service.js';
 import { ask } from './acquirer-answers.js';
 import type { RefundServiceDeps } from './deps.js';
 import type { RefundError } from './errors.js';
 import type { RefundRow } from './model.js';
 import * as refunds from './repository.js';
 import { refundView, type RefundCreate, type RefundView } from './schemas.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** How long a key names its refund: as long as the idempotency store remembers the key (spec section 4). */
 const IDEMPOTENCY_WINDOW_MS = DAY;
@@ -23,7 +23,7 @@ const IDEMPOTENCY_WINDOW_MS = DAY;
 export async function createRefund(
   deps: RefundServiceDeps,
   retry: DueQueue,
-  owner: ChargeOwner,
+  owner: Owner,
   chargeId: string,
   input: RefundCreate,
   { idempotencyKey }: { idempotencyKey: string | undefined },
@@ -120,7 +120,7 @@ export async function createRefund(
  */
 function keyReuse(
   holder: RefundRow,
-  owner: ChargeOwner,
+  owner: Owner,
   input: RefundCreate,
   fingerprint: RequestFingerprint | undefined,
 ): Extract<RefundError, { code: 'idempotency_key_reuse' }> | undefined {

@@ -1,15 +1,15 @@
 import { toPage, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
-import type { ChargeOwner } from '../charges/service.js';
 import type { RefundServiceDeps } from './deps.js';
 import type { RefundListError } from './errors.js';
 import * as refunds from './repository.js';
 import { refundView, type RefundList, type RefundListQuery, type RefundView } from './schemas.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** One page of the charge's refunds, newest first; its cursors are bound to the charge. */
 export async function listRefunds(
   deps: Pick<RefundServiceDeps, 'db' | 'readDb' | 'cursors' | 'charges'>,
-  owner: ChargeOwner,
+  owner: Owner,
   chargeId: string,
   query: RefundListQuery,
 ): Promise<Result<RefundList, RefundListError>> {
@@ -32,7 +32,7 @@ export async function listRefunds(
 /** What the owner's charge's pending refunds hold back (decimal text of minor units). */
 export async function pendingTotal(
   deps: Pick<RefundServiceDeps, 'db' | 'charges'>,
-  owner: ChargeOwner,
+  owner: Owner,
   chargeId: string,
 ): Promise<string> {
   const charge = await deps.charges.findVisible(owner, chargeId);
@@ -45,7 +45,7 @@ export async function pendingTotal(
  */
 export async function pageRefundsCreatedIn(
   deps: Pick<RefundServiceDeps, 'db' | 'readDb'>,
-  owner: ChargeOwner,
+  owner: Owner,
   window: CreatedWindow,
   after: Cursor | undefined,
   limit: number,

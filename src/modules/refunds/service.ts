@@ -4,7 +4,6 @@ import { HOUR, MINUTE } from '../../shared/clock.js';
 import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
 import type { Result } from '../../shared/result.js';
 import type { BatchReport, RetryPolicy } from '../../worker/queue.js';
-import type { ChargeOwner } from '../charges/service.js';
 import { createRefund } from './create.js';
 import type { RefundServiceDeps } from './deps.js';
 import type { HeldRefundError, RefundError, RefundListError } from './errors.js';
@@ -13,22 +12,19 @@ import { listRefunds, pageRefundsCreatedIn, pendingTotal } from './list.js';
 import * as refunds from './repository.js';
 import { retryPendingBatch } from './retry.js';
 import type { RefundCreate, RefundList, RefundListQuery, RefundView } from './schemas.js';
+import type { Owner } from '../../shared/owner.js';
 
 export interface RefundService {
   create(
-    owner: ChargeOwner,
+    owner: Owner,
     chargeId: string,
     input: RefundCreate,
     options: { idempotencyKey: string | undefined },
   ): Promise<Result<RefundView, RefundError>>;
   /** One page of the charge's refunds, newest first; its cursors are bound to the charge. */
-  list(
-    owner: ChargeOwner,
-    chargeId: string,
-    query: RefundListQuery,
-  ): Promise<Result<RefundList, RefundListError>>;
+  list(owner: Owner, chargeId: string, query: RefundListQuery): Promise<Result<RefundList, RefundListError>>;
   /** What the owner's charge's pending refunds hold back (decimal text of minor units). */
-  pendingTotal(owner: ChargeOwner, chargeId: string): Promise<string>;
+  pendingTotal(owner: Owner, chargeId: string): Promise<string>;
   /**
    * An operator's settlement of a held refund (ADR 0063): a pending refund out of the retry queue (held
    * for an answer that disagreed, or parked after its retries), once the operator has asked the acquirer.
@@ -44,7 +40,7 @@ export interface RefundService {
    * (createdAt, id) of the previous page's last one; at most `limit`.
    */
   pageCreatedIn(
-    owner: ChargeOwner,
+    owner: Owner,
     window: CreatedWindow,
     after: Cursor | undefined,
     limit: number,

@@ -1,10 +1,10 @@
 import type { CursorError } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import type { BatchDeps } from './batch-types.js';
 import { parseBusinessDate, utcDateOf } from '../../shared/business-calendar.js';
 import * as settlement from './repository.js';
 import { batchView, type BatchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** The batches as lists and single reads: the owner's (the API, the dashboard) and every one (operators). */
 
@@ -13,7 +13,7 @@ type Page = { limit: number; cursor?: string | undefined };
 /** The owner's batches, newest business date first; cursor paged (`GET /v1/settlements`). */
 export async function listBatches(
   deps: BatchDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   page: Page,
 ): Promise<Result<{ data: BatchView[]; nextCursor: string | null }, CursorError>> {
   const pages = deps.cursors.for({
@@ -68,7 +68,7 @@ export async function operatorListBatches(
 
 export async function retrieveBatch(
   deps: BatchDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   id: string,
 ): Promise<BatchView | undefined> {
   const row = await settlement.findOwnBatch(deps.db, owner, id);
@@ -78,7 +78,7 @@ export async function retrieveBatch(
 /** The owner's batch whose automatic payout is `payoutId`; undefined for a manual payout. */
 export async function batchOfPayout(
   deps: BatchDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   payoutId: string,
 ): Promise<BatchView | undefined> {
   const row = await settlement.findBatchOfPayout(deps.db, owner, payoutId);

@@ -9,12 +9,12 @@ import type { AuditLog } from '../audit/service.js';
 import type { RenderedEmail } from '../email/templates.js';
 import type { EventRecorder } from '../events/service.js';
 import type { Ledger } from '../ledger/service.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import type { RateQuote } from '../payouts/rates.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { BusinessCalendar, BusinessDate } from '../../shared/business-calendar.js';
 import type { SettlementService } from './release-types.js';
 import type { BatchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The daily batch's ports (what it needs of other modules, given in src/services.ts), its deps, and the
@@ -26,7 +26,7 @@ export interface BatchPayouts {
   quote(environment: Environment): Promise<Result<RateQuote, { code: string; reason?: string }>>;
   createAutomatic(
     trx: Trx,
-    owner: PayoutOwner,
+    owner: Owner,
     options: { quote: RateQuote; description: string },
   ): Promise<
     | {
@@ -49,8 +49,8 @@ export interface BatchOrganizations {
 
 /** What the batch needs of the ledger. */
 export interface BatchLedger {
-  ownersWithCredits(after: Date, upTo: Date): Promise<PayoutOwner[]>;
-  lockedAvailable(trx: Trx, owner: PayoutOwner): Promise<string>;
+  ownersWithCredits(after: Date, upTo: Date): Promise<Owner[]>;
+  lockedAvailable(trx: Trx, owner: Owner): Promise<string>;
 }
 
 /** What the chunk needs of the ledger. */

@@ -1,7 +1,6 @@
 import type { PayoutSchedule } from '../../db/schema.js';
 import type { CursorError } from '../../shared/pagination.js';
 import type { Result } from '../../shared/result.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import { batchOfPayout, listBatches, operatorListBatches, retrieveBatch } from './batch-lists.js';
 import type {
   Actor,
@@ -26,6 +25,7 @@ import { resumeReleased, settleNow, settleOwner } from './settle-owner.js';
 import type { Statement } from './statement.js';
 import { batchStatement, verifyStatements } from './statements.js';
 import type { BatchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The daily settlement batch (docs/decisions/0030-settlement-batch.md): at 03:00 UTC on each business
@@ -72,38 +72,38 @@ export interface SettlementBatches {
   >;
   /** The owner's batches, newest business date first; cursor paged (`GET /v1/settlements`). */
   list(
-    owner: PayoutOwner,
+    owner: Owner,
     page: { limit: number; cursor?: string | undefined },
   ): Promise<Result<{ data: BatchView[]; nextCursor: string | null }, CursorError>>;
-  retrieve(owner: PayoutOwner, id: string): Promise<BatchView | undefined>;
+  retrieve(owner: Owner, id: string): Promise<BatchView | undefined>;
   /** The owner's batch whose automatic payout is `payoutId`; undefined for a manual payout. */
-  batchOfPayout(owner: PayoutOwner, payoutId: string): Promise<BatchView | undefined>;
+  batchOfPayout(owner: Owner, payoutId: string): Promise<BatchView | undefined>;
   /**
    * What the owner's next batch is expected to be (the dashboard's balance page): the
    * next cutoff on a business day after now (weekends, Turkish public holidays and declared closures
    * skipped, each skipped date said), and, were `pending` released then, the reserve it would hold back
    * and the reserves due by that date it would release. Batches still held for a rate are listed.
    */
-  nextBatch(owner: PayoutOwner, pending: string): Promise<NextBatchView>;
+  nextBatch(owner: Owner, pending: string): Promise<NextBatchView>;
   /**
    * The statement of an ended batch, rebuilt from its stored release and items with the hash recorded
    * when it ended; `not_ready` while its payout phase is open.
    */
-  statement(owner: PayoutOwner, id: string): Promise<Result<Statement, { code: 'not_found' | 'not_ready' }>>;
+  statement(owner: Owner, id: string): Promise<Result<Statement, { code: 'not_found' | 'not_ready' }>>;
   /**
    * Recomputes every statement of the owner's chain from the stored rows and checks each against the hash
    * recorded when its batch ended and against the previous link.
    */
-  verifyStatements(owner: PayoutOwner): Promise<StatementVerification>;
+  verifyStatements(owner: Owner): Promise<StatementVerification>;
   /** One owner's batch of a business date: the release, then the payout phase. Safe to repeat. */
-  settleOwner(owner: PayoutOwner, options: ReleaseOptions): Promise<OwnerOutcome>;
+  settleOwner(owner: Owner, options: ReleaseOptions): Promise<OwnerOutcome>;
   /**
    * The sandbox test helper: the owner's batch now, through the same steps as the daily run, as a batch
    * of today's UTC date (one per call that releases something; `origin: test_helper`). Any batch of the
    * owner left released without its payout phase (a process killed in between) is paid out first; when
    * nothing new is released, that batch is the answer.
    */
-  settleNow(owner: PayoutOwner): Promise<OwnerOutcome>;
+  settleNow(owner: Owner): Promise<OwnerOutcome>;
   /**
    * The worker's pass over batches released at or before `before` whose payout phase never ran (their
    * process was killed between the two steps), of any date and origin, sandbox and live: each goes

@@ -8,7 +8,6 @@ import type { Result } from '../../shared/result.js';
 import { chargeReferences } from '../charges/service.js';
 import type { EventRecorder } from '../events/service.js';
 import type { PendingCredit } from '../ledger/service.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import type { RateQuote } from '../payouts/rates.js';
 import type { PayoutView } from '../payouts/schemas.js';
 import type { AutomaticPayoutPlan } from '../payouts/automatic.js';
@@ -26,6 +25,7 @@ import type { BatchRow, ItemRow } from './model.js';
 import * as settlement from './repository.js';
 import { statementContent, statementHash } from './statement.js';
 import { batchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The set-based path of a settlement run (docs/decisions/0041-settlement-chunks.md): a chunk of a few
@@ -58,7 +58,7 @@ export interface ChunkOutcome {
   /** The owners this chunk settled (key `organizationId:environment`), with their paid-out batch. */
   settled: Map<string, BatchRow>;
   /** The owners it left for the per-owner path, in the order given. */
-  rest: PayoutOwner[];
+  rest: Owner[];
 }
 
 /** Owners in one chunk's transaction. */
@@ -66,7 +66,7 @@ export const CHUNK_OWNERS = 200;
 /** Ids per statement when a list is passed as parameters (far below PostgreSQL's 65 535). */
 const IDS_PER_STATEMENT = 10_000;
 
-const keyOf = (owner: PayoutOwner) => `${owner.organizationId}:${owner.environment}`;
+const keyOf = (owner: Owner) => `${owner.organizationId}:${owner.environment}`;
 
 async function inPieces<K, V>(
   ids: readonly K[],
@@ -88,7 +88,7 @@ export type ChunkQuotes = ReadonlyMap<Environment, Result<RateQuote, { code: str
 
 export function createChunkSettler(deps: ChunkDeps) {
   return {
-    settleChunk: (owners: readonly PayoutOwner[], options: ChunkOptions, quotes: ChunkQuotes) =>
+    settleChunk: (owners: readonly Owner[], options: ChunkOptions, quotes: ChunkQuotes) =>
       settleChunk(deps, owners, options, quotes),
   };
 }
@@ -99,7 +99,7 @@ export function createChunkSettler(deps: ChunkDeps) {
  */
 export async function settleChunk(
   deps: ChunkDeps,
-  owners: readonly PayoutOwner[],
+  owners: readonly Owner[],
   options: ChunkOptions,
   quotes: ChunkQuotes,
 ): Promise<ChunkOutcome> {
@@ -111,7 +111,7 @@ export async function settleChunk(
   return { settled, rest: owners.filter((owner) => !settled.has(keyOf(owner))) };
 }
 
-const quoteOf = (quotes: ChunkQuotes, owner: PayoutOwner) => {
+const quoteOf = (quotes: ChunkQuotes, owner: Owner) => {
   const quoted = quotes.get(owner.environment);
   return quoted?.ok ? quoted.value : undefined;
 };
@@ -126,7 +126,7 @@ const quoteByEnvironment = (quotes: ChunkQuotes, environment: Environment) => {
 async function settleInTransaction(
   deps: ChunkDeps,
   trx: Trx,
-  quoted: readonly PayoutOwner[],
+  quoted: readonly Owner[],
   options: ChunkOptions,
   quotes: ChunkQuotes,
 ): Promise<Map<string, BatchRow>> {
@@ -156,9 +156,9 @@ async function settleInTransaction(
 async function plainOwners(
   deps: ChunkDeps,
   trx: Trx,
-  quoted: readonly PayoutOwner[],
+  quoted: readonly Owner[],
   businessDate: BusinessDate,
-): Promise<PayoutOwner[]> {
+): Promise<Owner[]> {
   // Locks first, in the owners' order: the settlement locks (release and payout phase), then the
   // pending and available balance locks (the ledger's writers'): the per-owner path takes them in
   // the same classes in the same order, one owner at a time.
@@ -190,12 +190,12 @@ interface FreshCredits {
 async function freshCredits(
   deps: ChunkDeps,
   trx: Trx,
-  candidates: readonly PayoutOwner[],
+  candidates: readonly Owner[],
   cutoff: Date,
 ): Promise<FreshCredits> {
   // Each owner's credits since its last batch that released credits (as `release` reads them).
   const previous = await settlement.latestCreditCutoffs(trx, candidates);
-  const afterOf = (owner: PayoutOwner) => {
+  const afterOf = (owner: Owner) => {
     const cutoff = previous.get(keyOf(owner));
     return cutoff ? cutoff.getTime() - LATE_COMMIT_WINDOW_MS : 0;
   };
@@ -241,7 +241,7 @@ type PlannedPayout = AutomaticPayoutPlan & { description: string };
 async function planPayouts(
   deps: ChunkDeps,
   trx: Trx,
-  candidates: readonly PayoutOwner[],
+  candidates: readonly Owner[],
   { netOf }: FreshCredits,
   businessDate: BusinessDate,
   quotes: ChunkQuotes,
@@ -325,7 +325,7 @@ interface BatchRows {
 }
 
 function batchRows(
-  settling: readonly PayoutOwner[],
+  settling: readonly Owner[],
   { chargeOfRefund, references, heads, now, batchIds, payouts }: WrittenRelease,
   { fresh, netOf }: FreshCredits,
   options: ChunkOptions,

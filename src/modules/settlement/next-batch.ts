@@ -1,9 +1,9 @@
-import type { PayoutOwner } from '../payouts/ports.js';
 import type { NextBatchView, SkippedDate } from './batch-types.js';
 import { addDays, parseBusinessDate, utcDateOf } from '../../shared/business-calendar.js';
 import type { BatchContext } from './context.js';
 import * as settlement from './repository.js';
 import { batchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** How far ahead the next batch is looked for (past any run of holidays and closures). */
 const NEXT_BATCH_LOOKAHEAD_DAYS = 60;
@@ -13,11 +13,7 @@ const NEXT_BATCH_LOOKAHEAD_DAYS = 60;
  * business day after now, each skipped date said, and, were `pending` released then, the reserve it
  * would hold back and the reserves due by that date it would release; and its batches held for a rate.
  */
-export async function nextBatch(
-  run: BatchContext,
-  owner: PayoutOwner,
-  pending: string,
-): Promise<NextBatchView> {
+export async function nextBatch(run: BatchContext, owner: Owner, pending: string): Promise<NextBatchView> {
   const { db, calendar, cutoffOf } = run;
   const now = run.clock.now();
   const today = utcDateOf(now);

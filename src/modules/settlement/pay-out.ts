@@ -1,13 +1,13 @@
 import type { Trx } from '../../db/database.js';
 import type { CarryReason, Environment } from '../../db/schema.js';
 import { settlementFundsWaitingEmail } from '../email/templates.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import type { BatchDeps, BatchPayouts } from './batch-types.js';
 import { FROZEN_HOLD, type BatchRow } from './model.js';
 import * as settlement from './repository.js';
 import { scheduleOf } from './schedules.js';
 import { statementContent, statementHash } from './statement.js';
 import { batchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The payout phase of a released or held batch: paid out to the default wallet at a rate quoted for it,
@@ -51,7 +51,7 @@ export function runQuotes(deps: Pick<BatchDeps, 'clock' | 'payouts'>): QuoteOf {
 export async function payOut(
   deps: BatchDeps,
   batchId: string,
-  owner: PayoutOwner,
+  owner: Owner,
   quoteOf: QuoteOf,
 ): Promise<{ batch: BatchRow; settled: boolean }> {
   const schedule = await scheduleOf(deps, owner.organizationId);
@@ -71,7 +71,7 @@ async function payOutLocked(
   deps: BatchDeps,
   trx: Trx,
   batch: BatchRow,
-  owner: PayoutOwner,
+  owner: Owner,
   quoted: Quoted | undefined,
 ): Promise<BatchRow> {
   const { logger } = deps;

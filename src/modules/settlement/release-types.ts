@@ -1,8 +1,9 @@
 import type { Trx } from '../../db/database.js';
-import type { LedgerOwner, PendingCredit } from '../ledger/service.js';
-import type { PayoutClosures, PayoutContents, PayoutOwner } from '../payouts/ports.js';
+import type { PendingCredit } from '../ledger/service.js';
+import type { PayoutClosures, PayoutContents } from '../payouts/ports.js';
 import type { BusinessDate } from '../../shared/business-calendar.js';
 import type { BatchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The release's port, options and outcome, and the interface of `createSettlementService` (service.ts),
@@ -11,15 +12,12 @@ import type { BatchView } from './views.js';
 
 /** What a release needs of the ledger (src/modules/ledger). */
 export interface SettlementLedger {
-  pendingCredits(trx: Trx, owner: LedgerOwner, after: Date, upTo: Date): Promise<PendingCredit[]>;
-  postRelease(trx: Trx, release: { id: string; amount: string } & LedgerOwner): Promise<{ created: boolean }>;
-  postReserveHeld(
-    trx: Trx,
-    reserve: { id: string; amount: string } & LedgerOwner,
-  ): Promise<{ created: boolean }>;
+  pendingCredits(trx: Trx, owner: Owner, after: Date, upTo: Date): Promise<PendingCredit[]>;
+  postRelease(trx: Trx, release: { id: string; amount: string } & Owner): Promise<{ created: boolean }>;
+  postReserveHeld(trx: Trx, reserve: { id: string; amount: string } & Owner): Promise<{ created: boolean }>;
   postReserveReleased(
     trx: Trx,
-    reserve: { id: string; amount: string } & LedgerOwner,
+    reserve: { id: string; amount: string } & Owner,
   ): Promise<{ created: boolean }>;
 }
 
@@ -43,9 +41,9 @@ export interface SettlementService {
    * (`origin: test_helper`) makes a batch of its own each time it finds something to release. A
    * non-positive net releases nothing: those entries wait for a later batch.
    */
-  release(owner: PayoutOwner, options: ReleaseOptions): Promise<ReleaseOutcome>;
+  release(owner: Owner, options: ReleaseOptions): Promise<ReleaseOutcome>;
   /** The sandbox test helper: releases now, as a batch of today's UTC date (however many today has). */
-  releaseNow(owner: PayoutOwner): Promise<ReleaseOutcome>;
+  releaseNow(owner: Owner): Promise<ReleaseOutcome>;
   /** What each payout carries (for the payouts module). */
   payoutContents: PayoutContents;
   /** The declared closures, for a payout's arrival date (for the payouts module). */

@@ -3,13 +3,13 @@ import { HOUR, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import { chargeReferences } from '../charges/service.js';
 import type { PendingCredit } from '../ledger/service.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import { refundChargeIds } from '../refunds/service.js';
 import { addDays, utcDateOf } from '../../shared/business-calendar.js';
 import type { ItemRow } from './model.js';
 import type { ReleaseOptions, ReleaseOutcome, SettlementLedger } from './release-types.js';
 import * as settlement from './repository.js';
 import { batchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The release of an owner's credits into its available balance as a batch (`release` below, the
@@ -90,7 +90,7 @@ export interface ReleaseLines {
 
 /** The items of the batch `batch.id` releasing `credits` of `owner`, and its totals. */
 export function releaseLines(
-  owner: PayoutOwner,
+  owner: Owner,
   credits: readonly PendingCredit[],
   batch: { id: string; now: Date; payoutId: string | null },
   lookups: { chargeOfRefund: ReadonlyMap<string, string>; references: ReadonlyMap<string, string> },
@@ -128,7 +128,7 @@ export function releaseLines(
 /** One owner's release as the batch of `options.businessDate` (`SettlementService.release`). */
 export async function release(
   deps: ReleaseDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   options: ReleaseOptions,
 ): Promise<ReleaseOutcome> {
   return deps.db.transaction().execute(async (trx): Promise<ReleaseOutcome> => {
@@ -204,7 +204,7 @@ export async function release(
 }
 
 /** The sandbox test helper: releases now, as a batch of today's UTC date (however many today has). */
-export async function releaseNow(deps: ReleaseDeps, owner: PayoutOwner): Promise<ReleaseOutcome> {
+export async function releaseNow(deps: ReleaseDeps, owner: Owner): Promise<ReleaseOutcome> {
   const now = deps.clock.now();
   return release(deps, owner, { cutoff: now, businessDate: utcDateOf(now), origin: 'test_helper' });
 }

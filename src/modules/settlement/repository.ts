@@ -9,13 +9,13 @@ import type {
   SettlementSettingsTable,
 } from '../../db/schema.js';
 import { assertAllowed } from '../../shared/state-machine.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import { TRANSITIONS, type BatchRow, type ClosureRow, type ItemRow, type SettingsRow } from './model.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** The only writer of `settlement_batches`, `settlement_items`, `settlement_settings` and `business_closures`. */
 
 /** Serialises the releases of one owner until the end of the caller's transaction. */
-export async function lockOwner(trx: Trx, owner: PayoutOwner): Promise<void> {
+export async function lockOwner(trx: Trx, owner: Owner): Promise<void> {
   await lockUntilCommit(trx, `settlement:${owner.organizationId}:${owner.environment}`);
 }
 
@@ -23,11 +23,7 @@ export async function lockOwner(trx: Trx, owner: PayoutOwner): Promise<void> {
  * The owner's scheduled batch of a business date (one at most: `settlement_batches_once`). Settle-now
  * batches of the date are not it: the daily run makes its own batch beside them.
  */
-export async function findBatch(
-  db: Kdb,
-  owner: PayoutOwner,
-  businessDate: string,
-): Promise<BatchRow | undefined> {
+export async function findBatch(db: Kdb, owner: Owner, businessDate: string): Promise<BatchRow | undefined> {
   return db
     .selectFrom('settlement_batches')
     .selectAll()
@@ -56,7 +52,7 @@ export async function releasedSince(db: Kdb, before: Date, limit: number): Promi
 }
 
 /** The owner's batches released whose payout phase has not run, oldest first. */
-export async function releasedOf(db: Kdb, owner: PayoutOwner): Promise<BatchRow[]> {
+export async function releasedOf(db: Kdb, owner: Owner): Promise<BatchRow[]> {
   return db
     .selectFrom('settlement_batches')
     .selectAll()
@@ -92,7 +88,7 @@ export async function insertItems(trx: Trx, items: Insertable<SettlementItemsTab
   }
 }
 
-export async function attachUnpaid(trx: Trx, owner: PayoutOwner, payoutId: string): Promise<number> {
+export async function attachUnpaid(trx: Trx, owner: Owner, payoutId: string): Promise<number> {
   const result = await trx
     .updateTable('settlement_items')
     .set({ payout_id: payoutId })
@@ -106,7 +102,7 @@ export async function attachUnpaid(trx: Trx, owner: PayoutOwner, payoutId: strin
 /** `attachUnpaid` of many payouts of distinct owners, in one statement. */
 export async function attachUnpaidMany(
   trx: Trx,
-  payouts: ReadonlyArray<PayoutOwner & { payoutId: string }>,
+  payouts: ReadonlyArray<Owner & { payoutId: string }>,
 ): Promise<number> {
   if (payouts.length === 0) return 0;
   const list = JSON.stringify(
@@ -301,7 +297,7 @@ export async function deleteClosure(db: Kdb, businessDate: string): Promise<Clos
 /** The owner's latest ended batch in statement order (the chain's head), if any. */
 export async function latestStatement(
   db: Kdb,
-  owner: PayoutOwner,
+  owner: Owner,
 ): Promise<Pick<BatchRow, 'statement_seq' | 'statement_hash'> | undefined> {
   return db
     .selectFrom('settlement_batches')
@@ -327,7 +323,7 @@ export async function itemsOfBatch(db: Kdb, batchId: string): Promise<ItemRow[]>
 /** The owner's ended batches in statement order, `limit` at most after `afterSeq`. */
 export async function endedBatches(
   db: Kdb,
-  owner: PayoutOwner,
+  owner: Owner,
   afterSeq: number,
   limit: number,
 ): Promise<BatchRow[]> {
@@ -343,7 +339,7 @@ export async function endedBatches(
 }
 
 /** One owner's batch (another owner's is undefined). */
-export async function findOwnBatch(db: Kdb, owner: PayoutOwner, id: string): Promise<BatchRow | undefined> {
+export async function findOwnBatch(db: Kdb, owner: Owner, id: string): Promise<BatchRow | undefined> {
   return db
     .selectFrom('settlement_batches')
     .selectAll()
@@ -356,7 +352,7 @@ export async function findOwnBatch(db: Kdb, owner: PayoutOwner, id: string): Pro
 /** The owner's batch whose automatic payout is `payoutId`, if any. */
 export async function findBatchOfPayout(
   db: Kdb,
-  owner: PayoutOwner,
+  owner: Owner,
   payoutId: string,
 ): Promise<BatchRow | undefined> {
   return db
@@ -387,7 +383,7 @@ function dueReserveBatches(db: Kdb, businessDate: string) {
 }
 
 /** The owner's batches whose reserve is due by `businessDate` and not yet released. */
-export async function dueReserves(db: Kdb, owner: PayoutOwner, businessDate: string): Promise<BatchRow[]> {
+export async function dueReserves(db: Kdb, owner: Owner, businessDate: string): Promise<BatchRow[]> {
   return dueReserveBatches(db, businessDate)
     .selectAll('b')
     .where('b.organization_id', '=', owner.organizationId)
@@ -404,7 +400,7 @@ export async function insertReserveRelease(
 }
 
 /** The owners with a reserve due by `businessDate` and not yet released: a run visits them too. */
-export async function ownersWithDueReserves(db: Kdb, businessDate: string): Promise<PayoutOwner[]> {
+export async function ownersWithDueReserves(db: Kdb, businessDate: string): Promise<Owner[]> {
   const rows = await dueReserveBatches(db, businessDate)
     .select(['b.organization_id', 'b.environment'])
     .distinct()
@@ -423,7 +419,7 @@ export async function reserveReleasesIn(db: Kdb, batchId: string) {
 }
 
 /** The cutoff of the owner's latest batch that released credits (`net` > 0), if any. */
-export async function latestCreditCutoff(db: Kdb, owner: PayoutOwner): Promise<Date | undefined> {
+export async function latestCreditCutoff(db: Kdb, owner: Owner): Promise<Date | undefined> {
   const row = await db
     .selectFrom('settlement_batches')
     .select((eb) => eb.fn.max('cutoff').as('cutoff'))
@@ -436,11 +432,11 @@ export async function latestCreditCutoff(db: Kdb, owner: PayoutOwner): Promise<D
 
 // The set-based forms of a settlement chunk (docs/decisions/0041-settlement-chunks.md).
 
-const ownerList = (owners: readonly PayoutOwner[]) =>
+const ownerList = (owners: readonly Owner[]) =>
   JSON.stringify(owners.map((owner) => ({ o: owner.organizationId, e: owner.environment })));
 
 /** `lockOwner` of every owner, in the order given (the caller sorts them), in one statement. */
-export async function lockOwners(trx: Trx, owners: readonly PayoutOwner[]): Promise<void> {
+export async function lockOwners(trx: Trx, owners: readonly Owner[]): Promise<void> {
   if (owners.length === 0) return;
   const keys = JSON.stringify(
     owners.map((owner) => `settlement:${owner.organizationId}:${owner.environment}`),
@@ -452,7 +448,7 @@ export async function lockOwners(trx: Trx, owners: readonly PayoutOwner[]): Prom
 /** The owners (key `organizationId:environment`) that have a scheduled batch of this business date. */
 export async function ownersWithBatchOn(
   db: Kdb,
-  owners: readonly PayoutOwner[],
+  owners: readonly Owner[],
   businessDate: string,
 ): Promise<Set<string>> {
   if (owners.length === 0) return new Set();
@@ -466,10 +462,7 @@ export async function ownersWithBatchOn(
 }
 
 /** `latestCreditCutoff` of every owner (absent: none). */
-export async function latestCreditCutoffs(
-  db: Kdb,
-  owners: readonly PayoutOwner[],
-): Promise<Map<string, Date>> {
+export async function latestCreditCutoffs(db: Kdb, owners: readonly Owner[]): Promise<Map<string, Date>> {
   if (owners.length === 0) return new Map();
   const rows = await sql<{ organization_id: string; environment: string; cutoff: Date }>`
     select b.organization_id, b.environment, max(b.cutoff) as cutoff
@@ -482,7 +475,7 @@ export async function latestCreditCutoffs(
 /** The owners (of these) with a reserve due by `businessDate` and not yet released. */
 export async function ownersWithDueReservesOf(
   db: Kdb,
-  owners: readonly PayoutOwner[],
+  owners: readonly Owner[],
   businessDate: string,
 ): Promise<Set<string>> {
   if (owners.length === 0) return new Set();
@@ -521,7 +514,7 @@ export async function releasedSourcesOf(trx: Trx, sourceIds: readonly string[]):
 /** `latestStatement` of every owner (absent: no statement yet). */
 export async function latestStatements(
   db: Kdb,
-  owners: readonly PayoutOwner[],
+  owners: readonly Owner[],
 ): Promise<Map<string, { statement_seq: number; statement_hash: string }>> {
   if (owners.length === 0) return new Map();
   const rows = await sql<{ o: string; e: string; statement_seq: number; statement_hash: string }>`

@@ -2,7 +2,6 @@ import pMap from 'p-map';
 import type { Environment } from '../../db/schema.js';
 import { settlementOutcomes } from '../../metrics/registry.js';
 import { err, ok, type Result } from '../../shared/result.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import type { Actor, DayReport, SettlementCommandError } from './batch-types.js';
 import { utcDateOf, type BusinessDate } from '../../shared/business-calendar.js';
 import { CHUNK_OWNERS } from './chunk.js';
@@ -14,6 +13,7 @@ import { LATE_COMMIT_WINDOW_MS } from './release.js';
 import * as settlement from './repository.js';
 import { settleOwner } from './settle-owner.js';
 import { batchView, type BatchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The run of one business date: the set-based chunks first (chunk.ts), then every owner they left one by
@@ -96,11 +96,11 @@ async function ownersOfDay(
   run: BatchContext,
   cutoff: Date,
   businessDate: BusinessDate,
-): Promise<{ owners: Map<string, PayoutOwner>; earlier: BatchRow[] }> {
+): Promise<{ owners: Map<string, Owner>; earlier: BatchRow[] }> {
   const previous = await settlement.latestCutoffBefore(run.db, businessDate);
   // How far before the previous run's cutoff a run looks again for owners (see `release.ts`).
   const after = previous ? new Date(previous.getTime() - LATE_COMMIT_WINDOW_MS) : new Date(0);
-  const owners = new Map<string, PayoutOwner>();
+  const owners = new Map<string, Owner>();
   for (const owner of await run.ledger.ownersWithCredits(after, cutoff))
     owners.set(`${owner.organizationId}:${owner.environment}`, owner);
   for (const owner of await settlement.ownersWithDueReserves(run.db, businessDate))
@@ -130,17 +130,17 @@ async function ownersOfDay(
  */
 async function settleChunks(
   run: BatchContext,
-  owners: ReadonlyMap<string, PayoutOwner>,
+  owners: ReadonlyMap<string, Owner>,
   { cutoff, businessDate }: Period,
   quoteOf: QuoteOf,
   report: DayReport,
   signal: AbortSignal | undefined,
-): Promise<PayoutOwner[]> {
+): Promise<Owner[]> {
   const sorted = [...owners.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
-  const pieces: PayoutOwner[][] = [];
+  const pieces: Owner[][] = [];
   for (let start = 0; start < sorted.length; start += CHUNK_OWNERS)
     pieces.push(sorted.slice(start, start + CHUNK_OWNERS));
-  const rest: PayoutOwner[] = [];
+  const rest: Owner[] = [];
   await pMap(
     pieces,
     async (piece) => {
@@ -172,7 +172,7 @@ async function settleChunks(
 /** The owners the chunks left, each through the per-owner steps (`settleOwner`). */
 async function settleOneByOne(
   run: BatchContext,
-  rest: readonly PayoutOwner[],
+  rest: readonly Owner[],
   { cutoff, businessDate }: Period,
   quoteOf: QuoteOf,
   report: DayReport,

@@ -1,6 +1,5 @@
 import pMap from 'p-map';
 import { settlementOutcomes } from '../../metrics/registry.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import type { BatchDeps, OwnerOutcome } from './batch-types.js';
 import { utcDateOf } from '../../shared/business-calendar.js';
 import type { BatchContext } from './context.js';
@@ -9,6 +8,7 @@ import { payOut, runQuotes, type QuoteOf } from './pay-out.js';
 import type { ReleaseOptions, ReleaseOutcome } from './release-types.js';
 import * as settlement from './repository.js';
 import { batchView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * One owner's batch through the per-owner steps: the release, then the payout phase (pay-out.ts); the
@@ -18,7 +18,7 @@ import { batchView } from './views.js';
 /** One owner's batch of a business date: the release, then the payout phase. Safe to repeat. */
 export async function settleOwner(
   deps: BatchDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   options: ReleaseOptions,
   quoteOf: QuoteOf = deps.payouts.quote,
 ): Promise<OwnerOutcome> {
@@ -34,7 +34,7 @@ export async function settleOwner(
  * A batch an earlier call (or run) released but did not pay out, its process killed in between, is paid
  * out first: the call finishes what was left, then releases what came since.
  */
-export async function settleNow(deps: BatchDeps, owner: PayoutOwner): Promise<OwnerOutcome> {
+export async function settleNow(deps: BatchDeps, owner: Owner): Promise<OwnerOutcome> {
   let resumed: { batch: BatchRow; settled: boolean } | undefined;
   for (const open of await settlement.releasedOf(deps.db, owner)) {
     resumed = await payOut(deps, open.id, owner, deps.payouts.quote);

@@ -1,9 +1,9 @@
 import { err, ok, type Result } from '../../shared/result.js';
-import type { PayoutOwner } from '../payouts/ports.js';
 import type { BatchDeps, StatementVerification } from './batch-types.js';
 import type { BatchRow, ItemRow } from './model.js';
 import * as settlement from './repository.js';
 import { statementContent, statementHash, type Statement } from './statement.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * An owner's recorded statements, read back and verified: each rebuilt from its batch's stored row and
@@ -16,7 +16,7 @@ import { statementContent, statementHash, type Statement } from './statement.js'
  */
 export async function batchStatement(
   deps: BatchDeps,
-  owner: PayoutOwner,
+  owner: Owner,
   id: string,
 ): Promise<Result<Statement, { code: 'not_found' | 'not_ready' }>> {
   const { db } = deps;
@@ -40,7 +40,7 @@ export async function batchStatement(
  * Recomputes every statement of the owner's chain from the stored rows and checks each against the hash
  * recorded when its batch ended and against the previous link.
  */
-export async function verifyStatements(deps: BatchDeps, owner: PayoutOwner): Promise<StatementVerification> {
+export async function verifyStatements(deps: BatchDeps, owner: Owner): Promise<StatementVerification> {
   const { db } = deps;
   const problems: StatementVerification['problems'] = [];
   let checked = 0;

@@ -4,12 +4,13 @@ import { checkAddress } from '../../shared/chain-address.js';
 import { requestChange } from './changes.js';
 import { becomeDefault } from './default.js';
 import type { WalletError } from './errors.js';
-import type { WalletChangeRow, WalletOwner } from './model.js';
+import type { WalletChangeRow } from './model.js';
 import { auditEntry, nudgeAfter } from './notices.js';
 import * as repo from './repository.js';
 import { walletView, type WalletCreate, type WalletView } from './schemas.js';
 import type { WalletServiceDeps } from './deps.js';
 import type { WalletActor } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * Adds a wallet. A sandbox wallet is active at once; a live one is pending, with an `add` change an
@@ -17,7 +18,7 @@ import type { WalletActor } from './types.js';
  */
 export async function create(
   deps: WalletServiceDeps,
-  owner: WalletOwner,
+  owner: Owner,
   input: WalletCreate,
   by: WalletActor,
 ): Promise<Result<WalletView, WalletError>> {

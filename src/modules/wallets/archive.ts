@@ -1,16 +1,16 @@
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WalletError } from './errors.js';
-import type { WalletOwner } from './model.js';
 import { auditEntry } from './notices.js';
 import * as repo from './repository.js';
 import { walletView, type WalletView } from './schemas.js';
 import type { WalletServiceDeps } from './deps.js';
 import type { WalletActor } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** An active wallet that is neither the default nor under a change receives no more payouts. */
 export async function archive(
   deps: WalletServiceDeps,
-  owner: WalletOwner,
+  owner: Owner,
   id: string,
   by: WalletActor,
 ): Promise<Result<WalletView, WalletError>> {

@@ -4,12 +4,13 @@ import { sha256Hex } from '../../shared/crypto.js';
 import { newId } from '../../shared/ids.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WalletError } from './errors.js';
-import type { WalletChangeRow, WalletOwner, WalletRow } from './model.js';
+import type { WalletChangeRow, WalletRow } from './model.js';
 import { auditEntry, notify } from './notices.js';
 import * as repo from './repository.js';
 import { changeView, type WalletChangeView } from './schemas.js';
 import type { WalletServiceDeps } from './deps.js';
 import type { WalletActor } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** Opens a live change: `awaiting_confirmation`, a single-use link to the owners, everyone told. */
 export async function requestChange(
@@ -88,7 +89,7 @@ async function cancelLocked(
   deps: WalletServiceDeps,
   trx: Trx,
   changeId: string,
-  owner: WalletOwner | undefined,
+  owner: Owner | undefined,
   by: WalletActor,
   reason: string | null,
 ): Promise<Result<WalletChangeView, WalletError>> {
@@ -109,7 +110,7 @@ async function cancelLocked(
 /** The merchant cancels its own open change (an added wallet is canceled with it). */
 export async function cancelChange(
   deps: WalletServiceDeps,
-  owner: WalletOwner,
+  owner: Owner,
   changeId: string,
   by: WalletActor,
 ): Promise<Result<WalletChangeView, WalletError>> {

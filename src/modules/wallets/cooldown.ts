@@ -3,11 +3,12 @@ import { err, ok, type Result } from '../../shared/result.js';
 import { close } from './changes.js';
 import { becomeDefault } from './default.js';
 import type { WalletError } from './errors.js';
-import type { WalletChangeRow, WalletOwner } from './model.js';
+import type { WalletChangeRow } from './model.js';
 import { auditEntry, notify } from './notices.js';
 import * as repo from './repository.js';
 import type { WalletServiceDeps } from './deps.js';
 import type { WalletActor } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 // The cool-down of confirmed changes: how long it lasts, and the change that applies at its end.
 
@@ -19,15 +20,15 @@ export async function cooldownMs(deps: WalletServiceDeps, db: Kdb, organizationI
 }
 
 /** The owners of these changes, each once, in the one order a transaction takes several owners' locks. */
-function ownerLockOrder(changes: readonly WalletChangeRow[]): WalletOwner[] {
-  const owners = new Map<string, WalletOwner>();
+function ownerLockOrder(changes: readonly WalletChangeRow[]): Owner[] {
+  const owners = new Map<string, Owner>();
   for (const change of changes) {
     owners.set(`${change.organization_id}:${change.environment}`, {
       organizationId: change.organization_id,
       environment: change.environment,
     });
   }
-  return [...owners.keys()].sort().map((key) => owners.get(key) as WalletOwner);
+  return [...owners.keys()].sort().map((key) => owners.get(key) as Owner);
 }
 
 /**

@@ -2,13 +2,14 @@ import type { Trx } from '../../db/database.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import { requestChange } from './changes.js';
 import type { WalletError } from './errors.js';
-import type { WalletOwner, WalletRow } from './model.js';
+import type { WalletRow } from './model.js';
 import { viewOf } from './listing.js';
 import { auditEntry, nudgeAfter } from './notices.js';
 import * as repo from './repository.js';
 import { walletView, type WalletView } from './schemas.js';
 import type { WalletServiceDeps } from './deps.js';
 import type { WalletActor } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
 /** Makes the wallet the default now, announcing it (`wallet.default_changed`). */
 export async function becomeDefault(
@@ -32,10 +33,7 @@ export async function becomeDefault(
 }
 
 /** The environment's default wallet as it stands (a change still cooling down has not taken effect). */
-export async function defaultWallet(
-  deps: WalletServiceDeps,
-  owner: WalletOwner,
-): Promise<WalletView | undefined> {
+export async function defaultWallet(deps: WalletServiceDeps, owner: Owner): Promise<WalletView | undefined> {
   const wallet = await repo.defaultWallet(deps.db, owner);
   return wallet ? viewOf(deps.db, wallet) : undefined;
 }
@@ -43,7 +41,7 @@ export async function defaultWallet(
 /** A sandbox default moves at once; a live one is a change an owner confirms and that cools down. */
 export async function makeDefault(
   deps: WalletServiceDeps,
-  owner: WalletOwner,
+  owner: Owner,
   id: string,
   by: WalletActor,
 ): Promise<Result<WalletView, WalletError>> {

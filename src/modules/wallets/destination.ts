@@ -1,16 +1,17 @@
 import type { Trx } from '../../db/database.js';
 import type { PayoutWallets } from '../payouts/ports.js';
 import { apply } from './cooldown.js';
-import type { WalletOwner, WalletRow } from './model.js';
+import type { WalletRow } from './model.js';
 import * as repo from './repository.js';
 import type { WalletServiceDeps } from './deps.js';
+import type { Owner } from '../../shared/owner.js';
 
 // Where payouts go: the wallets module's side of the payouts module's port.
 
 export async function destination(
   deps: WalletServiceDeps,
   trx: Trx,
-  owner: WalletOwner,
+  owner: Owner,
   walletId: string | undefined,
 ): ReturnType<PayoutWallets['destination']> {
   // A change whose cool-down has passed applies here, so a payout never waits for the job; one that
@@ -31,7 +32,7 @@ export async function destination(
 export async function defaultDestinations(
   deps: WalletServiceDeps,
   trx: Trx,
-  owners: readonly WalletOwner[],
+  owners: readonly Owner[],
 ): ReturnType<PayoutWallets['defaultDestinations']> {
   const { changeDue, defaults } = await repo.defaultWalletsOf(trx, owners, deps.clock.now());
   const wanted = new Set(owners.map((owner) => `${owner.organizationId}:${owner.environment}`));

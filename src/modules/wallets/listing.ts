@@ -2,10 +2,11 @@ import type { Kdb } from '../../db/database.js';
 import { toPage } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WalletError } from './errors.js';
-import type { WalletChangeRow, WalletOwner, WalletRow, WalletStatus } from './model.js';
+import type { WalletChangeRow, WalletRow, WalletStatus } from './model.js';
 import * as repo from './repository.js';
 import { changeView, walletView, type WalletChangeView, type WalletView } from './schemas.js';
 import type { WalletServiceDeps } from './deps.js';
+import type { Owner } from '../../shared/owner.js';
 
 // What the API, the dashboard and the operator read: wallets and changes, as views.
 
@@ -16,7 +17,7 @@ export async function viewOf(dbOrTrx: Kdb, wallet: WalletRow): Promise<WalletVie
 
 export async function list(
   deps: WalletServiceDeps,
-  owner: WalletOwner,
+  owner: Owner,
   { limit, cursor, status }: { limit: number; cursor?: string; status?: WalletStatus },
 ): Promise<Result<{ data: WalletView[]; nextCursor: string | null }, WalletError>> {
   const { db } = deps;
@@ -51,7 +52,7 @@ export async function list(
 
 export async function get(
   deps: WalletServiceDeps,
-  owner: WalletOwner,
+  owner: Owner,
   id: string,
 ): Promise<Result<WalletView, WalletError>> {
   const wallet = await repo.findWallet(deps.db, owner, id);
@@ -61,7 +62,7 @@ export async function get(
 /** The dashboard's page: every wallet of the environment (newest first) and the open changes. */
 export async function overview(
   deps: WalletServiceDeps,
-  owner: WalletOwner,
+  owner: Owner,
   limit: number,
 ): Promise<{ wallets: WalletView[]; changes: WalletChangeView[] }> {
   const { db } = deps;

@@ -1,6 +1,5 @@
 import type { Selectable } from 'kysely';
 import type {
-  Environment,
   WalletChangeKind,
   WalletChangesTable,
   WalletChangeStatus,
@@ -13,12 +12,6 @@ export type { WalletChangeKind, WalletChangeStatus, WalletStatus };
 
 export type WalletRow = Selectable<WalletsTable>;
 export type WalletChangeRow = Selectable<WalletChangesTable>;
-
-/** The organization and environment a wallet belongs to. */
-export interface WalletOwner {
-  organizationId: string;
-  environment: Environment;
-}
 
 /**
  * A wallet is `pending` until its addition is confirmed and has cooled down (live only), then `active`;

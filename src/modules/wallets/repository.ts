@@ -10,10 +10,10 @@ import {
   WALLET_TRANSITIONS,
   type WalletChangeRow,
   type WalletChangeStatus,
-  type WalletOwner,
   type WalletRow,
   type WalletStatus,
 } from './model.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * The only writer of `wallets`, `wallet_changes` and `wallet_settings`; a wallet's and a change's
@@ -28,7 +28,7 @@ export type ChangePatch = Omit<Updateable<WalletChangesTable>, 'id' | 'status'>;
  * move its default, so that each sees the addresses and the default the previous one left (the unique
  * indexes `wallets_address_idx` and `wallets_one_default_idx` would otherwise refuse the later one).
  */
-export async function lockOwner(trx: Trx, owner: WalletOwner): Promise<void> {
+export async function lockOwner(trx: Trx, owner: Owner): Promise<void> {
   await lockUntilCommit(trx, `wallets:${owner.organizationId}:${owner.environment}`);
 }
 
@@ -36,7 +36,7 @@ export async function insertWallet(trx: Trx, values: Insertable<WalletsTable>): 
   return trx.insertInto('wallets').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function findWallet(db: Kdb, owner: WalletOwner, id: string): Promise<WalletRow | undefined> {
+export async function findWallet(db: Kdb, owner: Owner, id: string): Promise<WalletRow | undefined> {
   return db
     .selectFrom('wallets')
     .selectAll()
@@ -46,7 +46,7 @@ export async function findWallet(db: Kdb, owner: WalletOwner, id: string): Promi
     .executeTakeFirst();
 }
 
-export async function lockWallet(trx: Trx, owner: WalletOwner, id: string): Promise<WalletRow | undefined> {
+export async function lockWallet(trx: Trx, owner: Owner, id: string): Promise<WalletRow | undefined> {
   return trx
     .selectFrom('wallets')
     .selectAll()
@@ -64,7 +64,7 @@ export async function findWalletById(db: Kdb, id: string): Promise<WalletRow | u
 /** The active wallet with this address, or the one waiting for its addition (the unique index's set). */
 export async function findLiveAddress(
   trx: Trx,
-  owner: WalletOwner,
+  owner: Owner,
   network: string,
   address: string,
 ): Promise<WalletRow | undefined> {
@@ -79,7 +79,7 @@ export async function findLiveAddress(
     .executeTakeFirst();
 }
 
-export async function defaultWallet(db: Kdb, owner: WalletOwner): Promise<WalletRow | undefined> {
+export async function defaultWallet(db: Kdb, owner: Owner): Promise<WalletRow | undefined> {
   return db
     .selectFrom('wallets')
     .selectAll()
@@ -91,7 +91,7 @@ export async function defaultWallet(db: Kdb, owner: WalletOwner): Promise<Wallet
 
 export async function listWallets(
   db: Kdb,
-  owner: WalletOwner,
+  owner: Owner,
   page: { limit: number; after?: Cursor; status?: WalletStatus },
 ): Promise<WalletRow[]> {
   let query = db
@@ -112,12 +112,7 @@ export async function listWallets(
  * Moves the default to `walletId` (null: no default): the old default is cleared first, so the partial
  * unique index (one default per organization and environment) holds at every statement.
  */
-export async function moveDefault(
-  trx: Trx,
-  owner: WalletOwner,
-  walletId: string,
-  now: Date,
-): Promise<WalletRow> {
+export async function moveDefault(trx: Trx, owner: Owner, walletId: string, now: Date): Promise<WalletRow> {
   await trx
     .updateTable('wallets')
     .set({ is_default: false, updated_at: now })
@@ -199,7 +194,7 @@ export async function openChangesOf(db: Kdb, walletIds: readonly string[]): Prom
 }
 
 /** The owner's open changes, oldest first. */
-export async function openChangesFor(db: Kdb, owner: WalletOwner): Promise<WalletChangeRow[]> {
+export async function openChangesFor(db: Kdb, owner: Owner): Promise<WalletChangeRow[]> {
   return db
     .selectFrom('wallet_changes')
     .selectAll()
@@ -233,7 +228,7 @@ export async function lockDueChanges(
   trx: Trx,
   now: Date,
   limit: number,
-  owner?: WalletOwner,
+  owner?: Owner,
 ): Promise<WalletChangeRow[]> {
   let query = trx
     .selectFrom('wallet_changes')
@@ -318,7 +313,7 @@ export async function upsertCooldown(
  */
 export async function defaultWalletsOf(
   db: Kdb,
-  owners: readonly WalletOwner[],
+  owners: readonly Owner[],
   now: Date,
 ): Promise<{ changeDue: Set<string>; defaults: WalletRow[] }> {
   if (owners.length === 0) return { changeDue: new Set(), defaults: [] };

@@ -10,34 +10,32 @@ import type { WalletServiceDeps } from './deps.js';
 import { defaultDestinations, destination } from './destination.js';
 import type { WalletError } from './errors.js';
 import { get, list, listChanges, overview } from './listing.js';
-import type { WalletChangeRow, WalletOwner, WalletStatus } from './model.js';
+import type { WalletChangeRow, WalletStatus } from './model.js';
 import type { WalletChangeView, WalletCreate, WalletView } from './schemas.js';
 import type { ConfirmationView, Confirmer, ConfirmRefusal, WalletActor } from './types.js';
+import type { Owner } from '../../shared/owner.js';
 
-export type { WalletOwner };
+export type { Owner };
 
 export interface WalletService extends PayoutWallets {
-  create(owner: WalletOwner, input: WalletCreate, by: WalletActor): Promise<Result<WalletView, WalletError>>;
+  create(owner: Owner, input: WalletCreate, by: WalletActor): Promise<Result<WalletView, WalletError>>;
   list(
-    owner: WalletOwner,
+    owner: Owner,
     page: { limit: number; cursor?: string; status?: WalletStatus },
   ): Promise<Result<{ data: WalletView[]; nextCursor: string | null }, WalletError>>;
-  get(owner: WalletOwner, id: string): Promise<Result<WalletView, WalletError>>;
+  get(owner: Owner, id: string): Promise<Result<WalletView, WalletError>>;
   /** The environment's default wallet as it stands (a change still cooling down has not taken effect). */
-  defaultWallet(owner: WalletOwner): Promise<WalletView | undefined>;
-  makeDefault(owner: WalletOwner, id: string, by: WalletActor): Promise<Result<WalletView, WalletError>>;
-  archive(owner: WalletOwner, id: string, by: WalletActor): Promise<Result<WalletView, WalletError>>;
+  defaultWallet(owner: Owner): Promise<WalletView | undefined>;
+  makeDefault(owner: Owner, id: string, by: WalletActor): Promise<Result<WalletView, WalletError>>;
+  archive(owner: Owner, id: string, by: WalletActor): Promise<Result<WalletView, WalletError>>;
   /** The merchant cancels its own open change (an added wallet is canceled with it). */
   cancelChange(
-    owner: WalletOwner,
+    owner: Owner,
     changeId: string,
     by: WalletActor,
   ): Promise<Result<WalletChangeView, WalletError>>;
   /** The dashboard's page: every wallet of the environment (newest first) and the open changes. */
-  overview(
-    owner: WalletOwner,
-    limit: number,
-  ): Promise<{ wallets: WalletView[]; changes: WalletChangeView[] }>;
+  overview(owner: Owner, limit: number): Promise<{ wallets: WalletView[]; changes: WalletChangeView[] }>;
   /** What the e-mailed link shows, without using it. */
   inspectConfirmation(token: string): Promise<ConfirmationView>;
   /** An owner confirms: the change cools down (or applies at once when the cool-down is zero). */

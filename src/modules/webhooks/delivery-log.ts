@@ -7,8 +7,9 @@ import {
   type EndpointAttempt,
 } from './repository.js';
 import type { ChargeDelivery, WebhookEndpointServiceDeps } from './endpoint-types.js';
-import { selectsKind, type Owner } from './model.js';
+import { selectsKind } from './model.js';
 import { attemptView, deliveryView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 export const CHARGE_ATTEMPTS_LIMIT = 20;
 export const CHARGE_DELIVERIES_LIMIT = 50;

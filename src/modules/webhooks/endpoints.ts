@@ -2,7 +2,6 @@ import type { ValidationIssue } from '../../http/errors.js';
 import { newId } from '../../shared/ids.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WebhookError } from './errors.js';
-import type { Owner } from './model.js';
 import {
   countEndpoints,
   failPendingDeliveries,
@@ -16,6 +15,7 @@ import type { WebhookEndpointServiceDeps } from './endpoint-types.js';
 import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl, privateTargetAllowed } from './url-guard.js';
 import { endpointView, notFound } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 /**
  * Endpoints an organization may have in one environment (ADR 0061): every event is delivered to each

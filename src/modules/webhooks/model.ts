@@ -1,4 +1,3 @@
-import type { Environment } from '../../db/schema.js';
 import type { Transitions } from '../../shared/state-machine.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -29,11 +28,3 @@ export const ENDPOINT_TRANSITIONS: Transitions<EndpointStatus> = {
   enabled: ['disabled'],
   disabled: ['enabled', 'disabled'],
 };
-
-/** Whose webhook objects: an organization in one environment. */
-export interface Owner {
-  organizationId: string;
-  environment: Environment;
-  /** The API key making the request, recorded on the endpoint it creates (issue 11); absent in the dashboard. */
-  keyId?: string;
-}

@@ -10,7 +10,7 @@ import type {
 import { olderThan, type Cursor } from '../../shared/pagination.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { DELIVERY_TRANSITIONS, type DeliveryStatus } from './model.js';
-import type { Owner } from './model.js';
+import type { Owner } from '../../shared/owner.js';
 
 export type { Owner };
 

@@ -1,10 +1,11 @@
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WebhookError } from './errors.js';
-import { selectsKind, type Owner } from './model.js';
+import { selectsKind } from './model.js';
 import { findDelivery, transitionDelivery } from './repository.js';
 import type { WebhookDeliveryView } from './schemas.js';
 import type { WebhookEndpointServiceDeps } from './endpoint-types.js';
 import { deliveryView } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 export async function retryDelivery(
   deps: WebhookEndpointServiceDeps,

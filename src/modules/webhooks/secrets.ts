@@ -1,11 +1,11 @@
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WebhookError } from './errors.js';
-import type { Owner } from './model.js';
 import { findEndpoint } from './repository.js';
 import type { RotateSecret, SwitchSecret, WebhookEndpointView } from './schemas.js';
 import type { WebhookEndpointServiceDeps } from './endpoint-types.js';
 import { generateWebhookSecret } from './signing.js';
 import { endpointView, notFound } from './views.js';
+import type { Owner } from '../../shared/owner.js';
 
 export const DEFAULT_GRACE_SECONDS = 86_400;
 /** How long a switch of secrets holds the endpoint's deliveries by default (ADR 0068). */

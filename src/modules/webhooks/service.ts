@@ -13,7 +13,7 @@ import type {
   WebhookEndpointServiceDeps,
 } from './endpoint-types.js';
 import { createEndpoint, getEndpoint, listEndpointsOf, removeEndpoint, updateEndpoint } from './endpoints.js';
-import type { EndpointAttempt, Owner } from './repository.js';
+import type { EndpointAttempt } from './repository.js';
 import { retryDelivery } from './retry.js';
 import type {
   RotateSecret,
@@ -26,6 +26,7 @@ import type {
 } from './schemas.js';
 import type { WebhookError } from './errors.js';
 import { resumeDeliveries, rotateSecret, switchSecret } from './secrets.js';
+import type { Owner } from '../../shared/owner.js';
 
 export type { WebhookError } from './errors.js';
 export type { EndpointAttempt };

@@ -6,10 +6,10 @@ import {
   CREATION_TRANSITIONS,
   TRANSITIONS,
   type ChargeCreationState,
-  type ChargeOwner,
   type ChargeRow,
   type ChargeStatus,
 } from '../model.js';
+import type { Owner } from '../../../shared/owner.js';
 
 /**
  * The only writer of the `charges` table (docs/decisions/0022-state-machines.md). Its two states move
@@ -26,7 +26,7 @@ export async function findById(db: Kdb, id: string): Promise<ChargeRow | undefin
 }
 
 /** A charge its owner can see: created, in the owner's organization and environment. */
-export async function findVisible(db: Kdb, owner: ChargeOwner, id: string): Promise<ChargeRow | undefined> {
+export async function findVisible(db: Kdb, owner: Owner, id: string): Promise<ChargeRow | undefined> {
   return db
     .selectFrom('charges')
     .selectAll()
@@ -38,7 +38,7 @@ export async function findVisible(db: Kdb, owner: ChargeOwner, id: string): Prom
 }
 
 /** The same, under the row lock until the caller's transaction ends. */
-export async function lockVisible(trx: Trx, owner: ChargeOwner, id: string): Promise<ChargeRow | undefined> {
+export async function lockVisible(trx: Trx, owner: Owner, id: string): Promise<ChargeRow | undefined> {
   return trx
     .selectFrom('charges')
     .selectAll()

@@ -4,15 +4,16 @@ import { definedColumns, precompiled } from '../../../db/precompiled.js';
 import type { Companion } from '../../../shared/idempotent-write.js';
 import type { ChargesTable } from '../../../db/schema.js';
 import { assertAllowed } from '../../../shared/state-machine.js';
-import { CREATION_TRANSITIONS, type ChargeOwner, type ChargeRow } from '../model.js';
+import { CREATION_TRANSITIONS, type ChargeRow } from '../model.js';
 import type { ChargeInsert, ChargePatch } from './charges.js';
+import type { Owner } from '../../../shared/owner.js';
 
 /** The statements of two-phase charge creation (ADRs 0007, 0046) and of its recovery. */
 
 /** The `creating` or `created` charge of the owner holding an idempotency key (at most one), of any age. */
 export async function findByIdempotencyKey(
   db: Kdb,
-  owner: ChargeOwner,
+  owner: Owner,
   key: string,
 ): Promise<ChargeRow | undefined> {
   return db
@@ -28,7 +29,7 @@ export async function findByIdempotencyKey(
 /** The created charge holding a merchant reference, if any. */
 export async function findReferenceHolder(
   db: Kdb,
-  owner: ChargeOwner,
+  owner: Owner,
   merchantReference: string,
 ): Promise<string | undefined> {
   const row = await db
@@ -67,7 +68,7 @@ export async function interruptedCreations(
  */
 export async function releaseForgottenKey(
   trx: Trx,
-  owner: ChargeOwner,
+  owner: Owner,
   key: string,
   forgottenBefore: Date,
 ): Promise<void> {

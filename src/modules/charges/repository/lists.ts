@@ -2,11 +2,12 @@ import { sql } from 'kysely';
 import type { Kdb } from '../../../db/database.js';
 import type { PaymentMethod } from '../../../db/schema.js';
 import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../../shared/pagination.js';
-import type { ChargeOwner, ChargeRow, ChargeStatus } from '../model.js';
+import type { ChargeRow, ChargeStatus } from '../model.js';
+import type { Owner } from '../../../shared/owner.js';
 
 export async function listVisible(
   db: Kdb,
-  owner: ChargeOwner,
+  owner: Owner,
   filter: { customerId?: string | undefined },
   after: Cursor | undefined,
   limit: number,
@@ -95,7 +96,7 @@ export interface ChargeSearch {
  */
 export async function searchVisible(
   db: Kdb,
-  owner: ChargeOwner,
+  owner: Owner,
   filter: ChargeSearch,
   sort: ChargeSort,
   after: Cursor | undefined,
@@ -160,7 +161,7 @@ export async function searchVisible(
  */
 export async function pageCreatedIn(
   db: Kdb,
-  owner: ChargeOwner,
+  owner: Owner,
   window: CreatedWindow,
   after: Cursor | undefined,
   limit: number,

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Kdb } from '../../../db/database.js';
 import type { Environment, LedgerAccount } from '../../../db/schema.js';
-import type { Balance, LedgerOwner } from '../model.js';
+import type { Balance } from '../model.js';
+import type { Owner } from '../../../shared/owner.js';
 
 /**
  * The signed balances (debits positive) of an owner's accounts in one currency: each account's checkpoint
@@ -12,7 +13,7 @@ import type { Balance, LedgerOwner } from '../model.js';
  */
 async function accountBalances(
   db: Kdb,
-  owner: LedgerOwner,
+  owner: Owner,
   accounts: readonly LedgerAccount[],
   currency: 'TRY',
 ): Promise<Map<LedgerAccount, bigint>> {
@@ -47,18 +48,18 @@ async function accountBalances(
 }
 
 /** What the merchant is owed on one of its accounts (credit balances, shown positive), as decimal text. */
-async function owed(db: Kdb, owner: LedgerOwner, account: LedgerAccount, currency: 'TRY'): Promise<string> {
+async function owed(db: Kdb, owner: Owner, account: LedgerAccount, currency: 'TRY'): Promise<string> {
   const balances = await accountBalances(db, owner, [account], currency);
   return (-(balances.get(account) ?? 0n)).toString();
 }
 
 /** The owner's available balance in one currency (what `merchant_available` owes it), as decimal text. */
-export async function sumAvailable(db: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<string> {
+export async function sumAvailable(db: Kdb, owner: Owner, currency: 'TRY'): Promise<string> {
   return owed(db, owner, 'merchant_available', currency);
 }
 
 /** The owner's pending balance in one currency (what the merchant is owed), as decimal text. */
-export async function sumPending(db: Kdb, owner: LedgerOwner, currency: 'TRY'): Promise<string> {
+export async function sumPending(db: Kdb, owner: Owner, currency: 'TRY'): Promise<string> {
   return owed(db, owner, 'merchant_pending', currency);
 }
 
@@ -66,7 +67,7 @@ export async function sumPending(db: Kdb, owner: LedgerOwner, currency: 'TRY'): 
 export async function findNegativePending(
   db: Kdb,
   limit: number,
-): Promise<Array<LedgerOwner & { currency: 'TRY'; pending: string }>> {
+): Promise<Array<Owner & { currency: 'TRY'; pending: string }>> {
   const rows = await db
     .selectFrom('ledger_postings')
     .select(['organization_id', 'environment', 'currency'])
@@ -91,7 +92,7 @@ export async function findNegativePending(
  */
 export async function sumMerchantBalances(
   db: Kdb,
-  owner: LedgerOwner,
+  owner: Owner,
   currency: 'TRY',
 ): Promise<Omit<Balance, 'debt'>> {
   const balances = await accountBalances(
@@ -116,7 +117,7 @@ export async function sumMerchantBalances(
  */
 export async function accountBalanceOf(
   db: Kdb,
-  owners: readonly LedgerOwner[],
+  owners: readonly Owner[],
   account: LedgerAccount,
   currency: 'TRY',
 ): Promise<Map<string, bigint>> {

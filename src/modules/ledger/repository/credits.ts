@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type { Kdb, Trx } from '../../../db/database.js';
 import type { Environment } from '../../../db/schema.js';
-import type { LedgerOwner } from '../model.js';
 import type { EntryCharge } from './entries.js';
+import type { Owner } from '../../../shared/owner.js';
 
 /** A charge or refund entry as settlement releases it (TRY minor units, decimal text). */
 export interface PendingCredit {
@@ -28,7 +28,7 @@ const chargeOfEntry = (row: {
 /** The owner's charge and refund entries created in (after, upTo], oldest first. */
 export async function findPendingCredits(
   trx: Trx,
-  owner: LedgerOwner,
+  owner: Owner,
   after: Date,
   upTo: Date,
 ): Promise<PendingCredit[]> {
@@ -70,7 +70,7 @@ export async function findPendingCredits(
 }
 
 /** The owners with charge or refund entries created in (after, upTo]: whom a settlement batch run visits. */
-export async function findOwnersWithCredits(db: Kdb, after: Date, upTo: Date): Promise<LedgerOwner[]> {
+export async function findOwnersWithCredits(db: Kdb, after: Date, upTo: Date): Promise<Owner[]> {
   const rows = await db
     .selectFrom('journal_entries')
     .select(['organization_id', 'environment'])
@@ -96,7 +96,7 @@ export interface ChargeFee {
  */
 export async function findChargeFees(
   db: Kdb,
-  owner: LedgerOwner,
+  owner: Owner,
   chargeIds: readonly string[],
 ): Promise<Map<string, ChargeFee>> {
   if (chargeIds.length === 0) return new Map();
@@ -124,9 +124,9 @@ export async function findChargeFees(
 /** Each owner's charge and refund entries created in (its `after`, upTo], oldest first, with the owner. */
 export async function findPendingCreditsOf(
   trx: Trx,
-  owners: ReadonlyArray<LedgerOwner & { after: Date }>,
+  owners: ReadonlyArray<Owner & { after: Date }>,
   upTo: Date,
-): Promise<Array<PendingCredit & LedgerOwner>> {
+): Promise<Array<PendingCredit & Owner>> {
   if (owners.length === 0) return [];
   const list = JSON.stringify(
     owners.map((owner) => ({ o: owner.organizationId, e: owner.environment, a: owner.after.toISOString() })),

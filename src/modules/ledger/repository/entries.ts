@@ -2,10 +2,10 @@
 import { sql } from 'kysely';
 import type { Kdb, Trx } from '../../../db/database.js';
 import type { JournalEntryKind, LedgerAccount } from '../../../db/schema.js';
-import type { LedgerOwner } from '../model.js';
+import type { Owner } from '../../../shared/owner.js';
 
 export interface NewEntry {
-  owner: LedgerOwner;
+  owner: Owner;
   kind: JournalEntryKind;
   sourceId: string;
   currency: 'TRY';
@@ -27,7 +27,7 @@ export interface Posting {
 
 export interface StoredEntry {
   id: string;
-  owner: LedgerOwner;
+  owner: Owner;
   currency: 'TRY';
   postings: Posting[];
 }
@@ -121,7 +121,7 @@ export interface EntryLines {
  */
 export async function findEntriesOf(
   db: Kdb,
-  owner: LedgerOwner,
+  owner: Owner,
   sources: ReadonlyArray<{ kind: JournalEntryKind; sourceId: string }>,
 ): Promise<EntryLines[]> {
   if (sources.length === 0) return [];
@@ -170,7 +170,7 @@ export async function findEntriesOf(
 export async function insertEntriesWithPostings(
   trx: Trx,
   kind: JournalEntryKind,
-  entries: ReadonlyArray<{ owner: LedgerOwner; sourceId: string; postings: Posting[] }>,
+  entries: ReadonlyArray<{ owner: Owner; sourceId: string; postings: Posting[] }>,
   currency: 'TRY',
   now: Date,
 ): Promise<Set<string>> {

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import type { Trx } from '../../../db/database.js';
 import { lockUntilCommit } from '../../../db/locks.js';
-import type { LedgerOwner } from '../model.js';
+import type { Owner } from '../../../shared/owner.js';
 
 /**
  * Serialises, until the end of the caller's transaction, the writers that can lower one owner's pending
  * balance (refunds today, settlement later), so that each sees the balance the previous one left.
  */
-export async function lockPendingBalance(trx: Trx, owner: LedgerOwner, currency: 'TRY'): Promise<void> {
+export async function lockPendingBalance(trx: Trx, owner: Owner, currency: 'TRY'): Promise<void> {
   await lockUntilCommit(trx, `ledger-pending:${owner.organizationId}:${owner.environment}:${currency}`);
 }
 
@@ -15,7 +15,7 @@ export async function lockPendingBalance(trx: Trx, owner: LedgerOwner, currency:
  * Serialises, until the end of the caller's transaction, the writers that lower one owner's available
  * balance (payouts), so that concurrent payouts can never together spend more than is available.
  */
-export async function lockAvailableBalance(trx: Trx, owner: LedgerOwner, currency: 'TRY'): Promise<void> {
+export async function lockAvailableBalance(trx: Trx, owner: Owner, currency: 'TRY'): Promise<void> {
   await lockUntilCommit(trx, `ledger-available:${owner.organizationId}:${owner.environment}:${currency}`);
 }
 
@@ -33,7 +33,7 @@ export async function lockKeys(trx: Trx, keys: readonly string[]): Promise<void>
   );
 }
 
-export const pendingLockKey = (owner: LedgerOwner, currency: 'TRY') =>
+export const pendingLockKey = (owner: Owner, currency: 'TRY') =>
   `ledger-pending:${owner.organizationId}:${owner.environment}:${currency}`;
-export const availableLockKey = (owner: LedgerOwner, currency: 'TRY') =>
+export const availableLockKey = (owner: Owner, currency: 'TRY') =>
   `ledger-available:${owner.organizationId}:${owner.environment}:${currency}`;
