@@ -29,7 +29,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Kdb } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { createLedger, type Ledger } from '../src/modules/ledger/index.js';
+import { createLedgerService, type LedgerService } from '../src/modules/ledger/index.js';
 import { feeRateIn } from '../src/modules/organizations/fee-rates.js';
 import { DEFAULT_FEES } from '../src/modules/organizations/types.js';
 import { migrationsDir } from '../src/paths.js';
@@ -194,7 +194,7 @@ const plainPending = (db: Kdb) =>
       and account = 'merchant_pending'`.execute(db);
 
 /** Whether the balance read equals the plain sums of the four merchant accounts. */
-async function check(db: Kdb, ledger: Ledger) {
+async function check(db: Kdb, ledger: LedgerService) {
   const sums = await sql<{ account: string; owed: string }>`
     select account, (-sum(amount))::text as owed from ledger_postings
     where organization_id = ${OWNER.organizationId} and environment = ${OWNER.environment}
@@ -243,7 +243,7 @@ interface BalancePlan {
  * node-postgres's client (as bench/settlement.ts counts statements) and run again under EXPLAIN ANALYZE
  * with its own parameters, so the bench keeps no copy of the ledger's SQL.
  */
-async function balancePlan(url: string, ledger: Ledger): Promise<BalancePlan> {
+async function balancePlan(url: string, ledger: LedgerService): Promise<BalancePlan> {
   type Query = (...args: unknown[]) => unknown;
   const prototype = pg.Client.prototype as unknown as { query: Query };
   const original = prototype.query;
@@ -318,7 +318,7 @@ export async function benchBalance(options: BalanceBenchOptions) {
     try {
       await migrate(database, readMigrations(migrationsDir));
       const db = database.db;
-      const ledger = createLedger({ db, clock: systemClock, feesFor: feeRateIn });
+      const ledger = createLedgerService({ db, clock: systemClock, feesFor: feeRateIn });
       const server = (
         await sql<{ version: string; autovacuum: string; shared_buffers: string }>`
           select current_setting('server_version') as version, current_setting('autovacuum') as autovacuum,

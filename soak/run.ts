@@ -16,7 +16,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
-import { createLedger } from '../src/modules/ledger/service.js';
+import { createLedgerService } from '../src/modules/ledger/service.js';
 import { feeRateIn } from '../src/modules/organizations/fee-rates.js';
 import { projectRoot } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
@@ -313,7 +313,7 @@ async function main(): Promise<number> {
     const database = await openDatabase({ databaseUrl: dbUrl, poolSize: 2 });
     const databaseReport = await checkDatabaseInvariants(
       database.db,
-      createLedger({ db: database.db, clock: systemClock, feesFor: feeRateIn }),
+      createLedgerService({ db: database.db, clock: systemClock, feesFor: feeRateIn }),
     ).finally(() => database.close());
     const checks = await withClient(dbUrl, (client) =>
       checkInvariants({ client, database: databaseReport, merchants, acknowledged, traffic, transfers }),

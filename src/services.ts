@@ -16,7 +16,7 @@ import {
   type ApplicationService,
 } from './modules/applications/service.js';
 import { createAuditLog, type AuditLog } from './modules/audit/service.js';
-import { createMailer, type Mailer } from './modules/email/service.js';
+import { createEmailService, type EmailService } from './modules/email/service.js';
 import { createUserService, type UserService } from './modules/users/service.js';
 import { createApiKeyService, type ApiKeyService } from './modules/api-keys/service.js';
 import { createCheckoutService, type CheckoutService } from './modules/checkout/service.js';
@@ -32,11 +32,11 @@ import { createOperatorCommands, type OperatorCommands } from './modules/operato
 import type { Acquirers } from './modules/acquirer/types.js';
 import { createAcquirers, resolveSandboxCredentials } from './modules/acquirer/index.js';
 import type { Urls } from './shared/urls.js';
-import { createSettlementBatches, type SettlementBatches } from './modules/settlement/batch.js';
+import { createSettlementBatchService, type SettlementBatchService } from './modules/settlement/batch.js';
 import type { SettlementService } from './modules/settlement/release-types.js';
 import { createSettlementService } from './modules/settlement/service.js';
 import { createPayoutService, type PayoutService } from './modules/payouts/service.js';
-import { createReconciliation, type Reconciliation } from './modules/reconciliation/service.js';
+import { createReconciliationService, type ReconciliationService } from './modules/reconciliation/service.js';
 import { createChargeAcquirerLookup } from './modules/charges/acquirer-lookup.js';
 import { createRefundAcquirerLookup } from './modules/refunds/acquirer-lookup.js';
 import {
@@ -51,11 +51,11 @@ import { createExplorerWatcher, createSandboxChainRail } from './modules/payouts
 
 export type { Acquirers, Urls };
 import { createChargeRefunds, createChargeService, type ChargeService } from './modules/charges/service.js';
-import { createLedger, type Ledger } from './modules/ledger/service.js';
+import { createLedgerService, type LedgerService } from './modules/ledger/service.js';
 import { feeRateIn } from './modules/organizations/fee-rates.js';
 import { createBrandingService, type BrandingService } from './modules/organizations/branding.js';
 import { createEventRecorder, type EventRecorder } from './modules/events/service.js';
-import { createPaymentCompletion, type PaymentCompletion } from './modules/charges/completion.js';
+import { createChargeCompletionService, type ChargeCompletionService } from './modules/charges/completion.js';
 import { createNotificationInbox, type NotificationInbox } from './modules/charges/notifications.js';
 import { createRefundService, type RefundService } from './modules/refunds/service.js';
 import { createOperatorAlerts, type OperatorAlerts } from './modules/operator/alerts.js';
@@ -100,7 +100,7 @@ export interface Services {
   idempotencyStore: IdempotencyStore;
   sessions: SessionManager;
   audit: AuditLog;
-  mailer: Mailer;
+  mailer: EmailService;
   applications: ApplicationService;
   users: UserService;
   /** Operator accounts (the console, the operator API and its CLI). */
@@ -118,10 +118,10 @@ export interface Services {
   checkout: CheckoutService;
   acquirers: Acquirers;
   charges: ChargeService;
-  ledger: Ledger;
+  ledger: LedgerService;
   events: EventRecorder;
   /** The charge state machine: checkout answers, notifications, read-backs and expiry move charges through it. */
-  completion: PaymentCompletion;
+  completion: ChargeCompletionService;
   notifications: NotificationInbox;
   refunds: RefundService;
   /** Payouts of the available balance as USDT (issue 13). */
@@ -134,9 +134,9 @@ export interface Services {
    * The daily settlement batch (issue 14): the 03:00 UTC run of business days, the sandbox's settle-now,
    * payout schedules and declared closures.
    */
-  settlementBatches: SettlementBatches;
+  settlementBatches: SettlementBatchService;
   /** The daily reconciliation of the acquirers' settlement reports with the ledger (issue 14 item 7). */
-  reconciliation: Reconciliation;
+  reconciliation: ReconciliationService;
   /** Money problems raised for the operator: refused notifications, pending balances below zero. */
   alerts: OperatorAlerts;
   /** The job kit: queues of due rows, calendar schedules, the run log and parked rows (src/worker). */
@@ -195,7 +195,7 @@ export function createServices(input: {
   const audit = createAuditLog({ clock, cursors });
   const alerts = createOperatorAlerts({ db, clock, audit, logger: logger.child({ module: 'alerts' }) });
   const jobs = createJobKit({ db, clock, alerts, logger: logger.child({ module: 'jobs' }) });
-  const mailer = createMailer({
+  const mailer = createEmailService({
     db,
     clock,
     box,
@@ -205,7 +205,7 @@ export function createServices(input: {
     jobs,
   });
   const acquirerFor = (environment: Environment) => acquirers[environment]?.acquirer;
-  const ledger = createLedger({ db, clock, feesFor: feeRateIn });
+  const ledger = createLedgerService({ db, clock, feesFor: feeRateIn });
   const events = createEventRecorder({ clock, subscribers: [createWebhookFanOut({ clock }), countEvent] });
   const webhookResolver = createHostResolver();
   const eventLookup = createEventLookup({ db });
@@ -256,7 +256,7 @@ export function createServices(input: {
       : undefined,
     operator: operatorRate,
   });
-  const completion = createPaymentCompletion({
+  const completion = createChargeCompletionService({
     db,
     clock,
     logger: logger.child({ module: 'payments' }),
@@ -300,7 +300,7 @@ export function createServices(input: {
     tickerConfigured: config.payouts.ticker !== undefined,
     spreadBps: config.payouts.spreadBps,
   });
-  const settlementBatches = createSettlementBatches({
+  const settlementBatches = createSettlementBatchService({
     db,
     clock,
     logger: logger.child({ module: 'settlement' }),
@@ -424,7 +424,7 @@ export function createServices(input: {
     },
     settlement,
     settlementBatches,
-    reconciliation: createReconciliation({
+    reconciliation: createReconciliationService({
       db,
       clock,
       logger: logger.child({ module: 'reconciliation' }),

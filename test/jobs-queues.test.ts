@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
-import { createPaymentCompletion, EXPIRY_RETRY } from '../src/modules/charges/completion.js';
+import { createChargeCompletionService, EXPIRY_RETRY } from '../src/modules/charges/completion.js';
 import { createChargeRefunds } from '../src/modules/charges/service.js';
 import { createRefundService, REFUND_RETRY } from '../src/modules/refunds/service.js';
 import { DAY, HOUR, MINUTE } from '../src/shared/clock.js';
@@ -125,7 +125,7 @@ function secondWorker() {
   });
   const acquirerFor = (environment: 'sandbox' | 'live') => s.acquirers[environment]?.acquirer;
   return {
-    completion: createPaymentCompletion({
+    completion: createChargeCompletionService({
       db: s.db,
       clock: s.clock,
       logger: s.logger,

@@ -9,9 +9,9 @@ import type { AcquirerPayment } from '../src/modules/acquirer/types.js';
 import type { ChargeRow } from '../src/modules/charges/model.js';
 import type { ChargeRefunds } from '../src/modules/charges/service.js';
 import * as charges from '../src/modules/charges/repository/charges.js';
-import type { PaymentCompletion } from '../src/modules/charges/completion.js';
+import type { ChargeCompletionService } from '../src/modules/charges/completion.js';
 import type { EventRecorder, EventSubscriber } from '../src/modules/events/service.js';
-import type { Ledger } from '../src/modules/ledger/service.js';
+import type { LedgerService } from '../src/modules/ledger/service.js';
 import * as refunds from '../src/modules/refunds/repository.js';
 
 /** Never called: it exists for the compiler. */
@@ -19,10 +19,10 @@ export function passingTheDatabase(
   db: Kdb,
   trx: Trx,
   deps: {
-    ledger: Ledger;
+    ledger: LedgerService;
     events: EventRecorder;
     fanOut: EventSubscriber;
-    completion: PaymentCompletion;
+    completion: ChargeCompletionService;
     chargeRefunds: ChargeRefunds;
   },
   row: ChargeRow,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Kdb } from '../../src/db/database.js';
 import type { Environment } from '../../src/db/schema.js';
-import type { Ledger } from '../../src/modules/ledger/service.js';
+import type { LedgerService } from '../../src/modules/ledger/service.js';
 
 /**
  * The money invariants of a whole database, read with SQL and through the ledger's own balance read: for
@@ -31,7 +31,10 @@ const MERCHANT_ACCOUNTS = {
 
 type Pairs = Array<{ id: string; detail: string }>;
 
-export async function checkInvariants(db: Kdb, ledger: Pick<Ledger, 'balance'>): Promise<InvariantReport> {
+export async function checkInvariants(
+  db: Kdb,
+  ledger: Pick<LedgerService, 'balance'>,
+): Promise<InvariantReport> {
   const violations: string[] = [];
   const report = (what: string, rows: Pairs) => {
     for (const row of rows.slice(0, 20)) violations.push(`${what}: ${row.id} ${row.detail}`);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Kdb } from '../../src/db/database.js';
 import { migrate, readMigrations } from '../../src/db/migrator.js';
 import type { Environment, LedgerAccount, PaymentMethod } from '../../src/db/schema.js';
-import { createLedger, type Ledger } from '../../src/modules/ledger/service.js';
+import { createLedgerService, type LedgerService } from '../../src/modules/ledger/service.js';
 import type { ChargeForLedger, RefundForLedger } from '../../src/modules/ledger/types.js';
 import { feeRateIn } from '../../src/modules/organizations/fee-rates.js';
 import { migrationsDir } from '../../src/paths.js';
@@ -17,7 +17,7 @@ export const clock = createManualClock(new Date('2026-11-23T10:00:00.000Z'));
 let testDb: TestDatabase | undefined;
 /** The database and ledger of the test file that called `useLedgerDatabase` (live bindings). */
 export let db: Kdb;
-export let ledger: Ledger;
+export let ledger: LedgerService;
 
 /** A migrated database of its own for the calling test file, and a ledger on it. */
 export function useLedgerDatabase(): void {
@@ -25,7 +25,7 @@ export function useLedgerDatabase(): void {
     testDb = await createTestDatabase({ migrated: true });
     await migrate(testDb.database, readMigrations(migrationsDir));
     db = testDb.database.db;
-    ledger = createLedger({ db, clock, feesFor: feeRateIn });
+    ledger = createLedgerService({ db, clock, feesFor: feeRateIn });
   });
   afterAll(async () => testDb?.drop());
 }

@@ -1,7 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import type { AcquirerPayment, ProviderStatus } from '../acquirer/types.js';
 import { sanitizeProviderMessage } from '../acquirer/sanitize.js';
-import type { PaymentCompletionDeps } from './deps.js';
+import type { ChargeCompletionDeps } from './deps.js';
 import type { ChargeRow, ChargeStatus } from './model.js';
 import * as charges from './repository/charges.js';
 import { chargeView } from './views.js';
@@ -72,7 +72,7 @@ const EVENT_OF = {
 
 /** Applies a payment state the acquirer reported, inside the caller's transaction, the charge row locked. */
 export async function applyLocked(
-  deps: Pick<PaymentCompletionDeps, 'clock' | 'logger' | 'ledger' | 'events' | 'checkoutUrl'>,
+  deps: Pick<ChargeCompletionDeps, 'clock' | 'logger' | 'ledger' | 'events' | 'checkoutUrl'>,
   trx: Trx,
   charge: ChargeRow,
   payment: AcquirerPayment,
@@ -152,7 +152,7 @@ export async function applyLocked(
 
 /** The same in one transaction of its own, under the charge's row lock. */
 export async function lockAndApply(
-  deps: PaymentCompletionDeps,
+  deps: ChargeCompletionDeps,
   chargeId: string,
   payment: AcquirerPayment,
 ): Promise<ApplyOutcome> {
@@ -162,7 +162,7 @@ export async function lockAndApply(
 }
 
 /** Reads the payment back from the acquirer and applies it. */
-export async function sync(deps: PaymentCompletionDeps, chargeId: string): Promise<ApplyOutcome> {
+export async function sync(deps: ChargeCompletionDeps, chargeId: string): Promise<ApplyOutcome> {
   const charge = await charges.findById(deps.db, chargeId);
   if (!charge) throw new Error(`no charge ${chargeId}`);
   const acquirer = deps.acquirerFor(charge.environment);

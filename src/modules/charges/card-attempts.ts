@@ -1,6 +1,6 @@
 import type { AcquirerPayment } from '../acquirer/types.js';
 import { applyLocked } from './apply-payment.js';
-import type { PaymentCompletionDeps } from './deps.js';
+import type { ChargeCompletionDeps } from './deps.js';
 import type { ChargeRow } from './model.js';
 import * as cardAttempts from './repository/card-attempts.js';
 import * as charges from './repository/charges.js';
@@ -10,7 +10,7 @@ import * as charges from './repository/charges.js';
  * (ADR 0065): its number, or undefined when its attempts are used up or another attempt is in flight.
  */
 export async function takeCardAttempt(
-  deps: Pick<PaymentCompletionDeps, 'db' | 'clock' | 'cardAttempts' | 'cardClaimLeaseMs'>,
+  deps: Pick<ChargeCompletionDeps, 'db' | 'clock' | 'cardAttempts' | 'cardClaimLeaseMs'>,
   chargeId: string,
 ): Promise<number | undefined> {
   const { db, clock } = deps;
@@ -27,7 +27,7 @@ export async function takeCardAttempt(
  * the payment it reported applied when there is one, and the attempt's claim ended.
  */
 export async function finishCardAttempt(
-  deps: PaymentCompletionDeps,
+  deps: ChargeCompletionDeps,
   chargeId: string,
   number: number,
   attempt: {
@@ -57,7 +57,7 @@ export async function finishCardAttempt(
 
 /** Ends the claim of attempt `number` if its lease has run out (one a crashed process left). */
 export async function endStaleCardAttempt(
-  deps: Pick<PaymentCompletionDeps, 'db' | 'clock'>,
+  deps: Pick<ChargeCompletionDeps, 'db' | 'clock'>,
   chargeId: string,
   number: number,
 ): Promise<void> {

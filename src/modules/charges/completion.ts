@@ -5,7 +5,7 @@ import type { BatchReport, RetryPolicy } from '../../worker/queue.js';
 import type { AcquirerPayment } from '../acquirer/types.js';
 import { applyLocked, lockAndApply, sync, type ApplyOutcome } from './apply-payment.js';
 import { endStaleCardAttempt, finishCardAttempt, takeCardAttempt } from './card-attempts.js';
-import type { PaymentCompletionDeps } from './deps.js';
+import type { ChargeCompletionDeps } from './deps.js';
 import { expireDueBatch } from './expiry.js';
 import type { ChargeRow } from './model.js';
 import * as charges from './repository/charges.js';
@@ -17,7 +17,7 @@ import * as charges from './repository/charges.js';
  * late or out-of-order report never moves `providerStatus` backwards. Reaching `succeeded` writes the
  * ledger entry and the `charge.succeeded` event in the same transaction.
  */
-export interface PaymentCompletion {
+export interface ChargeCompletionService {
   /** The visible charge behind an acquirer payment id (the checkout's `/c/<paymentId>`). */
   findByPaymentId(paymentId: string): Promise<ChargeRow | undefined>;
   /** Applies a payment state the acquirer reported, in one transaction under the charge's row lock. */
@@ -60,7 +60,7 @@ export interface PaymentCompletion {
 /** Charge expiry's backoff: a charge the acquirer cannot cancel for about 8 hours is parked. */
 export const EXPIRY_RETRY: RetryPolicy = { baseMs: MINUTE, capMs: HOUR, maxAttempts: 12, jitter: 0.2 };
 
-export function createPaymentCompletion(deps: PaymentCompletionDeps): PaymentCompletion {
+export function createChargeCompletionService(deps: ChargeCompletionDeps): ChargeCompletionService {
   // Claimed in due order with SKIP LOCKED and leased while the acquirer is asked: a charge that keeps
   // failing backs off and finally parks instead of holding the head of the queue, and two workers never
   // cancel the same charge at once.

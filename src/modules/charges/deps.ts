@@ -55,7 +55,7 @@ export interface ChargeLedger {
   ): Promise<{ gross: string; fee: string; net: string; created: boolean }>;
 }
 
-export interface PaymentCompletionDeps {
+export interface ChargeCompletionDeps {
   db: Kdb;
   clock: Clock;
   logger: Logger;

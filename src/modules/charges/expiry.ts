@@ -1,12 +1,12 @@
 import { AcquirerRejectedError, type AcquirerPayment } from '../acquirer/types.js';
 import type { BatchReport, Claimed, DueQueue } from '../../worker/queue.js';
 import { applyLocked } from './apply-payment.js';
-import type { PaymentCompletionDeps } from './deps.js';
+import type { ChargeCompletionDeps } from './deps.js';
 import * as charges from './repository/charges.js';
 
 /** Cancels one claimed charge at the acquirer, then applies the answer and ends the claim together. */
 async function expireOne(
-  deps: PaymentCompletionDeps,
+  deps: ChargeCompletionDeps,
   expiry: DueQueue,
   claimed: Claimed,
 ): Promise<'expired' | 'final' | 'failed'> {
@@ -44,7 +44,7 @@ async function expireOne(
 
 /** One batch of the expiry job: claims due charges, and reports what became of them. */
 export async function expireDueBatch(
-  deps: PaymentCompletionDeps,
+  deps: ChargeCompletionDeps,
   expiry: DueQueue,
   limit = 50,
 ): Promise<BatchReport> {

@@ -11,7 +11,7 @@ import {
   type AcquirerPayment,
 } from '../acquirer/types.js';
 import { paymentDifferences, wouldCredit } from './apply-payment.js';
-import type { PaymentCompletion } from './completion.js';
+import type { ChargeCompletionService } from './completion.js';
 import type { NotificationError } from './errors.js';
 import type { ChargeRow } from './model.js';
 import * as charges from './repository/charges.js';
@@ -59,7 +59,7 @@ type Step = { done: NotificationOutcome } | { readBack: string };
 export interface NotificationInboxDeps {
   db: Kdb;
   clock: Clock;
-  completion: PaymentCompletion;
+  completion: ChargeCompletionService;
   acquirerFor: (environment: Environment) => Acquirer | undefined;
   alerts: AlertRaiser;
   logger: Logger;

@@ -9,10 +9,10 @@ import type { ChargeService } from '../charges/service.js';
 import type { CustomerService } from '../customers/index.js';
 import type { EventFeed } from '../events/feed.js';
 import type { EventLookup } from '../events/lookup.js';
-import type { Ledger } from '../ledger/index.js';
+import type { LedgerService } from '../ledger/index.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { RefundService } from '../refunds/service.js';
-import type { SettlementBatches } from '../settlement/batch.js';
+import type { SettlementBatchService } from '../settlement/batch.js';
 import { createDashboardAuth } from '../users/http.js';
 import { accountRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
@@ -44,7 +44,10 @@ export interface DashboardModuleOptions {
   apiKeys: ApiKeyService;
   webhooks: WebhookEndpointService;
   wallets: WalletService;
-  settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement' | 'nextBatch' | 'batchOfPayout'>;
+  settlements: Pick<
+    SettlementBatchService,
+    'list' | 'retrieve' | 'statement' | 'nextBatch' | 'batchOfPayout'
+  >;
   /** The payout pages, exports, and the balance page's payout button (the service `POST /v1/payouts` uses). */
   payouts: Pick<PayoutService, 'retrieve' | 'pageCreatedIn' | 'list' | 'transactions' | 'create'>;
   customers: Pick<CustomerService, 'get' | 'list'>;
@@ -52,7 +55,7 @@ export interface DashboardModuleOptions {
   /** The refund from the charge page; the exports' refunds. */
   refunds: Pick<RefundService, 'create' | 'list' | 'pendingTotal' | 'pageCreatedIn'>;
   /** The charge page's ledger lines; the fee and net of each exported charge. */
-  ledger: Pick<Ledger, 'chargeEntries' | 'chargeFees' | 'balance'>;
+  ledger: Pick<LedgerService, 'chargeEntries' | 'chargeFees' | 'balance'>;
   events: Pick<EventLookup, 'idsAboutCharge' | 'byIds'>;
   /** The overview's daily figures of charges and refunds (issue 15 item 3). */
   activity: ActivityReader;

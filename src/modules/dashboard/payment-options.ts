@@ -1,6 +1,6 @@
 import type { ChargeService } from '../charges/service.js';
 import type { EventLookup } from '../events/lookup.js';
-import type { Ledger } from '../ledger/index.js';
+import type { LedgerService } from '../ledger/index.js';
 import type { RefundService } from '../refunds/service.js';
 import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
@@ -14,7 +14,7 @@ export interface DashboardPaymentPagesOptions {
   /** The same service as `POST /v1/charges/{id}/refunds`: every refund rule applies. */
   refunds: Pick<RefundService, 'create' | 'list' | 'pendingTotal'>;
   /** The charge's fee, net and ledger lines. */
-  ledger: Pick<Ledger, 'chargeEntries'>;
+  ledger: Pick<LedgerService, 'chargeEntries'>;
   /** The charge's webhook deliveries and their retry (the same as `POST /v1/webhook-deliveries/{id}/retry`). */
   webhooks: Pick<WebhookEndpointService, 'deliveriesForCharge' | 'retry'>;
   /** The events about the charge. */

@@ -4,7 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { formatMoney } from './money.js';
 import type { PayoutService } from '../payouts/service.js';
-import type { SettlementBatches } from '../settlement/batch.js';
+import type { SettlementBatchService } from '../settlement/batch.js';
 import { StatementSchema } from '../settlement/schemas.js';
 import type { BatchView } from '../settlement/views.js';
 import { statementCsv, type Statement } from '../settlement/statement.js';
@@ -16,7 +16,7 @@ import { SETTLEMENT_MESSAGES, type SettlementMessages } from './settlement-i18n.
 export interface DashboardSettlementPagesOptions {
   kit: PageKit;
   /** The same reads as `GET /v1/settlements…`: the batches and statements of the session's environment. */
-  settlements: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'>;
+  settlements: Pick<SettlementBatchService, 'list' | 'retrieve' | 'statement'>;
   /** The status and USDT amount of a batch's payout. */
   payouts: Pick<PayoutService, 'retrieve'>;
 }

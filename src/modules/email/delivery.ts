@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Transporter } from 'nodemailer';
 import { MINUTE, SECOND } from '../../shared/clock.js';
 import type { BatchReport, Claimed, DueQueue } from '../../worker/queue.js';
-import type { MailerDeps, MailerRuntime } from './deps.js';
+import type { EmailServiceDeps, MailerRuntime } from './deps.js';
 
 const LEASE_MS = 2 * MINUTE;
 const MAX_ATTEMPTS = 8;
@@ -17,7 +17,7 @@ const BACKOFF_MS = [
 ];
 
 /** The delivery job's queue over the `emails` table. */
-export function openOutbox(deps: MailerDeps): DueQueue {
+export function openOutbox(deps: EmailServiceDeps): DueQueue {
   // A message the server keeps refusing is parked after the last attempt (status `failed`, kept, raised to
   // the operator).
   return deps.jobs.queue({

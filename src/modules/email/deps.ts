@@ -6,7 +6,7 @@ import type { SecretBox } from '../../shared/secret-box.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { DueQueue } from '../../worker/queue.js';
 
-export interface MailerDeps {
+export interface EmailServiceDeps {
   db: Kdb;
   clock: Clock;
   box: SecretBox;
@@ -18,7 +18,7 @@ export interface MailerDeps {
 
 /** One mailer's transport, its outbox queue and the delivery round under way (`nudge` starts one). */
 export interface MailerRuntime {
-  deps: MailerDeps;
+  deps: EmailServiceDeps;
   /** Absent without SMTP_URL: messages then land in the dev mailbox. */
   transporter: Transporter | undefined;
   outbox: DueQueue;

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { EmailsTable } from '../../db/schema.js';
-import type { MailerDeps } from './deps.js';
+import type { EmailServiceDeps } from './deps.js';
 
 export interface StoredEmail {
   id: string;
@@ -28,7 +28,7 @@ const toStored = (row: Selectable<EmailsTable>): StoredEmail => ({
 
 /** The outbox and dev mailbox, newest first. */
 export async function listEmails(
-  deps: Pick<MailerDeps, 'db'>,
+  deps: Pick<EmailServiceDeps, 'db'>,
   { limit, before }: { limit: number; before?: { createdAt: Date; id: string } },
 ): Promise<StoredEmail[]> {
   let query = deps.db
@@ -50,7 +50,7 @@ export async function listEmails(
 
 /** One message with its opened body. */
 export async function readEmail(
-  deps: Pick<MailerDeps, 'db' | 'box'>,
+  deps: Pick<EmailServiceDeps, 'db' | 'box'>,
   id: string,
 ): Promise<(StoredEmail & { text: string; html: string }) | undefined> {
   const row = await deps.db.selectFrom('emails').selectAll().where('id', '=', id).executeTakeFirst();

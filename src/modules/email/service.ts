@@ -2,12 +2,12 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { Kdb } from '../../db/database.js';
 import type { BatchReport } from '../../worker/queue.js';
 import { deliverDue, deliverDueBatch, nudge, openOutbox } from './delivery.js';
-import type { MailerDeps, MailerRuntime } from './deps.js';
+import type { EmailServiceDeps, MailerRuntime } from './deps.js';
 import { enqueueEmail } from './enqueue.js';
 import { listEmails, readEmail, type StoredEmail } from './mailbox.js';
 import type { RenderedEmail } from './templates.js';
 
-export interface Mailer {
+export interface EmailService {
   readonly transport: 'smtp' | 'dev_mailbox';
   /** Writes the message in the caller's transaction; it is sent after commit (call `nudge`). */
   enqueue(db: Kdb, to: string, email: RenderedEmail): Promise<string>;
@@ -26,7 +26,7 @@ export interface Mailer {
  * without it they land in the dev mailbox that the operator console shows. Never silently dropped.
  * Bodies are sealed with the secret box: an approval e-mail carries a sandbox key and a one-time link.
  */
-export function createMailer(deps: MailerDeps): Mailer {
+export function createEmailService(deps: EmailServiceDeps): EmailService {
   const transporter: Transporter | undefined = deps.smtpUrl
     ? nodemailer.createTransport(deps.smtpUrl, { connectionTimeout: 10_000, socketTimeout: 20_000 })
     : undefined;

@@ -4,7 +4,7 @@ import { minor, toMajorString, type Currency } from '../../shared/money.js';
 import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
 import type { ChargeView } from '../charges/schemas.js';
 import type { ChargeService } from '../charges/service.js';
-import type { ChargeFee, Ledger } from '../ledger/service.js';
+import type { ChargeFee, LedgerService } from '../ledger/service.js';
 import type { PayoutView } from '../payouts/schemas.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { RefundView } from '../refunds/schemas.js';
@@ -29,7 +29,7 @@ export interface ExportSources {
   refunds: Pick<RefundService, 'pageCreatedIn'>;
   payouts: Pick<PayoutService, 'pageCreatedIn'>;
   /** The fee and net the ledger recorded for each succeeded charge. */
-  ledger: Pick<Ledger, 'chargeFees'>;
+  ledger: Pick<LedgerService, 'chargeFees'>;
 }
 
 /** Minor units as an exact decimal of major units ("12345" TRY -> "123.45"), from bigint, never a float. */

@@ -2,10 +2,10 @@ import { errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { callerOf } from '../api-keys/context.js';
 import { BalanceViewSchema, type BalanceView } from './schemas.js';
-import type { Ledger } from './service.js';
+import type { LedgerService } from './service.js';
 
 export interface BalanceRoutesOptions {
-  ledger: Ledger;
+  ledger: LedgerService;
 }
 
 /** GET /v1/balance (product decision 23). */

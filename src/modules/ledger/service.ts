@@ -46,7 +46,7 @@ import type { Owner } from '../../shared/owner.js';
 
 export type { Balance, ChargeFee, ClearingMovement, EntryLines, Owner, PendingCredit };
 
-export interface Ledger {
+export interface LedgerService {
   /**
    * In the caller's transaction: the journal entry of a succeeded charge (acquirer_clearing debited
    * gross, merchant_pending credited net, fee_revenue credited fee), with the fee from the
@@ -158,7 +158,7 @@ export interface Ledger {
   chargeEntries(owner: Owner, chargeId: string, refundIds: readonly string[]): Promise<EntryLines[]>;
 }
 
-export function createLedger(deps: LedgerDeps): Ledger {
+export function createLedgerService(deps: LedgerDeps): LedgerService {
   const { db } = deps;
   return {
     chargeEntries: (owner, chargeId, refundIds) => chargeEntries(deps, owner, chargeId, refundIds),

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
-import type { Ledger } from '../ledger/service.js';
+import type { LedgerService } from '../ledger/service.js';
 import { OperatorAlertViewSchema } from './alert-view.js';
 import type { OperatorAlerts } from './alerts.js';
 import { actorOf } from './auth.js';
@@ -27,7 +27,7 @@ export async function operatorAlertApi(
   app: App,
   deps: {
     alerts: OperatorAlerts;
-    ledger: Pick<Ledger, 'negativePendingBalances'>;
+    ledger: Pick<LedgerService, 'negativePendingBalances'>;
     commands: Pick<OperatorCommands, 'acknowledgeAlert'>;
   },
 ): Promise<void> {

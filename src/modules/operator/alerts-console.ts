@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
-import type { Ledger } from '../ledger/service.js';
+import type { LedgerService } from '../ledger/service.js';
 import type { OperatorAlerts } from './alerts.js';
 import { actorOf } from './auth.js';
 import type { OperatorCommands } from './commands.js';
@@ -12,7 +12,7 @@ import { CsrfFormSchema, IdParamsSchema } from './schemas.js';
 type AlertConsole = {
   kit: ConsoleKit;
   alerts: OperatorAlerts;
-  ledger: Pick<Ledger, 'negativePendingBalances'>;
+  ledger: Pick<LedgerService, 'negativePendingBalances'>;
   commands: Pick<OperatorCommands, 'acknowledgeAlert'>;
 };
 

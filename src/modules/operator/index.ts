@@ -1,4 +1,4 @@
-import type { SettlementBatches } from '../settlement/batch.js';
+import type { SettlementBatchService } from '../settlement/batch.js';
 import type { Kdb } from '../../db/database.js';
 import type { App } from '../../http/server.js';
 import type { SessionManager } from '../../http/session.js';
@@ -6,13 +6,13 @@ import type { CursorCodec } from '../../shared/pagination.js';
 import type { Renderer } from '../../web/render.js';
 import type { ApiKeyService } from '../api-keys/index.js';
 import type { AuditLog } from '../audit/service.js';
-import type { Mailer } from '../email/service.js';
-import type { Ledger } from '../ledger/service.js';
+import type { EmailService } from '../email/service.js';
+import type { LedgerService } from '../ledger/service.js';
 import type { OrganizationAdminService, UnderwritingService } from '../organizations/service.js';
 import type { JobKit } from '../../worker/kit.js';
 import type { WalletService } from '../wallets/service.js';
 import type { RefundService } from '../refunds/service.js';
-import type { Reconciliation } from '../reconciliation/service.js';
+import type { ReconciliationService } from '../reconciliation/service.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { OperatorAlerts } from './alerts.js';
 import { operatorAlertApi } from './alerts-api.js';
@@ -51,8 +51,8 @@ export interface OperatorModuleOptions {
   organizations: OrganizationAdminService;
   apiKeys: ApiKeyService;
   alerts: OperatorAlerts;
-  ledger: Pick<Ledger, 'negativePendingBalances'>;
-  mailer: Mailer;
+  ledger: Pick<LedgerService, 'negativePendingBalances'>;
+  mailer: EmailService;
   audit: AuditLog;
   db: Kdb;
   sessions: SessionManager;
@@ -66,9 +66,9 @@ export interface OperatorModuleOptions {
   /** Held refunds settled by hand (ADR 0063). */
   refunds?: Pick<RefundService, 'settleHeld'>;
   /** The daily settlement: batches, runs of a date, closures, payout schedules. */
-  settlement?: SettlementBatches;
+  settlement?: SettlementBatchService;
   /** The daily reconciliation of the acquirers' settlement reports with the ledger. */
-  reconciliation?: Reconciliation;
+  reconciliation?: ReconciliationService;
   /**
    * What the merchant view of an organization and the payment search read: charges,
    * their daily activity, balances, batches, payouts, webhook health and branding, each through its service.

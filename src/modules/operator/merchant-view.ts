@@ -10,7 +10,7 @@ import type { ChargeService, OperatorChargeMatch } from '../charges/service.js';
 import type { Balance } from '../ledger/model.js';
 import type { BrandingService } from '../organizations/branding.js';
 import type { PayoutService } from '../payouts/service.js';
-import type { SettlementBatches } from '../settlement/batch.js';
+import type { SettlementBatchService } from '../settlement/batch.js';
 import type { EndpointHealth } from '../webhooks/endpoint-types.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import { actorOf } from './auth.js';
@@ -27,7 +27,7 @@ export interface MerchantViewDeps {
   /** The owner's created charges per UTC day and method (`dailyChargeActivity`, charges/activity.ts). */
   chargeActivity: (owner: Owner, range: { since: Date; until: Date }) => Promise<DailyChargeActivity[]>;
   ledger: { balance(owner: { organizationId: string; environment: Environment }): Promise<Balance[]> };
-  settlement: Pick<SettlementBatches, 'list'>;
+  settlement: Pick<SettlementBatchService, 'list'>;
   payouts: Pick<PayoutService, 'list'>;
   webhooks: Pick<WebhookEndpointService, 'healthOf'>;
   branding: Pick<BrandingService, 'get'>;

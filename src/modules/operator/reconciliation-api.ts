@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
-import type { Reconciliation } from '../reconciliation/service.js';
+import type { ReconciliationService } from '../reconciliation/service.js';
 import { actorOf } from './auth.js';
 import { reconciliationValue } from './reconciliation-errors.js';
 import { ENVIRONMENTS } from './schemas.js';
@@ -68,7 +68,7 @@ const RunDetailSchema = Type.Intersect([
  */
 export async function operatorReconciliationApi(
   app: App,
-  deps: { reconciliation: Reconciliation },
+  deps: { reconciliation: ReconciliationService },
 ): Promise<void> {
   const { reconciliation } = deps;
 

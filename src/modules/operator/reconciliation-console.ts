@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
-import type { Reconciliation } from '../reconciliation/service.js';
+import type { ReconciliationService } from '../reconciliation/service.js';
 import { addDays, utcDateOf } from '../../shared/business-calendar.js';
 import { actorOf } from './auth.js';
 import { consoleRoute, FormBody, type ConsoleKit } from './console-kit.js';
@@ -17,7 +17,7 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-type ReconciliationConsole = { kit: ConsoleKit; reconciliation: Reconciliation };
+type ReconciliationConsole = { kit: ConsoleKit; reconciliation: ReconciliationService };
 
 async function showRuns(
   { kit, reconciliation }: ReconciliationConsole,

@@ -5,13 +5,13 @@ import type { Kdb } from '../../db/database.js';
 import { cursorOrThrow } from '../../http/cursor-errors.js';
 import type { CursorCodec } from '../../shared/pagination.js';
 import type { AuditLog } from '../audit/service.js';
-import type { Mailer } from '../email/service.js';
+import type { EmailService } from '../email/service.js';
 import { API_ERRORS as errors, IdParamsSchema, PageQuerySchema } from './schemas.js';
 
 /** What the gateway recorded, as JSON: the audit log and the outbox. */
 export function operatorRecordsApi(
   app: App,
-  deps: { audit: AuditLog; db: Kdb; mailer: Mailer; cursors: CursorCodec },
+  deps: { audit: AuditLog; db: Kdb; mailer: EmailService; cursors: CursorCodec },
 ): void {
   app.get(
     '/operator/v1/audit-log',
@@ -86,7 +86,7 @@ export function operatorRecordsApi(
  * key, an activation or reset link), so its body is not shown.
  */
 export function shownEmail<T extends { text: string; html: string }>(
-  mailer: Pick<Mailer, 'transport'>,
+  mailer: Pick<EmailService, 'transport'>,
   email: T,
 ): Omit<T, 'text' | 'html'> & { text: string | null; html: string | null } {
   return mailer.transport === 'dev_mailbox' ? email : { ...email, text: null, html: null };

@@ -4,7 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import { cursorOrThrow } from '../../http/cursor-errors.js';
 import type { CursorCodec } from '../../shared/pagination.js';
 import type { AuditLog } from '../audit/service.js';
-import type { Mailer } from '../email/service.js';
+import type { EmailService } from '../email/service.js';
 import { noticedPage } from './console-actions.js';
 import type { ConsoleKit } from './console-kit.js';
 import { shownEmail } from './records-api.js';
@@ -12,7 +12,7 @@ import { shownEmail } from './records-api.js';
 /** What the gateway recorded, as console pages: the audit log and the mailbox (the outbox). */
 export async function operatorRecordsConsole(
   app: App,
-  deps: { kit: ConsoleKit; audit: AuditLog; db: Kdb; mailer: Mailer; cursors: CursorCodec },
+  deps: { kit: ConsoleKit; audit: AuditLog; db: Kdb; mailer: EmailService; cursors: CursorCodec },
 ): Promise<void> {
   const page = noticedPage(deps.kit);
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { withoutOutboundDeadline } from '../../shared/request-budget.js';
 import type { App } from '../../http/server.js';
-import type { SettlementBatches } from '../settlement/batch.js';
+import type { SettlementBatchService } from '../settlement/batch.js';
 import { SettlementBatchSchema } from '../settlement/schemas.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './command-input.js';
@@ -56,14 +56,17 @@ const ClosureSchema = Type.Object({
  * state, running a due, missed or held date again (exactly once still holds), declared closures, payout
  * schedules and rolling reserves. Every write is audited.
  */
-export async function operatorSettlementApi(app: App, deps: { batches: SettlementBatches }): Promise<void> {
+export async function operatorSettlementApi(
+  app: App,
+  deps: { batches: SettlementBatchService },
+): Promise<void> {
   batchApi(app, deps.batches);
   closureApi(app, deps.batches);
   organizationSettingsApi(app, deps.batches);
 }
 
 /** The batches, the statements' check, and running a date. */
-function batchApi(app: App, batches: SettlementBatches): void {
+function batchApi(app: App, batches: SettlementBatchService): void {
   app.get(
     '/operator/v1/settlement/batches',
     {
@@ -168,7 +171,7 @@ function batchApi(app: App, batches: SettlementBatches): void {
 }
 
 /** Declared closures. */
-function closureApi(app: App, batches: SettlementBatches): void {
+function closureApi(app: App, batches: SettlementBatchService): void {
   app.get(
     '/operator/v1/settlement/closures',
     {
@@ -221,7 +224,7 @@ function closureApi(app: App, batches: SettlementBatches): void {
 }
 
 /** An organization's rolling reserve and payout schedule. */
-function organizationSettingsApi(app: App, batches: SettlementBatches): void {
+function organizationSettingsApi(app: App, batches: SettlementBatchService): void {
   app.put(
     '/operator/v1/organizations/:id/reserve',
     {

@@ -5,7 +5,7 @@ import type { App } from '../../http/server.js';
 import { withoutOutboundDeadline } from '../../shared/request-budget.js';
 import type { CarryReason } from '../../db/schema.js';
 import type { RateUnavailableError } from '../payouts/rates.js';
-import type { SettlementBatches } from '../settlement/batch.js';
+import type { SettlementBatchService } from '../settlement/batch.js';
 import type { DayReport } from '../settlement/batch-types.js';
 import { FROZEN_HOLD } from '../settlement/model.js';
 import { addDays, parseBusinessDate, utcDateOf } from '../../shared/business-calendar.js';
@@ -88,7 +88,7 @@ const ORGANIZATION_NOTICES: Record<string, string> = {
   reserve: 'Rolling reserve saved: it applies to batches from now on.',
 };
 
-type SettlementConsole = { kit: ConsoleKit; batches: SettlementBatches };
+type SettlementConsole = { kit: ConsoleKit; batches: SettlementBatchService };
 
 /**
  * The operator's settlement as console pages at `/settlement…`: the batches by date and running a date,

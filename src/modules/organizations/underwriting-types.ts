@@ -6,7 +6,7 @@ import type { Urls } from '../../shared/urls.js';
 import type { IssuedApiKey } from '../api-keys/issue.js';
 import type { ApplicationReview } from '../applications/service.js';
 import type { AuditLog } from '../audit/service.js';
-import type { Mailer } from '../email/service.js';
+import type { EmailService } from '../email/service.js';
 import type { Organization, OwnerAccounts } from './types.js';
 
 export interface ApprovalResult {
@@ -27,7 +27,7 @@ export interface UnderwritingDeps {
   db: Kdb;
   clock: Clock;
   audit: AuditLog;
-  mailer: Mailer;
+  mailer: EmailService;
   urls: Urls;
   cursors: CursorCodec;
   users: Pick<OwnerAccounts, 'createOwnerUser' | 'createActivation' | 'hasAccount'>;

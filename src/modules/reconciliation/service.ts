@@ -7,7 +7,7 @@ import { run } from './run.js';
 import { runDay } from './run-day.js';
 import type { ReconciliationDeps, ReconciliationError, RunActor, RunDetail, RunView } from './types.js';
 
-export interface Reconciliation {
+export interface ReconciliationService {
   /**
    * Compares the acquirer's settlement report of a UTC date that is over with the ledger's clearing
    * entries of that date, and records the run with every difference (an alert when one is not timing).
@@ -29,7 +29,7 @@ export interface Reconciliation {
   retrieve(id: string): Promise<RunDetail | undefined>;
 }
 
-export function createReconciliation(deps: ReconciliationDeps): Reconciliation {
+export function createReconciliationService(deps: ReconciliationDeps): ReconciliationService {
   return {
     run: (environment, reportDate, by) => run(deps, environment, reportDate, by),
     runDay: (periodStart) => runDay(deps, periodStart),

@@ -8,7 +8,7 @@ import type { Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import type { RenderedEmail } from '../email/templates.js';
 import type { EventRecorder } from '../events/service.js';
-import type { Ledger } from '../ledger/service.js';
+import type { LedgerService } from '../ledger/service.js';
 import type { RateQuote } from '../payouts/rates.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { BusinessCalendar, BusinessDate } from '../../shared/business-calendar.js';
@@ -54,7 +54,10 @@ export interface BatchLedger {
 }
 
 /** What the chunk needs of the ledger. */
-export type ChunkLedger = Pick<Ledger, 'lockBalances' | 'availableOf' | 'pendingCreditsOf' | 'postReleases'>;
+export type ChunkLedger = Pick<
+  LedgerService,
+  'lockBalances' | 'availableOf' | 'pendingCreditsOf' | 'postReleases'
+>;
 
 /** What the chunk needs of the payouts module. */
 export type ChunkPayouts = Pick<PayoutService, 'planAutomatic' | 'createPlanned'>;

@@ -38,13 +38,13 @@ import type { Owner } from '../../shared/owner.js';
  * in set-based chunks of owners (chunk.ts, docs/decisions/0041-settlement-chunks.md), one transaction
  * each, and every other owner through the per-owner steps (settle-owner.ts).
  *
- * This file holds the batch's interface and `createSettlementBatches`, which binds the use cases:
+ * This file holds the batch's interface and `createSettlementBatchService`, which binds the use cases:
  * statements and their verification (statements.ts), schedules and reserves (schedules.ts), business days
  * and closures (closures.ts), the next batch (next-batch.ts) and the lists (batch-lists.ts). The batch's
  * ports, deps and views are in batch-types.ts, its deps with their defaults resolved in context.ts.
  */
 
-export interface SettlementBatches {
+export interface SettlementBatchService {
   /** Whether a batch runs on this date: Monday to Friday, not a Turkish public holiday, not closed. */
   businessDay(date: BusinessDate): Promise<{ open: true } | { open: false; why: string }>;
   /**
@@ -135,7 +135,7 @@ export interface SettlementBatches {
   removeClosure(businessDate: string, by: Actor): Promise<Result<ClosureView, SettlementCommandError>>;
 }
 
-export function createSettlementBatches(deps: BatchDeps): SettlementBatches {
+export function createSettlementBatchService(deps: BatchDeps): SettlementBatchService {
   const run: BatchContext = {
     ...deps,
     calendar: deps.calendar ?? createBusinessCalendar(),

@@ -13,7 +13,7 @@ import {
   type SettleResult,
 } from './schemas.js';
 import { STATEMENT_COLUMNS, statementCsv } from './statement.js';
-import type { SettlementBatches } from './batch.js';
+import type { SettlementBatchService } from './batch.js';
 
 /**
  * `POST /v1/test-helpers/settle`: registered on the sandbox listener only, so the live listener answers
@@ -21,7 +21,7 @@ import type { SettlementBatches } from './batch.js';
  */
 export async function settlementTestHelperRoutes(
   app: App,
-  options: { settlement: Pick<SettlementBatches, 'settleNow'> },
+  options: { settlement: Pick<SettlementBatchService, 'settleNow'> },
 ): Promise<void> {
   app.post(
     '/v1/test-helpers/settle',
@@ -57,7 +57,7 @@ export async function settlementTestHelperRoutes(
 /** `/v1/settlements` (issue 14 item 7): the organization's batches and their statements. */
 export async function settlementRoutes(
   app: App,
-  options: { settlement: Pick<SettlementBatches, 'list' | 'retrieve' | 'statement'> },
+  options: { settlement: Pick<SettlementBatchService, 'list' | 'retrieve' | 'statement'> },
 ): Promise<void> {
   const { settlement } = options;
   const TAGS = ['Balance'];

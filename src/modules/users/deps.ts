@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import type { Urls } from '../../shared/urls.js';
 import type { AuditLog } from '../audit/service.js';
-import type { Mailer } from '../email/service.js';
+import type { EmailService } from '../email/service.js';
 import type { OrganizationDirectory } from '../organizations/types.js';
 
 /** What the users module's use cases are given: the factory binds it to each of them. */
@@ -15,7 +15,7 @@ export type UserServiceDeps = {
   urls: Urls;
   box: SecretBox;
   audit: AuditLog;
-  mailer: Mailer;
+  mailer: EmailService;
   sessions: SessionManager;
   logger: Logger;
   /** The organization of an account: read through the organizations module, never its tables. */

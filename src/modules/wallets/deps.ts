@@ -4,7 +4,7 @@ import type { UserRole } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { CursorCodec } from '../../shared/pagination.js';
 import type { AuditLog } from '../audit/service.js';
-import type { Mailer } from '../email/service.js';
+import type { EmailService } from '../email/service.js';
 import type { EventRecorder } from '../events/service.js';
 
 /** What the wallets module needs of the users module: who hears of changes, and the 2FA check. */
@@ -24,7 +24,7 @@ export interface WalletServiceDeps {
   logger: Logger;
   cursors: CursorCodec;
   audit: AuditLog;
-  mailer: Mailer;
+  mailer: EmailService;
   events: EventRecorder;
   team: WalletTeam;
   /** The web listener's base URL: the confirmation links and the dashboard. */

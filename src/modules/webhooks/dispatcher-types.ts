@@ -3,7 +3,7 @@ import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { SecretBox } from '../../shared/secret-box.js';
-import type { Mailer } from '../email/service.js';
+import type { EmailService } from '../email/service.js';
 import type { EventLookup } from '../events/lookup.js';
 import type { AttemptOutcome, WebhookSender } from './sender.js';
 import type { HostResolver } from './url-guard.js';
@@ -15,7 +15,7 @@ export interface WebhookDispatcherDeps {
   db: Kdb;
   clock: Clock;
   box: SecretBox;
-  mailer: Mailer;
+  mailer: EmailService;
   /** The payloads of the events to deliver, read through the events module. */
   events: Pick<EventLookup, 'byIds'>;
   /** The e-mail addresses of an organization's active owners, read by the users module in `trx`. */
