@@ -13,6 +13,21 @@ export const ROLES = ['api', 'operator', 'worker', 'sandbox-acquirer', 'sandbox-
  * operator runs by hand while the job is off.
  */
 export const DEFAULT_SETTLEMENT_CRON = '0 3 * * *';
+
+/**
+ * A business date's settlement cutoff: the first run of the daily schedule `cron` (UTC) on that calendar
+ * date. A schedule that does not run on that date (say, weekdays only and the date is a Saturday run by an
+ * operator) falls back to the default schedule's run, so the default is written only here.
+ */
+export function settlementCutoffOn(date: string, cron: string = DEFAULT_SETTLEMENT_CRON): Date {
+  return firstRunOn(cron, date) ?? (firstRunOn(DEFAULT_SETTLEMENT_CRON, date) as Date);
+}
+
+function firstRunOn(cron: string, date: string): Date | null {
+  const midnight = Date.parse(`${date}T00:00:00.000Z`);
+  const next = new Cron(cron, { timezone: 'UTC', paused: true }).nextRun(new Date(midnight - 1));
+  return next !== null && next.toISOString().slice(0, 10) === date ? next : null;
+}
 export type Role = (typeof ROLES)[number];
 
 export interface Config {

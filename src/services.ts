@@ -1,8 +1,7 @@
-import { Cron } from 'croner';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { DEFAULT_SETTLEMENT_CRON, type Config } from './config.js';
+import { DEFAULT_SETTLEMENT_CRON, settlementCutoffOn, type Config } from './config.js';
 import type { Database, Kdb } from './db/database.js';
 import { createIdempotencyStore, type IdempotencyStore } from './http/idempotency-store.js';
 import { createRequestFingerprints } from './shared/idempotent-write.js';
@@ -50,14 +49,19 @@ import { createPayoutEngine, type PayoutEngine } from './modules/payouts/engine.
 import { createExplorerWatcher, createSandboxChainRail } from './modules/payouts/rails/sandbox-chain.js';
 
 export type { Acquirers, Urls };
-import { createChargeRefunds, createChargeService, type ChargeService } from './modules/charges/service.js';
+import {
+  chargeReferences,
+  createChargeRefunds,
+  createChargeService,
+  type ChargeService,
+} from './modules/charges/service.js';
 import { createLedgerService, type LedgerService } from './modules/ledger/service.js';
 import { feeRateIn } from './modules/organizations/fee-rates.js';
 import { createBrandingService, type BrandingService } from './modules/organizations/branding.js';
 import { createEventRecorder, type EventRecorder } from './modules/events/service.js';
 import { createChargeCompletionService, type ChargeCompletionService } from './modules/charges/completion.js';
 import { createNotificationInbox, type NotificationInbox } from './modules/charges/notifications.js';
-import { createRefundService, type RefundService } from './modules/refunds/service.js';
+import { createRefundService, refundChargeIds, type RefundService } from './modules/refunds/service.js';
 import { createOperatorAlerts, type OperatorAlerts } from './modules/operator/alerts.js';
 import type { Environment } from './db/schema.js';
 import { createEventFeed, type EventFeed } from './modules/events/feed.js';
@@ -161,13 +165,6 @@ export interface Services {
   };
 }
 
-/** The first run of a daily cron (UTC) on a calendar date: that date's settlement cutoff. */
-function firstRunOn(cron: string, date: string): Date {
-  const midnight = new Date(`${date}T00:00:00.000Z`);
-  const next = new Cron(cron, { timezone: 'UTC', paused: true }).nextRun(new Date(midnight.getTime() - 1));
-  return next !== null && next.toISOString().slice(0, 10) === date ? next : new Date(`${date}T03:00:00.000Z`);
-}
-
 /** How often the checkout's status endpoint may read a pending payment back from the acquirer, per charge. */
 const CHECKOUT_STATUS_SYNC_INTERVAL_MS = 3 * SECOND;
 
@@ -223,7 +220,9 @@ export function createServices(input: {
     users,
     applications: applicationReview,
   });
-  const settlement = createSettlementService({ db, clock, ledger });
+  // What a settlement release reads of charges and refunds for its items (a port of the settlement module).
+  const settlementSources = { chargeReferences, refundChargeIds };
+  const settlement = createSettlementService({ db, clock, ledger, sources: settlementSources });
   // Sandbox: the sandbox chain's rate feed (`PAYOUT_SANDBOX_RATE` is the in-process chain's rate); a
   // process with no chain to ask (the operator CLI settling a date) converts at `PAYOUT_SANDBOX_RATE`. A
   // stale or missing feed is refused as a live one is.
@@ -303,6 +302,7 @@ export function createServices(input: {
   const settlementBatches = createSettlementBatchService({
     db,
     clock,
+    sources: settlementSources,
     logger: logger.child({ module: 'settlement' }),
     settlement,
     payouts,
@@ -315,7 +315,7 @@ export function createServices(input: {
     team: users,
     webUrl: () => urls.web(),
     cursors,
-    cutoffOf: (date) => firstRunOn(config.settlement.cron ?? DEFAULT_SETTLEMENT_CRON, date),
+    cutoffOf: (date) => settlementCutoffOn(date, config.settlement.cron ?? DEFAULT_SETTLEMENT_CRON),
     concurrency: config.settlement.concurrency,
   });
   const sandboxWatcher = createExplorerWatcher({

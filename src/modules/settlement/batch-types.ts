@@ -12,7 +12,7 @@ import type { LedgerService } from '../ledger/service.js';
 import type { RateQuote } from '../payouts/rates.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { BusinessCalendar, BusinessDate } from '../../shared/business-calendar.js';
-import type { SettlementService } from './release-types.js';
+import type { SettlementService, SettlementSources } from './release-types.js';
 import type { BatchView } from './views.js';
 import type { Owner } from '../../shared/owner.js';
 
@@ -70,6 +70,7 @@ export interface BatchDeps {
   payouts: BatchPayouts & ChunkPayouts;
   ledger: BatchLedger & ChunkLedger;
   events: EventRecorder;
+  sources: SettlementSources;
   organizations: BatchOrganizations;
   audit: AuditLog;
   alerts: AlertRaiser;

@@ -13,6 +13,7 @@ import type {
   StatementVerification,
 } from './batch-types.js';
 import { createBusinessCalendar, type BusinessDate } from '../../shared/business-calendar.js';
+import { settlementCutoffOn } from '../../config.js';
 import { createChunkSettler } from './chunk.js';
 import { businessDay, closures, declareClosure, removeClosure } from './closures.js';
 import type { BatchContext } from './context.js';
@@ -139,7 +140,7 @@ export function createSettlementBatchService(deps: BatchDeps): SettlementBatchSe
   const run: BatchContext = {
     ...deps,
     calendar: deps.calendar ?? createBusinessCalendar(),
-    cutoffOf: deps.cutoffOf ?? ((date: BusinessDate) => new Date(`${date}T03:00:00.000Z`)),
+    cutoffOf: deps.cutoffOf ?? ((date: BusinessDate) => settlementCutoffOn(date)),
     concurrency: Math.max(1, deps.concurrency ?? 4),
     chunks: createChunkSettler(deps),
   };

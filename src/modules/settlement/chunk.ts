@@ -5,13 +5,11 @@ import type { Clock } from '../../shared/clock.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 import { newId } from '../../shared/ids.js';
 import type { Result } from '../../shared/result.js';
-import { chargeReferences } from '../charges/service.js';
 import type { EventRecorder } from '../events/service.js';
 import type { PendingCredit } from '../ledger/service.js';
 import type { RateQuote } from '../payouts/rates.js';
 import type { PayoutView } from '../payouts/schemas.js';
 import type { AutomaticPayoutPlan } from '../payouts/automatic.js';
-import { refundChargeIds } from '../refunds/service.js';
 import type { ChunkLedger, ChunkPayouts } from './batch-types.js';
 import type { BusinessDate } from '../../shared/business-calendar.js';
 import {
@@ -22,6 +20,7 @@ import {
   unrecordedChargeIds,
 } from './release.js';
 import type { BatchRow, ItemRow } from './model.js';
+import type { SettlementSources } from './release-types.js';
 import * as settlement from './repository.js';
 import { statementContent, statementHash } from './statement.js';
 import { batchView } from './views.js';
@@ -50,6 +49,7 @@ export interface ChunkDeps {
   ledger: ChunkLedger;
   payouts: ChunkPayouts;
   events: EventRecorder;
+  sources: SettlementSources;
   /** The frozen ones of these organizations, under a share lock on their rows (see `BatchOrganizations`). */
   organizations: { frozen(trx: Trx, organizationIds: readonly string[]): Promise<Set<string>> };
 }
@@ -288,9 +288,11 @@ async function writeRelease(
 ): Promise<WrittenRelease> {
   const settling = plans.map((plan) => plan.owner);
   const lines = settling.flatMap((owner) => fresh.get(keyOf(owner)) ?? []);
-  const chargeOfRefund = await inPieces(refundIdsOf(lines), (piece) => refundChargeIds(trx, piece));
+  const chargeOfRefund = await inPieces(refundIdsOf(lines), (piece) =>
+    deps.sources.refundChargeIds(trx, piece),
+  );
   const references = await inPieces(unrecordedChargeIds(lines, chargeOfRefund), (piece) =>
-    chargeReferences(trx, piece),
+    deps.sources.chargeReferences(trx, piece),
   );
   const heads = await settlement.latestStatements(trx, settling);
   const now = deps.clock.now();

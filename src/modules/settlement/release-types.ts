@@ -10,6 +10,15 @@ import type { Owner } from '../../shared/owner.js';
  * which binds the release (release.ts) and the payouts module's ports (payout-contents.ts).
  */
 
+/**
+ * What a release reads of the charges and refunds modules for its items, under the release's transaction:
+ * the charge of each refund, and the merchant reference of each charge. Bound in the composition root.
+ */
+export interface SettlementSources {
+  refundChargeIds(trx: Trx, refundIds: readonly string[]): Promise<Map<string, string>>;
+  chargeReferences(trx: Trx, chargeIds: readonly string[]): Promise<Map<string, string>>;
+}
+
 /** What a release needs of the ledger (src/modules/ledger). */
 export interface SettlementLedger {
   pendingCredits(trx: Trx, owner: Owner, after: Date, upTo: Date): Promise<PendingCredit[]>;

@@ -1,12 +1,10 @@
 import type { Kdb } from '../../db/database.js';
 import { HOUR, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { chargeReferences } from '../charges/service.js';
 import type { PendingCredit } from '../ledger/service.js';
-import { refundChargeIds } from '../refunds/service.js';
 import { addDays, utcDateOf } from '../../shared/business-calendar.js';
 import type { ItemRow } from './model.js';
-import type { ReleaseOptions, ReleaseOutcome, SettlementLedger } from './release-types.js';
+import type { ReleaseOptions, ReleaseOutcome, SettlementLedger, SettlementSources } from './release-types.js';
 import * as settlement from './repository.js';
 import { batchView } from './views.js';
 import type { Owner } from '../../shared/owner.js';
@@ -23,6 +21,7 @@ export interface ReleaseDeps {
   db: Kdb;
   clock: Clock;
   ledger: SettlementLedger;
+  sources: SettlementSources;
 }
 
 /**
@@ -160,8 +159,8 @@ export async function release(
     const reserveBps = BigInt(settings?.reserve_bps ?? 0);
     const reserveHeld = (net * reserveBps) / 10_000n;
 
-    const chargeOfRefund = await refundChargeIds(trx, refundIdsOf(fresh));
-    const references = await chargeReferences(trx, unrecordedChargeIds(fresh, chargeOfRefund));
+    const chargeOfRefund = await deps.sources.refundChargeIds(trx, refundIdsOf(fresh));
+    const references = await deps.sources.chargeReferences(trx, unrecordedChargeIds(fresh, chargeOfRefund));
 
     const now = deps.clock.now();
     const id = newId('stl', now);

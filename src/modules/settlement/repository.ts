@@ -8,7 +8,8 @@ import type {
   SettlementReserveReleasesTable,
   SettlementSettingsTable,
 } from '../../db/schema.js';
-import { assertAllowed } from '../../shared/state-machine.js';
+import { ownedBy } from '../../db/scopes.js';
+import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import { TRANSITIONS, type BatchRow, type ClosureRow, type ItemRow, type SettingsRow } from './model.js';
 import type { Owner } from '../../shared/owner.js';
 
@@ -27,8 +28,7 @@ export async function findBatch(db: Kdb, owner: Owner, businessDate: string): Pr
   return db
     .selectFrom('settlement_batches')
     .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('business_date', '=', businessDate)
     .where('origin', '=', 'schedule')
     .executeTakeFirst();
@@ -56,8 +56,7 @@ export async function releasedOf(db: Kdb, owner: Owner): Promise<BatchRow[]> {
   return db
     .selectFrom('settlement_batches')
     .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('status', '=', 'released')
     .orderBy('cutoff')
     .orderBy('id')
@@ -92,8 +91,7 @@ export async function attachUnpaid(trx: Trx, owner: Owner, payoutId: string): Pr
   const result = await trx
     .updateTable('settlement_items')
     .set({ payout_id: payoutId })
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('payout_id', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
@@ -154,22 +152,12 @@ export async function lockBatch(trx: Trx, id: string): Promise<BatchRow | undefi
  * The batch's payout phase moves it on from one of `from` (`TRANSITIONS` of model.ts, the state machine
  * of migration 0015, enforced by `settlement_batches_guard`); undefined when it is no longer in one of them.
  */
-export async function transitionBatch(
-  trx: Trx,
-  id: string,
-  from: readonly BatchRow['status'][],
-  to: BatchRow['status'],
-  changes: Omit<Updateable<SettlementBatchesTable>, 'status' | 'id'>,
-): Promise<BatchRow | undefined> {
-  assertAllowed(TRANSITIONS, from, to, `settlement batch ${id}`);
-  return trx
-    .updateTable('settlement_batches')
-    .set({ ...changes, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transitionBatch: RowTransition<
+  Trx,
+  BatchRow['status'],
+  Omit<Updateable<SettlementBatchesTable>, 'status' | 'id'>,
+  BatchRow
+> = rowTransition('settlement_batches', 'status', TRANSITIONS, (id) => `settlement batch ${id}`);
 
 /**
  * The latest cutoff of a scheduled batch of a business date before `businessDate`: where a run looks for
@@ -302,8 +290,7 @@ export async function latestStatement(
   return db
     .selectFrom('settlement_batches')
     .select(['statement_seq', 'statement_hash'])
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('statement_seq', 'is not', null)
     .orderBy('statement_seq', 'desc')
     .limit(1)
@@ -330,8 +317,7 @@ export async function endedBatches(
   return db
     .selectFrom('settlement_batches')
     .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('statement_seq', '>', afterSeq)
     .orderBy('statement_seq')
     .limit(limit)
@@ -344,8 +330,7 @@ export async function findOwnBatch(db: Kdb, owner: Owner, id: string): Promise<B
     .selectFrom('settlement_batches')
     .selectAll()
     .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .executeTakeFirst();
 }
 
@@ -359,8 +344,7 @@ export async function findBatchOfPayout(
     .selectFrom('settlement_batches')
     .selectAll()
     .where('payout_id', '=', payoutId)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .executeTakeFirst();
 }
 
@@ -386,8 +370,7 @@ function dueReserveBatches(db: Kdb, businessDate: string) {
 export async function dueReserves(db: Kdb, owner: Owner, businessDate: string): Promise<BatchRow[]> {
   return dueReserveBatches(db, businessDate)
     .selectAll('b')
-    .where('b.organization_id', '=', owner.organizationId)
-    .where('b.environment', '=', owner.environment)
+    .$call(ownedBy(owner, 'b'))
     .orderBy('b.business_date')
     .execute();
 }
@@ -423,8 +406,7 @@ export async function latestCreditCutoff(db: Kdb, owner: Owner): Promise<Date | 
   const row = await db
     .selectFrom('settlement_batches')
     .select((eb) => eb.fn.max('cutoff').as('cutoff'))
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('net', '>', '0')
     .executeTakeFirst();
   return row?.cutoff == null ? undefined : new Date(row.cutoff);

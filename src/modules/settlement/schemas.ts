@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { IdParamsSchema, PageSchema } from '../../http/schemas.js';
 
 const Minor = (description: string) => Type.String({ pattern: '^-?[0-9]+$', description });
 
@@ -87,21 +88,9 @@ export const SettleResultSchema = Type.Object({
 });
 export type SettleResult = Static<typeof SettleResultSchema>;
 
-export const SettlementIdParamsSchema = Type.Object(
-  {
-    id: Type.String({
-      minLength: 1,
-      maxLength: 64,
-      description: 'Settlement batch identifier, prefix `stl_`.',
-    }),
-  },
-  { additionalProperties: false },
-);
+export const SettlementIdParamsSchema = IdParamsSchema('Settlement batch identifier, prefix `stl_`.');
 
-export const SettlementListSchema = Type.Object({
-  data: Type.Array(SettlementBatchSchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Null on the last page.' }),
-});
+export const SettlementListSchema = PageSchema(SettlementBatchSchema, 'Null on the last page.');
 
 const LineSchema = Type.Object({
   id: Type.String({ description: 'The balance transaction (`txn_`).' }),

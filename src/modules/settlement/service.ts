@@ -3,13 +3,14 @@ import type { Clock } from '../../shared/clock.js';
 import type { PayoutContents } from '../payouts/ports.js';
 import { closedBetween, listPayoutContents } from './payout-contents.js';
 import { release, releaseNow } from './release.js';
-import type { SettlementLedger, SettlementService } from './release-types.js';
+import type { SettlementLedger, SettlementService, SettlementSources } from './release-types.js';
 import * as settlement from './repository.js';
 
 export function createSettlementService(deps: {
   db: Kdb;
   clock: Clock;
   ledger: SettlementLedger;
+  sources: SettlementSources;
 }): SettlementService {
   const payoutContents: PayoutContents = {
     attach: (trx, owner, payoutId) => settlement.attachUnpaid(trx, owner, payoutId),
