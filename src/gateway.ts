@@ -417,6 +417,16 @@ async function baseServer(
   });
 }
 
+/** The route limits of the public listeners (the API's and the web's), in the `public` namespace. */
+function registerPublicRateLimit(app: App, context: ListenerContext): Promise<void> {
+  return registerRateLimit(app, {
+    redis: context.redis,
+    keyPrefix: context.config.redisKeyPrefix,
+    namespace: 'public',
+    subjectKey: context.services.box.deriveKey('throttle-subject'),
+  });
+}
+
 /** The public API of one environment: sandbox (test keys) or live (live keys), each on its own listener. */
 async function buildApiApp(context: ListenerContext, environment: Environment): Promise<App> {
   const app = await baseServer(context, `${environment}-api`, API_CSP);
@@ -426,12 +436,7 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     () => context.urlOf(environment === 'sandbox' ? 'sandboxApi' : 'liveApi'),
     () => context.accountPaths(),
   );
-  await registerRateLimit(app, {
-    redis: context.redis,
-    keyPrefix: context.config.redisKeyPrefix,
-    namespace: 'public',
-    subjectKey: context.services.box.deriveKey('throttle-subject'),
-  });
+  await registerPublicRateLimit(app, context);
   // Authentication of every route of this listener not marked `config: { auth: 'public' }` (issue 4).
   await app.register(apiKeysModule, {
     apiKeys: context.services.apiKeys,
@@ -517,12 +522,7 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     cacheControl: true,
     maxAge: context.config.nodeEnv === 'production' ? '1h' : 0,
   });
-  await registerRateLimit(app, {
-    redis: context.redis,
-    keyPrefix: context.config.redisKeyPrefix,
-    namespace: 'public',
-    subjectKey: context.services.box.deriveKey('throttle-subject'),
-  });
+  await registerPublicRateLimit(app, context);
   await app.register(applicationRoutes, {
     service: context.services.applications,
     idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },

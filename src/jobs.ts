@@ -86,17 +86,12 @@ function paymentJobs(services: Services): Job[] {
       // Product decision 15: creations interrupted between the acquirer call and the response.
       name: 'charge-creation-recovery',
       intervalMs: 15 * SECOND,
-      run: async (signal) => {
-        let rows = 0;
-        for (;;) {
-          if (signal?.aborted) break;
+      // Keeps going while creations were finished; abandoned and deferred ones end the pass.
+      run: (signal) =>
+        drain(async () => {
           const pass = await services.charges.recoverInterruptedCreations();
-          rows += pass.finished;
-          // keep going while creations were finished; abandoned and deferred ones end the pass
-          if (pass.finished === 0) break;
-        }
-        return { rows, errors: 0 };
-      },
+          return { claimed: pass.finished, done: pass.finished, failed: 0 };
+        }, signal),
     },
     {
       // Balances in constant time: each account's checkpoint follows its postings (ADR 0031).
@@ -124,16 +119,12 @@ function payoutJobs(services: Services): Job[] {
       // Wallet changes whose cool-down has passed take effect; unconfirmed ones expire.
       name: 'wallet-changes',
       intervalMs: 30 * SECOND,
-      run: async (signal) => {
-        let rows = 0;
-        for (;;) {
-          if (signal?.aborted) break;
+      run: (signal) =>
+        drain(async () => {
           const round = await services.wallets.applyDue();
-          rows += round.applied + round.expired;
-          if (round.applied + round.expired === 0) break;
-        }
-        return { rows, errors: 0 };
-      },
+          const claimed = round.applied + round.expired;
+          return { claimed, done: claimed, failed: 0 };
+        }, signal),
     },
   ];
 }

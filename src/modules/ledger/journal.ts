@@ -2,6 +2,7 @@ import type { Trx } from '../../db/database.js';
 import type { JournalEntryKind } from '../../db/schema.js';
 import {
   findEntry,
+  insertEntriesWithPostings,
   insertEntryOnce,
   insertPostings,
   type NewEntry,
@@ -82,4 +83,65 @@ export function assertSameOwner(existing: StoredEntry, entry: NewEntry): void {
     throw new Error(
       `journal entry ${entry.kind} ${entry.sourceId} belongs to another organization or environment`,
     );
+}
+
+/** An amount moved from one of the merchant's accounts (`from`, debited) to another, as one kind of entry. */
+export interface Move {
+  kind: JournalEntryKind;
+  from: Posting['account'];
+  to: Posting['account'];
+}
+
+/** What a move carries: whose it is, its source (the entry is written once per source) and its amount. */
+export interface MoveOf extends Owner {
+  id: string;
+  /** Minor units, decimal string, positive. */
+  amount: string;
+}
+
+/**
+ * Posts `item`'s move once: a second post of the same source writes nothing and must carry the amount the
+ * first one moved. `what` names the item in errors ("release stl_…").
+ */
+export async function postMoveOnce(
+  deps: Pick<LedgerDeps, 'clock'>,
+  trx: Trx,
+  item: MoveOf,
+  move: Move,
+  what: string,
+): Promise<{ created: boolean }> {
+  const amount = parseAmount(item.amount, what);
+  const outcome = await postOnce(deps, trx, newEntry(item, move.kind, item.id), async () => [
+    { account: move.from, amount },
+    { account: move.to, amount: -amount },
+  ]);
+  if (!outcome.created) assertAmount(outcome.existing, move.from, amount, what);
+  return { created: outcome.created };
+}
+
+/**
+ * The set-based form (a settlement chunk's): every item's move in one statement; none of them may have
+ * been posted before. `whatOf` names an item in errors, `plural` the items ("release entries").
+ */
+export async function postMovesAtOnce(
+  deps: Pick<LedgerDeps, 'clock'>,
+  trx: Trx,
+  items: readonly MoveOf[],
+  move: Move,
+  names: { whatOf: (item: MoveOf) => string; plural: string },
+): Promise<void> {
+  const entries = items.map((item) => {
+    const amount = parseAmount(item.amount, names.whatOf(item));
+    return {
+      owner: { organizationId: item.organizationId, environment: item.environment },
+      sourceId: item.id,
+      postings: [
+        { account: move.from, amount },
+        { account: move.to, amount: -amount },
+      ],
+    };
+  });
+  const written = await insertEntriesWithPostings(trx, move.kind, entries, CURRENCY, deps.clock.now());
+  if (written.size !== entries.length)
+    throw new Error(`${entries.length - written.size} ${names.plural} existed already`);
 }

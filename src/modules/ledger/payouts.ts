@@ -1,10 +1,32 @@
 import type { Trx } from '../../db/database.js';
-import { assertAmount, assertSameOwner, CURRENCY, newEntry, parseAmount, postOnce } from './journal.js';
+import {
+  assertAmount,
+  assertSameOwner,
+  CURRENCY,
+  newEntry,
+  parseAmount,
+  postMoveOnce,
+  postMovesAtOnce,
+  postOnce,
+  type Move,
+} from './journal.js';
 import { sumAvailable } from './repository/balances.js';
-import { findEntry, insertEntriesWithPostings } from './repository/entries.js';
+import { findEntry } from './repository/entries.js';
 import { lockAvailableBalance } from './repository/locks.js';
 import type { LedgerDeps, PayoutDebit, PayoutForLedger } from './types.js';
 import type { Owner } from '../../shared/owner.js';
+
+/** A payout's amount, in transit from its creation until it is paid or returned. */
+const PAYOUT_CREATED: Move = {
+  kind: 'payout_created',
+  from: 'merchant_available',
+  to: 'merchant_in_transit',
+};
+const PAYOUT_RETURNED: Move = {
+  kind: 'payout_returned',
+  from: 'merchant_in_transit',
+  to: 'merchant_available',
+};
 
 export async function postPayoutCreated(
   deps: LedgerDeps,
@@ -51,16 +73,11 @@ export async function postPayoutReturned(
   trx: Trx,
   payout: PayoutForLedger,
 ): Promise<{ created: boolean }> {
-  const amount = parseAmount(payout.amount, `payout ${payout.id}`);
+  parseAmount(payout.amount, `payout ${payout.id}`);
   if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
   if (await findEntry(trx, 'payout_paid', payout.id))
     throw new Error(`payout ${payout.id} was paid out; it cannot be returned`);
-  const outcome = await postOnce(deps, trx, newEntry(payout, 'payout_returned', payout.id), async () => [
-    { account: 'merchant_in_transit', amount },
-    { account: 'merchant_available', amount: -amount },
-  ]);
-  if (!outcome.created) assertAmount(outcome.existing, 'merchant_in_transit', amount, `payout ${payout.id}`);
-  return { created: outcome.created };
+  return postMoveOnce(deps, trx, payout, PAYOUT_RETURNED, `payout ${payout.id}`);
 }
 
 export async function lockedAvailable(trx: Trx, owner: Owner): Promise<string> {
@@ -74,20 +91,10 @@ export async function postPayoutsCreated(
   trx: Trx,
   payouts: readonly PayoutForLedger[],
 ): Promise<void> {
-  const entries = payouts.map((payout) => {
-    const amount = parseAmount(payout.amount, `payout ${payout.id}`);
-    return {
-      owner: { organizationId: payout.organizationId, environment: payout.environment },
-      sourceId: payout.id,
-      postings: [
-        { account: 'merchant_available' as const, amount },
-        { account: 'merchant_in_transit' as const, amount: -amount },
-      ],
-    };
+  await postMovesAtOnce(deps, trx, payouts, PAYOUT_CREATED, {
+    whatOf: (payout) => `payout ${payout.id}`,
+    plural: 'payout entries',
   });
-  const written = await insertEntriesWithPostings(trx, 'payout_created', entries, CURRENCY, deps.clock.now());
-  if (written.size !== entries.length)
-    throw new Error(`${entries.length - written.size} payout entries existed already`);
 }
 
 /** A paid payout's amount as it splits: what was sent (at the market rate), and the FX spread kept. */

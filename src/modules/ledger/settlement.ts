@@ -1,11 +1,20 @@
 import type { Trx } from '../../db/database.js';
-import { assertAmount, CURRENCY, newEntry, parseAmount, postOnce } from './journal.js';
+import { CURRENCY, parseAmount, postMoveOnce, postMovesAtOnce, type Move } from './journal.js';
 import { accountBalanceOf } from './repository/balances.js';
 import { findPendingCredits, type PendingCredit } from './repository/credits.js';
-import { insertEntriesWithPostings } from './repository/entries.js';
 import { availableLockKey, lockKeys, lockPendingBalance, pendingLockKey } from './repository/locks.js';
 import type { LedgerDeps, ReleaseForLedger } from './types.js';
 import type { Owner } from '../../shared/owner.js';
+
+/** A batch's release: pending to available. */
+const RELEASE: Move = { kind: 'settlement_batch', from: 'merchant_pending', to: 'merchant_available' };
+/** A batch's rolling reserve, held out of available and given back on its date. */
+const RESERVE_HELD: Move = { kind: 'reserve_held', from: 'merchant_available', to: 'merchant_reserve' };
+const RESERVE_RELEASED: Move = {
+  kind: 'reserve_released',
+  from: 'merchant_reserve',
+  to: 'merchant_available',
+};
 
 // What a settlement batch writes and reads: releases, the rolling reserve, and the set-based forms of a
 // chunk (docs/decisions/0041-settlement-chunks.md).
@@ -15,15 +24,10 @@ export async function postRelease(
   trx: Trx,
   release: ReleaseForLedger,
 ): Promise<{ created: boolean }> {
-  const amount = parseAmount(release.amount, `release ${release.id}`);
+  parseAmount(release.amount, `release ${release.id}`);
   if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
   await lockPendingBalance(trx, release, CURRENCY);
-  const outcome = await postOnce(deps, trx, newEntry(release, 'settlement_batch', release.id), async () => [
-    { account: 'merchant_pending', amount },
-    { account: 'merchant_available', amount: -amount },
-  ]);
-  if (!outcome.created) assertAmount(outcome.existing, 'merchant_pending', amount, `release ${release.id}`);
-  return { created: outcome.created };
+  return postMoveOnce(deps, trx, release, RELEASE, `release ${release.id}`);
 }
 
 export async function postReserveHeld(
@@ -31,14 +35,7 @@ export async function postReserveHeld(
   trx: Trx,
   reserve: ReleaseForLedger,
 ): Promise<{ created: boolean }> {
-  const amount = parseAmount(reserve.amount, `reserve of ${reserve.id}`);
-  const outcome = await postOnce(deps, trx, newEntry(reserve, 'reserve_held', reserve.id), async () => [
-    { account: 'merchant_available', amount },
-    { account: 'merchant_reserve', amount: -amount },
-  ]);
-  if (!outcome.created)
-    assertAmount(outcome.existing, 'merchant_available', amount, `reserve of ${reserve.id}`);
-  return { created: outcome.created };
+  return postMoveOnce(deps, trx, reserve, RESERVE_HELD, `reserve of ${reserve.id}`);
 }
 
 export async function postReserveReleased(
@@ -46,14 +43,7 @@ export async function postReserveReleased(
   trx: Trx,
   reserve: ReleaseForLedger,
 ): Promise<{ created: boolean }> {
-  const amount = parseAmount(reserve.amount, `reserve release of ${reserve.id}`);
-  const outcome = await postOnce(deps, trx, newEntry(reserve, 'reserve_released', reserve.id), async () => [
-    { account: 'merchant_reserve', amount },
-    { account: 'merchant_available', amount: -amount },
-  ]);
-  if (!outcome.created)
-    assertAmount(outcome.existing, 'merchant_reserve', amount, `reserve release of ${reserve.id}`);
-  return { created: outcome.created };
+  return postMoveOnce(deps, trx, reserve, RESERVE_RELEASED, `reserve release of ${reserve.id}`);
 }
 
 export function pendingCredits(trx: Trx, owner: Owner, after: Date, upTo: Date): Promise<PendingCredit[]> {
@@ -83,24 +73,8 @@ export async function postReleases(
   trx: Trx,
   releases: readonly ReleaseForLedger[],
 ): Promise<void> {
-  const entries = releases.map((release) => {
-    const amount = parseAmount(release.amount, `release ${release.id}`);
-    return {
-      owner: { organizationId: release.organizationId, environment: release.environment },
-      sourceId: release.id,
-      postings: [
-        { account: 'merchant_pending' as const, amount },
-        { account: 'merchant_available' as const, amount: -amount },
-      ],
-    };
+  await postMovesAtOnce(deps, trx, releases, RELEASE, {
+    whatOf: (release) => `release ${release.id}`,
+    plural: 'release entries',
   });
-  const written = await insertEntriesWithPostings(
-    trx,
-    'settlement_batch',
-    entries,
-    CURRENCY,
-    deps.clock.now(),
-  );
-  if (written.size !== entries.length)
-    throw new Error(`${entries.length - written.size} release entries existed already`);
 }
