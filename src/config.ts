@@ -55,12 +55,12 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /** Log bytes waiting for a stalled stdout before further lines are dropped and counted (issue 17). */
+  /** Log bytes waiting for a stalled stdout before further lines are dropped and counted. */
   logBufferBytes: number;
   bodyLimitBytes: number;
   trustedProxies: string[];
   applicationRateLimit: { max: number; windowMs: number };
-  /** Failed API-key authentications allowed per client address and window before 429 (issue 11). */
+  /** Failed API-key authentications allowed per client address and window before 429. */
   apiKeyFailureLimit: { max: number; windowMs: number };
   shutdownTimeoutMs: number;
   /**
@@ -92,7 +92,7 @@ export interface Config {
     /** Declined card attempts a charge allows before it fails (card-testing protection). */
     cardAttempts: number;
   };
-  /** The TRY -> USDT rate of payouts (issue 13, docs/payouts.md). */
+  /** The TRY -> USDT rate of payouts (docs/payouts.md). */
   payouts: {
     /** The in-process sandbox chain's rate feed, USDT per TRY (`PAYOUT_SANDBOX_RATE`): the sandbox's rate. */
     sandboxRate: string;
@@ -114,7 +114,7 @@ export interface Config {
     /** A ticker's or the sandbox chain's rate older than this is refused (`FX_MAX_AGE_SECONDS`). */
     maxRateAgeMs: number;
   };
-  /** Merchant webhooks (issue 7). */
+  /** Merchant webhooks. */
   webhooks: {
     /** Deadline of one delivery attempt: connect, send, and the first KB of the answer. */
     timeoutMs: number;
@@ -133,9 +133,9 @@ export interface Config {
     /** How often an idle worker looks for new deliveries (`WEBHOOK_POLL_MS`). */
     pollMs: number;
   };
-  /** Wallet change controls (issue 13): WALLET_CHANGE_COOLDOWN_HOURS, the default cool-down. */
+  /** Wallet change controls: WALLET_CHANGE_COOLDOWN_HOURS, the default cool-down. */
   wallets: { changeCooldownHours: number };
-  /** The daily settlement batch (issue 14, docs/settlement.md). */
+  /** The daily settlement batch (docs/settlement.md). */
   settlement: {
     /** `SETTLEMENT_CRON` in UTC (default `0 3 * * *`, spec section 8); undefined (`off`): no daily batch. */
     cron: string | undefined;

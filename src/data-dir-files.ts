@@ -7,6 +7,6 @@
 export const CLI_TOKEN_FILE = 'operator-cli-token';
 /**
  * Which database the gateway using this DATA_DIR runs on (no connection string): the CLI reads it so that
- * it never opens an empty embedded database beside a gateway that runs on PostgreSQL (issue 11).
+ * it never opens an empty embedded database beside a gateway that runs on PostgreSQL.
  */
 export const DATABASE_KIND_FILE = 'gateway-database.json';

@@ -167,10 +167,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const close = async (closeOptions: { deadline?: number } = {}) => {
     shuttingDown = true;
     // Listeners and the worker together: in-flight requests finish and new ones are refused, while the
-    // worker hands back what it claimed but has not started and waits for what it has (issue 17).
+    // worker hands back what it claimed but has not started and waits for what it has.
     // Storage closes last.
     await Promise.allSettled([...listeners.map(closeListener), worker?.stop(closeOptions.deadline)]);
-    // Password resets answered before their work (issue 11 item 7) finish before storage closes.
+    // Password resets answered before their work finish before storage closes.
     await created?.users.passwordResetsSettled();
     removeCliTokenFile();
     removeScrapeSource();
@@ -365,7 +365,7 @@ function recordDatabaseKind(config: Config): void {
 
 /**
  * In development, a database without staff gets a first admin whose password is written, once, to
- * DATA_DIR/operator-admin.txt (mode 0600) and printed by that first `npm start` only (issue 11): later
+ * DATA_DIR/operator-admin.txt (mode 0600) and printed by that first `npm start` only: later
  * starts name the file, and the password never goes into a log line. Production creates staff with the
  * CLI (`npm run operator -- create-staff`).
  */
@@ -437,7 +437,7 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     () => context.accountPaths(),
   );
   await registerPublicRateLimit(app, context);
-  // Authentication of every route of this listener not marked `config: { auth: 'public' }` (issue 4).
+  // Authentication of every route of this listener not marked `config: { auth: 'public' }`.
   await app.register(apiKeysModule, {
     apiKeys: context.services.apiKeys,
     db: context.services.db,

@@ -135,7 +135,7 @@ export interface OutputStream {
 }
 
 /**
- * A log destination that never blocks the event loop or the exit (issue 17). Lines go to a Node stream
+ * A log destination that never blocks the event loop or the exit. Lines go to a Node stream
  * (process.stdout: asynchronous for pipes and sockets), whose buffer is bounded: when the reader stalls
  * and `maxBufferBytes` are waiting, further lines are dropped and counted, never waited for; when the
  * stream drains again, one warning says how many were lost. A stream that failed (EPIPE: the reader is

@@ -4,7 +4,7 @@ import { startGateway, type Gateway } from './gateway.js';
 import { createLogDestination, createLogger } from './logger.js';
 import type { Tracing } from './observability/tracing.js';
 
-/** The final flush of the log stream (and of the spans not yet exported) at exit waits at most this long (issue 17). */
+/** The final flush of the log stream (and of the spans not yet exported) at exit waits at most this long. */
 const FINAL_FLUSH_MS = 2000;
 /** Signals that stop the gateway gracefully. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;

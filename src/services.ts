@@ -113,7 +113,7 @@ export interface Services {
   underwriting: UnderwritingService;
   /** Approved merchants: KYC, fees, feature flags, rate limits, freezing. */
   organizations: OrganizationAdminService;
-  /** What the checkout shows of a merchant: display name, brand colour, logo (issue 15 item 6). */
+  /** What the checkout shows of a merchant: display name, brand colour, logo. */
   branding: BrandingService;
   apiKeys: ApiKeyService;
   /** Every operator write, audited: what the console, the operator API and the CLI call. */
@@ -128,18 +128,18 @@ export interface Services {
   completion: ChargeCompletionService;
   notifications: NotificationInbox;
   refunds: RefundService;
-  /** Payouts of the available balance as USDT (issue 13). */
+  /** Payouts of the available balance as USDT. */
   payouts: PayoutService;
   /** The payout jobs: submission to the sandbox chain and confirmation on chain. */
   payoutEngine: PayoutEngine;
   /** Releases of pending funds to available (settlement batches) and what each payout carries. */
   settlement: SettlementService;
   /**
-   * The daily settlement batch (issue 14): the 03:00 UTC run of business days, the sandbox's settle-now,
+   * The daily settlement batch: the 03:00 UTC run of business days, the sandbox's settle-now,
    * payout schedules and declared closures.
    */
   settlementBatches: SettlementBatchService;
-  /** The daily reconciliation of the acquirers' settlement reports with the ledger (issue 14 item 7). */
+  /** The daily reconciliation of the acquirers' settlement reports with the ledger. */
   reconciliation: ReconciliationService;
   /** Money problems raised for the operator: refused notifications, pending balances below zero. */
   alerts: OperatorAlerts;
@@ -153,7 +153,7 @@ export interface Services {
   wallets: WalletService;
   /** Customers (flag `customers`); a charge may name one (`customerId`). */
   customers: CustomerService;
-  /** Charges and refunds per day, for the dashboard's overview (issue 15 item 3). */
+  /** Charges and refunds per day, for the dashboard's overview. */
   activity: ActivityReader;
   /** The operator's wallet commands (cancel a change, set a cool-down), audited. */
   walletOperator: WalletOperatorCommands;

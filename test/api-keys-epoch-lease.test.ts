@@ -7,9 +7,6 @@
  * - the processes: two gateway programs sharing one PostgreSQL database (one program on PGlite, whose
  *   database belongs to one process): revoke on one, the next request on the other is refused.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
@@ -17,17 +14,13 @@ import { migrate, readMigrations } from '../src/db/migrator.js';
 import { LEASE_TRUST, leasedEpoch } from '../src/modules/api-keys/authenticator.js';
 import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
+import { programTargets, tempDir, withDatabase, type Cleanups } from './helpers/crash.js';
 import { onPostgres } from './helpers/database.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import type { TestGateway } from './helpers/gateway.js';
 import { request, type ErrorBody } from './helpers/http.js';
 import { createMerchant, createOrganization, issueKey, revokeKeyInDatabase } from './helpers/merchants.js';
-import {
-  gatewayEnv,
-  killAllGateways,
-  programDatabases,
-  spawnGateway,
-  type GatewayProcess,
-} from './helpers/process.js';
+import { gatewayEnv, killAllGateways, spawnGateway, type GatewayProcess } from './helpers/process.js';
+import { recordWhile, startRecordedGateway } from './helpers/plans.js';
 import { statementRecorder } from './helpers/statements.js';
 
 async function status(base: string, secret: string) {
@@ -71,13 +64,7 @@ describe('statements of an authenticated request', () => {
   let raw: Database;
 
   beforeAll(async () => {
-    t = await startTestGateway({
-      env: { ROLES: 'api,sandbox-acquirer' },
-      wrapDatabase: (database) => {
-        raw = database;
-        return { ...database, db: database.db.withPlugin(recorder.plugin) };
-      },
-    });
+    ({ t, raw } = await startRecordedGateway(recorder, { env: { ROLES: 'api,sandbox-acquirer' } }));
     // The longest lease allowed: the requests below fit in one even on a loaded machine.
     await sql`UPDATE api_key_auth_epoch SET lease_ms = 1000`.execute(raw.db);
   });
@@ -87,15 +74,14 @@ describe('statements of an authenticated request', () => {
     const merchant = await createMerchant(t);
     const key = merchant.keys.sandbox.secret;
     expect(await status(t.urls.sandboxApi, key)).toEqual(ACCEPTED);
-    recorder.captured.length = 0;
-    recorder.recording = true;
-    const started = performance.now();
     const requests = 20;
-    for (let i = 0; i < requests; i++) expect(await status(t.urls.sandboxApi, key)).toEqual(ACCEPTED);
-    const elapsed = performance.now() - started;
-    recorder.recording = false;
+    const { result: elapsed, statements } = await recordWhile(recorder, async () => {
+      const started = performance.now();
+      for (let i = 0; i < requests; i++) expect(await status(t.urls.sandboxApi, key)).toEqual(ACCEPTED);
+      return performance.now() - started;
+    });
     // The request log is written in batches off the request path, whenever its timer fires.
-    const sent = recorder.captured.filter((s) => !s.sql.includes('"api_key_requests"'));
+    const sent = statements.filter((s) => !s.sql.includes('"api_key_requests"'));
     const epochReads = sent.filter((s) => s.sql.includes('api_key_auth_epoch')).length;
     const keyLookups = sent.filter((s) => s.sql.includes('"secret_hash"')).length;
     // Before decision 0038 every request read the epoch (2 statements per request here: the epoch and
@@ -144,33 +130,29 @@ describe('statements of an authenticated request', () => {
 });
 
 describe(`revocation across ${onPostgres ? 'two gateway processes on one PostgreSQL database' : 'the gateway process (PGlite)'}`, () => {
-  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanups: Cleanups = [];
   let processes: GatewayProcess[] = [];
   let apis: string[] = [];
   let merchantKey = '';
   let victim = { id: '', secret: '' };
 
   beforeAll(async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gw-epoch-lease-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const [target] = programDatabases({ embeddedName: 'PGlite', cleanup: (work) => cleanups.push(work) });
+    const dataDir = tempDir(cleanups, 'gw-epoch-lease-');
+    const [target] = programTargets(cleanups, 'PGlite');
     if (!target) throw new Error('no database for this pass');
     const { env: targetEnv, open } = await target.prepare(dataDir);
     // Seeded before the programs start: an embedded database belongs to one process at a time.
-    const seeded = await open();
-    try {
+    await withDatabase(open, async (seeded) => {
       await migrate(seeded, readMigrations(migrationsDir));
       const organizationId = await createOrganization(seeded.db, systemClock);
       merchantKey = (await issueKey(seeded.db, systemClock, organizationId)).secret;
       victim = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['read'] });
-    } finally {
-      await seeded.close();
-    }
+    });
     const env = (n: number) =>
       gatewayEnv({
         ROLES: 'api,sandbox-acquirer',
         API_KEY_FAILURE_LIMIT_MAX: '1000000',
-        DATA_DIR: n === 0 ? dataDir : mkdtempSync(path.join(os.tmpdir(), 'gw-epoch-lease-peer-')),
+        DATA_DIR: n === 0 ? dataDir : tempDir(cleanups, 'gw-epoch-lease-peer-'),
         ...targetEnv,
       });
     processes = Array.from({ length: onPostgres ? 2 : 1 }, (_, n) => spawnGateway({ env: env(n) }));

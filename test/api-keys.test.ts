@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
 import type { ApiKeyScope, Environment } from '../src/db/schema.js';
 import { hashApiKey } from '../src/modules/api-keys/key-format.js';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startTestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { request, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createMerchant, createOrganization, issueKey, type Merchant } from './helpers/merchants.js';
 
@@ -39,14 +40,11 @@ const RECORD_FIELDS = [
   'scopes',
 ];
 
-let t: TestGateway;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   merchant = await createMerchant(t);
 });
-afterAll(async () => t?.close());
 
 const db = () => t.gateway.database.db;
 

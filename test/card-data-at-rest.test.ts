@@ -4,31 +4,19 @@
  * ways the filter once let through, into a field that ends up in one of them, through the real stack;
  * then the export, the audit entries and the mailbox are searched for its digits.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ACCOUNT_TEST_ENV,
-  createActiveUser,
-  createOrganization,
-  csrfIn,
-  mailsTo,
-  WebClient,
-} from './helpers/accounts.js';
+import { describe, expect, it } from 'vitest';
+import { createActiveUser, createOrganization, csrfIn, mailsTo, WebClient } from './helpers/accounts.js';
 import { apiRequest } from './helpers/client.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { accountGateway, db, t, useTestGateway } from './helpers/suite.js';
 import { validCharge, type ErrorBody } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, submitApplication, uniqueEmail } from './helpers/operator.js';
 
-let t: TestGateway;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
+useTestGateway(accountGateway(), async () => {
   merchant = await createMerchant(t);
 });
-afterAll(async () => t?.close());
-
-const db = () => t.testDb.database.db;
 
 /** 4242 4242 4242 4242 as a merchant's system may write it: each passed the filter before ADR 0056. */
 const DISGUISED_CARDS = [

@@ -4,31 +4,19 @@
  * the same idempotency key yields exactly one charge and one acquirer payment. Runs the real program
  * on the pass's database: the embedded one in a data directory on the PGlite pass, PostgreSQL on the other.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { migrate, readMigrations } from '../src/db/migrator.js';
-import { migrationsDir } from '../src/paths.js';
-import { systemClock } from '../src/shared/clock.js';
-import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
+import { describe, expect, it } from 'vitest';
 import { acquirerControl } from './helpers/acquirer.js';
-import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { createOrganization, issueKey } from './helpers/merchants.js';
 import {
-  eventually,
-  gatewayEnv,
-  killAllGateways,
-  programDatabases,
-  spawnGateway,
-} from './helpers/process.js';
+  prepareProgramRun,
+  programCleanups,
+  programTargets,
+  startProgram,
+  withDatabase,
+} from './helpers/crash.js';
+import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { eventually } from './helpers/process.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  await killAllGateways();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => killAllGateways());
+const cleanups = programCleanups();
 
 interface ChargeBody {
   id: string;
@@ -38,55 +26,34 @@ interface ChargeBody {
 const CREDENTIALS = { apiKey: 'sa_crash_test_key', notificationSecret: 'crash-test-notification-secret' };
 
 // The program on the pass's database: the embedded one on the PGlite pass, PostgreSQL on the other.
-const targets = programDatabases({
-  embeddedName: 'the embedded database',
-  cleanup: (work) => cleanups.push(work),
-});
+const targets = programTargets(cleanups);
 
 describe.each(targets)('a gateway killed between the acquirer call and its answer, on $name', (target) => {
   it(
     'after a restart, a retry with the same key yields one charge and one payment',
     { timeout: 120_000 },
     async () => {
-      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gw-crash-'));
-      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-      const acquirer: SandboxAcquirer = await startSandboxAcquirer({
-        port: 0,
-        ...CREDENTIALS,
-        clock: systemClock,
-      });
-      cleanups.push(() => acquirer.close());
-      const control = acquirerControl({ url: acquirer.url, apiKey: CREDENTIALS.apiKey });
-      const { env: targetEnv, open } = await target.prepare(dataDir);
-
       // A merchant and its key, written before the program owns the database.
-      const seeded = await open();
-      await migrate(seeded, readMigrations(migrationsDir));
-      const organizationId = await createOrganization(seeded.db, systemClock);
-      const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
-      await seeded.close();
-
-      const env = gatewayEnv({
-        DATA_DIR: dataDir,
+      const run = await prepareProgramRun(target, cleanups, {
+        prefix: 'gw-crash-',
+        credentials: CREDENTIALS,
+      });
+      const control = acquirerControl({ url: run.acquirer.url, apiKey: CREDENTIALS.apiKey });
+      const env = run.env({
         ROLES: 'api,worker',
-        SANDBOX_ACQUIRER_URL: acquirer.url,
-        SANDBOX_ACQUIRER_API_KEY: CREDENTIALS.apiKey,
-        SANDBOX_ACQUIRER_NOTIFICATION_SECRET: CREDENTIALS.notificationSecret,
         ACQUIRER_TIMEOUT_MS: '5000',
         ACQUIRER_MAX_ATTEMPTS: '1',
         IDEMPOTENCY_LOCK_MS: '6000',
-        ...targetEnv,
       });
       const body = validCharge();
       const idempotencyKey = `crash-${Date.now()}`;
       const post = (url: string): Promise<HttpResult<ChargeBody & ErrorBody>> =>
         request(`${url}/v1/charges`, {
           body,
-          headers: { 'x-api-key': key.secret, 'x-idempotency-key': idempotencyKey },
+          headers: { 'x-api-key': run.key.secret, 'x-idempotency-key': idempotencyKey },
         });
 
-      const first = spawnGateway({ env });
-      const firstUrls = await first.waitForBanner(90_000);
+      const first = await startProgram(env, { timeoutMs: 90_000 });
       // The acquirer creates the payment, then sits on its answer; meanwhile the gateway dies.
       await control.addFault({
         operation: 'create_payment',
@@ -94,7 +61,7 @@ describe.each(targets)('a gateway killed between the acquirer call and its answe
         latencyMs: 60_000,
         times: 1,
       });
-      const lost = post(firstUrls.sandboxApi ?? '').catch((error: unknown) => error);
+      const lost = post(first.url).catch((error: unknown) => error);
       // The acquirer records a call once it has done the work, before it starts sitting on the answer.
       let chargeId = '';
       await eventually(
@@ -106,19 +73,17 @@ describe.each(targets)('a gateway killed between the acquirer call and its answe
         'the acquirer to create the payment',
       );
       expect(await control.paymentsFor(chargeId)).toHaveLength(1);
-      first.child.kill('SIGKILL');
-      await first.waitForExit(20_000);
+      await first.program.stop('SIGKILL', 20_000);
       expect(await lost).toBeInstanceOf(Error);
 
-      const second = spawnGateway({ env });
-      const secondUrls = await second.waitForBanner(90_000);
+      const second = await startProgram(env, { timeoutMs: 90_000 });
       let retried: HttpResult<ChargeBody & ErrorBody> | undefined;
       const seen: string[] = [];
       // 409 duplicate_request until the dead request's lease (IDEMPOTENCY_LOCK_MS) lapses; a loaded
       // machine may take a while to serve the first requests of a freshly started process.
       await eventually(
         async () => {
-          retried = await post(secondUrls.sandboxApi ?? '');
+          retried = await post(second.url);
           if (seen.length > 1000) seen.shift();
           seen.push(`${retried.status} ${retried.body.error?.code ?? ''}`);
           if (retried.status === 409) expect(retried.body.error.code).toBe('duplicate_request');
@@ -141,25 +106,21 @@ describe.each(targets)('a gateway killed between the acquirer call and its answe
       const creations = (await control.calls('create_payment')).map((call) => call.idempotencyKey);
       expect(new Set(creations)).toEqual(new Set([charge.id]));
       // A second retry replays the answer.
-      const replay = await post(secondUrls.sandboxApi ?? '');
+      const replay = await post(second.url);
       expect(replay.status).toBe(201);
       expect(replay.body.id).toBe(charge.id);
 
-      second.child.kill('SIGTERM');
-      await second.waitForExit(30_000);
-      const database = await open();
-      try {
-        const rows = await database.db
+      await second.program.stop('SIGTERM', 30_000);
+      await withDatabase(run.open, async ({ db }) => {
+        const rows = await db
           .selectFrom('charges')
           .select(['id', 'creation_state', 'provider_payment_id'])
-          .where('organization_id', '=', organizationId)
+          .where('organization_id', '=', run.organizationId)
           .execute();
         expect(rows).toEqual([
           { id: charge.id, creation_state: 'created', provider_payment_id: charge.providerPaymentId },
         ]);
-      } finally {
-        await database.close();
-      }
+      });
     },
   );
 });

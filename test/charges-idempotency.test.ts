@@ -3,12 +3,12 @@
  * in-flight duplicates, what is and is not remembered, and the 24-hour memory, driven by the clock.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/shared/canonical-json.js';
 import { DAY } from '../src/shared/clock.js';
 import { sha256Hex } from '../src/shared/crypto.js';
 import { acquirerControl } from './helpers/acquirer.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
@@ -20,14 +20,11 @@ interface ChargeBody {
 }
 type Body = ChargeBody & ErrorBody;
 
-let t: TestGateway;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   merchant = await createMerchant(t);
 });
-afterAll(async () => t?.close());
 
 const acquirer = () => acquirerControl(t.sandboxAcquirer);
 

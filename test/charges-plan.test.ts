@@ -5,34 +5,31 @@
  * sequential scan of `charges` in any of those plans fails the test, on PGlite and on PostgreSQL alike:
  * a statement no index can serve is planned as a sequential scan at any table size.
  */
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
+import type { TestGateway } from './helpers/gateway.js';
+import { analyze, planOf, recordWhile, seqScansOn, startRecordedGateway } from './helpers/plans.js';
+import { statementRecorder } from './helpers/statements.js';
 import { request, validCharge } from './helpers/http.js';
 import { apiUrl, createMerchant, createOrganization, type Merchant } from './helpers/merchants.js';
 
 const SEEDED = 10_000;
 
 const recorder = statementRecorder();
-const captured = recorder.captured;
 
 let t: TestGateway;
 let raw: Database;
 let merchant: Merchant;
 
 beforeAll(async () => {
-  t = await startTestGateway({
+  ({ t, raw } = await startRecordedGateway(recorder, {
     // No worker: only the requests' own statements are recorded.
     env: { ROLES: 'api,operator,sandbox-acquirer' },
-    wrapDatabase: (database) => {
-      raw = database;
-      // `track`: the creation's precompiled statements (ADR 0060) are sent past the plugin.
-      const db = recorder.track(database.db);
-      return { ...database, db, readDb: db };
-    },
-  });
+    // `track`: the creation's precompiled statements (ADR 0060) are sent past the plugin.
+    track: true,
+    readDb: true,
+  }));
   merchant = await createMerchant(t);
   const other = await createOrganization(raw.db, t.clock);
   // Half the rows belong to the merchant under test (so its organization alone is not selective), with
@@ -52,31 +49,9 @@ beforeAll(async () => {
            ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour'
     FROM generate_series(1, ${SEEDED}) AS i
   `.execute(raw.db);
-  await sql`ANALYZE charges`.execute(raw.db);
+  await analyze(raw.db, 'charges');
 }, 120_000);
 afterAll(async () => t?.close());
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function scansOf(node: PlanNode): PlanNode[] {
-  return [node, ...(node.Plans ?? []).flatMap(scansOf)];
-}
-
-async function planOf(statement: CapturedStatement): Promise<PlanNode> {
-  const result = await raw.db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
-  );
-  const cell = result.rows[0]?.['QUERY PLAN'];
-  const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
-  const root = plan[0]?.Plan;
-  if (!root) throw new Error(`no plan for ${statement.sql}`);
-  return root;
-}
 
 const post = (body: Record<string, unknown>, key?: string) =>
   request<{ id: string }>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {
@@ -89,8 +64,7 @@ const post = (body: Record<string, unknown>, key?: string) =>
 
 describe('the statements of charge creation', () => {
   it('never scan the whole charges table, with a fresh key, a reused expired key, no key or a duplicate reference', async () => {
-    recorder.recording = true;
-    try {
+    const { statements } = await recordWhile(recorder, async () => {
       expect((await post(validCharge(), `plan-${Date.now()}`)).status).toBe(201);
       // Held by a seeded charge created 62 hours ago: the old holder lets go of it.
       const reused = await post(validCharge(), 'seed-key-62');
@@ -100,10 +74,8 @@ describe('the statements of charge creation', () => {
       expect(
         (await post(validCharge({ merchantReference: 'plan-dup' }), `plan-dup-${Date.now()}`)).status,
       ).toBe(409);
-    } finally {
-      recorder.recording = false;
-    }
-    const onCharges = captured.filter((statement) =>
+    });
+    const onCharges = statements.filter((statement) =>
       /\b(?:from|update|into)\s+"charges"/i.test(statement.sql),
     );
     // The path was really taken: the insert, the release of an expired key, the lookup of a key.
@@ -112,14 +84,12 @@ describe('the statements of charge creation', () => {
     expect(onCharges.some((s) => /^select .* from "charges" .*"idempotency_key" = /i.test(s.sql))).toBe(true);
     const scans: string[] = [];
     for (const statement of onCharges) {
-      const nodes = scansOf(await planOf(statement));
-      if (nodes.some((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'charges'))
-        scans.push(statement.sql);
+      if (seqScansOn(await planOf(raw.db, statement), /^charges$/).length > 0) scans.push(statement.sql);
     }
     expect(scans, 'statements that scan every charge').toEqual([]);
     // The release of an expired key goes through the partial unique index of keys.
     const release = onCharges.find((s) => /^update "charges" set "idempotency_key" = \$1/i.test(s.sql));
-    const releaseNodes = release ? scansOf(await planOf(release)) : [];
+    const releaseNodes = release ? await planOf(raw.db, release) : [];
     expect(releaseNodes.map((node) => node['Index Name'])).toContain('charges_idempotency_key');
     const released = await raw.db
       .selectFrom('charges')

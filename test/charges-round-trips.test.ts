@@ -5,12 +5,20 @@
  * holds (the forgotten-key path). The plans are read with sequential scans disabled: a statement that
  * still plans one on `charges` or `idempotency_keys` has no index that can serve it, at any table size.
  */
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import type { TestGateway } from './helpers/gateway.js';
 import { request, validCharge } from './helpers/http.js';
 import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import {
+  analyze,
+  planOf,
+  recordWhile,
+  seqScansOn,
+  startRecordedGateway,
+  type PlanNode,
+} from './helpers/plans.js';
 import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
 
 const recorder = statementRecorder();
@@ -20,14 +28,11 @@ let raw: Database;
 let merchant: Merchant;
 
 beforeAll(async () => {
-  t = await startTestGateway({
+  ({ t, raw } = await startRecordedGateway(recorder, {
     // No worker: only the requests' own statements are recorded.
     env: { ROLES: 'api,sandbox-acquirer' },
-    wrapDatabase: (database) => {
-      raw = database;
-      return { ...database, db: recorder.track(database.db) };
-    },
-  });
+    track: true,
+  }));
   merchant = await createMerchant(t);
   // Enough rows of the merchant, analysed, that the planner's choice of index means something.
   await sql`
@@ -41,8 +46,7 @@ beforeAll(async () => {
            ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour'
     FROM generate_series(1, 2000) AS i
   `.execute(raw.db);
-  await sql`ANALYZE charges`.execute(raw.db);
-  await sql`ANALYZE idempotency_keys`.execute(raw.db);
+  await analyze(raw.db, 'charges', 'idempotency_keys');
   // The key's first request reads and touches the API key; the recorded ones find it cached.
   expect((await post(validCharge(), 'round-trips-warm-up')).status).toBe(201);
 }, 60_000);
@@ -56,48 +60,18 @@ const post = (body: Record<string, unknown>, key: string) =>
 
 /** The statements of one request, with the transactions it opened. */
 async function recordOne(send: () => Promise<{ status: number; text: string }>) {
-  recorder.captured.length = 0;
-  recorder.transactions = 0;
-  recorder.recording = true;
-  let response: { status: number; text: string };
-  try {
-    response = await send();
-  } finally {
-    recorder.recording = false;
-  }
-  return { response, statements: [...recorder.captured], transactions: recorder.transactions };
+  const { result: response, statements, transactions } = await recordWhile(recorder, send);
+  return { response, statements, transactions };
 }
 
 const CREATION_TABLES = /\b(?:from|update|into)\s+"(?:charges|idempotency_keys)"/i;
 const shape = (statement: CapturedStatement) => statement.sql.split(/\s+/).slice(0, 3).join(' ');
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+/** The plan of a statement with sequential scans disabled. */
+const planWithoutSeqScan = (statement: CapturedStatement): Promise<PlanNode[]> =>
+  planOf(raw.db, statement, { seqScan: false });
 
-/** The plan of a statement with sequential scans disabled (in a transaction of its own: one session). */
-async function planWithoutSeqScan(statement: CapturedStatement): Promise<PlanNode[]> {
-  return raw.db.transaction().execute(async (trx) => {
-    await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-    const result = await trx.executeQuery<{ 'QUERY PLAN': unknown }>(
-      CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
-    );
-    const cell = result.rows[0]?.['QUERY PLAN'];
-    const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
-    return nodesOf(plan[0]?.Plan ?? { 'Node Type': 'none' });
-  });
-}
-
-const seqScans = (nodes: PlanNode[]) =>
-  nodes.filter(
-    (node) =>
-      node['Node Type'] === 'Seq Scan' &&
-      (node['Relation Name'] === 'charges' || node['Relation Name'] === 'idempotency_keys'),
-  );
+const seqScans = (nodes: PlanNode[]) => seqScansOn(nodes, /^(charges|idempotency_keys)$/);
 
 describe('one POST /v1/charges', () => {
   it('sends three creation statements, opens no transaction, and every one of them can use an index', async () => {

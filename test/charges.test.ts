@@ -2,11 +2,11 @@
  * POST /v1/charges, GET /v1/charges/{id} and GET /v1/charges through the running gateway and the sandbox
  * acquirer over a socket (spec sections 2.2 to 2.4, 4, 7 and 8; product decisions 1, 15 to 17 and 21).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../src/shared/clock.js';
 import { acquirerControl } from './helpers/acquirer.js';
 import { apiRequest, type ApiInit } from './helpers/client.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
@@ -58,14 +58,11 @@ const VIEW_FIELDS = [
 const MS_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CARD = '4242424242424242';
 
-let t: TestGateway;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   merchant = await createMerchant(t);
 });
-afterAll(async () => t?.close());
 
 const db = () => t.gateway.database.db;
 

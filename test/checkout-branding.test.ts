@@ -4,13 +4,13 @@
  * from the checkout origin by its content hash with the type its bytes proved and `nosniff`, the colour
  * as a stylesheet (no inline style); another organization's branding never appears.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Environment } from '../src/db/schema.js';
 import { BRAND_STYLESHEET_VERSION } from '../src/modules/checkout/brand.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge } from './helpers/http.js';
+import { t, useTestGateway } from './helpers/suite.js';
+import { postCharge } from './helpers/charges.js';
 import { jpegLike, solidPng } from './helpers/images.js';
-import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
 
 interface ChargeBody {
   id: string;
@@ -22,14 +22,12 @@ interface ChargeBody {
 const HOSTILE_NAME = '<script>alert("shop")</script> Shop & Co';
 const ESCAPED_NAME = '&lt;script&gt;alert(&quot;shop&quot;)&lt;/script&gt; Shop &amp; Co';
 
-let t: TestGateway;
 let branded: Merchant;
 let plain: Merchant;
 let logo: Buffer;
 let logoPath: string;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   [branded, plain] = [
     await createMerchant(t, { name: 'Branded Legal Name A.Ş.' }),
     await createMerchant(t, { name: 'Plain Legal Name Ltd' }),
@@ -43,20 +41,13 @@ beforeAll(async () => {
   if (!set.ok) throw new Error(JSON.stringify(set.error));
   logoPath = set.value.logo?.path ?? '';
 });
-afterAll(async () => t?.close());
 
 async function createCharge(
   merchant: Merchant,
   overrides: Record<string, unknown> = {},
   environment: Environment = 'sandbox',
 ): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, environment)}/v1/charges`, {
-    method: 'POST',
-    body: validCharge(overrides),
-    headers: { 'x-api-key': merchant.keys[environment].secret },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  return postCharge<ChargeBody>(t, merchant, overrides, environment);
 }
 
 async function page(path: string) {

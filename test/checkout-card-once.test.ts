@@ -6,13 +6,13 @@
  * with `operation=authorize&paymentId=…`), over HTTP against the running gateway. On PostgreSQL the
  * submissions race for the row for real; on PGlite (one connection) they interleave at every await.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { luhnValid } from '../src/shared/card-numbers.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl } from './helpers/acquirer.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge } from './helpers/http.js';
-import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { t, useTestGateway, web } from './helpers/suite.js';
+import { postCharge, readCharge } from './helpers/charges.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
 
 interface ChargeBody {
   id: string;
@@ -30,14 +30,12 @@ interface Answer {
 /** The default attempt limit, as in the report: eight posts once reached the acquirer two or three times. */
 const ATTEMPTS = 3;
 const SIMULTANEOUS = 8;
-let t: TestGateway;
 let merchant: Merchant;
-let web: string;
 let control: ReturnType<typeof acquirerControl>;
 let addresses = 0;
 
-beforeAll(async () => {
-  t = await startTestGateway({
+useTestGateway(
+  {
     env: {
       CHECKOUT_CARD_ATTEMPTS: String(ATTEMPTS),
       // Room for the latency faults below on a loaded machine.
@@ -46,12 +44,12 @@ beforeAll(async () => {
       // (30 a minute) is not what this file is about.
       TRUSTED_PROXIES: '127.0.0.1',
     },
-  });
-  merchant = await createMerchant(t);
-  web = t.urls.web;
-  control = acquirerControl(t.sandboxAcquirer);
-});
-afterAll(async () => t?.close());
+  },
+  async () => {
+    merchant = await createMerchant(t);
+    control = acquirerControl(t.sandboxAcquirer);
+  },
+);
 
 const db = () => t.gateway.database.db;
 
@@ -85,19 +83,11 @@ function customer() {
 }
 
 async function createCharge(): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {
-    method: 'POST',
-    body: validCharge(),
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  return postCharge<ChargeBody>(t, merchant);
 }
 
 async function getCharge(id: string): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${t.urls.sandboxApi}/v1/charges/${id}`, {
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
+  const res = await readCharge<ChargeBody>(t, merchant, id);
   expect(res.status, res.text).toBe(200);
   return res.body;
 }

@@ -3,7 +3,7 @@
  * web listener and the sandbox acquirer over a socket. The browser side is test/browser/checkout.test.ts.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Environment } from '../src/db/schema.js';
 import { luhnValid } from '../src/shared/card-numbers.js';
 import { checkCard, parseExpiry } from '../src/modules/checkout/card.js';
@@ -11,9 +11,10 @@ import { formatAmount, returnLink } from '../src/modules/checkout/format.js';
 import { DAY } from '../src/shared/clock.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl } from './helpers/acquirer.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge } from './helpers/http.js';
-import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { t, useTestGateway, web } from './helpers/suite.js';
+import { postCharge, readCharge } from './helpers/charges.js';
+import { request } from './helpers/http.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
 
 interface ChargeBody {
   id: string;
@@ -31,16 +32,11 @@ interface Answer {
 }
 
 const ATTEMPTS = 2;
-let t: TestGateway;
 let merchant: Merchant;
-let web: string;
 
-beforeAll(async () => {
-  t = await startTestGateway({ env: { CHECKOUT_CARD_ATTEMPTS: String(ATTEMPTS) } });
+useTestGateway({ env: { CHECKOUT_CARD_ATTEMPTS: String(ATTEMPTS) } }, async () => {
   merchant = await createMerchant(t);
-  web = t.urls.web;
 });
-afterAll(async () => t?.close());
 
 const db = () => t.gateway.database.db;
 
@@ -48,19 +44,11 @@ async function createCharge(
   overrides: Record<string, unknown> = {},
   environment: Environment = 'sandbox',
 ): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, environment)}/v1/charges`, {
-    method: 'POST',
-    body: validCharge(overrides),
-    headers: { 'x-api-key': merchant.keys[environment].secret },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  return postCharge<ChargeBody>(t, merchant, overrides, environment);
 }
 
 async function getCharge(id: string, environment: Environment = 'sandbox'): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, environment)}/v1/charges/${id}`, {
-    headers: { 'x-api-key': merchant.keys[environment].secret },
-  });
+  const res = await readCharge<ChargeBody>(t, merchant, id, environment);
   expect(res.status, res.text).toBe(200);
   return res.body;
 }

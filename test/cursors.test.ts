@@ -3,11 +3,12 @@
  * operator's lists, to its filters). A cursor of another list, merchant or environment is 400
  * `validation_failed` on every list endpoint, never a page of something else.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import type { Environment } from '../src/db/schema.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { request, validCharge, type ErrorBody } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 import {
@@ -18,7 +19,6 @@ import {
   type OperatorClient,
 } from './helpers/operator.js';
 
-let t: TestGateway;
 let a: Merchant;
 let b: Merchant;
 let cli: OperatorClient;
@@ -77,8 +77,7 @@ function expectRefused(res: { status: number; body: ErrorBody }, label: string) 
   expect(res.body.error.details?.issues?.[0], label).toMatchObject({ path: 'cursor', in: 'query' });
 }
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   a = await createMerchant(t, { featureFlags: ['apiKeys', 'events'] });
   b = await createMerchant(t, { featureFlags: ['apiKeys', 'events'] });
   await fill(a);
@@ -87,7 +86,6 @@ beforeAll(async () => {
   if (token === undefined) throw new Error('the test gateway has no operator CLI token');
   cli = bearerClient(t, token);
 });
-afterAll(async () => t?.close());
 
 describe('merchant lists', () => {
   it.each(MERCHANT_LISTS)('%s: its own cursor pages on', async (path) => {

@@ -4,9 +4,10 @@
  * number sealed and never returned, and `POST /v1/charges` with `customerId` (not with an inline block
  * too), `GET /v1/charges?customerId=`; the authentication matrix and ownership (404).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest } from './helpers/client.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectEachRefused, expectKeyRequired, expectLiveApart } from './helpers/api-checks.js';
+import { apiRequest, type ApiInit } from './helpers/client.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
@@ -37,25 +38,14 @@ interface ErrorBody {
 
 const ID_NUMBER = '10000000146';
 
-let t: TestGateway;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   merchant = await createMerchant(t, { featureFlags: ['customers'] });
 });
-afterAll(async () => t?.close());
 
-const api = <T = CustomerBody>(
-  path: string,
-  init: {
-    body?: unknown;
-    key?: string;
-    environment?: 'sandbox' | 'live';
-    headers?: Record<string, string>;
-    method?: string;
-  } = {},
-) => apiRequest<T & ErrorBody>(t.urls, path, { key: merchant.keys.sandbox.secret, ...init });
+const api = <T = CustomerBody>(path: string, init: ApiInit = {}) =>
+  apiRequest<T & ErrorBody>(t.urls, path, { key: merchant.keys.sandbox.secret, ...init });
 
 const db = () => t.gateway.database.db;
 
@@ -338,47 +328,30 @@ describe('authentication and ownership', () => {
 
   it('answers 403 forbidden without the customers flag', async () => {
     const off = await createMerchant(t, { featureFlags: ['apiKeys'] });
-    for (const [path, method, body] of [
+    const requests = [
       ['/v1/customers', 'POST', { name: 'x' }],
       ['/v1/customers', 'GET', undefined],
       [`/v1/customers/${customerId}`, 'GET', undefined],
       [`/v1/customers/${customerId}`, 'POST', { name: 'x' }],
       [`/v1/customers/${customerId}`, 'DELETE', undefined],
-    ] as const) {
-      const res = await api(path, { key: off.keys.sandbox.secret, method, ...(body ? { body } : {}) });
-      expect(res.status, `${method} ${path}`).toBe(403);
-      expect(res.body.error.code).toBe('forbidden');
-    }
+    ] as const;
+    await expectEachRefused(api, off.keys.sandbox.secret, requests, 403, 'forbidden');
   });
 
   it('refuses a missing key, a bad key and a read-only key for writes', async () => {
-    const missing = await apiRequest<ErrorBody>(t.urls, '/v1/customers');
-    expect(missing.status).toBe(401);
-    expect(missing.body.error.code).toBe('missing_api_key');
-    const bad = await api('/v1/customers', { key: 'sk_test_notakey' });
-    expect(bad.status).toBe(401);
+    await expectKeyRequired(t.urls, api, '/v1/customers');
     const readOnly = await issueKey(db(), t.clock, merchant.organizationId, { scopes: ['read'] });
     expect((await api(`/v1/customers/${customerId}`, { key: readOnly.secret })).status).toBe(200);
-    for (const [path, method, body] of [
+    const writes = [
       ['/v1/customers', 'POST', { name: 'x' }],
       [`/v1/customers/${customerId}`, 'POST', { name: 'x' }],
       [`/v1/customers/${customerId}`, 'DELETE', undefined],
-    ] as const) {
-      const res = await api(path, { key: readOnly.secret, method, ...(body ? { body } : {}) });
-      expect(res.status, `${method} ${path}`).toBe(403);
-      expect(res.body.error.code).toBe('insufficient_scope');
-    }
+    ] as const;
+    await expectEachRefused(api, readOnly.secret, writes, 403, 'insufficient_scope');
   });
 
   it('keeps environments and organizations apart (404)', async () => {
-    const wrongListener = await api('/v1/customers', { environment: 'live' });
-    expect(wrongListener.status).toBe(401);
-    const live = await api(`/v1/customers/${customerId}`, {
-      environment: 'live',
-      key: merchant.keys.live.secret,
-    });
-    expect(live.status).toBe(404);
-    expect(live.body.error.code).toBe('not_found');
+    await expectLiveApart(api, merchant, '/v1/customers', `/v1/customers/${customerId}`);
     const stranger = await createMerchant(t, { featureFlags: ['customers'] });
     const key = stranger.keys.sandbox.secret;
     expect((await api(`/v1/customers/${customerId}`, { key })).status).toBe(404);

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
 import { LOGIN_THROTTLE } from '../src/http/login-throttle.js';
 import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
 import { recoveryCodeHash } from '../src/modules/users/totp.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { accountGateway, db, t, useTestGateway, web } from './helpers/suite.js';
 import type { ErrorBody } from './helpers/http.js';
 import {
-  ACCOUNT_TEST_ENV,
   createActiveUser,
   csrfIn,
   nextIp,
@@ -20,16 +19,8 @@ import {
 // Two-factor authentication: enroll, verify, recovery codes, login with a second factor, disable;
 // and the password change of a signed-in user.
 
-let t: TestGateway;
-let web: string;
+useTestGateway(accountGateway());
 
-beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-  web = t.urls.web;
-});
-afterAll(async () => t?.close());
-
-const db = () => t.testDb.database.db;
 const STEP = 30 * SECOND;
 
 interface Enrollment {

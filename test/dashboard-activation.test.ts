@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseApiKey } from '../src/modules/api-keys/key-format.js';
 import { DAY, HOUR } from '../src/shared/clock.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { accountGateway, db, t, useTestGateway, web } from './helpers/suite.js';
 import {
-  ACCOUNT_TEST_ENV,
   createActiveUser,
   createInvitedOwner,
   csrfIn,
@@ -19,16 +18,8 @@ import {
 // The activation link of an approved merchant (password, first live key shown once), and invitations
 // of team members by role.
 
-let t: TestGateway;
-let web: string;
+useTestGateway(accountGateway());
 
-beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-  web = t.urls.web;
-});
-afterAll(async () => t?.close());
-
-const db = () => t.testDb.database.db;
 const LIVE_KEY = /sk_live_[0-9A-Za-z]{38}/;
 
 /** Posts the activation form; the anonymous-form token comes from any page, whatever the link's state. */

@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../src/db/schema.js';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
-import {
-  ACCOUNT_TEST_ENV,
-  createActiveUser,
-  createOrganization,
-  csrfIn,
-  textOf,
-  WebClient,
-} from './helpers/accounts.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createActiveUser, createOrganization, csrfIn, textOf, WebClient } from './helpers/accounts.js';
+import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { request, type ErrorBody } from './helpers/http.js';
 import { updateOrganization } from './helpers/merchants.js';
 
 // API keys in the merchant dashboard (issue 4): create (the secret once), list, revoke, roles, CSRF,
 // environments, and the rotation procedure of spec section 5.7.
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-});
-afterAll(async () => t?.close());
+useTestGateway(accountGateway());
 
 interface ListedKey {
   id: string;

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOGIN_THROTTLE } from '../src/http/login-throttle.js';
 import { MINUTE, SECOND } from '../src/shared/clock.js';
 import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { accountGateway, db, t, useTestGateway, web } from './helpers/suite.js';
 import type { ErrorBody } from './helpers/http.js';
 import {
-  ACCOUNT_TEST_ENV,
   createActiveUser,
   createInvitedOwner,
   csrfIn,
@@ -18,16 +17,7 @@ import {
 // Dashboard login, logout, sessions, CSRF and throttling on the web listener (the login throttle's own
 // rules across addresses and realms are in login-throttle.test.ts).
 
-let t: TestGateway;
-let web: string;
-
-beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-  web = t.urls.web;
-});
-afterAll(async () => t?.close());
-
-const db = () => t.testDb.database.db;
+useTestGateway(accountGateway());
 
 async function auditActions(userId: string): Promise<string[]> {
   const rows = await db()

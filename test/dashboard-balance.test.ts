@@ -7,11 +7,11 @@
  * with its statement, and the transactions it carries (`GET /v1/payouts/{id}/transactions`). Signed out
  * is the login, a developer is refused, another organization's or environment's payout is 404.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../src/db/schema.js';
-import { ACCOUNT_TEST_ENV, createActiveUser, csrfIn, textOf, WebClient } from './helpers/accounts.js';
+import { createActiveUser, csrfIn, textOf, WebClient } from './helpers/accounts.js';
 import { chainControl } from './helpers/chain.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { liveFundedMerchant, livePayout, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
 
@@ -47,12 +47,7 @@ interface Batch {
   payoutId: string | null;
 }
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer,sandbox-chain' } });
-});
-afterAll(async () => t?.close());
+useTestGateway(accountGateway('api,sandbox-acquirer,sandbox-chain'));
 
 async function sandboxMerchant(options: { wallet: boolean }): Promise<Merchant> {
   const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });

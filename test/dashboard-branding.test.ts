@@ -4,27 +4,13 @@
  * below WCAG AA contrast with white, an oversize logo, a file that is not PNG, JPEG or WebP by its bytes,
  * and any SVG are refused with a precise message, in both languages; posts need the session's CSRF token.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../src/db/schema.js';
-import {
-  ACCOUNT_TEST_ENV,
-  createActiveUser,
-  createOrganization,
-  csrfIn,
-  textOf,
-  WebClient,
-} from './helpers/accounts.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createActiveUser, createOrganization, csrfIn, textOf, WebClient } from './helpers/accounts.js';
+import { accountGateway, db, t, useTestGateway } from './helpers/suite.js';
 import { jpegLike, SCRIPTED_SVG, solidPng, webpLike } from './helpers/images.js';
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer' } });
-});
-afterAll(async () => t?.close());
-
-const db = () => t.testDb.database.db;
+useTestGateway(accountGateway('api,sandbox-acquirer'));
 
 async function signedIn(organizationId: string, role: UserRole = 'owner') {
   const user = await createActiveUser(t, { organizationId, role });

@@ -5,11 +5,11 @@
  * organization's or environment's customer, an unknown and a deleted one are 404; without the flag the
  * pages are 404 and the navigation has no link to them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../src/db/schema.js';
-import { ACCOUNT_TEST_ENV, createActiveUser, textOf, WebClient } from './helpers/accounts.js';
-import { apiRequest } from './helpers/client.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createActiveUser, textOf, WebClient } from './helpers/accounts.js';
+import { merchantRequest, type ApiInit } from './helpers/client.js';
+import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, updateOrganization, type Merchant } from './helpers/merchants.js';
 
@@ -26,26 +26,10 @@ interface ChargeBody {
 const ID_NUMBER = '10000000146';
 const SCRIPT_NAME = '<script>alert("name")</script> Ayşe';
 
-let t: TestGateway;
+useTestGateway(accountGateway('api,sandbox-acquirer'));
 
-beforeAll(async () => {
-  t = await startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer' } });
-});
-afterAll(async () => t?.close());
-
-function api<T>(
-  merchant: Merchant,
-  path: string,
-  init: { body?: unknown; method?: string; environment?: 'sandbox' | 'live' } = {},
-) {
-  const environment = init.environment ?? 'sandbox';
-  return apiRequest<T & { error: { code: string } }>(t.urls, path, {
-    key: merchant.keys[environment].secret,
-    environment,
-    ...(init.body === undefined ? {} : { body: init.body }),
-    ...(init.method === undefined ? {} : { method: init.method }),
-  });
-}
+const api = <T>(merchant: Merchant, path: string, init: ApiInit = {}) =>
+  merchantRequest<T>(t.urls, merchant, path, init);
 
 async function newCustomer(
   merchant: Merchant,

@@ -5,10 +5,10 @@
  * organization's or environment's event is 404; without the flag there is neither a link nor a page; a
  * type that does not exist is a 400 page; signed out is the login page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../src/db/schema.js';
-import { ACCOUNT_TEST_ENV, createActiveUser, textOf, WebClient } from './helpers/accounts.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createActiveUser, textOf, WebClient } from './helpers/accounts.js';
+import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { merchantApi, paidCharge } from './helpers/payouts.js';
@@ -20,12 +20,7 @@ interface EventBody {
   data: Record<string, unknown>;
 }
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer' } });
-});
-afterAll(async () => t?.close());
+useTestGateway(accountGateway('api,sandbox-acquirer'));
 
 async function signedIn(merchant: Merchant, role: UserRole = 'viewer'): Promise<WebClient> {
   const user = await createActiveUser(t, { organizationId: merchant.organizationId, role });

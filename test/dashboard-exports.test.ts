@@ -13,12 +13,12 @@ import {
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
 } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
 import type { UserRole } from '../src/db/schema.js';
 import { ACCOUNT_TEST_ENV, createActiveUser, csrfIn, WebClient } from './helpers/accounts.js';
 import { apiRequest } from './helpers/client.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
@@ -104,20 +104,16 @@ const capture: KyselyPlugin = {
   },
 };
 
-let t: TestGateway;
 let raw: Database;
 
-beforeAll(async () => {
-  t = await startTestGateway({
-    env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer,sandbox-chain' },
-    wrapDatabase: (database) => {
-      raw = database;
-      const db = database.db.withPlugin(capture);
-      return { ...database, db, readDb: db };
-    },
-  });
+useTestGateway({
+  env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer,sandbox-chain' },
+  wrapDatabase: (database) => {
+    raw = database;
+    const db = database.db.withPlugin(capture);
+    return { ...database, db, readDb: db };
+  },
 });
-afterAll(async () => t?.close());
 
 /** Moves the test clock to `iso` (only forward: what was made before stays in the past). */
 function at(iso: string): void {

@@ -5,11 +5,11 @@
  * environment's payments never count; a period other than 7, 30 or 90 is a 400 page; signed out is the
  * login page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { DAY } from '../src/shared/clock.js';
-import { ACCOUNT_TEST_ENV, createActiveUser, textOf, WebClient } from './helpers/accounts.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createActiveUser, textOf, WebClient } from './helpers/accounts.js';
+import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { merchantApi, paidCharge } from './helpers/payouts.js';
@@ -27,12 +27,7 @@ interface RefundBody {
   createdAt: string;
 }
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer' } });
-});
-afterAll(async () => t?.close());
+useTestGateway(accountGateway('api,sandbox-acquirer'));
 
 /** A sandbox charge declined at the acquirer until it failed. */
 async function failedCharge(merchant: Merchant, amount: number): Promise<string> {

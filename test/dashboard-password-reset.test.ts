@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOUR, MINUTE } from '../src/shared/clock.js';
 import { LOGIN_THROTTLE, provenAddress } from '../src/http/login-throttle.js';
 import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { accountGateway, db, t, useTestGateway, web } from './helpers/suite.js';
 import type { ErrorBody } from './helpers/http.js';
 import {
-  ACCOUNT_TEST_ENV,
   createActiveUser,
   createInvitedOwner,
   linkIn,
@@ -17,16 +16,8 @@ import {
 
 // Forgot password (no enumeration), reset (single use, 1 hour, ends every session, clears a lockout).
 
-let t: TestGateway;
-let web: string;
+useTestGateway(accountGateway());
 
-beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-  web = t.urls.web;
-});
-afterAll(async () => t?.close());
-
-const db = () => t.testDb.database.db;
 const NEW_PASSWORD = 'a brand new passphrase 2026';
 
 async function forgot(client: WebClient, email: string) {

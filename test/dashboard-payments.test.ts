@@ -6,12 +6,12 @@
  * for owners and admins only, through the refunds service (its rules, friendly errors). Another
  * organization's or environment's charge is 404; no card number or ID number reaches a page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import type { UserRole } from '../src/db/schema.js';
-import { ACCOUNT_TEST_ENV, createActiveUser, csrfIn, textOf, WebClient } from './helpers/accounts.js';
-import { apiRequest } from './helpers/client.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createActiveUser, csrfIn, textOf, WebClient } from './helpers/accounts.js';
+import { merchantRequest, type ApiInit } from './helpers/client.js';
+import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 
@@ -26,26 +26,10 @@ interface ChargeBody {
   createdAt: string;
 }
 
-let t: TestGateway;
+useTestGateway(accountGateway('api,sandbox-acquirer'));
 
-beforeAll(async () => {
-  t = await startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer' } });
-});
-afterAll(async () => t?.close());
-
-function api<T>(
-  merchant: Merchant,
-  path: string,
-  init: { body?: unknown; method?: string; environment?: 'sandbox' | 'live' } = {},
-) {
-  const environment = init.environment ?? 'sandbox';
-  return apiRequest<T & { error: { code: string } }>(t.urls, path, {
-    key: merchant.keys[environment].secret,
-    environment,
-    ...(init.body === undefined ? {} : { body: init.body }),
-    ...(init.method === undefined ? {} : { method: init.method }),
-  });
-}
+const api = <T>(merchant: Merchant, path: string, init: ApiInit = {}) =>
+  merchantRequest<T>(t.urls, merchant, path, init);
 
 async function newCharge(
   merchant: Merchant,

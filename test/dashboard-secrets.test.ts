@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SECOND } from '../src/shared/clock.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { accountGateway, t, useTestGateway, web } from './helpers/suite.js';
 import {
-  ACCOUNT_TEST_ENV,
   createInvitedOwner,
   csrfIn,
   linkIn,
@@ -17,14 +16,7 @@ import {
 // Runs every account flow over HTTP, remembers every secret that went by, then reads every text column
 // of every table: none of them may hold a secret in clear. The request log may not either.
 
-let t: TestGateway;
-let web: string;
-
-beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-  web = t.urls.web;
-});
-afterAll(async () => t?.close());
+useTestGateway(accountGateway());
 
 const secrets = new Map<string, string>();
 function remember(label: string, value: string | undefined) {

@@ -5,11 +5,11 @@
  * organization's or environment's batch is 404. Batches are made by the sandbox test helper
  * `POST /v1/test-helpers/settle` over charges paid through the sandbox acquirer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../src/db/schema.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
-import { ACCOUNT_TEST_ENV, createActiveUser, textOf, WebClient } from './helpers/accounts.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { createActiveUser, textOf, WebClient } from './helpers/accounts.js';
+import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { chainControl } from './helpers/chain.js';
@@ -33,13 +33,8 @@ interface Payout {
   payoutAmount: string;
 }
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  // No worker: batches are made by the test helper, payouts stay pending.
-  t = await startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,sandbox-acquirer,sandbox-chain' } });
-});
-afterAll(async () => t?.close());
+// No worker: batches are made by the test helper, payouts stay pending.
+useTestGateway(accountGateway('api,sandbox-acquirer,sandbox-chain'));
 
 /** A merchant whose sandbox batches pay out (a default sandbox wallet), or carry (none). */
 async function sandboxMerchant(options: { wallet: boolean }): Promise<Merchant> {

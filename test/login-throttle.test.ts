@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLoginThrottle, LOGIN_THROTTLE, waitAfter } from '../src/http/login-throttle.js';
 import { DAY, HOUR, MINUTE, SECOND } from '../src/shared/clock.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import {
-  ACCOUNT_TEST_ENV,
-  createActiveUser,
-  csrfIn,
-  nextIp,
-  textOf,
-  uniqueEmail,
-  WebClient,
-} from './helpers/accounts.js';
+import { accountGateway, db, t, useTestGateway, web } from './helpers/suite.js';
+import { createActiveUser, csrfIn, nextIp, textOf, uniqueEmail, WebClient } from './helpers/accounts.js';
 import { createStaffUser, postLogin } from './helpers/operator.js';
 import { DASHBOARD_RATE_LIMITS } from '../src/modules/users/http.js';
 import { OPERATOR_LOGIN_LIMITS } from '../src/modules/operator/auth.js';
@@ -21,17 +13,9 @@ import { OPERATOR_LOGIN_LIMITS } from '../src/modules/operator/auth.js';
 // other accounts from the same address (a neighbour behind one NAT; decision 0066).
 // Both realms: the merchant dashboard (HTML login form) and the operator API login (JSON).
 
-let t: TestGateway;
-let web: string;
+// TRUSTED_PROXIES: every listener takes X-Forwarded-For from loopback, so tests choose addresses.
+useTestGateway(accountGateway());
 
-beforeAll(async () => {
-  // TRUSTED_PROXIES: every listener takes X-Forwarded-For from loopback, so tests choose addresses.
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-  web = t.urls.web;
-});
-afterAll(async () => t?.close());
-
-const db = () => t.testDb.database.db;
 const PAIR = LOGIN_THROTTLE.pair;
 const ADDRESS = LOGIN_THROTTLE.address;
 

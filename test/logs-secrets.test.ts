@@ -6,12 +6,12 @@
  * gateway logged is searched for each of them.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
 import { luhnValid } from '../src/shared/card-numbers.js';
 import { scrubSecrets } from '../src/logger.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { ACCOUNT_TEST_ENV, linkIn, mailsTo, textOf, totpCode, WebClient } from './helpers/accounts.js';
+import { accountGateway, t, useTestGateway } from './helpers/suite.js';
+import { linkIn, mailsTo, textOf, totpCode, WebClient } from './helpers/accounts.js';
 import { request, validCharge, type ErrorBody } from './helpers/http.js';
 import { createOrganization, issueKey } from './helpers/merchants.js';
 import {
@@ -23,12 +23,7 @@ import {
   uniqueEmail,
 } from './helpers/operator.js';
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
-});
-afterAll(async () => t?.close());
+useTestGateway(accountGateway());
 
 const secrets = new Map<string, string>();
 function remember(label: string, value: string | undefined): string {

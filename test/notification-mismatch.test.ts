@@ -7,12 +7,13 @@
  * (docs/decisions/0013-notification-trust.md).
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl, type AcquirerPaymentBody } from './helpers/acquirer.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge, type ErrorBody } from './helpers/http.js';
-import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { t, useTestGateway } from './helpers/suite.js';
+import { postCharge, readCharge } from './helpers/charges.js';
+import { request, type ErrorBody } from './helpers/http.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
 
 interface ChargeBody {
@@ -35,35 +36,24 @@ interface AlertBody {
   acknowledgedAt: string | null;
 }
 
-let t: TestGateway;
 let merchant: Merchant;
 let admin: StaffSession;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   merchant = await createMerchant(t);
   admin = await loginStaff(t, await createStaffUser(t, 'admin'));
 });
-afterAll(async () => t?.close());
 
 const db = () => t.gateway.database.db;
 const acquirer = () => acquirerControl(t.sandboxAcquirer);
 const secret = () => t.gateway.services.acquirers.sandbox.notificationSecret;
 
 async function createCharge(): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {
-    body: validCharge({ amount: 10_000 }),
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  return postCharge<ChargeBody>(t, merchant, { amount: 10_000 });
 }
 
 async function getCharge(id: string): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, 'sandbox')}/v1/charges/${id}`, {
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
-  return res.body;
+  return (await readCharge<ChargeBody>(t, merchant, id)).body;
 }
 
 /** Really paid at the acquirer, with the acquirer's own notifications of it dropped: the test sends its own. */

@@ -1,17 +1,12 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { t, useTestGateway } from './helpers/suite.js';
 import { apiRequest } from './helpers/client.js';
 import { request } from './helpers/http.js';
 import { createMerchant } from './helpers/merchants.js';
 import { assertConforms, conformanceProblems } from './helpers/openapi-conformance.js';
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway();
-});
-afterAll(async () => t?.close());
+useTestGateway();
 
 interface OpenApiDocument {
   openapi: string;

@@ -4,35 +4,23 @@
  * when that gateway runs on PostgreSQL and cannot be reached; the development admin password is printed
  * by the start that created it only, and never written to a log line.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { cliCleanups, tempDir as tempDirOf } from './helpers/crash.js';
 import { createFreshDatabase, describeOnPass, dropDatabase } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
 import {
   baseEnv,
   gatewayEnv,
-  killAllClis,
-  killAllGateways,
   runOperatorCli,
   spawnGateway,
   type CliResult,
   type GatewayProcess,
 } from './helpers/process.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-  killAllClis();
-  await killAllGateways();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-}, 60_000);
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-cli-discovery-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const cleanups = cliCleanups();
+const tempDir = () => tempDirOf(cleanups, 'gw-cli-discovery-');
 
 const runCli = (args: string[], env: Record<string, string>): Promise<CliResult> =>
   runOperatorCli(args, env, 120_000);

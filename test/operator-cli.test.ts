@@ -1,20 +1,18 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../src/db/database.js';
+import { openDatabase, type Database, type Kdb } from '../src/db/database.js';
 import { createApplicationService } from '../src/modules/applications/service.js';
 import type { ApplicationCreate } from '../src/modules/applications/schemas.js';
 import { systemClock } from '../src/shared/clock.js';
 import { sha256Hex } from '../src/shared/crypto.js';
+import { cliCleanups, tempDir as tempDirOf } from './helpers/crash.js';
 import { createFreshDatabase, describeOnPass, dropDatabase, seedDataDir } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
 import {
   baseEnv,
   gatewayEnv,
-  killAllClis,
-  killAllGateways,
   runOperatorCli,
   spawnGateway,
   type CliResult,
@@ -29,19 +27,8 @@ import { uniqueEmail, type ApplicationView, type OrganizationView } from './help
 const CLI_TIMEOUT_MS = 90_000;
 const STEP_TIMEOUT_MS = 300_000;
 
-const cleanups: Array<() => Promise<void> | void> = [];
-
-afterAll(async () => {
-  killAllClis();
-  await killAllGateways();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-}, 60_000);
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-operator-cli-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const cleanups = cliCleanups();
+const tempDir = () => tempDirOf(cleanups, 'gw-operator-cli-');
 
 const runCli = (args: string[], env: Record<string, string>): Promise<CliResult> =>
   runOperatorCli(args, env, CLI_TIMEOUT_MS);
@@ -99,6 +86,20 @@ async function seedApplications(database: Database, count: number): Promise<stri
     ids.push(submitted.value.id);
   }
   return ids;
+}
+
+/** The demo merchant's two keys are stored as their hashes only. */
+async function expectKeysAsHashes(db: Kdb, demo: Demo): Promise<void> {
+  const keys = await db
+    .selectFrom('api_keys')
+    .select(['environment', 'secret_hash'])
+    .where('organization_id', '=', demo.organizationId)
+    .orderBy('environment')
+    .execute();
+  expect(keys).toEqual([
+    { environment: 'live', secret_hash: sha256Hex(demo.keys.live) },
+    { environment: 'sandbox', secret_hash: sha256Hex(demo.keys.sandbox) },
+  ]);
 }
 
 const embeddedEnv = (dataDir: string) => ({ ...baseEnv(), DATA_DIR: dataDir });
@@ -410,16 +411,7 @@ describeOnPass('embedded')('on the embedded database of DATA_DIR', () => {
           .executeTakeFirstOrThrow();
         expect(staffRow).toMatchObject({ email: staff.email, role: 'underwriter' });
         expect(staffRow.password_hash).toMatch(/^\$argon2id\$/);
-        const keys = await db
-          .selectFrom('api_keys')
-          .select(['environment', 'secret_hash'])
-          .where('organization_id', '=', demo.organizationId)
-          .orderBy('environment')
-          .execute();
-        expect(keys).toEqual([
-          { environment: 'live', secret_hash: sha256Hex(demo.keys.live) },
-          { environment: 'sandbox', secret_hash: sha256Hex(demo.keys.sandbox) },
-        ]);
+        await expectKeysAsHashes(db, demo);
         const actions = await db
           .selectFrom('audit_log')
           .select(['actor', 'action'])
@@ -653,16 +645,7 @@ describeOnPass('postgres')('on the PostgreSQL server of DATABASE_URL', () => {
       ).toContain('not_found: No such refund.');
 
       const { db } = database;
-      const keys = await db
-        .selectFrom('api_keys')
-        .select(['environment', 'secret_hash'])
-        .where('organization_id', '=', demo.organizationId)
-        .orderBy('environment')
-        .execute();
-      expect(keys).toEqual([
-        { environment: 'live', secret_hash: sha256Hex(demo.keys.live) },
-        { environment: 'sandbox', secret_hash: sha256Hex(demo.keys.sandbox) },
-      ]);
+      await expectKeysAsHashes(db, demo);
       const organization = await db
         .selectFrom('organizations')
         .selectAll()

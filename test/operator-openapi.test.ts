@@ -1,14 +1,9 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { t, useTestGateway } from './helpers/suite.js';
 import { request } from './helpers/http.js';
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway();
-});
-afterAll(async () => t?.close());
+useTestGateway();
 
 interface OpenApiDocument {
   openapi: string;

@@ -4,10 +4,18 @@
  * plugin on the gateway's own database handle), then explained against a table seeded with 10,000 charges
  * of 20 organizations, analysed: a sequential scan of `charges` fails the test, on PGlite and PostgreSQL.
  */
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import type { TestGateway } from './helpers/gateway.js';
+import {
+  analyze,
+  indexesOf,
+  planOf,
+  recordWhile,
+  seqScansOn,
+  startRecordedGateway,
+} from './helpers/plans.js';
 import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
 import { createOrganization } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
@@ -16,21 +24,16 @@ const SEEDED = 10_000;
 const ORGANIZATIONS = 20;
 
 const recorder = statementRecorder();
-const captured = recorder.captured;
 
 let t: TestGateway;
 let raw: Database;
 let support: StaffSession;
 
 beforeAll(async () => {
-  t = await startTestGateway({
+  ({ t, raw } = await startRecordedGateway(recorder, {
     env: { ROLES: 'api,operator,sandbox-acquirer' },
-    wrapDatabase: (database) => {
-      raw = database;
-      const db = database.db.withPlugin(recorder.plugin);
-      return { ...database, db, readDb: db };
-    },
-  });
+    readDb: true,
+  }));
   const organizations: string[] = [];
   for (let i = 0; i < ORGANIZATIONS; i++) organizations.push(await createOrganization(raw.db, t.clock));
   // Spread over the organizations and both environments; a third paid by card (one of 50 last fours),
@@ -53,53 +56,24 @@ beforeAll(async () => {
            ${t.clock.now()}::timestamptz - (i % 720) * interval '1 hour'
     FROM generate_series(1, ${SEEDED}) AS i
   `.execute(raw.db);
-  await sql`ANALYZE charges`.execute(raw.db);
+  await analyze(raw.db, 'charges');
   support = await loginStaff(t, await createStaffUser(t, 'support'));
 }, 120_000);
 afterAll(async () => t?.close());
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
-async function planOf(statement: CapturedStatement): Promise<PlanNode> {
-  const result = await raw.db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
-  );
-  const cell = result.rows[0]?.['QUERY PLAN'];
-  const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
-  const root = plan[0]?.Plan;
-  if (!root) throw new Error(`no plan for ${statement.sql}`);
-  return root;
-}
-
 /** The search's statement on `charges` for this query, with the indexes its plan reads. */
 async function searched(query: string): Promise<{ html: string; indexes: string[]; seqScan: boolean }> {
-  captured.length = 0;
-  recorder.recording = true;
-  let html: string;
-  try {
+  const { result: html, statements: sent } = await recordWhile(recorder, async () => {
     const response = await fetch(`${t.urls.operator}/payments?${query}`, {
       headers: { cookie: support.cookie },
     });
     expect(response.status, query).toBe(200);
-    html = await response.text();
-  } finally {
-    recorder.recording = false;
-  }
-  const statements = captured.filter((s) => /^select .* from "charges"/i.test(s.sql));
+    return response.text();
+  });
+  const statements = sent.filter((s) => /^select .* from "charges"/i.test(s.sql));
   expect(statements, query).toHaveLength(1);
-  const nodes = nodesOf(await planOf(statements[0] as CapturedStatement));
-  return {
-    html,
-    indexes: nodes.flatMap((n) => (n['Index Name'] ? [n['Index Name']] : [])),
-    seqScan: nodes.some((n) => n['Node Type'] === 'Seq Scan' && n['Relation Name'] === 'charges'),
-  };
+  const nodes = await planOf(raw.db, statements[0] as CapturedStatement);
+  return { html, indexes: indexesOf(nodes), seqScan: seqScansOn(nodes, /^charges$/).length > 0 };
 }
 
 const rows = (html: string) => [...html.matchAll(/<tr data-charge-id="/g)].length;

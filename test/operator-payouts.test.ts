@@ -5,10 +5,10 @@
  * live chain, or marked not sent); cancelation; the per-network minimums; the audit trail; and who may
  * do what (anonymous, support, admin, the CLI's token).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ACCOUNT_TEST_ENV } from './helpers/accounts.js';
 import { chainControl } from './helpers/chain.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import {
   anonymousClient,
@@ -63,25 +63,25 @@ interface Balance {
   inTransit: string;
 }
 
-let t: TestGateway;
 let admin: StaffSession;
 let support: StaffSession;
 let cli: OperatorClient;
 let anonymous: OperatorClient;
 
-beforeAll(async () => {
-  // No worker role: the test runs the engine's confirmation batches itself, so every step is observed.
-  t = await startTestGateway({
+// No worker role: the test runs the engine's confirmation batches itself, so every step is observed.
+useTestGateway(
+  {
     env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
-  });
-  admin = await loginStaff(t, await createStaffUser(t, 'admin'));
-  support = await loginStaff(t, await createStaffUser(t, 'support'));
-  const token = t.gateway.operatorCliToken;
-  if (token === undefined) throw new Error('the test gateway has no operator CLI token');
-  cli = bearerClient(t, token);
-  anonymous = anonymousClient(t);
-});
-afterAll(async () => t?.close());
+  },
+  async () => {
+    admin = await loginStaff(t, await createStaffUser(t, 'admin'));
+    support = await loginStaff(t, await createStaffUser(t, 'support'));
+    const token = t.gateway.operatorCliToken;
+    if (token === undefined) throw new Error('the test gateway has no operator CLI token');
+    cli = bearerClient(t, token);
+    anonymous = anonymousClient(t);
+  },
+);
 
 const api = <T>(merchant: Merchant, environment: 'sandbox' | 'live', path: string, body?: unknown) =>
   merchantApi<T>(t, merchant, environment, path, body);

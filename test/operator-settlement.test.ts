@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/shared/canonical-json.js';
 import { createManualClock } from '../src/shared/clock.js';
 import { ACCOUNT_TEST_ENV } from './helpers/accounts.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import {
   anonymousClient,
@@ -32,25 +32,25 @@ interface Batch {
   net: string;
 }
 
-let t: TestGateway;
 let admin: StaffSession;
 let support: StaffSession;
 let cli: OperatorClient;
 let anonymous: OperatorClient;
 
-beforeAll(async () => {
-  t = await startTestGateway({
+useTestGateway(
+  {
     env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
     clock: createManualClock(new Date('2027-02-01T10:00:00.000Z')), // a Monday
-  });
-  admin = await loginStaff(t, await createStaffUser(t, 'admin'));
-  support = await loginStaff(t, await createStaffUser(t, 'support'));
-  const token = t.gateway.operatorCliToken;
-  if (token === undefined) throw new Error('the test gateway has no operator CLI token');
-  cli = bearerClient(t, token);
-  anonymous = anonymousClient(t);
-});
-afterAll(async () => t?.close());
+  },
+  async () => {
+    admin = await loginStaff(t, await createStaffUser(t, 'admin'));
+    support = await loginStaff(t, await createStaffUser(t, 'support'));
+    const token = t.gateway.operatorCliToken;
+    if (token === undefined) throw new Error('the test gateway has no operator CLI token');
+    cli = bearerClient(t, token);
+    anonymous = anonymousClient(t);
+  },
+);
 
 /** Moves the clock; the staff sessions, idle for that long, are signed in again. */
 async function at(iso: string): Promise<void> {

@@ -4,12 +4,13 @@
  * stale timestamps, replays, out-of-order reports and 20 concurrent copies.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl, type AcquirerPaymentBody } from './helpers/acquirer.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge, type ErrorBody } from './helpers/http.js';
-import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
+import { t, useTestGateway } from './helpers/suite.js';
+import { postCharge, readCharge } from './helpers/charges.js';
+import { request, type ErrorBody } from './helpers/http.js';
+import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { eventually } from './helpers/process.js';
 
 interface ChargeBody {
@@ -19,14 +20,11 @@ interface ChargeBody {
   providerPaymentId: string;
 }
 
-let t: TestGateway;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   merchant = await createMerchant(t);
 });
-afterAll(async () => t?.close());
 
 const db = () => t.gateway.database.db;
 const acquirer = () => acquirerControl(t.sandboxAcquirer);
@@ -34,19 +32,11 @@ const secret = () => t.gateway.services.acquirers.sandbox.notificationSecret;
 const receiver = () => `${t.urls.sandboxApi}/webhooks/v1/payments`;
 
 async function createCharge(overrides: Record<string, unknown> = {}): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {
-    body: validCharge(overrides),
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  return postCharge<ChargeBody>(t, merchant, overrides);
 }
 
 async function getCharge(id: string): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, 'sandbox')}/v1/charges/${id}`, {
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
-  return res.body;
+  return (await readCharge<ChargeBody>(t, merchant, id)).body;
 }
 
 /** Pays at the acquirer directly, as the checkout would, so that the acquirer notifies the gateway. */

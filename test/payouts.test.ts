@@ -14,6 +14,7 @@ import { createBusinessCalendar, utcDateOf } from '../src/shared/business-calend
 import { chainControl } from './helpers/chain.js';
 import { apiRequest } from './helpers/client.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 import { liveFundedMerchant, merchantApi } from './helpers/payouts.js';
@@ -42,14 +43,9 @@ interface BalanceRow {
 const TRON_ADDRESS = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 const ETH_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  // The worker role is left out: a payout the test creates stays `pending` until the test moves it (the
-  // engine's own test runs the jobs), so cancelation and the lifecycle steps never race a background submit.
-  t = await startTestGateway({ env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } });
-});
-afterAll(async () => t?.close());
+// The worker role is left out: a payout the test creates stays `pending` until the test moves it (the
+// engine's own test runs the jobs), so cancelation and the lifecycle steps never race a background submit.
+useTestGateway({ env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } });
 
 const api = <T = PayoutBody>(
   merchant: Merchant,

@@ -1,30 +1,23 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { readMigrations } from '../src/db/migrator.js';
 import { migrationsDir } from '../src/paths.js';
 import { createFreshDatabase, dropDatabase, onPostgres, seedDataDir } from './helpers/database.js';
 import { request, validApplication } from './helpers/http.js';
+import { programCleanups, startProgram, tempDir as tempDirOf, withDatabase } from './helpers/crash.js';
 import {
   eventually,
   gatewayEnv,
-  killAllGateways,
   probe,
   spawnGateway,
   type GatewayProcess,
   type ListenerName,
 } from './helpers/process.js';
 
-/** Undone after every test, whatever happened: children first, then their databases and directories. */
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  await killAllGateways();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => killAllGateways());
+const cleanups = programCleanups();
 
 interface Target {
   name: 'PGlite' | 'PostgreSQL';
@@ -43,11 +36,7 @@ interface Prepared {
   open(): Promise<Database>;
 }
 
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-process-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const tempDir = () => tempDirOf(cleanups, 'gw-process-');
 
 function programEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   return gatewayEnv({
@@ -92,8 +81,7 @@ const targets = onPostgres ? [postgres] : [pglite];
 const ALL_LISTENERS: ListenerName[] = ['web', 'sandboxApi', 'liveApi', 'operator'];
 
 async function startGateway(env: Record<string, string>, args: string[] = []) {
-  const gateway = spawnGateway({ env, args });
-  const urls = await gateway.waitForBanner(120_000);
+  const { program: gateway, urls } = await startProgram(env, { args });
   return { gateway, urls };
 }
 
@@ -125,18 +113,14 @@ async function apply(baseUrl: string, overrides: Record<string, unknown> = {}) {
 }
 
 async function stop(gateway: GatewayProcess) {
-  gateway.child.kill('SIGTERM');
-  expect(await gateway.waitForExit(60_000)).toEqual({ code: 0, signal: null });
+  expect(await gateway.stop('SIGTERM', 60_000)).toEqual({ code: 0, signal: null });
 }
 
 async function countApplications(prepared: Prepared, ids: string[]): Promise<number> {
-  const database = await prepared.open();
-  try {
-    const rows = await database.db.selectFrom('applications').select('id').where('id', 'in', ids).execute();
+  return withDatabase(prepared.open, async ({ db }) => {
+    const rows = await db.selectFrom('applications').select('id').where('id', 'in', ids).execute();
     return rows.length;
-  } finally {
-    await database.close();
-  }
+  });
 }
 
 /**

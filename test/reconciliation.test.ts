@@ -5,11 +5,11 @@
  * notification the acquirer lost is missing in the ledger; one booked across midnight is a timing
  * difference on both dates; an unreadable report records nothing and is retried.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/shared/clock.js';
 import { ACCOUNT_TEST_ENV } from './helpers/accounts.js';
 import { acquirerControl } from './helpers/acquirer.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import {
@@ -45,23 +45,23 @@ interface Run {
   differences: Difference[];
 }
 
-let t: TestGateway;
 let admin: StaffSession;
 let support: StaffSession;
 let anonymous: OperatorClient;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  t = await startTestGateway({
+useTestGateway(
+  {
     env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
     clock: createManualClock(new Date('2027-03-01T10:00:00.000Z')),
-  });
-  admin = await loginStaff(t, await createStaffUser(t, 'admin'));
-  support = await loginStaff(t, await createStaffUser(t, 'support'));
-  anonymous = anonymousClient(t);
-  merchant = await createMerchant(t);
-});
-afterAll(async () => t?.close());
+  },
+  async () => {
+    admin = await loginStaff(t, await createStaffUser(t, 'admin'));
+    support = await loginStaff(t, await createStaffUser(t, 'support'));
+    anonymous = anonymousClient(t);
+    merchant = await createMerchant(t);
+  },
+);
 
 /** Moves the clock; the staff sessions, idle for that long, are signed in again. */
 async function at(iso: string): Promise<void> {

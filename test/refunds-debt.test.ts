@@ -3,11 +3,10 @@
  * zero as a visible debt (GET /v1/balance `debt`, the operator's negative balances) that the next
  * credits recover, and the operator is alerted (docs/decisions/0014-refund-debt.md).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest } from './helpers/client.js';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge } from './helpers/http.js';
+import { describe, expect, it } from 'vitest';
+import { t, useTestGateway } from './helpers/suite.js';
+import { cardPaidCharge, succeededRefund, tryBalanceOf } from './helpers/charges.js';
+import { request } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
 
@@ -32,49 +31,18 @@ interface AlertBody {
   details: Record<string, unknown>;
 }
 
-let t: TestGateway;
 let admin: StaffSession;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   admin = await loginStaff(t, await createStaffUser(t, 'admin'));
 });
-afterAll(async () => t?.close());
-
-const api = <T>(merchant: Merchant, path: string, body?: unknown) =>
-  apiRequest<T>(t.urls, path, { body, key: merchant.keys.sandbox.secret });
 
 /** 100.00 TRY paid by card: the default Turkish card fee is 3.50 % + 1.00 TRY = 450, net 9550. */
-async function paidCharge(merchant: Merchant): Promise<ChargeBody> {
-  const res = await api<ChargeBody>(merchant, '/v1/charges', validCharge({ amount: 10_000 }));
-  expect(res.status, res.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Debt Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(res.body.id, payment);
-  return res.body;
-}
+const paidCharge = (merchant: Merchant) => cardPaidCharge<ChargeBody>(t, merchant, 10_000, 'Debt Test');
 
-async function refund(merchant: Merchant, chargeId: string, amount?: number) {
-  const res = await api<{ id: string; status: string }>(
-    merchant,
-    `/v1/charges/${chargeId}/refunds`,
-    amount === undefined ? {} : { amount },
-  );
-  expect(res.status, res.text).toBe(201);
-  expect(res.body.status).toBe('succeeded');
-  return res.body;
-}
-
-async function balanceOf(merchant: Merchant): Promise<BalanceRow> {
-  const res = await api<{ balances: BalanceRow[] }>(merchant, '/v1/balance');
-  expect(res.status, res.text).toBe(200);
-  const row = res.body.balances.find((balance) => balance.currency === 'TRY');
-  if (!row) throw new Error('no TRY balance');
-  return row;
-}
+const refund = (merchant: Merchant, chargeId: string, amount?: number) =>
+  succeededRefund(t, merchant, chargeId, amount);
+const balanceOf = (merchant: Merchant) => tryBalanceOf<BalanceRow>(t, merchant);
 
 async function alertsOf(merchant: Merchant): Promise<AlertBody[]> {
   const res = await admin.get<{ data: AlertBody[] }>('/operator/v1/alerts?limit=100');

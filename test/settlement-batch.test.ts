@@ -8,14 +8,14 @@
  */
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../src/shared/clock.js';
 import { backgroundJobs } from '../src/jobs.js';
 import type { Job } from '../src/worker/worker.js';
 import { createActiveUser, mailsTo } from './helpers/accounts.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { chainControl } from './helpers/chain.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { liveFundedMerchant, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
@@ -37,20 +37,20 @@ interface Payout {
   rate: { value: string; source: string; at: string };
 }
 
-let t: TestGateway;
 let daily: Job;
 
-beforeAll(async () => {
-  t = await startTestGateway({
+useTestGateway(
+  {
     // No worker: the test runs the daily job itself, at the clock's times.
     env: { ROLES: 'api,sandbox-acquirer,sandbox-chain', SETTLEMENT_CRON: '0 3 * * *' },
     clock: createManualClock(new Date('2027-01-08T10:00:00.000Z')), // a Friday
-  });
-  const job = backgroundJobs(t.gateway.services).find((candidate) => candidate.name === 'settlement-daily');
-  if (!job) throw new Error('no settlement-daily job');
-  daily = job;
-});
-afterAll(async () => t?.close());
+  },
+  async () => {
+    const job = backgroundJobs(t.gateway.services).find((candidate) => candidate.name === 'settlement-daily');
+    if (!job) throw new Error('no settlement-daily job');
+    daily = job;
+  },
+);
 
 const at = (iso: string) => t.clock.set(new Date(iso));
 const db = () => t.gateway.database.db;

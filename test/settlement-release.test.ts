@@ -4,11 +4,11 @@
  * `POST /v1/test-helpers/settle` (404 on the live API). Charges are paid through the sandbox acquirer.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
+import { describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge } from './helpers/http.js';
+import { t, useTestGateway } from './helpers/suite.js';
+import { cardPaidCharge, succeededRefund, tryBalanceOf } from './helpers/charges.js';
+import { request } from './helpers/http.js';
 import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
 interface ChargeBody {
@@ -38,47 +38,18 @@ interface SettleBody {
   };
 }
 
-let t: TestGateway;
-
-beforeAll(async () => {
-  t = await startTestGateway();
-});
-afterAll(async () => t?.close());
+useTestGateway();
 
 const api = <T>(merchant: Merchant, path: string, body?: unknown) =>
   apiRequest<T>(t.urls, path, { body, key: merchant.keys.sandbox.secret });
 
 /** Paid by card through the sandbox acquirer: the default card fee is 3.50 % + 1.00 TRY. */
-async function paidCharge(merchant: Merchant, amount = 10_000): Promise<ChargeBody> {
-  const res = await api<ChargeBody>(merchant, '/v1/charges', validCharge({ amount }));
-  expect(res.status, res.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Settle Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(res.body.id, payment);
-  return res.body;
-}
+const paidCharge = (merchant: Merchant, amount = 10_000) =>
+  cardPaidCharge<ChargeBody>(t, merchant, amount, 'Settle Test');
 
-async function refund(merchant: Merchant, chargeId: string, amount?: number) {
-  const res = await api<{ id: string; status: string }>(
-    merchant,
-    `/v1/charges/${chargeId}/refunds`,
-    amount === undefined ? {} : { amount },
-  );
-  expect(res.status, res.text).toBe(201);
-  expect(res.body.status).toBe('succeeded');
-  return res.body;
-}
-
-async function balanceOf(merchant: Merchant): Promise<BalanceRow> {
-  const res = await api<{ balances: BalanceRow[] }>(merchant, '/v1/balance');
-  expect(res.status, res.text).toBe(200);
-  const row = res.body.balances.find((balance) => balance.currency === 'TRY');
-  if (!row) throw new Error('no TRY balance');
-  return row;
-}
+const refund = (merchant: Merchant, chargeId: string, amount?: number) =>
+  succeededRefund(t, merchant, chargeId, amount);
+const balanceOf = (merchant: Merchant) => tryBalanceOf<BalanceRow>(t, merchant);
 
 const settle = (merchant: Merchant) => api<SettleBody>(merchant, '/v1/test-helpers/settle', {});
 

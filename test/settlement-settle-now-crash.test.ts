@@ -13,51 +13,33 @@
  * At the end: two batches, both dated the day of their calls, each with one automatic payout of its net,
  * nothing pending or available, and every ledger entry balanced. Runs on the pass's database.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
-import { startSandboxChain, type SandboxChain } from '../sandbox-chain/server.js';
-import { migrate, readMigrations } from '../src/db/migrator.js';
-import { migrationsDir } from '../src/paths.js';
-import { systemClock } from '../src/shared/clock.js';
-import { acquirerControl } from './helpers/acquirer.js';
-import { apiAt } from './helpers/client.js';
-import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { createOrganization, issueKey } from './helpers/merchants.js';
+import { describe, expect, it } from 'vitest';
 import {
-  eventually,
-  gatewayEnv,
-  killAllGateways,
-  programDatabases,
-  spawnGateway,
-  type GatewayProcess,
-} from './helpers/process.js';
+  addWallet,
+  balanceAt,
+  expectBalancedLedger,
+  paidCharge,
+  prepareProgramRun,
+  programCleanups,
+  programTargets,
+  startChain,
+  startProgram,
+  withDatabase,
+} from './helpers/crash.js';
+import { eventually, type GatewayProcess } from './helpers/process.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  await killAllGateways();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => killAllGateways());
+const cleanups = programCleanups();
 
 const ACQUIRER = { apiKey: 'sa_settle_crash_key', notificationSecret: 'settle-crash-notification-secret' };
 const CHAIN_KEY = 'sc_settle_crash_key';
-const TRON_ADDRESS = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 
 interface SettleBody {
   released: boolean;
   reason?: string;
   batch: { id: string; businessDate: string; status: string; payoutId: string | null } | null;
 }
-interface Balance {
-  pending: string;
-  available: string;
-}
-
 /**
  * Forwards everything to the chain, except the rate request that arrives while armed: then it kills the
  * program that asked (SIGKILL) and never answers.
@@ -95,81 +77,32 @@ async function startKillingProxy(target: string) {
   };
 }
 
-const targets = programDatabases({
-  embeddedName: 'the embedded database',
-  cleanup: (work) => cleanups.push(work),
-});
+const targets = programTargets(cleanups);
 
 describe.each(targets)('a sandbox settle-now killed before its payout, on $name', (target) => {
   it(
     'is paid out by the next helper call, or by the next worker pass: one payout per batch, each dated its day',
     { timeout: 240_000 },
     async () => {
-      const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gw-settle-now-crash-'));
-      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-      const acquirer: SandboxAcquirer = await startSandboxAcquirer({
-        port: 0,
-        ...ACQUIRER,
-        clock: systemClock,
+      const run = await prepareProgramRun(target, cleanups, {
+        prefix: 'gw-settle-now-crash-',
+        credentials: ACQUIRER,
+        organization: { featureFlags: ['apiKeys', 'payouts', 'wallets'] },
       });
-      cleanups.push(() => acquirer.close());
-      const chain: SandboxChain = await startSandboxChain({
-        port: 0,
-        apiKey: CHAIN_KEY,
-        clock: systemClock,
-        rateFollowsClock: true,
-      });
-      cleanups.push(() => chain.close());
+      const chain = await startChain(cleanups, { apiKey: CHAIN_KEY, rateFollowsClock: true });
       const proxy = await startKillingProxy(chain.url);
       cleanups.push(() => proxy.close());
 
-      const { env: targetEnv, open } = await target.prepare(dataDir);
-      const seeded = await open();
-      await migrate(seeded, readMigrations(migrationsDir));
-      const organizationId = await createOrganization(seeded.db, systemClock, {
-        featureFlags: ['apiKeys', 'payouts', 'wallets'],
-      });
-      const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
-      await seeded.close();
-
       const start = async (roles: string, extra: Record<string, string> = {}) => {
-        const program = spawnGateway({
-          env: gatewayEnv({
-            DATA_DIR: dataDir,
-            ROLES: roles,
-            SANDBOX_ACQUIRER_URL: acquirer.url,
-            SANDBOX_ACQUIRER_API_KEY: ACQUIRER.apiKey,
-            SANDBOX_ACQUIRER_NOTIFICATION_SECRET: ACQUIRER.notificationSecret,
-            SANDBOX_CHAIN_URL: proxy.url,
-            SANDBOX_CHAIN_API_KEY: CHAIN_KEY,
-            ...extra,
-            ...targetEnv,
-          }),
-        });
-        proxy.state.victim = program;
-        return { program, url: (await program.waitForBanner(120_000)).sandboxApi ?? '' };
+        const started = await startProgram(
+          run.env({ ROLES: roles, SANDBOX_CHAIN_URL: proxy.url, SANDBOX_CHAIN_API_KEY: CHAIN_KEY, ...extra }),
+        );
+        // The proxy kills only when armed, which is after the start.
+        proxy.state.victim = started.program;
+        return started;
       };
-      const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
-        apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
-      const balance = async (url: string) =>
-        (await api<{ balances: Balance[] }>(url, '/v1/balance')).body.balances[0] as Balance;
-      const paidCharge = async (url: string, amount: number) => {
-        const before = BigInt((await balance(url)).pending);
-        const charge = await api<{ id: string; providerPaymentId: string }>(
-          url,
-          '/v1/charges',
-          validCharge({ amount }),
-        );
-        expect(charge.status, charge.text).toBe(201);
-        await acquirerControl({ url: acquirer.url, apiKey: ACQUIRER.apiKey }).authorize(
-          charge.body.providerPaymentId,
-        );
-        await eventually(
-          async () => BigInt((await balance(url)).pending) > before,
-          30_000,
-          'the paid charge in the pending balance',
-        );
-      };
+      const { api } = run;
+      const balance = (url: string) => balanceAt(run, url);
       /** The helper, killed at its payout phase's quote: the request gets no answer. */
       const killedSettle = async (running: { program: GatewayProcess; url: string }) => {
         proxy.state.armed = true;
@@ -178,33 +111,27 @@ describe.each(targets)('a sandbox settle-now killed before its payout, on $name'
         expect((await running.program.waitForExit(30_000)).signal).toBe('SIGKILL');
         expect(proxy.state.kills).toBe(kills + 1);
       };
-      const rows = async () => {
-        const database = await open();
-        try {
-          const batches = await database.db
+      const rows = () =>
+        withDatabase(run.open, async ({ db }) => {
+          const batches = await db
             .selectFrom('settlement_batches')
             .select(['id', 'business_date', 'origin', 'status', 'net', 'payout_id', 'created_at'])
-            .where('organization_id', '=', organizationId)
+            .where('organization_id', '=', run.organizationId)
             .orderBy('cutoff')
             .execute();
-          const payouts = await database.db
+          const payouts = await db
             .selectFrom('payouts')
             .select(['id', 'amount', 'automatic'])
-            .where('organization_id', '=', organizationId)
+            .where('organization_id', '=', run.organizationId)
             .execute();
           return { batches, payouts };
-        } finally {
-          await database.close();
-        }
-      };
+        });
       const dayOf = (date: Date) => date.toISOString().slice(0, 10);
 
       // 1. No worker: the helper is killed after its release.
       const first = await start('api');
-      expect((await api(first.url, '/v1/wallets', { network: 'tron', address: TRON_ADDRESS })).status).toBe(
-        201,
-      );
-      await paidCharge(first.url, 1_000_000);
+      await addWallet(run, first.url);
+      await paidCharge(run, first.url, 1_000_000);
       await killedSettle(first);
       const cut = await rows();
       expect(cut.batches).toMatchObject([{ status: 'released', origin: 'test_helper', payout_id: null }]);
@@ -219,7 +146,7 @@ describe.each(targets)('a sandbox settle-now killed before its payout, on $name'
         released: true,
         batch: { id: killedId, status: 'paid_out', payoutId: expect.any(String) },
       });
-      await paidCharge(second.url, 500_000);
+      await paidCharge(run, second.url, 500_000);
       await killedSettle(second);
       const again = await rows();
       expect(again.batches.map((batch) => batch.status)).toEqual(['paid_out', 'released']);
@@ -237,8 +164,7 @@ describe.each(targets)('a sandbox settle-now killed before its payout, on $name'
         250,
       );
       expect(await balance(third.url)).toMatchObject({ pending: '0', available: '0' });
-      third.program.child.kill('SIGTERM');
-      expect((await third.program.waitForExit(30_000)).code).toBe(0);
+      expect((await third.program.stop('SIGTERM', 30_000)).code).toBe(0);
 
       const end = await rows();
       expect(end.batches).toHaveLength(2);
@@ -256,18 +182,7 @@ describe.each(targets)('a sandbox settle-now killed before its payout, on $name'
       }
       expect(end.payouts).toHaveLength(2);
 
-      const database = await open();
-      try {
-        const unbalanced = await database.db
-          .selectFrom('ledger_postings')
-          .select('entry_id')
-          .groupBy('entry_id')
-          .having((eb) => eb.fn.sum<string>('amount'), '<>', '0')
-          .execute();
-        expect(unbalanced).toEqual([]);
-      } finally {
-        await database.close();
-      }
+      await expectBalancedLedger(run.open);
     },
   );
 });

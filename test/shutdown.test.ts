@@ -4,67 +4,70 @@
  * middle of a burst of webhook deliveries, past its deadline, and by SIGKILL; on the pass's database (the
  * embedded one in a data directory on the PGlite pass, PostgreSQL on the other).
  */
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import http from 'node:http';
+import { readFileSync, existsSync } from 'node:fs';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { acquirerControl } from './helpers/acquirer.js';
-import { apiAt } from './helpers/client.js';
-import { startSandboxAcquirer } from '../sandbox-acquirer/server.js';
-import { migrate, readMigrations } from '../src/db/migrator.js';
-import { migrationsDir } from '../src/paths.js';
-import { systemClock } from '../src/shared/clock.js';
+import { describe, expect, it } from 'vitest';
+import {
+  authorizedCharge,
+  prepareProgramRun,
+  programCleanups,
+  programTargets,
+  startProgram,
+  tempDir,
+  withDatabase,
+} from './helpers/crash.js';
 import { describeOnPass, seedDataDir } from './helpers/database.js';
-import { request, validApplication, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { request, validApplication, validCharge } from './helpers/http.js';
 import { startTestGateway } from './helpers/gateway.js';
-import { createMerchant, createOrganization, issueKey } from './helpers/merchants.js';
+import { createMerchant } from './helpers/merchants.js';
 import {
   eventually,
   gatewayEnv,
-  killAllGateways,
-  spawnGateway,
   stallStdout,
   waitForProcessExit,
   type GatewayProcess,
-  programDatabases,
+  type ProgramDatabase,
 } from './helpers/process.js';
+import { startWebhookReceiver } from './helpers/receivers.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  await killAllGateways();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => killAllGateways());
+const cleanups = programCleanups();
+
+const ACQUIRER = { apiKey: 'sa_shutdown_key', notificationSecret: 'shutdown-notification-secret' };
 
 /** Short enough to keep the suite quick, long enough for a graceful stop on a loaded machine. */
 const SHUTDOWN_TIMEOUT_MS = 8000;
 /** What the exit may take beyond the deadline: the process's own exit and the test's observation of it. */
 const EXIT_SLACK_MS = 2000;
 
-const targets = programDatabases({
-  embeddedName: 'PGlite',
-  cleanup: (work) => cleanups.push(work),
-});
+const targets = programTargets(cleanups, 'PGlite');
 
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'gw-shutdown-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const dataDirOfTest = () => tempDir(cleanups, 'gw-shutdown-');
+
+/** What every program of these tests runs with, before its data directory and the test's own. */
+const PROGRAM_SETTINGS = {
+  LOG_LEVEL: 'info',
+  APPLICATION_RATE_LIMIT_MAX: '1000000',
+  SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+  // The smallest buffer: a stalled reader makes the program drop lines after a few hundred requests.
+  LOG_BUFFER_BYTES: '16384',
+};
 
 function programEnv(dataDir: string, extra: Record<string, string>): Record<string, string> {
-  return gatewayEnv({
-    LOG_LEVEL: 'info',
-    APPLICATION_RATE_LIMIT_MAX: '1000000',
-    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-    // The smallest buffer: a stalled reader makes the program drop lines after a few hundred requests.
-    LOG_BUFFER_BYTES: '16384',
-    DATA_DIR: dataDir,
-    ...extra,
-  });
+  return gatewayEnv({ ...PROGRAM_SETTINGS, DATA_DIR: dataDir, ...extra });
+}
+
+/** The program on a data directory of its own and the pass's database, `extra` in its environment. */
+async function startOn(target: ProgramDatabase, extra: Record<string, string> = {}) {
+  const dataDir = dataDirOfTest();
+  const { env } = await target.prepare(dataDir);
+  const { program: gateway, urls } = await startProgram(programEnv(dataDir, { ...env, ...extra }));
+  return { dataDir, gateway, urls };
+}
+
+/** A stop releases the DATA_DIR lock (PGlite only: PostgreSQL takes none). */
+function expectLockReleased(target: ProgramDatabase, dataDir: string): void {
+  if (target.name === 'PGlite') expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
 }
 
 /**
@@ -90,10 +93,7 @@ async function sigterm(gateway: GatewayProcess) {
 
 describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (target) => {
   it('exits within SHUTDOWN_TIMEOUT_MS on SIGTERM while nobody reads its stdout; drops, never waits', async () => {
-    const dataDir = tempDir();
-    const { env } = await target.prepare(dataDir);
-    const gateway = spawnGateway({ env: programEnv(dataDir, env) });
-    const urls = await gateway.waitForBanner(120_000);
+    const { dataDir, gateway, urls } = await startOn(target);
     const api = urls.sandboxApi ?? '';
 
     // A first stall: the API keeps answering, and once the reader is back, one warning counts the loss.
@@ -113,28 +113,22 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     const exit = await sigterm(gateway);
     expect(exit.code).toBe(0);
     expect(exit.afterMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + EXIT_SLACK_MS);
-    if (target.name === 'PGlite') expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+    expectLockReleased(target, dataDir);
   });
 
   it('exits on SIGTERM after the reader of its stdout went away', async () => {
-    const dataDir = tempDir();
-    const { env } = await target.prepare(dataDir);
-    const gateway = spawnGateway({ env: programEnv(dataDir, env) });
-    const urls = await gateway.waitForBanner(120_000);
+    const { dataDir, gateway, urls } = await startOn(target);
     gateway.child.stdout?.destroy();
     // Writes now fail with EPIPE: the program must neither crash nor stall on them.
     await burstOfRequests(urls.sandboxApi ?? '', 40);
     const exit = await sigterm(gateway);
     expect(exit.code).toBe(0);
     expect(exit.afterMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS + EXIT_SLACK_MS);
-    if (target.name === 'PGlite') expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+    expectLockReleased(target, dataDir);
   });
 
   it('forces the exit at SHUTDOWN_TIMEOUT_MS when a request never finishes, releasing the lock', async () => {
-    const dataDir = tempDir();
-    const { env } = await target.prepare(dataDir);
-    const gateway = spawnGateway({ env: programEnv(dataDir, { ...env, SHUTDOWN_TIMEOUT_MS: '3000' }) });
-    const urls = await gateway.waitForBanner(120_000);
+    const { dataDir, gateway, urls } = await startOn(target, { SHUTDOWN_TIMEOUT_MS: '3000' });
     // Half a request body, never finished: the graceful close waits for it until the deadline.
     const { hostname, port } = new URL(urls.sandboxApi ?? '');
     const socket = net.connect({ host: hostname, port: Number(port) });
@@ -152,28 +146,21 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     expect(exit.code).toBe(1);
     expect(exit.afterMs).toBeGreaterThanOrEqual(2500);
     expect(exit.afterMs).toBeLessThan(3000 + EXIT_SLACK_MS);
-    if (target.name === 'PGlite') expect(existsSync(path.join(dataDir, 'gateway.lock'))).toBe(false);
+    expectLockReleased(target, dataDir);
   });
 
   it('stops during a burst of webhook deliveries: every attempt sent is recorded, none is sent twice', async () => {
-    const dataDir = tempDir();
-    const acquirer = await startSandboxAcquirer({ port: 0, ...ACQUIRER, clock: systemClock });
-    cleanups.push(() => acquirer.close());
-    const receiver = await startReceiver();
+    const run = await prepareProgramRun(target, cleanups, {
+      prefix: 'gw-shutdown-',
+      credentials: ACQUIRER,
+      organization: { featureFlags: ['apiKeys'] },
+    });
+    const receiver = await startWebhookReceiver();
     cleanups.push(() => receiver.close());
-    const { env: targetEnv, open } = await target.prepare(dataDir);
 
-    const seeded = await open();
-    await migrate(seeded, readMigrations(migrationsDir));
-    const organizationId = await createOrganization(seeded.db, systemClock, { featureFlags: ['apiKeys'] });
-    const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
-    await seeded.close();
-
-    const env = programEnv(dataDir, {
+    const env = run.env({
+      ...PROGRAM_SETTINGS,
       ROLES: 'api,worker',
-      SANDBOX_ACQUIRER_URL: acquirer.url,
-      SANDBOX_ACQUIRER_API_KEY: ACQUIRER.apiKey,
-      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: ACQUIRER.notificationSecret,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       // Fewer slots than deliveries (the defaults before ADR 0036), so the stop finds some claimed and unsent.
       WEBHOOK_CONCURRENCY: '10',
@@ -182,16 +169,13 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
       WEBHOOK_TIMEOUT_MS: '20000',
       SHUTDOWN_TIMEOUT_MS: '20000',
       LOG_LEVEL: 'info',
-      ...targetEnv,
     });
-    const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
-      apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
+    const { api } = run;
 
     // The receiver holds every request until released: the first attempts stay on the wire, and with at
     // most two per endpoint in flight nothing more is sent, until the stop has begun.
     receiver.holdFrom(1);
-    const first = spawnGateway({ env });
-    const firstApi = (await first.waitForBanner(120_000)).sandboxApi ?? '';
+    const { program: first, url: firstApi } = await startProgram(env);
     const ENDPOINTS = 3;
     const CHARGES = 6;
     for (let index = 0; index < ENDPOINTS; index++) {
@@ -203,17 +187,9 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     }
     const chargeIds: string[] = [];
     for (let index = 0; index < CHARGES; index++) {
-      const charge = await api<{ id: string; providerPaymentId: string }>(
-        firstApi,
-        '/v1/charges',
-        validCharge(),
-      );
-      expect(charge.status, charge.text).toBe(201);
-      chargeIds.push(charge.body.id);
-      const paid = await acquirerControl({ url: acquirer.url, apiKey: ACQUIRER.apiKey }).authorize(
-        charge.body.providerPaymentId,
-      );
-      expect(paid.status, paid.text).toBeLessThan(300);
+      const { charge, authorized } = await authorizedCharge(run, firstApi);
+      chargeIds.push(charge.id);
+      expect(authorized.status, authorized.text).toBeLessThan(300);
     }
     const total = ENDPOINTS * CHARGES;
     // Every charge succeeded (the acquirer's notification reached this process), so every delivery exists.
@@ -242,31 +218,27 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     expect(sentBeforeStop).toBeLessThan(total);
 
     // Every request the receiver got has its attempt recorded (and succeeded); nothing is left leased.
-    const database = await open();
-    try {
-      const attempts = await database.db
+    await withDatabase(run.open, async ({ db }) => {
+      const attempts = await db
         .selectFrom('webhook_attempts')
         .select(['delivery_id', 'succeeded'])
-        .where('organization_id', '=', organizationId)
+        .where('organization_id', '=', run.organizationId)
         .execute();
       expect(attempts).toHaveLength(sentBeforeStop);
       expect(attempts.every((attempt) => attempt.succeeded)).toBe(true);
-      const leased = await database.db
+      const leased = await db
         .selectFrom('webhook_deliveries')
         .select('id')
-        .where('organization_id', '=', organizationId)
+        .where('organization_id', '=', run.organizationId)
         .where('lease_token', 'is not', null)
         .execute();
       expect(leased).toEqual([]);
-    } finally {
-      await database.close();
-    }
+    });
 
     // A restart sends the rest at once (no lease to wait for), and no delivery reaches the receiver twice.
     // The last attempt is held on the wire: the stop waits for it and records it.
     receiver.holdFrom(total);
-    const second = spawnGateway({ env });
-    await second.waitForBanner(120_000);
+    const { program: second } = await startProgram(env);
     await receiver.waitForRequests(total, 45_000);
     const secondExited = sigterm(second);
     await second.waitFor(/shutting down: finishing requests in flight/);
@@ -277,41 +249,35 @@ describe.each(targets)('stopping the program on $name', { timeout: 300_000 }, (t
     expect(new Set(keys).size).toBe(total);
     expect(receiver.received).toHaveLength(total);
 
-    const final = await open();
-    try {
-      const deliveries = await final.db
+    await withDatabase(run.open, async ({ db }) => {
+      const deliveries = await db
         .selectFrom('webhook_deliveries')
         .select(['status', 'attempts'])
-        .where('organization_id', '=', organizationId)
+        .where('organization_id', '=', run.organizationId)
         .execute();
       expect(deliveries).toHaveLength(total);
       expect(deliveries.every((row) => row.status === 'succeeded' && row.attempts === 1)).toBe(true);
-      const attempts = await final.db
+      const attempts = await db
         .selectFrom('webhook_attempts')
         .select('id')
-        .where('organization_id', '=', organizationId)
+        .where('organization_id', '=', run.organizationId)
         .execute();
       expect(attempts).toHaveLength(total);
-    } finally {
-      await final.close();
-    }
+    });
   });
 });
 
 describeOnPass('embedded')('the data directory lock', { timeout: 300_000 }, () => {
   it('left behind by SIGKILL is recovered on the next start, with a message naming the dead process', async () => {
-    const dataDir = tempDir();
+    const dataDir = dataDirOfTest();
     seedDataDir(dataDir);
     const env = programEnv(dataDir, {});
-    const first = spawnGateway({ env });
-    await first.waitForBanner(120_000);
-    first.child.kill('SIGKILL');
-    expect((await first.waitForExit(30_000)).signal).toBe('SIGKILL');
+    const { program: first } = await startProgram(env);
+    expect((await first.stop('SIGKILL', 30_000)).signal).toBe('SIGKILL');
     const lockFile = path.join(dataDir, 'gateway.lock');
     expect(readFileSync(lockFile, 'utf8')).toBe(String(first.pid));
 
-    const second = spawnGateway({ env });
-    const urls = await second.waitForBanner(120_000);
+    const { program: second, urls } = await startProgram(env);
     expect(second.stdout()).toMatch(
       new RegExp(
         `"msg":"recovered the DATA_DIR lock left by process ${first.pid}, which is no longer running`,
@@ -331,7 +297,7 @@ describe('the webhook dispatcher stopped between its claim and the send', { time
     // No worker role: this test drives the dispatcher itself.
     const t = await startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } });
     cleanups.push(() => t.close());
-    const receiver = await startReceiver();
+    const receiver = await startWebhookReceiver();
     cleanups.push(() => receiver.close());
     const merchant = await createMerchant(t);
     const key = merchant.keys.sandbox.secret;
@@ -382,68 +348,6 @@ describe('the webhook dispatcher stopped between its claim and the send', { time
     expect(t.logs.filter((line) => line.includes('released unsent webhook deliveries'))).toHaveLength(2);
   });
 });
-
-const ACQUIRER = { apiKey: 'sa_shutdown_key', notificationSecret: 'shutdown-notification-secret' };
-
-interface Received {
-  path: string;
-  eventId: string;
-}
-
-/**
- * A webhook receiver on loopback that answers every request 200 at once, except the requests it is told
- * to hold (`holdFrom(n)`: the n-th request received and every later one), which wait for `release()`.
- */
-async function startReceiver() {
-  const received: Received[] = [];
-  const waiters: Array<() => void> = [];
-  let holdingFrom = Number.POSITIVE_INFINITY;
-  const held: Array<() => void> = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string };
-      received.push({ path: req.url ?? '', eventId: event.id });
-      for (const waiter of waiters.splice(0)) waiter();
-      if (received.length >= holdingFrom) held.push(() => res.end('ok'));
-      else res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    received,
-    holdFrom: (count: number) => {
-      holdingFrom = count;
-    },
-    /** Answers the held requests and holds no more. */
-    release: () => {
-      holdingFrom = Number.POSITIVE_INFINITY;
-      for (const answer of held.splice(0)) answer();
-    },
-    waitForRequests: (count: number, timeoutMs: number) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${count} webhook requests`)),
-          timeoutMs,
-        );
-        const check = () => {
-          if (received.length >= count) {
-            clearTimeout(timer);
-            resolve();
-          } else waiters.push(check);
-        };
-        check();
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe('a connection that never sent a request', { timeout: 120_000 }, () => {
   it('does not hold the close: the listeners close it at once instead of after the 30 s connection timeout', async () => {

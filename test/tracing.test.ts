@@ -9,36 +9,21 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { migrate, readMigrations } from '../src/db/migrator.js';
+import { describe, expect, it } from 'vitest';
 import { luhnValid } from '../src/shared/card-numbers.js';
 import { tracingSettings, TracingConfigError } from '../src/observability/tracing.js';
-import { migrationsDir, projectRoot } from '../src/paths.js';
-import { systemClock } from '../src/shared/clock.js';
-import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
+import { projectRoot } from '../src/paths.js';
 import { apiAt } from './helpers/client.js';
+import { prepareProgramRun, programCleanups, programTargets, startProgram } from './helpers/crash.js';
 import { passDatabase } from './helpers/database.js';
 import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { createOrganization, issueKey } from './helpers/merchants.js';
-import {
-  gatewayEnv,
-  eventually,
-  killAllGateways,
-  programDatabases,
-  spawnGateway,
-  type GatewayProcess,
-} from './helpers/process.js';
+import { eventually, spawnGateway, type GatewayProcess } from './helpers/process.js';
+import { startWebhookReceiver } from './helpers/receivers.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  await killAllGateways();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => killAllGateways());
+const cleanups = programCleanups();
 
 const CREDENTIALS = {
   apiKey: 'sa_tracing_test_key_0f3c9a71',
@@ -149,25 +134,6 @@ function plain(value: OtlpValue): string | number | boolean | undefined {
   return undefined;
 }
 
-/** A webhook receiver that answers 200 to everything and counts what it got. */
-async function startWebhookReceiver() {
-  let received = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received++;
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/gateway`,
-    port: (server.address() as AddressInfo).port,
-    received: () => received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 /** A Luhn-valid Visa-like number that no test card uses: the sandbox approves it. */
 function freshCardNumber(): string {
   for (;;) {
@@ -226,49 +192,29 @@ describe('the OTEL_ variables the gateway reads', () => {
   });
 });
 
-const targets = programDatabases({
-  embeddedName: 'the embedded database',
-  cleanup: (work) => cleanups.push(work),
-});
+const targets = programTargets(cleanups);
 
 describe.each(targets)('OpenTelemetry traces, on $name', (target) => {
   /** A merchant (with webhooks) in a migrated database, an acquirer, and the program's environment. */
   async function prepare(prefix: string) {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), prefix));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const acquirer: SandboxAcquirer = await startSandboxAcquirer({
-      port: 0,
-      ...CREDENTIALS,
-      clock: systemClock,
+    const run = await prepareProgramRun(target, cleanups, {
+      prefix,
+      credentials: CREDENTIALS,
+      organization: { featureFlags: ['apiKeys', 'events'] },
     });
-    cleanups.push(() => acquirer.close());
-    const { env: targetEnv, open } = await target.prepare(dataDir);
-    const seeded = await open();
-    await migrate(seeded, readMigrations(migrationsDir));
-    const organizationId = await createOrganization(seeded.db, systemClock, {
-      featureFlags: ['apiKeys', 'events'],
-    });
-    const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
-    await seeded.close();
-    const moduleLog = path.join(dataDir, 'modules.txt');
-    const env: Record<string, string> = gatewayEnv({
-      DATA_DIR: dataDir,
+    const moduleLog = path.join(run.dataDir, 'modules.txt');
+    const env: Record<string, string> = run.env({
       ROLES: 'api,worker',
-      SANDBOX_ACQUIRER_URL: acquirer.url,
-      SANDBOX_ACQUIRER_API_KEY: CREDENTIALS.apiKey,
-      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: CREDENTIALS.notificationSecret,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       NODE_OPTIONS: `--import=${pathToFileURL(MODULE_LOG_HOOK).href}`,
       MODULE_LOG_FILE: moduleLog,
-      ...targetEnv,
     });
     const loadedPackages = () => readFileSync(moduleLog, 'utf8').split('\n').filter(Boolean);
-    return { acquirer, key: key.secret, env, loadedPackages };
+    return { acquirer: run.acquirer, key: run.key.secret, env, loadedPackages };
   }
 
   async function stop(gateway: GatewayProcess): Promise<void> {
-    gateway.child.kill('SIGTERM');
-    const exit = await gateway.waitForExit(30_000);
+    const exit = await gateway.stop('SIGTERM', 30_000);
     expect(exit, gateway.stdout()).toEqual({ code: 0, signal: null });
   }
 
@@ -281,25 +227,26 @@ describe.each(targets)('OpenTelemetry traces, on $name', (target) => {
       cleanups.push(() => otlp.close());
       const hooks = await startWebhookReceiver();
       cleanups.push(() => hooks.close());
+      const hooksUrl = `${hooks.url}/gateway`;
 
-      const gateway = spawnGateway({
-        env: {
-          ...env,
-          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-          OTEL_SERVICE_NAME: 'gateway-under-test',
-          OTEL_TRACES_SAMPLER: 'always_on',
-          // Nothing is exported on a schedule during the test: what arrives came with the stop's flush.
-          OTEL_BSP_SCHEDULE_DELAY: '60000',
-        },
+      const {
+        program: gateway,
+        urls,
+        url: api,
+      } = await startProgram({
+        ...env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'gateway-under-test',
+        OTEL_TRACES_SAMPLER: 'always_on',
+        // Nothing is exported on a schedule during the test: what arrives came with the stop's flush.
+        OTEL_BSP_SCHEDULE_DELAY: '60000',
       });
-      const urls = await gateway.waitForBanner(120_000);
-      const api = urls.sandboxApi ?? '';
       const call = <T>(route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
         apiAt<T & ErrorBody>(api, route, { body, key, headers: { authorization: `Bearer ${BEARER}` } });
 
       const endpoint = await call<{ id: string; secret: string }>('/v1/webhook-endpoints', {
-        url: hooks.url,
+        url: hooksUrl,
         enabledEvents: ['charge.succeeded'],
       });
       expect(endpoint.status, endpoint.text).toBe(201);
@@ -324,7 +271,7 @@ describe.each(targets)('OpenTelemetry traces, on $name', (target) => {
         }).toString(),
       });
       expect(paid.status, await paid.text()).toBe(303);
-      await eventually(async () => hooks.received() > 0, 60_000, 'the charge.succeeded webhook');
+      await eventually(async () => hooks.received.length > 0, 60_000, 'the charge.succeeded webhook');
 
       expect(otlp.exports).toEqual([]);
       await stop(gateway);
@@ -437,15 +384,12 @@ describe.each(targets)('OpenTelemetry traces, on $name', (target) => {
       const { key, env } = await prepare('gw-tracing-proto-');
       const otlp = await startOtlpReceiver();
       cleanups.push(() => otlp.close());
-      const gateway = spawnGateway({
-        env: {
-          ...env,
-          ROLES: 'api',
-          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/collector/traces`,
-          OTEL_BSP_SCHEDULE_DELAY: '60000',
-        },
+      const { program: gateway, url: api } = await startProgram({
+        ...env,
+        ROLES: 'api',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/collector/traces`,
+        OTEL_BSP_SCHEDULE_DELAY: '60000',
       });
-      const api = (await gateway.waitForBanner(120_000)).sandboxApi ?? '';
       const listed = await apiAt(api, '/v1/charges?limit=1', { key });
       expect(listed.status, listed.text).toBe(200);
       await stop(gateway);
@@ -478,15 +422,12 @@ describe.each(targets)('OpenTelemetry traces, on $name', (target) => {
 
   it('without an OTLP endpoint, loads no OpenTelemetry package', { timeout: 120_000 }, async () => {
     const { key, env, loadedPackages } = await prepare('gw-tracing-off-');
-    const gateway = spawnGateway({
-      env: {
-        ...env,
-        // Other OTEL_ variables alone do not turn tracing on.
-        OTEL_SERVICE_NAME: 'gateway-under-test',
-        OTEL_TRACES_SAMPLER: 'always_on',
-      },
+    const { program: gateway, url: api } = await startProgram({
+      ...env,
+      // Other OTEL_ variables alone do not turn tracing on.
+      OTEL_SERVICE_NAME: 'gateway-under-test',
+      OTEL_TRACES_SAMPLER: 'always_on',
     });
-    const api = (await gateway.waitForBanner(120_000)).sandboxApi ?? '';
     const charge = await apiAt(api, '/v1/charges', { body: validCharge(), key });
     expect(charge.status, charge.text).toBe(201);
     await stop(gateway);

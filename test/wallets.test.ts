@@ -3,9 +3,10 @@
  * list, retrieve, make default, archive, idempotency, concurrent creation and the authentication matrix.
  * Sandbox wallets take effect at once; live ones go through change controls (test/wallet-changes.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRequest } from './helpers/client.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectEachRefused, expectKeyRequired, expectLiveApart } from './helpers/api-checks.js';
+import { apiRequest, type ApiInit } from './helpers/client.js';
+import { t, useTestGateway } from './helpers/suite.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 
 interface WalletBody {
@@ -31,25 +32,13 @@ const TRON = [
 ];
 const ETH_CHECKSUMMED = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
-let t: TestGateway;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  t = await startTestGateway();
+useTestGateway({}, async () => {
   merchant = await createMerchant(t, { featureFlags: ['apiKeys', 'wallets'] });
 });
-afterAll(async () => t?.close());
 
-const api = <T = WalletBody>(
-  path: string,
-  init: {
-    body?: unknown;
-    key?: string;
-    environment?: 'sandbox' | 'live';
-    headers?: Record<string, string>;
-    method?: string;
-  } = {},
-) =>
+const api = <T = WalletBody>(path: string, init: ApiInit = {}) =>
   apiRequest<T & ErrorBody>(t.urls, path, {
     key: merchant.keys.sandbox.secret,
     ...init,
@@ -288,25 +277,18 @@ describe('authentication and ownership', () => {
 
   it('answers 403 forbidden without the wallets flag', async () => {
     const off = await createMerchant(t, { featureFlags: ['apiKeys'] });
-    for (const [path, method, body] of [
+    const requests = [
       ['/v1/wallets', 'POST', { network: 'tron', address: TRON[0] }],
       ['/v1/wallets', 'GET', undefined],
       [`/v1/wallets/${walletId}`, 'GET', undefined],
       [`/v1/wallets/${walletId}/make-default`, 'POST', undefined],
       [`/v1/wallets/${walletId}/archive`, 'POST', undefined],
-    ] as const) {
-      const res = await api(path, { key: off.keys.sandbox.secret, method, ...(body ? { body } : {}) });
-      expect(res.status, `${method} ${path}`).toBe(403);
-      expect(res.body.error.code).toBe('forbidden');
-    }
+    ] as const;
+    await expectEachRefused(api, off.keys.sandbox.secret, requests, 403, 'forbidden');
   });
 
   it('refuses a missing key, a bad key and a read-only key for writes', async () => {
-    const missing = await apiRequest<ErrorBody>(t.urls, '/v1/wallets');
-    expect(missing.status).toBe(401);
-    expect(missing.body.error.code).toBe('missing_api_key');
-    const bad = await api('/v1/wallets', { key: 'sk_test_notakey' });
-    expect(bad.status).toBe(401);
+    await expectKeyRequired(t.urls, api, '/v1/wallets');
     const readOnly = await issueKey(db(), t.clock, merchant.organizationId, { scopes: ['read'] });
     expect((await api('/v1/wallets', { key: readOnly.secret })).status).toBe(200);
     const write = await api('/v1/wallets', {
@@ -321,14 +303,7 @@ describe('authentication and ownership', () => {
 
   it('keeps environments and organizations apart (404)', async () => {
     // A sandbox key on the live listener is refused; the live key does not see sandbox wallets.
-    const wrongListener = await api('/v1/wallets', { environment: 'live' });
-    expect(wrongListener.status).toBe(401);
-    const live = await api(`/v1/wallets/${walletId}`, {
-      environment: 'live',
-      key: merchant.keys.live.secret,
-    });
-    expect(live.status).toBe(404);
-    expect(live.body.error.code).toBe('not_found');
+    await expectLiveApart(api, merchant, '/v1/wallets', `/v1/wallets/${walletId}`);
     const stranger = await createMerchant(t, { featureFlags: ['wallets'] });
     const key = stranger.keys.sandbox.secret;
     expect((await api(`/v1/wallets/${walletId}`, { key })).status).toBe(404);

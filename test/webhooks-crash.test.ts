@@ -8,34 +8,19 @@
  * each case waits about 20 seconds of real time for the redelivery.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { acquirerControl } from './helpers/acquirer.js';
-import { apiAt } from './helpers/client.js';
-import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
-import { migrate, readMigrations } from '../src/db/migrator.js';
-import { migrationsDir } from '../src/paths.js';
-import { systemClock } from '../src/shared/clock.js';
-import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
-import { createOrganization, issueKey } from './helpers/merchants.js';
+import { describe, expect, it } from 'vitest';
 import {
-  eventually,
-  gatewayEnv,
-  killAllGateways,
-  programDatabases,
-  spawnGateway,
-} from './helpers/process.js';
+  authorizedCharge,
+  prepareProgramRun,
+  programCleanups,
+  programTargets,
+  startProgram,
+  withDatabase,
+} from './helpers/crash.js';
+import { eventually } from './helpers/process.js';
+import { startWebhookReceiver, type ReceivedWebhook } from './helpers/receivers.js';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  await killAllGateways();
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => killAllGateways());
+const cleanups = programCleanups();
 
 const CREDENTIALS = {
   apiKey: 'sa_webhook_crash_key',
@@ -44,64 +29,8 @@ const CREDENTIALS = {
 /** Short, so the lease (twice this plus 10 s) is short, yet long enough to kill the sender in time. */
 const WEBHOOK_TIMEOUT_MS = 5000;
 
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  raw: Buffer;
-}
-
-/**
- * A real receiver on loopback that records every request. It holds requests open (never answers) until
- * `answerFromNow` is called; from then on, and for the held ones, it answers 200.
- */
-async function startReceiver() {
-  const received: Received[] = [];
-  const held: http.ServerResponse[] = [];
-  const waiters: Array<() => void> = [];
-  let answering = false;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-      if (answering) res.end('ok');
-      else held.push(res);
-      for (const waiter of waiters.splice(0)) waiter();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    received,
-    answerFromNow: () => {
-      answering = true;
-    },
-    /** Resolves as soon as `count` requests have arrived (no polling delay); rejects after `timeoutMs`. */
-    waitForRequests: (count: number, timeoutMs: number) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`timed out after ${timeoutMs} ms waiting for webhook request ${count}`)),
-          timeoutMs,
-        );
-        const check = () => {
-          if (received.length >= count) {
-            clearTimeout(timer);
-            resolve();
-          } else waiters.push(check);
-        };
-        check();
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of held.splice(0)) res.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 /** Verification as spec section 6 says: HMAC-SHA256 of `${timestamp}.${rawBody}`, constant time. */
-function verifies(received: Received, secret: string): boolean {
+function verifies(received: ReceivedWebhook, secret: string): boolean {
   const signature = received.headers['service-signature'];
   const timestamp = received.headers['service-timestamp'];
   if (typeof signature !== 'string' || typeof timestamp !== 'string') return false;
@@ -112,49 +41,29 @@ function verifies(received: Received, secret: string): boolean {
 }
 
 // The program on the pass's database: the embedded one on the PGlite pass, PostgreSQL on the other.
-const targets = programDatabases({
-  embeddedName: 'the embedded database',
-  cleanup: (work) => cleanups.push(work),
-});
+const targets = programTargets(cleanups);
 
 describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
   it('after a restart, the event is still delivered with the same id', { timeout: 240_000 }, async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gw-webhook-crash-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const acquirer: SandboxAcquirer = await startSandboxAcquirer({
-      port: 0,
-      ...CREDENTIALS,
-      clock: systemClock,
-    });
-    cleanups.push(() => acquirer.close());
-    const receiver = await startReceiver();
-    cleanups.push(() => receiver.close());
-    const { env: targetEnv, open } = await target.prepare(dataDir);
-
     // A merchant and its key, written before the program owns the database.
-    const seeded = await open();
-    await migrate(seeded, readMigrations(migrationsDir));
-    const organizationId = await createOrganization(seeded.db, systemClock, {
-      featureFlags: ['apiKeys', 'events'],
+    const run = await prepareProgramRun(target, cleanups, {
+      prefix: 'gw-webhook-crash-',
+      credentials: CREDENTIALS,
+      organization: { featureFlags: ['apiKeys', 'events'] },
     });
-    const key = await issueKey(seeded.db, systemClock, organizationId, { scopes: ['all'] });
-    await seeded.close();
-
-    const env = gatewayEnv({
-      DATA_DIR: dataDir,
+    // The receiver holds every request open (never answers) until it is released.
+    const receiver = await startWebhookReceiver();
+    cleanups.push(() => receiver.close());
+    receiver.holdFrom(1);
+    const env = run.env({
       ROLES: 'api,worker',
-      SANDBOX_ACQUIRER_URL: acquirer.url,
-      SANDBOX_ACQUIRER_API_KEY: CREDENTIALS.apiKey,
-      SANDBOX_ACQUIRER_NOTIFICATION_SECRET: CREDENTIALS.notificationSecret,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
-      ...targetEnv,
     });
-    const api = <T>(base: string, route: string, body?: unknown): Promise<HttpResult<T & ErrorBody>> =>
-      apiAt<T & ErrorBody>(base, route, { body, key: key.secret });
+    const { api } = run;
 
-    const first = spawnGateway({ env });
-    const firstApi = (await first.waitForBanner(90_000)).sandboxApi ?? '';
+    const first = await startProgram(env, { timeoutMs: 90_000 });
+    const firstApi = first.url;
     const endpoint = await api<{ id: string; secret: string }>(firstApi, '/v1/webhook-endpoints', {
       url: receiver.url,
       enabledEvents: ['charge.succeeded'],
@@ -163,32 +72,23 @@ describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
     const secret = endpoint.body.secret;
     expect(secret).toMatch(/^whsec_/);
 
-    const charge = await api<{ id: string; providerPaymentId: string }>(
-      firstApi,
-      '/v1/charges',
-      validCharge(),
-    );
-    expect(charge.status, charge.text).toBe(201);
     // The payment succeeds at the acquirer, which notifies the gateway (signed) at the URL it was given.
-    const authorized = await acquirerControl({ url: acquirer.url, apiKey: CREDENTIALS.apiKey }).authorize(
-      charge.body.providerPaymentId,
-    );
+    const { charge, authorized } = await authorizedCharge(run, firstApi);
     expect(authorized.status, authorized.text).toBeLessThan(300);
 
     // The worker sends the event; the receiver holds the request; the process dies mid-delivery.
     await receiver.waitForRequests(1, 30_000);
-    first.child.kill('SIGKILL');
-    const killed = await first.waitForExit(20_000);
+    const killed = await first.program.stop('SIGKILL', 20_000);
     expect(killed.signal).toBe('SIGKILL');
     expect(receiver.received).toHaveLength(1);
-    receiver.answerFromNow();
+    receiver.release();
 
-    const second = spawnGateway({ env });
-    const secondApi = (await second.waitForBanner(90_000)).sandboxApi ?? '';
+    const second = await startProgram(env, { timeoutMs: 90_000 });
+    const secondApi = second.url;
     // Redelivered once the dead worker's lease (twice WEBHOOK_TIMEOUT_MS plus 10 s) has lapsed.
     await receiver.waitForRequests(2, 100_000);
 
-    const [held, redelivered] = receiver.received as [Received, Received];
+    const [held, redelivered] = receiver.received as [ReceivedWebhook, ReceivedWebhook];
     const heldEvent = JSON.parse(held.raw.toString('utf8')) as { id: string; eventType: string };
     const redeliveredEvent = JSON.parse(redelivered.raw.toString('utf8')) as { id: string };
     expect(heldEvent.eventType).toBe('charge.succeeded');
@@ -203,7 +103,7 @@ describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
       async () => {
         const log = await api<{ data: Array<{ eventId: string; deliveryStatus: string }> }>(
           secondApi,
-          `/v1/charges/${encodeURIComponent(charge.body.id)}/webhook-deliveries`,
+          `/v1/charges/${encodeURIComponent(charge.id)}/webhook-deliveries`,
         );
         expect(log.status, log.text).toBe(200);
         return log.body.data.some(
@@ -214,22 +114,18 @@ describe.each(targets)('a worker killed mid-delivery, on $name', (target) => {
       'the delivery to be recorded as succeeded',
       250,
     );
-    second.child.kill('SIGTERM');
-    await second.waitForExit(30_000);
+    await second.program.stop('SIGTERM', 30_000);
 
-    const database = await open();
-    try {
-      const deliveries = await database.db
+    await withDatabase(run.open, async ({ db }) => {
+      const deliveries = await db
         .selectFrom('webhook_deliveries')
         .select(['event_id', 'endpoint_id', 'status'])
-        .where('organization_id', '=', organizationId)
+        .where('organization_id', '=', run.organizationId)
         .execute();
       expect(deliveries).toEqual([
         { event_id: heldEvent.id, endpoint_id: endpoint.body.id, status: 'succeeded' },
       ]);
-    } finally {
-      await database.close();
-    }
+    });
     // Exactly two requests: the one the dead worker never saw answered, and the redelivery.
     expect(receiver.received).toHaveLength(2);
   });

@@ -7,19 +7,24 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { DAY, SECOND } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
 import {
-  createWebhookDispatcher,
   MAX_ATTEMPTS,
   RETRY_SCHEDULE_MS,
   type HostResolver,
   type WebhookDispatcher,
 } from '../src/modules/webhooks/index.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge, type ErrorBody } from './helpers/http.js';
+import { request } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
+import {
+  createEndpoint as createEndpointOf,
+  dispatcherOf,
+  paidCharge as paidChargeOf,
+  recordEvents,
+  retireEndpoints,
+} from './helpers/webhook-dispatch.js';
 
 type Behaviour = 'ok' | 'status500' | 'status404' | 'redirect' | 'sleep' | 'reset' | 'hang';
 interface Received {
@@ -101,50 +106,13 @@ afterAll(async () => {
   await redirectTarget?.close();
   await t?.close();
 });
-beforeEach(async () => {
-  // Each test starts with no endpoint and nothing due.
-  await db()
-    .updateTable('webhook_endpoints')
-    .set({ deleted_at: t.clock.now(), status: 'disabled' })
-    .execute();
-  await db()
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed' })
-    .where('status', '=', 'pending')
-    .execute();
-});
+beforeEach(async () => retireEndpoints(t, db()));
 
 const db = () => t.gateway.database.db;
 const dispatcher = () => t.gateway.services.webhooks.dispatcher;
 
-async function createEndpoint(url: string, m: Merchant = merchant) {
-  const res = await request<{ id: string; secret: string } & ErrorBody>(
-    `${t.urls.sandboxApi}/v1/webhook-endpoints`,
-    {
-      body: { url, enabledEvents: ['charge.succeeded'] },
-      headers: { 'x-api-key': m.keys.sandbox.secret },
-    },
-  );
-  expect(res.status, res.text).toBe(201);
-  return res.body;
-}
-
-async function paidCharge(m: Merchant = merchant): Promise<string> {
-  const { services } = t.gateway;
-  const created = await services.charges.create(
-    { organizationId: m.organizationId, environment: 'sandbox' },
-    validCharge() as Parameters<typeof services.charges.create>[1],
-    { idempotencyKey: undefined },
-  );
-  if (!created.ok) throw new Error(created.error.code);
-  const payment = await services.acquirers.sandbox.acquirer.authorize(
-    created.value.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Faults' },
-    'https://shop.example/back',
-  );
-  await services.completion.apply(created.value.id, payment);
-  return created.value.id;
-}
+const createEndpoint = (url: string, m: Merchant = merchant) => createEndpointOf(t, m, url);
+const paidCharge = (m: Merchant = merchant) => paidChargeOf(t, m, 'Faults');
 
 const deliveryOf = (endpointId: string) =>
   db()
@@ -351,23 +319,8 @@ describe('faults and the retry schedule', () => {
 });
 
 describe('crashes, isolation and concurrency', () => {
-  function extraDispatcher(timeoutMs: number, resolver?: HostResolver): WebhookDispatcher {
-    const { services } = t.gateway;
-    return createWebhookDispatcher({
-      db: services.db,
-      clock: t.clock,
-      box: services.box,
-      mailer: services.mailer,
-      ownerEmails: (trx, organizationId) => services.users.activeOwnerEmails(trx, organizationId),
-      events: services.eventLookup,
-      logger: services.logger,
-      resolver: resolver ?? services.webhooks.resolver,
-      allowPrivateTargets: true,
-      timeoutMs,
-      concurrency: 10,
-      dashboardUrl: () => t.urls.web,
-    });
-  }
+  const extraDispatcher = (timeoutMs: number, resolver?: HostResolver): WebhookDispatcher =>
+    dispatcherOf(t, { timeoutMs, concurrency: 10, resolver });
 
   it('redelivers the same event after a worker dies mid-delivery (its lease lapses)', async () => {
     const receiver = await startReceiver(['hang', 'ok']);
@@ -404,19 +357,7 @@ describe('crashes, isolation and concurrency', () => {
     try {
       await createEndpoint(slow.url);
       // A backlog at the slow endpoint, due before anything else: more than a claim looks at.
-      await db()
-        .transaction()
-        .execute(async (trx) => {
-          for (let i = 0; i < 50; i += 1) {
-            await t.gateway.services.events.record(trx, {
-              organizationId: merchant.organizationId,
-              environment: 'sandbox',
-              type: 'charge.succeeded',
-              resourceId: `ch_backlog${i}`,
-              data: { id: `ch_backlog${i}` },
-            });
-          }
-        });
+      await recordEvents(t, merchant, 50, 'backlog');
       t.clock.advance(SECOND);
       await createEndpoint(healthy.url);
       for (let i = 0; i < 6; i += 1) await paidCharge();

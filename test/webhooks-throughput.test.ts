@@ -6,15 +6,22 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import type { Database } from '../src/db/database.js';
-import { createWebhookDispatcher, type WebhookDispatcher } from '../src/modules/webhooks/index.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge, type ErrorBody } from './helpers/http.js';
+import type { WebhookDispatcher } from '../src/modules/webhooks/index.js';
+import type { TestGateway } from './helpers/gateway.js';
+import { request } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { analyze, planOf, recordWhile, startRecordedGateway } from './helpers/plans.js';
 import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
+import {
+  createEndpoint as createEndpointOf,
+  dispatcherOf,
+  paidCharge,
+  recordEvents as recordEventsOf,
+  retireEndpoints,
+} from './helpers/webhook-dispatch.js';
 
 /** A loopback receiver: counts TCP connections and requests in flight; `hold` keeps answers back. */
 async function startReceiver(options: { host?: string; port?: number; hold?: boolean } = {}) {
@@ -65,71 +72,17 @@ let raw: Database;
 let merchant: Merchant;
 
 beforeAll(async () => {
-  t = await startTestGateway({
-    env: { ROLES: 'api,sandbox-acquirer' },
-    wrapDatabase: (database) => {
-      raw = database;
-      return { ...database, db: database.db.withPlugin(recorder.plugin) };
-    },
-  });
+  ({ t, raw } = await startRecordedGateway(recorder, { env: { ROLES: 'api,sandbox-acquirer' } }));
   merchant = await createMerchant(t);
 });
 afterAll(async () => t?.close());
-beforeEach(async () => {
-  // Each test starts with no endpoint and nothing due.
-  await raw.db
-    .updateTable('webhook_endpoints')
-    .set({ deleted_at: t.clock.now(), status: 'disabled' })
-    .execute();
-  await raw.db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed' })
-    .where('status', '=', 'pending')
-    .execute();
-});
+beforeEach(async () => retireEndpoints(t, raw.db));
 
-function dispatcherWith(concurrency: number, perEndpoint: number): WebhookDispatcher {
-  const { services } = t.gateway;
-  return createWebhookDispatcher({
-    db: services.db,
-    clock: t.clock,
-    box: services.box,
-    mailer: services.mailer,
-    ownerEmails: (trx, organizationId) => services.users.activeOwnerEmails(trx, organizationId),
-    events: services.eventLookup,
-    logger: services.logger,
-    resolver: services.webhooks.resolver,
-    allowPrivateTargets: true,
-    timeoutMs: 5000,
-    concurrency,
-    perEndpoint,
-    dashboardUrl: () => t.urls.web,
-  });
-}
-
-async function createEndpoint(url: string): Promise<{ id: string }> {
-  const res = await request<{ id: string } & ErrorBody>(`${t.urls.sandboxApi}/v1/webhook-endpoints`, {
-    body: { url, enabledEvents: ['charge.succeeded'] },
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
-}
-
+const dispatcherWith = (concurrency: number, perEndpoint: number): WebhookDispatcher =>
+  dispatcherOf(t, { timeoutMs: 5000, concurrency, perEndpoint });
+const createEndpoint = (url: string) => createEndpointOf(t, merchant, url);
 /** `count` events in one transaction: one delivery each to every enabled endpoint. */
-async function recordEvents(count: number, prefix: string): Promise<void> {
-  await t.gateway.database.db.transaction().execute(async (trx) => {
-    for (let i = 0; i < count; i += 1) {
-      await t.gateway.services.events.record(trx, {
-        organizationId: merchant.organizationId,
-        environment: 'sandbox',
-        type: 'charge.succeeded',
-        resourceId: `ch_${prefix}${i}`,
-        data: { id: `ch_${prefix}${i}` },
-      });
-    }
-  });
-}
+const recordEvents = (count: number, prefix: string) => recordEventsOf(t, merchant, count, prefix);
 
 describe('delivery throughput', () => {
   it('keeps many attempts in flight to one endpoint, never more than the per-endpoint limit', async () => {
@@ -222,33 +175,9 @@ describe('delivery throughput', () => {
   });
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
-async function planOf(statement: CapturedStatement): Promise<PlanNode[]> {
-  const result = await raw.db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`EXPLAIN (FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
-  );
-  const cell = result.rows[0]?.['QUERY PLAN'];
-  const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
-  return nodesOf(plan[0]!.Plan);
-}
-
+/** The statements `work` sends. */
 async function recorded(work: () => Promise<unknown>): Promise<CapturedStatement[]> {
-  recorder.captured.length = 0;
-  recorder.recording = true;
-  try {
-    await work();
-  } finally {
-    recorder.recording = false;
-  }
-  return [...recorder.captured];
+  return (await recordWhile(recorder, work)).statements;
 }
 
 const isProbe = (statement: CapturedStatement) =>
@@ -289,19 +218,7 @@ describe('the plans, on a seeded table', () => {
     const receiver = await startReceiver();
     try {
       const endpoint = await createEndpoint(receiver.url);
-      const { services } = t.gateway;
-      const created = await services.charges.create(
-        { organizationId: merchant.organizationId, environment: 'sandbox' },
-        validCharge() as Parameters<typeof services.charges.create>[1],
-        { idempotencyKey: undefined },
-      );
-      if (!created.ok) throw new Error(created.error.code);
-      const payment = await services.acquirers.sandbox.acquirer.authorize(
-        created.value.providerPaymentId,
-        { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Plan' },
-        'https://shop.example/back',
-      );
-      await services.completion.apply(created.value.id, payment);
+      const chargeId = await paidCharge(t, merchant, 'Plan');
       // The merchant's history: SEEDED other events, each delivered once and attempted once, and as many
       // pending deliveries waiting for their retry.
       const now = t.clock.now();
@@ -324,16 +241,14 @@ describe('the plans, on a seeded table', () => {
         SELECT 'wha_seed' || i, 'whd_seed' || i, 'evt_seed' || i, ${endpoint.id}, ${merchant.organizationId},
                'sandbox', ${receiver.url}, true, 200, 3, ${now}::timestamptz - i * interval '1 second'
         FROM generate_series(1, ${SEEDED}) AS i`.execute(raw.db);
-      await sql`ANALYZE events`.execute(raw.db);
-      await sql`ANALYZE webhook_deliveries`.execute(raw.db);
-      await sql`ANALYZE webhook_attempts`.execute(raw.db);
+      await analyze(raw.db, 'events', 'webhook_deliveries', 'webhook_attempts');
 
       const worker = dispatcherWith(8, 4);
       const claimStatements = await recorded(() => worker.deliverDue());
       await worker.stop();
       const lookup = await recorded(async () => {
         const res = await request<{ data: Array<{ eventType: string }> }>(
-          `${t.urls.sandboxApi}/v1/charges/${created.value.id}/webhook-deliveries`,
+          `${t.urls.sandboxApi}/v1/charges/${chargeId}/webhook-deliveries`,
           { method: 'GET', headers: { 'x-api-key': merchant.keys.sandbox.secret } },
         );
         expect(res.status).toBe(200);
@@ -352,7 +267,7 @@ describe('the plans, on a seeded table', () => {
       const scans: string[] = [];
       const indexes = new Set<string>();
       for (const statement of [probe!, claim!, ...ofCharge]) {
-        for (const node of await planOf(statement)) {
+        for (const node of await planOf(raw.db, statement)) {
           if (node['Index Name']) indexes.add(node['Index Name']);
           if (
             node['Node Type'] === 'Seq Scan' &&

@@ -63,6 +63,25 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** The options that take a value (`--name value`), as text; each command reads those it needs. */
+const VALUE_OPTIONS = [
+  'email',
+  'name',
+  'role',
+  'password',
+  'status',
+  'limit',
+  'reason',
+  'kyc',
+  'flags',
+  'company',
+  'date',
+  'environment',
+  'outcome',
+  'provider-refund-id',
+  'amount',
+] as const;
+
 /** The options every command may take; an unknown or malformed one is a usage error (exit 1 with the usage). */
 function parseCommandLine(argv: string[]) {
   try {
@@ -70,21 +89,7 @@ function parseCommandLine(argv: string[]) {
       args: argv,
       allowPositionals: true,
       options: {
-        email: { type: 'string' },
-        name: { type: 'string' },
-        role: { type: 'string' },
-        password: { type: 'string' },
-        status: { type: 'string' },
-        limit: { type: 'string' },
-        reason: { type: 'string' },
-        kyc: { type: 'string' },
-        flags: { type: 'string' },
-        company: { type: 'string' },
-        date: { type: 'string' },
-        environment: { type: 'string' },
-        outcome: { type: 'string' },
-        'provider-refund-id': { type: 'string' },
-        amount: { type: 'string' },
+        ...Object.fromEntries(VALUE_OPTIONS.map((name) => [name, { type: 'string' as const }])),
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -231,7 +236,7 @@ function pageLimit(value: string): number {
 }
 
 /**
- * Where the CLI goes (issue 11): DATABASE_URL when set; otherwise the running gateway that DATA_DIR names
+ * Where the CLI goes: DATABASE_URL when set; otherwise the running gateway that DATA_DIR names
  * (its operator API, with the token it wrote there), whichever database it runs on; otherwise the embedded
  * database of DATA_DIR. It never opens an empty embedded database beside a gateway that runs on
  * PostgreSQL, and says so whenever it creates one.

@@ -170,7 +170,7 @@ export interface ApiKeysTable {
   audit_purged_at: NullableTimestamp;
 }
 
-/** The per-key request log (issue 11): what each request of a key was, never its body or headers. */
+/** The per-key request log: what each request of a key was, never its body or headers. */
 export interface ApiKeyRequestsTable {
   id: ColumnType<string, never, never>;
   key_id: string;
@@ -424,7 +424,7 @@ export interface JobRunsTable {
   period_start: NullableTimestamp;
 }
 
-/** Failed-login counters (issue 11 item 6); `email` is '' on the per-address row. */
+/** Failed-login counters; `email` is '' on the per-address row. */
 export interface LoginThrottleTable {
   realm: 'dashboard' | 'operator';
   email: string;
@@ -618,7 +618,7 @@ export interface WebhookAttemptsTable {
 export type Network = 'tron' | 'ethereum';
 export type WalletStatus = 'pending' | 'active' | 'archived' | 'canceled';
 
-/** Issue 15 item 5 (migration 0018): a merchant's customer; a deleted one keeps its row, erased. */
+/** A merchant's customer; a deleted one keeps its row, erased (migration 0018). */
 export interface CustomersTable {
   id: string;
   organization_id: string;

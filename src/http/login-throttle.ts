@@ -7,7 +7,7 @@ import { ApiError } from './errors.js';
 import type { Realm } from './session.js';
 
 /**
- * How failed logins slow further attempts (issue 11 item 6, docs/decisions/0019-login-throttling.md).
+ * How failed logins slow further attempts (docs/decisions/0019-login-throttling.md).
  * After `freeFailures` failures of a key, each failure sets a wait of `baseMs`, doubled per further
  * failure, at most `maxMs`. A key with no failure for `forgetMs` starts again from zero.
  *

@@ -1,7 +1,7 @@
 import type { ApiKeyScope, FeatureFlag } from '../db/schema.js';
 
 /**
- * What a route on an API listener needs from the caller (issue 4):
+ * What a route on an API listener needs from the caller:
  * - 'public': no key (POST /v1/applications, the OpenAPI document, health checks);
  * - 'key': any valid key of this environment;
  * - a scope: a key holding that scope or `all`.

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * The process's metrics in the Prometheus format (issue 16 item 1; docs/operations.md lists each one and
+ * The process's metrics in the Prometheus format (docs/operations.md lists each one and
  * example alert rules), served at `/metrics` on the operator listener. One registry per process: the
  * metrics are module-level objects that the code observes where things happen; what only a query can
  * tell (the pool, the webhook backlog) is read when Prometheus scrapes, from the sources the running

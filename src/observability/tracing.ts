@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry traces, only when an OTLP endpoint is configured (issue 16 item 1, ADR 0043). This file
+ * OpenTelemetry traces, only when an OTLP endpoint is configured (ADR 0043). This file
  * imports nothing of OpenTelemetry: without `OTEL_EXPORTER_OTLP_ENDPOINT` or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` the SDK is never loaded, and the program gets no `Tracing` at all
  * (no hook, no wrapper, no cost). With one, `startTracing` loads and starts the SDK (./opentelemetry.ts)

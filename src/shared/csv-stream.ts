@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { Cursor } from './pagination.js';
 
 /**
- * CSV written as it is read (issue 15 item 4, docs/exports.md): rows come from keyset pages of one
+ * CSV written as it is read (docs/exports.md): rows come from keyset pages of one
  * query each, go through csv-stringify into the response, and the next page is read only when the
  * client has taken the previous rows (stream backpressure). At most one page of rows is in memory,
  * whatever the range.

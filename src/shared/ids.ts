@@ -18,14 +18,14 @@ export const ID_PREFIXES = [
   // Beyond product.md's list: operator staff accounts and outgoing e-mails.
   'stf',
   'eml',
-  // Issue 13: a requested wallet change; a settlement release (batch).
+  // A requested wallet change; a settlement release (batch).
   'wch',
   'stl',
   // A balance transaction released by a settlement batch (a charge or a refund).
   'txn',
-  // An operator-entered FX rate (issue 14).
+  // An operator-entered FX rate.
   'fxr',
-  // A reconciliation run of the acquirer's settlement report with the ledger (issue 14).
+  // A reconciliation run of the acquirer's settlement report with the ledger.
   'rcn',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];

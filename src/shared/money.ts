@@ -25,10 +25,6 @@ export class MoneyError extends RangeError {
   override readonly name = 'MoneyError';
 }
 
-export function isCurrency(value: string): value is Currency {
-  return Object.hasOwn(CURRENCIES, value);
-}
-
 export function decimalsOf(currency: Currency): number {
   return CURRENCIES[currency].decimals;
 }
@@ -80,10 +76,6 @@ export function parseMajor<C extends Currency>(currency: C, text: string): Minor
 
 export function add<C extends Currency>(a: Minor<C>, b: Minor<C>): Minor<C> {
   return (a + b) as Minor<C>;
-}
-
-export function subtract<C extends Currency>(a: Minor<C>, b: Minor<C>): Minor<C> {
-  return (a - b) as Minor<C>;
 }
 
 export function sum<C extends Currency>(currency: C, amounts: Iterable<Minor<C>>): Minor<C> {

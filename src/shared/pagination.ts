@@ -1,13 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
+import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
 import { err, ok, type Result } from './result.js';
 
-/** A list position: the (createdAt, id) of the last item of the previous page. */
-export interface Cursor {
-  createdAt: Date;
-  id: string;
-}
+// A list position, the row comparisons that page after one and an export's window live with the
+// queries that use them (src/db/keyset.ts), and stay importable from here.
+export { newerThan, olderThan, type CreatedWindow, type Cursor } from '../db/keyset.js';
 
 /** Every list that pages with cursors; a cursor of one is refused by every other. */
 export type CursorList =
@@ -113,28 +111,6 @@ export function createCursorCodec(key: Buffer): CursorCodec {
       };
     },
   };
-}
-
-/**
- * Rows after the cursor in `created_at DESC, id DESC` order, as one row comparison that the
- * `(created_at DESC, id DESC)` indexes serve. New rows arriving while a client pages never shift it.
- */
-export function olderThan(cursor: Cursor, id: string = cursor.id): RawBuilder<boolean> {
-  return sql<boolean>`(created_at, id) < (${cursor.createdAt}::timestamptz, ${id})`;
-}
-
-/**
- * Rows after the key in `created_at ASC, id ASC` order (an export's next page, oldest first): the same
- * row comparison, which the `(created_at DESC, id DESC)` indexes serve read backwards.
- */
-export function newerThan(key: Cursor): RawBuilder<boolean> {
-  return sql<boolean>`(created_at, id) > (${key.createdAt}::timestamptz, ${key.id})`;
-}
-
-/** A window of creation times, `from` included and `to` excluded (an export's date range). */
-export interface CreatedWindow {
-  from: Date;
-  to: Date;
 }
 
 /** The page and the next cursor, from a query that asked for `limit + 1` rows. */

@@ -1,49 +1,30 @@
-import type { BrowserContext, BrowserContextOptions, Page, Response } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page, Response } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { VERTICALS } from '../../src/modules/applications/schemas.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectPage, type PageProblem } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 
 // The public application form (/apply on the web listener), driven through a real Chromium.
 
 let t: TestGateway;
-let browser: TestBrowser;
 let web: string;
 
+// Every page of a test must stay clean: no uncaught exception, no dialog, no CSP violation and no
+// console error, except the line Chromium itself logs for a fetch answered 400 (a refused form).
+const { newPage } = useBrowserSuite({
+  setUp(started) {
+    t = started;
+    web = t.urls.web;
+  },
+  allowed: [isRefusedSubmission],
+});
+
 interface Session {
-  context: BrowserContext;
   page: Page;
   problems: PageProblem[];
   response: Response;
 }
-const sessions: Session[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
-  web = t.urls.web;
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-// Every page of a test must stay clean: no uncaught exception, no dialog, no CSP violation and no
-// console error, except the line Chromium itself logs for a fetch answered 400 (a refused form).
-afterEach(async () => {
-  const opened = sessions.splice(0);
-  const unexpected = opened.flatMap((session) =>
-    session.problems.filter((problem) => !isRefusedSubmission(problem)),
-  );
-  await Promise.all(opened.map((session) => session.context.close()));
-  expect(unexpected).toEqual([]);
-});
 
 function isRefusedSubmission(problem: PageProblem): boolean {
   return (
@@ -55,15 +36,11 @@ function isRefusedSubmission(problem: PageProblem): boolean {
 
 /** A fresh browser context (no cookies, no storage) with one watched page opened at `path`. */
 async function open(path = '/apply', options: BrowserContextOptions = {}): Promise<Session> {
-  const context = await browser.newContext(options);
-  context.setDefaultTimeout(10_000);
-  const { page, problems } = await watchedPage(context);
+  const { page, problems } = await newPage(options);
   const response = await page.goto(`${web}${path}`);
   if (response === null) throw new Error(`no response for ${path}`);
-  const session = { context, page, problems, response };
-  sessions.push(session);
   expect(response.status()).toBe(200);
-  return session;
+  return { page, problems, response };
 }
 
 const REQUIRED = [
@@ -517,12 +494,7 @@ describe('the application form on a phone', () => {
   };
 
   async function expectNoHorizontalScroll(page: Page, when: string): Promise<void> {
-    const [scrollWidth, innerWidth] = (await page.evaluate(
-      '[document.documentElement.scrollWidth, window.innerWidth]',
-    )) as [number, number];
-    expect(innerWidth, when).toBe(375);
-    expect(scrollWidth, when).toBeLessThanOrEqual(375);
-    expect(await accessibilityProblems(page), when).toEqual([]);
+    await expectPage(page, when, { fits: 375 });
     // Every control lies inside the viewport, and a form control inside the form's own box.
     const form = await page.locator('#application-form').boundingBox();
     const areas = [

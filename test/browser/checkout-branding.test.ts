@@ -1,14 +1,9 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectPage } from '../helpers/browser.js';
+import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { SCRIPTED_SVG, solidPng } from '../helpers/images.js';
 import { createMerchant } from '../helpers/merchants.js';
@@ -22,46 +17,16 @@ import { merchantApi } from '../helpers/payouts.js';
 const NAME = 'Ayşe’s <b>Kitchen</b> & Co';
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-/** Console lines Chromium writes for answers the test provoked on purpose (the 400 of the refused form). */
-let expected: RegExp[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
+const { newPage, signIn, submit, expectProblems } = useBrowserSuite({
+  gateway: { env: { ROLES: 'api,sandbox-acquirer' } },
+  setUp(started) {
+    t = started;
+  },
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  const unexpected = problems.filter((problem) => !expected.some((pattern) => pattern.test(problem.text)));
-  expected = [];
-  expect(unexpected).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
-
+/** The strict CSP at 375 px, where the pages' own script files and JSON data blocks are allowed. */
 async function expectStrictPhonePage(page: Page, when: string) {
-  const inline =
-    'style, [style], script:not([src]):not([type="application/json"]), [onclick], [onerror], [onload]';
-  expect(await page.locator(inline).count(), when).toBe(0);
-  const [scrollWidth, innerWidth] = (await page.evaluate(
-    '[document.documentElement.scrollWidth, window.innerWidth]',
-  )) as [number, number];
-  expect(innerWidth, when).toBe(375);
-  expect(scrollWidth, when).toBeLessThanOrEqual(375);
-  expect(await accessibilityProblems(page), when).toEqual([]);
+  await expectPage(page, when, { scripts: 'files', fits: 375 });
 }
 
 const colorOf = async (page: Page, selector: string, property: 'color' | 'background-color') =>
@@ -73,16 +38,9 @@ describe('branding in Chromium', () => {
   it('an owner sets the name, colour and logo; the checkout shows them on a phone', async () => {
     const merchant = await createMerchant(t, { name: 'Kitchen Legal Name A.Ş.' });
     const owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
-    context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true });
-    context.setDefaultTimeout(10_000);
-    const watched = await watchedPage(context);
-    problems = watched.problems;
-    const { page } = watched;
+    const { page } = await newPage(PHONE);
 
-    await page.goto(`${t.urls.web}/login?lang=en`);
-    await page.fill('#email', owner.email);
-    await page.fill('#password', owner.password);
-    await submit(page, 'button[type="submit"]');
+    await signIn(page, owner);
     await submit(page, '#branding-link');
     expect(page.url()).toBe(`${t.urls.web}/dashboard/branding?lang=en`);
     expect(await page.locator('h1').textContent()).toBe('Branding');
@@ -102,7 +60,7 @@ describe('branding in Chromium', () => {
     // A colour too light for white text: the server refuses it with the ratio.
     await page.fill('#display-name', NAME);
     await page.fill('#brand-color', '#8a8a8a');
-    expected = [/status of 400/];
+    expectProblems(/status of 400/);
     await submit(page, '#save-branding');
     expect(await page.locator('#brand-color-error').textContent()).toMatch(
       /^#8a8a8a is too light: its contrast ratio with white is 3\.\d+:1, and the checkout needs at least 4\.5:1/,

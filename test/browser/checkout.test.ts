@@ -1,18 +1,13 @@
-import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/db/schema.js';
 import { sql } from 'kysely';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { computeFee, defaultFeeRate } from '../../src/modules/ledger/fees.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
+import { expectPage } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
 import { acquirerControl } from '../helpers/acquirer.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { request, validCharge } from '../helpers/http.js';
 import { apiUrl, createMerchant, type Merchant } from '../helpers/merchants.js';
 
@@ -29,51 +24,25 @@ interface ChargeBody {
   expiresAt: string;
 }
 
-interface Opened {
-  context: BrowserContext;
-  page: Page;
-  problems: PageProblem[];
-}
-
 const ATTEMPTS = 2;
 let t: TestGateway;
-let browser: TestBrowser;
 let merchant: Merchant;
 let web: string;
-const opened: Opened[] = [];
 
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    // A longer acquirer timeout: one test holds a card at the acquirer for a few seconds.
-    startTestGateway({ env: { CHECKOUT_CARD_ATTEMPTS: String(ATTEMPTS), ACQUIRER_TIMEOUT_MS: '15000' } }),
-    openTestBrowser(),
-  ]);
-  merchant = await createMerchant(t);
-  web = t.urls.web;
+// Every page of every test stays clean (the suite's check after each test): no console error or warning,
+// no uncaught exception, no dialog and no CSP violation, on the gateway's pages and on the acquirer's
+// 3-D Secure page alike.
+const { newPage, submit } = useBrowserSuite({
+  // A longer acquirer timeout: one test holds a card at the acquirer for a few seconds.
+  gateway: { env: { CHECKOUT_CARD_ATTEMPTS: String(ATTEMPTS), ACQUIRER_TIMEOUT_MS: '15000' } },
+  async setUp(started) {
+    t = started;
+    merchant = await createMerchant(t);
+    web = t.urls.web;
+  },
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-// Every page of every test stays clean: no console error or warning, no uncaught exception, no dialog
-// and no CSP violation, on the gateway's pages and on the acquirer's 3-D Secure page alike.
-afterEach(async () => {
-  const all = opened.splice(0);
-  const problems = all.flatMap((session) => session.problems);
-  await Promise.all(all.map((session) => session.context.close()));
-  expect(problems).toEqual([]);
-});
-
-async function open(options: BrowserContextOptions = {}): Promise<Opened> {
-  const context = await browser.newContext({ locale: 'en-US', ...options });
-  context.setDefaultTimeout(10_000);
-  const { page, problems } = await watchedPage(context);
-  const session = { context, page, problems };
-  opened.push(session);
-  return session;
-}
+const open = (options: BrowserContextOptions = {}) => newPage({ locale: 'en-US', ...options });
 
 async function createCharge(
   overrides: Record<string, unknown> = {},
@@ -113,29 +82,12 @@ async function fillCard(page: Page, number: string, overrides: { expiry?: string
   await page.fill('#cvc', overrides.cvc ?? '123');
 }
 
-async function pay(page: Page) {
-  await Promise.all([page.waitForNavigation(), page.click('#pay')]);
-}
+const pay = (page: Page) => submit(page, '#pay');
 
 /** Only our own script and JSON data blocks; no inline style or handler. */
-async function expectStrictPage(page: Page) {
-  expect(await page.locator('style, [style], [onclick], [onerror], [onload], [onsubmit]').count()).toBe(0);
-  for (const script of await page.locator('script').all()) {
-    const src = await script.getAttribute('src');
-    if (src === null) expect(await script.getAttribute('type')).toBe('application/json');
-    else expect(src).toBe('/assets/checkout.js');
-  }
-  expect(await accessibilityProblems(page), page.url()).toEqual([]);
-}
+const expectStrictPage = (page: Page) => expectPage(page, page.url(), { scripts: '/assets/checkout.js' });
 
-async function expectFitsPhone(page: Page, when: string) {
-  const [scrollWidth, innerWidth] = (await page.evaluate(
-    '[document.documentElement.scrollWidth, window.innerWidth]',
-  )) as [number, number];
-  expect(innerWidth, when).toBe(375);
-  expect(scrollWidth, when).toBeLessThanOrEqual(375);
-  expect(await accessibilityProblems(page), when).toEqual([]);
-}
+const expectFitsPhone = (page: Page, when: string) => expectPage(page, when, { fits: 375 });
 
 describe('the hosted checkout in Chromium', () => {
   it('pays a card with 3-D Secure on the acquirer page and comes back to the paid page', async () => {
@@ -268,7 +220,7 @@ describe('the hosted checkout in Chromium', () => {
     await page.waitForSelector('h1:text("Kartla öde")', { timeout: 20_000 });
     expect(await claimOf(charge.id)).toBeNull();
     await fillCard(page, TEST_CARDS.visa.number);
-    await Promise.all([page.waitForNavigation(), page.tap('#pay')]);
+    await submit(page, '#pay', 'tap');
     expect(await page.locator('h1').textContent()).toBe('Ödeme alındı');
     expect(
       await acquirerControl(t.sandboxAcquirer).calls('authorize', charge.providerPaymentId),
@@ -302,7 +254,7 @@ describe('the hosted checkout in Chromium', () => {
     const charge = await createCharge({ paymentMethod: 'bank_transfer' });
     const { page } = await open();
     await page.goto(charge.paymentPageUrl);
-    await Promise.all([page.waitForNavigation(), page.click('#simulate-transfer button')]);
+    await submit(page, '#simulate-transfer button');
     expect(await page.locator('h1').textContent()).toBe('Payment received');
     expect(await getCharge(charge.id)).toMatchObject({ status: 'succeeded', providerStatus: 'succeeded' });
   });
@@ -325,16 +277,16 @@ describe('the hosted checkout in Chromium', () => {
     expect(await page.locator('#holderName-error').textContent()).toBe('Bu alan zorunludur.');
     await expectFitsPhone(page, 'card form with errors, Turkish');
 
-    await Promise.all([page.waitForNavigation(), page.tap('a.lang')]);
+    await submit(page, 'a.lang', 'tap');
     expect(page.url()).toBe(`${web}/c/${cardCharge.providerPaymentId}?lang=en`);
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     expect(await page.locator('#amount').textContent()).toBe('TRY 125.50');
     await expectFitsPhone(page, 'card form, English');
 
     // The language stays through a payment.
-    await Promise.all([page.waitForNavigation(), page.tap('a.lang')]);
+    await submit(page, 'a.lang', 'tap');
     await fillCard(page, TEST_CARDS.visa.number);
-    await Promise.all([page.waitForNavigation(), page.tap('#pay')]);
+    await submit(page, '#pay', 'tap');
     expect(page.url()).toBe(`${web}/c/${cardCharge.providerPaymentId}?lang=tr`);
     expect(await page.locator('h1').textContent()).toBe('Ödeme alındı');
     await expectFitsPhone(page, 'paid page, Turkish');

@@ -1,57 +1,27 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { accessibilityProblems } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 
 // API keys in the dashboard, in a real Chromium: create a key, see it once, reload and it is gone, revoke it.
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
+const { newPage, signIn, submit } = useBrowserSuite({
+  setUp(started) {
+    t = started;
+  },
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
 
 describe('API keys in Chromium', () => {
   it('log in -> API keys -> create -> the secret once -> reload: gone -> revoke', async () => {
     const user = await createActiveUser(t, { role: 'developer' });
-    context = await browser.newContext();
-    context.setDefaultTimeout(10_000);
-    const watched = await watchedPage(context);
-    problems = watched.problems;
-    const { page } = watched;
+    const { page } = await newPage();
 
-    await page.goto(`${t.urls.web}/login?lang=en`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await submit(page, 'button[type="submit"]');
+    await signIn(page, user);
     expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
 
-    await Promise.all([page.waitForNavigation(), page.click('#api-keys-link')]);
+    await submit(page, '#api-keys-link');
     expect(page.url()).toBe(`${t.urls.web}/dashboard/api-keys?lang=en`);
     expect(await page.locator('h1').textContent()).toBe('API keys');
     expect(await page.locator('#no-keys').isVisible()).toBe(true);
@@ -72,7 +42,7 @@ describe('API keys in Chromium', () => {
     expect(await page.locator('a.lang').count()).toBe(0);
 
     // Reload (the POST cannot be replayed silently): go back to the list; the secret is nowhere.
-    await Promise.all([page.waitForNavigation(), page.click('#back-to-keys')]);
+    await submit(page, '#back-to-keys');
     await page.reload();
     expect(await page.content()).not.toContain(secret);
     const item = page.locator('#api-keys li');

@@ -1,16 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  expectStrictPhonePage,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { accessibilityProblems, expectStrictPhonePage } from '../helpers/browser.js';
+import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
 import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
 
@@ -20,32 +14,13 @@ import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
 // problem, no horizontal scroll on a phone.
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-
-beforeAll(async () => {
+const { newPage, signIn, submit } = useBrowserSuite({
   // No worker: the batch is made by the sandbox test helper.
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } }),
-    openTestBrowser(),
-  ]);
+  gateway: { env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } },
+  setUp(started) {
+    t = started;
+  },
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
 
 /** No serious accessibility problem; on a phone also no sideways scroll (that check runs axe itself). */
 async function checkPage(page: Page, phone: boolean, when: string) {
@@ -54,7 +29,7 @@ async function checkPage(page: Page, phone: boolean, when: string) {
 }
 
 const WIDTHS = [
-  { name: 'phone', viewport: { width: 375, height: 667 }, isMobile: true },
+  { name: 'phone', ...PHONE },
   { name: 'desktop', viewport: { width: 1280, height: 800 }, isMobile: false },
 ] as const;
 
@@ -84,20 +59,13 @@ describe('balance and payouts in Chromium', () => {
       }>(t, merchant, 'sandbox', '/v1/balance');
       const user = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
 
-      context = await browser.newContext({
+      const { page } = await newPage({
         viewport: width.viewport,
         isMobile: width.isMobile,
         acceptDownloads: true,
       });
-      context.setDefaultTimeout(10_000);
-      const watched = await watchedPage(context);
-      problems = watched.problems;
-      const { page } = watched;
 
-      await page.goto(`${t.urls.web}/login?lang=en`);
-      await page.fill('#email', user.email);
-      await page.fill('#password', user.password);
-      await submit(page, 'button[type="submit"]');
+      await signIn(page, user);
       expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
 
       await submit(page, '#balance-link');
@@ -178,15 +146,8 @@ describe('balance and payouts in Chromium', () => {
     expect(wallet.status, wallet.text).toBe(201);
     const user = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
 
-    context = await browser.newContext({ viewport: WIDTHS[0].viewport, isMobile: true });
-    context.setDefaultTimeout(10_000);
-    const watched = await watchedPage(context);
-    problems = watched.problems;
-    const { page } = watched;
-    await page.goto(`${t.urls.web}/login?lang=en`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await submit(page, 'button[type="submit"]');
+    const { page } = await newPage(PHONE);
+    await signIn(page, user);
     await submit(page, '#balance-link');
 
     expect(await page.locator('#balance-pending').textContent()).toBe('TRY 0.00');

@@ -1,14 +1,9 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  expectStrictPhonePage,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectStrictPhonePage } from '../helpers/browser.js';
+import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, updateOrganization, type Merchant } from '../helpers/merchants.js';
 import { merchantApi } from '../helpers/payouts.js';
@@ -21,35 +16,12 @@ import { merchantApi } from '../helpers/payouts.js';
 const ID_NUMBER = '10000000146';
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-/** Console lines Chromium writes for answers the test provoked on purpose (the 404s). */
-let expected: RegExp[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
+const { newPage, signIn, submit, expectProblems } = useBrowserSuite({
+  gateway: { env: { ROLES: 'api,sandbox-acquirer' } },
+  setUp(started) {
+    t = started;
+  },
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  const unexpected = problems.filter((problem) => !expected.some((pattern) => pattern.test(problem.text)));
-  expected = [];
-  expect(unexpected).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
 
 async function newCustomer(merchant: Merchant, body: Record<string, unknown>) {
   t.clock.advance(1000);
@@ -58,17 +30,10 @@ async function newCustomer(merchant: Merchant, body: Record<string, unknown>) {
   return res.body.id;
 }
 
-async function signIn(organizationId: string): Promise<Page> {
+async function signInViewer(organizationId: string): Promise<Page> {
   const user = await createActiveUser(t, { organizationId, role: 'viewer' });
-  context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true });
-  context.setDefaultTimeout(10_000);
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.web}/login?lang=en`);
-  await page.fill('#email', user.email);
-  await page.fill('#password', user.password);
-  await submit(page, 'button[type="submit"]');
+  const { page } = await newPage(PHONE);
+  await signIn(page, user);
   expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
   return page;
 }
@@ -96,7 +61,7 @@ describe('customers in Chromium', () => {
     const stranger = await createMerchant(t, { featureFlags: ['customers'] });
     const theirs = await newCustomer(stranger, { name: 'Not yours', email: 'ayse@example.com' });
 
-    const page = await signIn(merchant.organizationId);
+    const page = await signInViewer(merchant.organizationId);
     await submit(page, '#customers-link');
     expect(page.url()).toBe(`${t.urls.web}/dashboard/customers?lang=en`);
     expect(await page.locator('h1').textContent()).toBe('Customers');
@@ -146,7 +111,7 @@ describe('customers in Chromium', () => {
     await expectStrictPhonePage(page, 'the customer in Turkish');
 
     // Another organization's customer: the not-found page, nothing of it shown.
-    expected = [/status of 404/];
+    expectProblems(/status of 404/);
     const answer = await page.goto(`${t.urls.web}/dashboard/customers/${theirs}?lang=en`);
     expect(answer?.status()).toBe(404);
     expect(await page.locator('#message-body').textContent()).toBe('This page does not exist.');
@@ -158,12 +123,12 @@ describe('customers in Chromium', () => {
     const customer = await newCustomer(merchant, { name: 'Hidden', idNumber: ID_NUMBER });
     await updateOrganization(t.gateway.database.db, merchant.organizationId, { featureFlags: ['apiKeys'] });
 
-    const page = await signIn(merchant.organizationId);
+    const page = await signInViewer(merchant.organizationId);
     expect(await page.locator('#settlements-link').count()).toBe(1);
     expect(await page.locator('#customers-link').count()).toBe(0);
     expect(await page.locator('a[href^="/dashboard/customers"]').count()).toBe(0);
 
-    expected = [/status of 404/];
+    expectProblems(/status of 404/);
     for (const path of ['/dashboard/customers', `/dashboard/customers/${customer}`]) {
       const answer = await page.goto(`${t.urls.web}${path}?lang=en`);
       expect(answer?.status(), path).toBe(404);

@@ -1,15 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  expectStrictPhonePage,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectStrictPhonePage } from '../helpers/browser.js';
+import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { merchantApi } from '../helpers/payouts.js';
@@ -20,35 +15,12 @@ import { merchantApi } from '../helpers/payouts.js';
 // reversed range shows the form again with the error; the page in Turkish.
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-/** Console lines Chromium writes for answers the test provoked on purpose (the 400). */
-let expected: RegExp[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
+const { newPage, signIn, submit, expectProblems } = useBrowserSuite({
+  gateway: { env: { ROLES: 'api,sandbox-acquirer' } },
+  setUp(started) {
+    t = started;
+  },
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  const unexpected = problems.filter((problem) => !expected.some((pattern) => pattern.test(problem.text)));
-  expected = [];
-  expect(unexpected).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
 
 async function newCharge(merchant: Merchant, overrides: Record<string, unknown> = {}) {
   t.clock.advance(1000);
@@ -63,21 +35,10 @@ async function newCharge(merchant: Merchant, overrides: Record<string, unknown> 
   return res.body;
 }
 
-async function signIn(organizationId: string): Promise<Page> {
+async function signInViewer(organizationId: string): Promise<Page> {
   const user = await createActiveUser(t, { organizationId, role: 'viewer' });
-  context = await browser.newContext({
-    viewport: { width: 375, height: 667 },
-    isMobile: true,
-    acceptDownloads: true,
-  });
-  context.setDefaultTimeout(10_000);
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.web}/login?lang=en`);
-  await page.fill('#email', user.email);
-  await page.fill('#password', user.password);
-  await submit(page, 'button[type="submit"]');
+  const { page } = await newPage({ ...PHONE, acceptDownloads: true });
+  await signIn(page, user);
   expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
   return page;
 }
@@ -94,7 +55,7 @@ describe('exports in Chromium', () => {
     const stranger = await createMerchant(t);
     await newCharge(stranger, { merchantReference: 'not-yours' });
 
-    const page = await signIn(merchant.organizationId);
+    const page = await signInViewer(merchant.organizationId);
     await submit(page, '#exports-link');
     expect(page.url()).toBe(`${t.urls.web}/dashboard/exports?lang=en`);
     expect(await page.locator('h1').textContent()).toBe('Exports');
@@ -141,7 +102,8 @@ describe('exports in Chromium', () => {
     expect(page.url()).toBe(`${t.urls.web}/dashboard/exports?lang=en`);
 
     // A reversed range: the form again, with what is wrong, the values kept.
-    expected = [/status of 400/];
+    // Chromium's line for the 400 of the refused form.
+    expectProblems(/status of 400/);
     await page.check('#kind-refunds');
     await page.fill('#export-from', '2026-11-20');
     await page.fill('#export-to', '2026-11-10');

@@ -1,19 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { DAY } from '../../src/shared/clock.js';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  expectStrictPhonePage,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { accessibilityProblems, expectStrictPhonePage } from '../helpers/browser.js';
+import { useBrowserSuite, type SuitePage } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
 import { validCharge } from '../helpers/http.js';
 import { merchantApi, paidCharge } from '../helpers/payouts.js';
@@ -24,40 +17,21 @@ import { merchantApi, paidCharge } from '../helpers/payouts.js';
 // SCREENSHOTS_DIR set it writes the overview as PNG (docs/dashboard.md).
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
+const { newPage, signIn } = useBrowserSuite({
+  gateway: { env: { ROLES: 'api,sandbox-acquirer' } },
+  setUp(started) {
+    t = started;
+  },
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems).toEqual([]);
-});
-
-async function signIn(organizationId: string, viewport: { width: number; height: number }): Promise<Page> {
+async function signInViewer(
+  organizationId: string,
+  viewport: { width: number; height: number },
+): Promise<SuitePage> {
   const user = await createActiveUser(t, { organizationId, role: 'viewer' });
-  context = await browser.newContext({ viewport, isMobile: viewport.width < 500 });
-  context.setDefaultTimeout(10_000);
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.web}/login?lang=en`);
-  await page.fill('#email', user.email);
-  await page.fill('#password', user.password);
-  await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
-  return page;
+  const opened = await newPage({ viewport, isMobile: viewport.width < 500 });
+  await signIn(opened.page, user);
+  return opened;
 }
 
 describe('the overview in Chromium', () => {
@@ -79,7 +53,7 @@ describe('the overview in Chromium', () => {
       .reduce((sum, charge) => sum + BigInt(charge.amount), 0n);
     expect(volume).toBe(636_195n);
 
-    const page = await signIn(merchant.organizationId, { width: 375, height: 740 });
+    const { page, context } = await signInViewer(merchant.organizationId, { width: 375, height: 740 });
     await page.goto(`${t.urls.web}/dashboard?lang=en&period=7`);
     expect(await page.locator('#total-volume').getAttribute('data-minor')).toBe(String(volume));
     expect(await page.locator('#total-volume').textContent()).toBe('TRY 6,361.95');
@@ -109,8 +83,8 @@ describe('the overview in Chromium', () => {
     expect(await accessibilityProblems(page), 'the numbers open').toEqual([]);
 
     // A desktop, in Turkish, 30 days.
-    await context?.close();
-    const desktop = await signIn(merchant.organizationId, { width: 1280, height: 900 });
+    await context.close();
+    const { page: desktop } = await signInViewer(merchant.organizationId, { width: 1280, height: 900 });
     await desktop.goto(`${t.urls.web}/dashboard?lang=tr`);
     expect(await desktop.locator('#overview-heading').textContent()).toBe('Genel bakış');
     expect(await desktop.locator('#total-volume').textContent()).toBe('6.361,95 TRY');
@@ -151,7 +125,7 @@ describe('the overview in Chromium', () => {
     expect(payment.status).toBe('failed');
     await t.gateway.services.completion.apply(created.body.id, payment);
 
-    const page = await signIn(merchant.organizationId, { width: 1280, height: 900 });
+    const { page } = await signInViewer(merchant.organizationId, { width: 1280, height: 900 });
     await page.goto(`${t.urls.web}/dashboard?lang=en&period=7`);
     expect(await page.locator('#total-succeeded').textContent()).toBe('11');
     expect(await page.locator('#total-success-rate').textContent()).toBe('91.7%');

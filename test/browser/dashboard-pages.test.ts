@@ -1,16 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectPage } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { merchantApi, paidCharge } from '../helpers/payouts.js';
@@ -25,47 +19,41 @@ const WIDTHS = { phone: { width: 375, height: 740 }, desktop: { width: 1280, hei
 const LANGUAGES = ['en', 'tr'] as const;
 
 let t: TestGateway;
-let browser: TestBrowser;
 let merchant: Merchant;
 let owner: { email: string; password: string };
 let chargeId: string;
 let checkoutUrl: string;
 let eventId: string;
 
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
-  merchant = await createMerchant(t, { featureFlags: ['customers', 'wallets', 'payouts', 'events'] });
-  owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
-  chargeId = (await paidCharge(t, merchant, 'sandbox', 125_050)).id;
-  const refund = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${chargeId}/refunds`, {
-    amount: 5_000,
-  });
-  expect(refund.status, refund.text).toBe(201);
-  const customer = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/customers', {
-    name: 'Ayşe Yılmaz',
-    email: 'ayse@example.com',
-  });
-  expect(customer.status, customer.text).toBe(201);
-  const pending = await merchantApi<{ paymentPageUrl: string }>(
-    t,
-    merchant,
-    'sandbox',
-    '/v1/charges',
-    validCharge({ amount: 49_990, customerId: customer.body.id, customer: undefined }),
-  );
-  expect(pending.status, pending.text).toBe(201);
-  checkoutUrl = pending.body.paymentPageUrl;
-  const events = await merchantApi<{ data: Array<{ id: string }> }>(t, merchant, 'sandbox', '/v1/events');
-  expect(events.status, events.text).toBe(200);
-  eventId = events.body.data[0]?.id ?? '';
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+const { newPage, signIn } = useBrowserSuite({
+  gateway: { env: { ROLES: 'api,sandbox-acquirer' } },
+  async setUp(started) {
+    t = started;
+    merchant = await createMerchant(t, { featureFlags: ['customers', 'wallets', 'payouts', 'events'] });
+    owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
+    chargeId = (await paidCharge(t, merchant, 'sandbox', 125_050)).id;
+    const refund = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${chargeId}/refunds`, {
+      amount: 5_000,
+    });
+    expect(refund.status, refund.text).toBe(201);
+    const customer = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/customers', {
+      name: 'Ayşe Yılmaz',
+      email: 'ayse@example.com',
+    });
+    expect(customer.status, customer.text).toBe(201);
+    const pending = await merchantApi<{ paymentPageUrl: string }>(
+      t,
+      merchant,
+      'sandbox',
+      '/v1/charges',
+      validCharge({ amount: 49_990, customerId: customer.body.id, customer: undefined }),
+    );
+    expect(pending.status, pending.text).toBe(201);
+    checkoutUrl = pending.body.paymentPageUrl;
+    const events = await merchantApi<{ data: Array<{ id: string }> }>(t, merchant, 'sandbox', '/v1/events');
+    expect(events.status, events.text).toBe(200);
+    eventId = events.body.data[0]?.id ?? '';
+  },
 });
 
 /** The pages, by name: a path of the dashboard (signed in) or a full URL (the checkout). */
@@ -89,17 +77,6 @@ function pages(): Array<[string, string]> {
   ];
 }
 
-async function signedIn(context: BrowserContext): Promise<{ page: Page; problems: PageProblem[] }> {
-  const watched = await watchedPage(context);
-  const { page } = watched;
-  await page.goto(`${t.urls.web}/login?lang=en`);
-  await page.fill('#email', owner.email);
-  await page.fill('#password', owner.password);
-  await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
-  expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
-  return watched;
-}
-
 describe('every dashboard and checkout page in Chromium', () => {
   for (const [widthName, viewport] of Object.entries(WIDTHS)) {
     // Fifteen pages, each through axe-core: about a second a page on a busy machine.
@@ -107,48 +84,33 @@ describe('every dashboard and checkout page in Chromium', () => {
       `at ${widthName} width, in both languages: loads, fits, strict, accessible`,
       { timeout: 240_000 },
       async () => {
-        const context = await browser.newContext({ viewport, isMobile: widthName === 'phone' });
-        context.setDefaultTimeout(10_000);
-        try {
-          const { page, problems } = await signedIn(context);
-          // Turkish at phone width, where its longer words are likeliest to break a layout (and at both
-          // widths when the screenshots are made).
-          const languages =
-            widthName === 'phone' || process.env.SCREENSHOTS_DIR ? LANGUAGES : (['en'] as const);
-          for (const language of languages) {
-            for (const [name, target] of pages()) {
-              const url = target.startsWith('/') ? `${t.urls.web}${target}` : target;
-              const when = `${name} ${widthName} ${language}`;
-              const response = await page.goto(`${url}${url.includes('?') ? '&' : '?'}lang=${language}`);
-              expect(response?.status(), when).toBe(200);
-              expect(await page.locator('html').getAttribute('lang'), when).toBe(language);
-              expect(
-                await page
-                  .locator(
-                    'style, [style], script:not([src]):not([type="application/json"]), [onclick], [onerror], [onload]',
-                  )
-                  .count(),
-                when,
-              ).toBe(0);
-              const [scrollWidth, innerWidth] = (await page.evaluate(
-                '[document.documentElement.scrollWidth, window.innerWidth]',
-              )) as [number, number];
-              expect(scrollWidth, when).toBeLessThanOrEqual(innerWidth);
-              expect(await accessibilityProblems(page), when).toEqual([]);
-              const dir = process.env.SCREENSHOTS_DIR;
-              if (dir) {
-                await mkdir(dir, { recursive: true });
-                await page.screenshot({
-                  path: path.join(dir, `${name}-${widthName}-${language}.png`),
-                  fullPage: true,
-                });
-              }
+        const { page, problems } = await newPage({ viewport, isMobile: widthName === 'phone' });
+        await signIn(page, owner);
+        expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
+        // Turkish at phone width, where its longer words are likeliest to break a layout (and at both
+        // widths when the screenshots are made).
+        const languages =
+          widthName === 'phone' || process.env.SCREENSHOTS_DIR ? LANGUAGES : (['en'] as const);
+        for (const language of languages) {
+          for (const [name, target] of pages()) {
+            const url = target.startsWith('/') ? `${t.urls.web}${target}` : target;
+            const when = `${name} ${widthName} ${language}`;
+            const response = await page.goto(`${url}${url.includes('?') ? '&' : '?'}lang=${language}`);
+            expect(response?.status(), when).toBe(200);
+            expect(await page.locator('html').getAttribute('lang'), when).toBe(language);
+            // No inline script or style, no sideways scroll, no accessibility violation.
+            await expectPage(page, when, { scripts: 'files', fits: 'window' });
+            const dir = process.env.SCREENSHOTS_DIR;
+            if (dir) {
+              await mkdir(dir, { recursive: true });
+              await page.screenshot({
+                path: path.join(dir, `${name}-${widthName}-${language}.png`),
+                fullPage: true,
+              });
             }
           }
-          expect(problems).toEqual([]);
-        } finally {
-          await context.close();
         }
+        expect(problems).toEqual([]);
       },
     );
   }

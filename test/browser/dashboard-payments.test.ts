@@ -1,16 +1,11 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import type { UserRole } from '../../src/db/schema.js';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectPage } from '../helpers/browser.js';
+import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { merchantApi } from '../helpers/payouts.js';
@@ -23,51 +18,21 @@ import { merchantApi } from '../helpers/payouts.js';
 
 const ID_NUMBER = '10000000146';
 const CARD_NUMBER = TEST_CARDS.visa.number;
-const PHONE = { viewport: { width: 375, height: 667 }, isMobile: true };
 const DESKTOP = { viewport: { width: 1280, height: 800 }, isMobile: false };
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-/** Console lines Chromium writes for answers the test provoked on purpose (the 400 pages). */
-let expected: RegExp[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
+const { newPage, signIn, submit, expectProblems } = useBrowserSuite({
+  gateway: { env: { ROLES: 'api,sandbox-acquirer' } },
+  setUp(started) {
+    t = started;
+  },
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  const unexpected = problems.filter((problem) => !expected.some((pattern) => pattern.test(problem.text)));
-  expected = [];
-  expect(unexpected).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
 
 async function expectStrictPage(page: Page, width: number, when: string) {
-  expect(await page.locator('style, [style], script, [onclick], [onerror], [onload]').count(), when).toBe(0);
   const content = await page.content();
   expect(content, when).not.toContain(CARD_NUMBER);
   expect(content, when).not.toContain(ID_NUMBER);
-  const [scrollWidth, innerWidth] = (await page.evaluate(
-    '[document.documentElement.scrollWidth, window.innerWidth]',
-  )) as [number, number];
-  expect(innerWidth, when).toBe(width);
-  expect(scrollWidth, when).toBeLessThanOrEqual(width);
-  expect(await accessibilityProblems(page), when).toEqual([]);
+  await expectPage(page, when, { scripts: 'none', fits: width });
 }
 
 async function newCharge(merchant: Merchant, overrides: Record<string, unknown>) {
@@ -96,21 +61,14 @@ async function paidCharge(merchant: Merchant, overrides: Record<string, unknown>
   return charge;
 }
 
-async function signIn(
+async function signInAs(
   organizationId: string,
   role: UserRole,
   device: typeof PHONE | typeof DESKTOP,
 ): Promise<Page> {
   const user = await createActiveUser(t, { organizationId, role });
-  context = await browser.newContext(device);
-  context.setDefaultTimeout(10_000);
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.web}/login?lang=en`);
-  await page.fill('#email', user.email);
-  await page.fill('#password', user.password);
-  await submit(page, 'button[type="submit"]');
+  const { page } = await newPage(device);
+  await signIn(page, user);
   expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
   return page;
 }
@@ -133,7 +91,7 @@ describe('payments in Chromium', () => {
       await paidCharge(merchant, { amount: 20_000, customer: { email: 'mehmet@example.com' } });
       await newCharge(merchant, { amount: 10_000, customer: { email: 'ayse@example.com' } });
 
-      const page = await signIn(merchant.organizationId, 'owner', device);
+      const page = await signInAs(merchant.organizationId, 'owner', device);
       await submit(page, '#payments-link');
       expect(page.url()).toBe(`${t.urls.web}/dashboard/payments?lang=en`);
       expect(await text(page, 'h1')).toBe('Payments');
@@ -160,7 +118,7 @@ describe('payments in Chromium', () => {
       await expectStrictPage(page, width, 'the filtered list');
 
       // A bad filter: the page says which, with the form kept.
-      expected = [/status of 400/];
+      expectProblems(/status of 400/);
       await page.fill('#filter-min', 'abc');
       await submit(page, '#apply-filters');
       expect(await page.locator('#filter-errors li').allTextContents()).toEqual([
@@ -260,7 +218,7 @@ describe('payments in Chromium', () => {
   it('a viewer sees the charge but no refund button', async () => {
     const merchant = await createMerchant(t);
     const charge = await paidCharge(merchant, { amount: 5_000 });
-    const page = await signIn(merchant.organizationId, 'viewer', PHONE);
+    const page = await signInAs(merchant.organizationId, 'viewer', PHONE);
     await submit(page, '#payments-link');
     await submit(page, `tr[data-charge-id="${charge.id}"] .payment-link`);
     expect(await text(page, '#payment-status')).toBe('Succeeded');

@@ -1,15 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  expectStrictPhonePage,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectStrictPhonePage } from '../helpers/browser.js';
+import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
 import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
 
@@ -17,32 +11,13 @@ import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
 // Settlements, open the batch, download its statement as CSV: the API's statement, byte for byte.
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-
-beforeAll(async () => {
+const { newPage, signIn, submit } = useBrowserSuite({
   // No worker: the batch is made by the sandbox test helper.
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } }),
-    openTestBrowser(),
-  ]);
+  gateway: { env: { ROLES: 'api,sandbox-acquirer,sandbox-chain' } },
+  setUp(started) {
+    t = started;
+  },
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
 
 describe('settlements in Chromium', () => {
   it('sign in -> Settlements -> the batch -> download the CSV statement', async () => {
@@ -65,20 +40,9 @@ describe('settlements in Chromium', () => {
     const { id, businessDate, payoutId } = settled.body.batch;
     const user = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
 
-    context = await browser.newContext({
-      viewport: { width: 375, height: 667 },
-      isMobile: true,
-      acceptDownloads: true,
-    });
-    context.setDefaultTimeout(10_000);
-    const watched = await watchedPage(context);
-    problems = watched.problems;
-    const { page } = watched;
+    const { page } = await newPage({ ...PHONE, acceptDownloads: true });
 
-    await page.goto(`${t.urls.web}/login?lang=en`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await submit(page, 'button[type="submit"]');
+    await signIn(page, user);
     expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
 
     await submit(page, '#settlements-link');

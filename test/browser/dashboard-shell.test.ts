@@ -1,17 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../../src/db/schema.js';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { accessibilityProblems, expectPage } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
 
 // The application shell of the merchant dashboard (issue 15 item 0), in a real Chromium: the navigation
@@ -24,44 +19,20 @@ const PHONE = { width: 375, height: 740 };
 const DESKTOP = { width: 1280, height: 800 };
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
+const { newPage, signIn, submit } = useBrowserSuite({
+  setUp(started) {
+    t = started;
+  },
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
-
-async function signIn(
+async function signInAs(
   organizationId: string,
   role: UserRole,
   viewport: { width: number; height: number },
 ): Promise<Page> {
   const user = await createActiveUser(t, { organizationId, role });
-  context = await browser.newContext({ viewport, isMobile: viewport.width < 500 });
-  context.setDefaultTimeout(10_000);
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.web}/login?lang=en`);
-  await page.fill('#email', user.email);
-  await page.fill('#password', user.password);
-  await submit(page, 'button[type="submit"]');
+  const { page } = await newPage({ viewport, isMobile: viewport.width < 500 });
+  await signIn(page, user);
   expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
   return page;
 }
@@ -77,19 +48,7 @@ async function navigation(page: Page) {
 }
 
 async function expectStrictPage(page: Page, when: string) {
-  expect(
-    await page
-      .locator(
-        'style, [style], script:not([src]):not([type="application/json"]), [onclick], [onerror], [onload]',
-      )
-      .count(),
-    when,
-  ).toBe(0);
-  const [scrollWidth, innerWidth] = (await page.evaluate(
-    '[document.documentElement.scrollWidth, window.innerWidth]',
-  )) as [number, number];
-  expect(scrollWidth, when).toBeLessThanOrEqual(innerWidth);
-  expect(await accessibilityProblems(page), when).toEqual([]);
+  await expectPage(page, when, { scripts: 'files', fits: 'window' });
 }
 
 async function screenshot(page: Page, name: string) {
@@ -102,7 +61,7 @@ async function screenshot(page: Page, name: string) {
 describe('the dashboard shell in Chromium', () => {
   it('an owner on a desktop: grouped navigation, the current area, the switch back to the same area, the sandbox banner', async () => {
     const merchant = await createMerchant(t, { featureFlags: ['customers', 'wallets'] });
-    const page = await signIn(merchant.organizationId, 'owner', DESKTOP);
+    const page = await signInAs(merchant.organizationId, 'owner', DESKTOP);
 
     expect(await navigation(page)).toEqual([
       { heading: null, links: ['home-link', 'payments-link', 'customers-link', 'exports-link'] },
@@ -153,7 +112,7 @@ describe('the dashboard shell in Chromium', () => {
 
   it('a developer on a phone: only the links the role may follow, the navigation above the page, no sideways scroll', async () => {
     const merchant = await createMerchant(t);
-    const page = await signIn(merchant.organizationId, 'developer', PHONE);
+    const page = await signInAs(merchant.organizationId, 'developer', PHONE);
 
     // No Balance or Settlements (a developer may not read them), no Customers (the flag is off).
     expect(await navigation(page)).toEqual([
@@ -182,11 +141,7 @@ describe('the dashboard shell in Chromium', () => {
   it('keyboard alone: sign in, the skip link, then an area through the navigation', async () => {
     const merchant = await createMerchant(t);
     const user = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'viewer' });
-    context = await browser.newContext({ viewport: DESKTOP });
-    context.setDefaultTimeout(10_000);
-    const watched = await watchedPage(context);
-    problems = watched.problems;
-    const { page } = watched;
+    const { page } = await newPage({ viewport: DESKTOP });
     await page.goto(`${t.urls.web}/login?lang=en`);
     const focused = () => page.evaluate('document.activeElement && document.activeElement.id');
     // Tab to the e-mail field, type, Tab to the password, type, Enter submits.

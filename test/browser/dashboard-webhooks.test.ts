@@ -1,18 +1,12 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SECOND } from '../../src/shared/clock.js';
 import { createActiveUser } from '../helpers/accounts.js';
-import {
-  expectStrictPhonePage,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectStrictPhonePage } from '../helpers/browser.js';
+import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { request, validCharge } from '../helpers/http.js';
 import { issueKey } from '../helpers/merchants.js';
 
@@ -25,47 +19,47 @@ interface Received {
 }
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
 let server: http.Server;
 let receiverUrl = '';
 const received: Received[] = [];
 
-beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('stored <ok>');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+const { newPage, signIn, submit } = useBrowserSuite({
   // No worker: deliveries go when the test runs the delivery job.
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
+  gateway: { env: { ROLES: 'api,sandbox-acquirer' } },
+  async setUp(started) {
+    t = started;
+    server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('stored <ok>');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  },
+  async tearDown() {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  },
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
+/** A charge of `key` paid by card and completed: its `charge.succeeded` event is due. */
+async function succeededCharge(key: string): Promise<void> {
+  const charge = await request<{ id: string; providerPaymentId: string }>(`${t.urls.sandboxApi}/v1/charges`, {
+    method: 'POST',
+    body: validCharge(),
+    headers: { 'x-api-key': key },
+  });
+  expect(charge.status, charge.text).toBe(201);
+  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
+    charge.body.providerPaymentId,
+    { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'X' },
+    'https://x.example/',
+  );
+  await t.gateway.services.completion.apply(charge.body.id, payment);
 }
 
 function signature(secret: string, delivery: Received, header = 'service-signature'): boolean {
@@ -77,16 +71,9 @@ function signature(secret: string, delivery: Received, header = 'service-signatu
 describe('webhook endpoints in Chromium', () => {
   it('create -> the secret once -> reload: gone -> a delivery -> retry -> rotate -> delete', async () => {
     const user = await createActiveUser(t, { role: 'developer' });
-    context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true });
-    context.setDefaultTimeout(10_000);
-    const watched = await watchedPage(context);
-    problems = watched.problems;
-    const { page } = watched;
+    const { page } = await newPage(PHONE);
 
-    await page.goto(`${t.urls.web}/login?lang=en`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await submit(page, 'button[type="submit"]');
+    await signIn(page, user);
     expect(page.url()).toBe(`${t.urls.web}/dashboard?lang=en`);
 
     await submit(page, '#webhooks-link');
@@ -127,21 +114,7 @@ describe('webhook endpoints in Chromium', () => {
 
     // A charge succeeds: its event is delivered to the receiver, signed with the secret shown once.
     const key = await issueKey(t.gateway.database.db, t.clock, user.organizationId);
-    const charge = await request<{ id: string; providerPaymentId: string }>(
-      `${t.urls.sandboxApi}/v1/charges`,
-      {
-        method: 'POST',
-        body: validCharge(),
-        headers: { 'x-api-key': key.secret },
-      },
-    );
-    expect(charge.status, charge.text).toBe(201);
-    const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-      charge.body.providerPaymentId,
-      { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'X' },
-      'https://x.example/',
-    );
-    await t.gateway.services.completion.apply(charge.body.id, payment);
+    await succeededCharge(key.secret);
     expect(await t.gateway.services.webhooks.dispatcher.deliverDue()).toBe(1);
     expect(received).toHaveLength(1);
     const first = received[0];
@@ -225,15 +198,8 @@ describe('webhook endpoints in Chromium', () => {
     if (!created.ok) throw new Error('no endpoint');
     const rotated = await endpoints.rotateSecret(owner, created.value.id, { gracePeriodSeconds: 86_400 });
     if (!rotated.ok) throw new Error('no rotation');
-    context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true });
-    context.setDefaultTimeout(10_000);
-    const watched = await watchedPage(context);
-    problems = watched.problems;
-    const { page } = watched;
-    await page.goto(`${t.urls.web}/login?lang=en`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await submit(page, 'button[type="submit"]');
+    const { page } = await newPage(PHONE);
+    await signIn(page, user);
 
     // During the rotation the page says the previous secret signs, and offers the switch.
     const endpointUrl = `${t.urls.web}/dashboard/webhooks/${created.value.id}?lang=en`;
@@ -252,17 +218,7 @@ describe('webhook endpoints in Chromium', () => {
 
     // A charge succeeds while paused: nothing is sent; resumed, it arrives signed with the new secret.
     const key = await issueKey(t.gateway.database.db, t.clock, user.organizationId);
-    const charge = await request<{ id: string; providerPaymentId: string }>(
-      `${t.urls.sandboxApi}/v1/charges`,
-      { method: 'POST', body: validCharge(), headers: { 'x-api-key': key.secret } },
-    );
-    expect(charge.status, charge.text).toBe(201);
-    const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-      charge.body.providerPaymentId,
-      { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'X' },
-      'https://x.example/',
-    );
-    await t.gateway.services.completion.apply(charge.body.id, payment);
+    await succeededCharge(key.secret);
     const before = received.length;
     expect(await t.gateway.services.webhooks.dispatcher.deliverDue()).toBe(0);
     await submit(page, '#resume-deliveries');

@@ -1,88 +1,34 @@
-import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { parseApiKey } from '../../src/modules/api-keys/key-format.js';
 import { SECOND } from '../../src/shared/clock.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectPage } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createActiveUser, createInvitedOwner, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
 
 // The merchant dashboard in a real Chromium: activation with the one-time live key, login, the home
 // page, two-factor enrollment, logout, login with a TOTP code, and the password reset pages.
 
 let t: TestGateway;
-let browser: TestBrowser;
 let web: string;
 
-interface Opened {
-  context: BrowserContext;
-  page: Page;
-  problems: PageProblem[];
-  /** Console lines Chromium writes for answers a test provoked on purpose (a used link: 410...). */
-  expected: RegExp[];
-}
-const opened: Opened[] = [];
-
-beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestGateway(), openTestBrowser()]);
-  web = t.urls.web;
+const { newPage, submit, expectProblems } = useBrowserSuite({
+  setUp(started) {
+    t = started;
+    web = t.urls.web;
+  },
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+/** Only the dashboard's own script and JSON data blocks; no inline style or handler. */
+const expectStrictPage = (page: Page) => expectPage(page, page.url(), { scripts: '/assets/dashboard.js' });
 
-afterEach(async () => {
-  const all = opened.splice(0);
-  const unexpected = all.flatMap((session) =>
-    session.problems.filter((problem) => !session.expected.some((pattern) => pattern.test(problem.text))),
-  );
-  await Promise.all(all.map((session) => session.context.close()));
-  expect(unexpected).toEqual([]);
-});
-
-async function open(options: BrowserContextOptions = {}): Promise<Opened> {
-  const context = await browser.newContext(options);
-  context.setDefaultTimeout(10_000);
-  const { page, problems } = await watchedPage(context);
-  const session = { context, page, problems, expected: [] };
-  opened.push(session);
-  return session;
-}
-
-async function submit(page: Page, selector = 'button[type="submit"]') {
-  await Promise.all([page.waitForLoadState('load'), page.waitForNavigation(), page.click(selector)]);
-}
-
-async function expectStrictPage(page: Page) {
-  expect(await page.locator('style, [style], [onclick], [onerror], [onload], [onsubmit]').count()).toBe(0);
-  for (const script of await page.locator('script').all()) {
-    const src = await script.getAttribute('src');
-    if (src === null) expect(await script.getAttribute('type')).toBe('application/json');
-    else expect(src).toBe('/assets/dashboard.js');
-  }
-  expect(await accessibilityProblems(page), page.url()).toEqual([]);
-}
-
-async function expectFitsPhone(page: Page, when: string) {
-  const [scrollWidth, innerWidth] = (await page.evaluate(
-    '[document.documentElement.scrollWidth, window.innerWidth]',
-  )) as [number, number];
-  expect(innerWidth, when).toBe(375);
-  expect(scrollWidth, when).toBeLessThanOrEqual(375);
-  expect(await accessibilityProblems(page), when).toEqual([]);
-}
+const expectFitsPhone = (page: Page, when: string) => expectPage(page, when, { fits: 375 });
 
 describe('the dashboard in Chromium', () => {
   it('activation -> live key once -> login -> home -> enable 2FA -> logout -> login with a TOTP code', async () => {
     const owner = await createInvitedOwner(t, { organizationName: 'Bosphorus Media Ltd' });
-    const { page, problems, expected } = await open();
+    const { page, problems } = await newPage();
 
     // The link of the approval e-mail: choose a password.
     const first = await page.goto(owner.url);
@@ -109,7 +55,7 @@ describe('the dashboard in Chromium', () => {
     expect(stored).toEqual([{ secret_hash: parseApiKey(liveKey)?.secretHash }]);
 
     // The link again: used, and no key anywhere on the page.
-    expected.push(/status of 410/);
+    expectProblems(/status of 410/);
     const again = await page.goto(owner.url);
     expect(again?.status()).toBe(410);
     expect(await page.locator('h1').textContent()).toBe('This link was already used');
@@ -148,7 +94,7 @@ describe('the dashboard in Chromium', () => {
       .toBeGreaterThan(100);
     expect(await page.locator('#totp-qr').getAttribute('src')).toMatch(/^data:image\/png;base64,/);
     // A wrong code first: the page says so and stays.
-    expected.push(/status of 400/);
+    expectProblems(/status of 400/);
     await page.fill('#verify-code', totpCode(secret, t.clock.now()) === '000000' ? '111111' : '000000');
     await page.click('#totp-verify-form button');
     await expect
@@ -184,7 +130,7 @@ describe('the dashboard in Chromium', () => {
 
   it('forgot and reset the password through the pages, in Turkish', async () => {
     const user = await createActiveUser(t);
-    const { page } = await open({ locale: 'tr-TR' });
+    const { page } = await newPage({ locale: 'tr-TR' });
     await page.goto(`${web}/login`);
     expect(await page.locator('h1').textContent()).toBe('Giriş yap');
     await page.click('a[href^="/forgot-password"]');
@@ -228,18 +174,18 @@ describe('the dashboard in Chromium', () => {
       organizationName: 'A Merchant With A Rather Long Registered Company Name Ltd',
       email: `a.very.long.owner.address.for.the.dashboard.${Date.now()}@merchant-with-long-domain.example`,
     });
-    const { page } = await open(phone);
+    const { page } = await newPage(phone);
     await page.goto(owner.url);
     await expectFitsPhone(page, 'activation form');
     await page.fill('#password', 'phone chosen passphrase');
     await page.fill('#passwordConfirmation', 'phone chosen passphrase');
-    await Promise.all([page.waitForNavigation(), page.tap('button[type="submit"]')]);
+    await submit(page, 'button[type="submit"]', 'tap');
     await expectFitsPhone(page, 'live key');
     await page.goto(`${web}/login?lang=tr`);
     await expectFitsPhone(page, 'login');
     await page.fill('#email', owner.email);
     await page.fill('#password', 'phone chosen passphrase');
-    await Promise.all([page.waitForNavigation(), page.tap('button[type="submit"]')]);
+    await submit(page, 'button[type="submit"]', 'tap');
     expect(page.url()).toBe(`${web}/dashboard?lang=tr`);
     await expectFitsPhone(page, 'home');
     await page.goto(`${web}/dashboard/security?lang=tr`);

@@ -1,11 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { createActiveUser, createInvitedOwner, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
-import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { PageProblem } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import {
@@ -34,7 +35,6 @@ const WIDTHS = [
 type Width = (typeof WIDTHS)[number];
 
 let t: TestGateway;
-let browser: TestBrowser;
 let merchant: Merchant;
 let owner: { email: string; password: string };
 /** A member with two-factor sign-in on: the password step leads to the second-factor page. */
@@ -43,99 +43,97 @@ let staff: StaffAccount;
 let desk: StaffSession;
 const ids: Record<string, string> = {};
 
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } }),
-    openTestBrowser(),
-  ]);
-  staff = await createStaffUser(t, 'admin', { name: 'Deniz Yıldırım' });
-  desk = await loginStaff(t, staff);
-  merchant = await createMerchant(t, {
-    name: 'Boğaziçi Dijital Hizmetler Ticaret Anonim Şirketi',
-    featureFlags: ['customers', 'wallets', 'payouts', 'events'],
-  });
-  owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
-  const wallet = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/wallets', {
-    network: 'tron',
-    address: TRON_ADDRESS,
-  });
-  expect(wallet.status, wallet.text).toBe(201);
-  // Payments of several sizes, settled and paid out; then one refunded.
-  for (const amount of [1_250_050, 99_990, 7_500, 88_800])
-    ids.charge = (await paidCharge(t, merchant, 'sandbox', amount)).id;
-  const settled = await merchantApi<{ batch: { id: string; payoutId: string } }>(
-    t,
-    merchant,
-    'sandbox',
-    '/v1/test-helpers/settle',
-    {},
-  );
-  expect(settled.status, settled.text).toBe(200);
-  ids.batch = settled.body.batch.id;
-  ids.payout = settled.body.batch.payoutId;
-  ids.refunded = (await paidCharge(t, merchant, 'sandbox', 125_050)).id;
-  const refund = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${ids.refunded}/refunds`, {
-    amount: 5_000,
-  });
-  expect(refund.status, refund.text).toBe(201);
-  const customer = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/customers', {
-    name: 'Ayşe Yılmaz',
-    email: 'ayse.yilmaz.uzun-bir-adres@example.com',
-  });
-  expect(customer.status, customer.text).toBe(201);
-  ids.customer = customer.body.id;
-  // Funds available again after the settlement's payout: the payout confirmation page has an amount.
-  await paidCharge(t, merchant, 'sandbox', 2_000_000);
-  const released = await t.gateway.services.settlement.releaseNow({
-    organizationId: merchant.organizationId,
-    environment: 'sandbox',
-  });
-  expect(released).toMatchObject({ released: true });
+const { newContext, watch, signIn } = useBrowserSuite({
+  gateway: { env: { ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } },
+  async setUp(started) {
+    t = started;
+    staff = await createStaffUser(t, 'admin', { name: 'Deniz Yıldırım' });
+    desk = await loginStaff(t, staff);
+    merchant = await createMerchant(t, {
+      name: 'Boğaziçi Dijital Hizmetler Ticaret Anonim Şirketi',
+      featureFlags: ['customers', 'wallets', 'payouts', 'events'],
+    });
+    owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
+    const wallet = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/wallets', {
+      network: 'tron',
+      address: TRON_ADDRESS,
+    });
+    expect(wallet.status, wallet.text).toBe(201);
+    // Payments of several sizes, settled and paid out; then one refunded.
+    for (const amount of [1_250_050, 99_990, 7_500, 88_800])
+      ids.charge = (await paidCharge(t, merchant, 'sandbox', amount)).id;
+    const settled = await merchantApi<{ batch: { id: string; payoutId: string } }>(
+      t,
+      merchant,
+      'sandbox',
+      '/v1/test-helpers/settle',
+      {},
+    );
+    expect(settled.status, settled.text).toBe(200);
+    ids.batch = settled.body.batch.id;
+    ids.payout = settled.body.batch.payoutId;
+    ids.refunded = (await paidCharge(t, merchant, 'sandbox', 125_050)).id;
+    const refund = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${ids.refunded}/refunds`, {
+      amount: 5_000,
+    });
+    expect(refund.status, refund.text).toBe(201);
+    const customer = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/customers', {
+      name: 'Ayşe Yılmaz',
+      email: 'ayse.yilmaz.uzun-bir-adres@example.com',
+    });
+    expect(customer.status, customer.text).toBe(201);
+    ids.customer = customer.body.id;
+    // Funds available again after the settlement's payout: the payout confirmation page has an amount.
+    await paidCharge(t, merchant, 'sandbox', 2_000_000);
+    const released = await t.gateway.services.settlement.releaseNow({
+      organizationId: merchant.organizationId,
+      environment: 'sandbox',
+    });
+    expect(released).toMatchObject({ released: true });
 
-  // A valid password-reset link (through the service: the form's address limit is the test's own) and
-  // a member with two-factor sign-in on.
-  const users = t.gateway.services.users;
-  const context = { ip: null, requestId: null };
-  const forgetful = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'viewer' });
-  await users.requestPasswordReset(forgetful.email, context);
-  await users.passwordResetsSettled();
-  const resetMail = (await mailsTo(t, forgetful.email)).find((mail) => mail.template === 'password_reset');
-  ids.reset = linkIn(resetMail?.text ?? '', '/reset-password').url;
-  twoFactor = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'developer' });
-  const enrollment = await users.startTotpEnrollment(twoFactor.userId, context);
-  if (!enrollment.ok) throw new Error('no 2FA enrollment');
-  const enabled = await users.confirmTotpEnrollment(
-    twoFactor.userId,
-    totpCode(enrollment.value.secret, t.clock.now()),
-    { ...context, keepSessionTokenHash: '' },
-  );
-  expect(enabled.ok).toBe(true);
-  const events = await merchantApi<{ data: Array<{ id: string }> }>(t, merchant, 'sandbox', '/v1/events');
-  ids.event = events.body.data[0]?.id ?? '';
-  const endpoint = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/webhook-endpoints', {
-    url: 'https://hooks.example.com/gateway/events/with/a/rather/long/path',
-    enabledEvents: ['charge.succeeded'],
-  });
-  expect(endpoint.status, endpoint.text).toBe(201);
-  ids.endpoint = endpoint.body.id;
-  ids.apiKey = merchant.keys.sandbox.id;
+    // A valid password-reset link (through the service: the form's address limit is the test's own) and
+    // a member with two-factor sign-in on.
+    const users = t.gateway.services.users;
+    const context = { ip: null, requestId: null };
+    const forgetful = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'viewer' });
+    await users.requestPasswordReset(forgetful.email, context);
+    await users.passwordResetsSettled();
+    const resetMail = (await mailsTo(t, forgetful.email)).find((mail) => mail.template === 'password_reset');
+    ids.reset = linkIn(resetMail?.text ?? '', '/reset-password').url;
+    twoFactor = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'developer' });
+    const enrollment = await users.startTotpEnrollment(twoFactor.userId, context);
+    if (!enrollment.ok) throw new Error('no 2FA enrollment');
+    const enabled = await users.confirmTotpEnrollment(
+      twoFactor.userId,
+      totpCode(enrollment.value.secret, t.clock.now()),
+      { ...context, keepSessionTokenHash: '' },
+    );
+    expect(enabled.ok).toBe(true);
+    const events = await merchantApi<{ data: Array<{ id: string }> }>(t, merchant, 'sandbox', '/v1/events');
+    ids.event = events.body.data[0]?.id ?? '';
+    const endpoint = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/webhook-endpoints', {
+      url: 'https://hooks.example.com/gateway/events/with/a/rather/long/path',
+      enabledEvents: ['charge.succeeded'],
+    });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    ids.endpoint = endpoint.body.id;
+    ids.apiKey = merchant.keys.sandbox.id;
 
-  // The operator's side: an application reviewed by the staff member, a rejected one, an open one.
-  const approval = await approvedOrganization(t, desk, { companyName: 'Anadolu Oyun Teknolojileri A.Ş.' });
-  ids.application = approval.application.id;
-  ids.email = approval.emailId;
-  ids.openApplication = await submitApplication(t);
-  const run = await desk.post<{ id: string }>('/operator/v1/reconciliations', {
-    environment: 'sandbox',
-    reportDate: '2026-11-22',
-  });
-  expect(run.status, run.text).toBe(201);
-  ids.reconciliation = run.body.id;
-}, 180_000); // a gateway, Chromium and a dozen payments through the sandbox on a busy machine
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+    // The operator's side: an application reviewed by the staff member, a rejected one, an open one.
+    const approval = await approvedOrganization(t, desk, { companyName: 'Anadolu Oyun Teknolojileri A.Ş.' });
+    ids.application = approval.application.id;
+    ids.email = approval.emailId;
+    ids.openApplication = await submitApplication(t);
+    const run = await desk.post<{ id: string }>('/operator/v1/reconciliations', {
+      environment: 'sandbox',
+      reportDate: '2026-11-22',
+    });
+    expect(run.status, run.text).toBe(201);
+    ids.reconciliation = run.body.id;
+  },
+  setUpTimeout: 180_000, // a gateway, Chromium and a dozen payments through the sandbox on a busy machine
+  timeout: 15_000,
+  allowed: [isErrorPage],
 });
 
 interface Visit {
@@ -437,7 +435,7 @@ async function checkPage(
 }
 
 async function tour(context: BrowserContext, visits: Visit[], width: Width): Promise<string[]> {
-  const { page, problems: pageProblems } = await watchedPage(context);
+  const { page, problems: pageProblems } = await watch(context);
   const problems: string[] = [];
   // Turkish on the phone, where its longer words are likeliest to break a line; English at both widths.
   const languages = width.isMobile ? BOTH : ENGLISH;
@@ -463,45 +461,39 @@ async function tour(context: BrowserContext, visits: Visit[], width: Width): Pro
 }
 
 /** Chromium's line for a page answered with an error status (the 404 and link pages visited on purpose). */
+function isErrorPage(p: PageProblem): boolean {
+  return p.kind === 'console' && /the server responded with a status of 4\d\d/.test(p.text);
+}
+
 function unexpected(problems: PageProblem[]): PageProblem[] {
-  return problems.filter(
-    (p) => !(p.kind === 'console' && /the server responded with a status of 4\d\d/.test(p.text)),
-  );
+  return problems.filter((p) => !isErrorPage(p));
 }
 
 describe('every page fits 1366 px and 390 px', () => {
   for (const width of WIDTHS) {
     it(`at ${width.name} px: no sideways scroll, nothing cut off`, { timeout: 300_000 }, async () => {
-      const context = await browser.newContext({ viewport: width.viewport, isMobile: width.isMobile });
-      context.setDefaultTimeout(15_000);
-      try {
-        const problems = await tour(context, publicPages(), width);
+      const context = await newContext({ viewport: width.viewport, isMobile: width.isMobile });
+      const problems = await tour(context, publicPages(), width);
 
-        // The dashboard, signed in as the owner.
-        const { page } = await watchedPage(context);
-        await page.goto(`${t.urls.web}/login?lang=en`);
-        await page.fill('#email', owner.email);
-        await page.fill('#password', owner.password);
-        await Promise.all([page.waitForNavigation(), page.click('#login-form button[type="submit"]')]);
-        expect(new URL(page.url()).pathname).toBe('/dashboard');
-        await page.close();
-        problems.push(...(await tour(context, dashboardPages(), width)));
+      // The dashboard, signed in as the owner.
+      const { page } = await watch(context);
+      await signIn(page, owner);
+      expect(new URL(page.url()).pathname).toBe('/dashboard');
+      await page.close();
+      problems.push(...(await tour(context, dashboardPages(), width)));
 
-        // The operator console: its login, then every page as an admin.
-        const console_ = await watchedPage(context);
-        await console_.page.goto(`${t.urls.operator}/login`);
-        await checkPage(console_.page, { name: 'operator-login', languages: ENGLISH }, width, 'en', problems);
-        await console_.page.fill('#email', staff.email);
-        await console_.page.fill('#password', staff.password);
-        await console_.page.click('#operator-login button[type="submit"]');
-        await console_.page.waitForURL(/\/applications$/);
-        await console_.page.close();
-        problems.push(...(await tour(context, operatorPages(), width)));
+      // The operator console: its login, then every page as an admin.
+      const console_ = await watch(context);
+      await console_.page.goto(`${t.urls.operator}/login`);
+      await checkPage(console_.page, { name: 'operator-login', languages: ENGLISH }, width, 'en', problems);
+      await console_.page.fill('#email', staff.email);
+      await console_.page.fill('#password', staff.password);
+      await console_.page.click('#operator-login button[type="submit"]');
+      await console_.page.waitForURL(/\/applications$/);
+      await console_.page.close();
+      problems.push(...(await tour(context, operatorPages(), width)));
 
-        expect(problems).toEqual([]);
-      } finally {
-        await context.close();
-      }
+      expect(problems).toEqual([]);
     });
   }
 });

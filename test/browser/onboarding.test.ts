@@ -1,36 +1,41 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/modules/api-keys/key-format.js';
-import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { PageProblem } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.js';
 
 // Issue 3, "Done when": the whole onboarding, browser and HTTP together, with the e-mail over SMTP.
 
 let t: TestGateway;
 let smtp: TestSmtpServer;
-let browser: TestBrowser;
 
 const contact = 'founder@bosphorus-play.example';
 const staffPassword = 'underwriting-desk-2026!';
 const ownerPassword = 'owner-chose-this-passphrase';
 
-beforeAll(async () => {
-  smtp = await startSmtpServer();
-  [t, browser] = await Promise.all([startTestGateway({ env: { SMTP_URL: smtp.url } }), openTestBrowser()]);
-  const created = await t.gateway.services.staff.create({
-    email: 'underwriter@gateway.test',
-    name: 'Deniz Underwriter',
-    role: 'underwriter',
-    password: staffPassword,
-  });
-  expect(created.ok).toBe(true);
-});
+/** The browser's own line for a refused fetch (a used link): the only problem a page of the flow may have. */
+const isRefusedFetch = (p: PageProblem) => p.kind === 'console' && /status of 4\d\d/.test(p.text);
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await smtp?.close();
+const { newContext, watch, signIn, signInOperator } = useBrowserSuite({
+  async gateway() {
+    smtp = await startSmtpServer();
+    return { env: { SMTP_URL: smtp.url } };
+  },
+  async setUp(started) {
+    t = started;
+    const created = await t.gateway.services.staff.create({
+      email: 'underwriter@gateway.test',
+      name: 'Deniz Underwriter',
+      role: 'underwriter',
+      password: staffPassword,
+    });
+    expect(created.ok).toBe(true);
+  },
+  tearDown: () => smtp?.close(),
+  allowed: [isRefusedFetch],
+  timeout: 30_000,
 });
 
 describe('merchant onboarding, end to end', () => {
@@ -38,8 +43,8 @@ describe('merchant onboarding, end to end', () => {
     const problems: PageProblem[] = [];
 
     // 1. The merchant applies through the public form.
-    const applicant = await browser.newContext();
-    const form = await watchedPage(applicant);
+    const applicant = await newContext();
+    const form = await watch(applicant);
     await form.page.goto(`${t.urls.web}/apply?lang=en`);
     await form.page.fill('#companyName', 'Bosphorus Play Ltd');
     await form.page.fill('#jurisdiction', 'TR');
@@ -56,14 +61,13 @@ describe('merchant onboarding, end to end', () => {
     await applicant.close();
 
     // 2. An operator logs into the console and approves it.
-    const desk = await browser.newContext();
-    const console_ = await watchedPage(desk);
-    await console_.page.goto(`${t.urls.operator}/applications`);
-    await expect.poll(() => new URL(console_.page.url()).pathname).toBe('/login');
-    await console_.page.fill('#email', 'underwriter@gateway.test');
-    await console_.page.fill('#password', staffPassword);
-    await console_.page.click('#operator-login button[type="submit"]');
-    await console_.page.waitForURL(/\/applications$/);
+    const desk = await newContext();
+    const console_ = await watch(desk);
+    await signInOperator(
+      console_.page,
+      { email: 'underwriter@gateway.test', password: staffPassword },
+      '/applications',
+    );
     await console_.page.click(`a[href="/applications/${applicationId}"]`);
     await console_.page.click('#approve-form button[type="submit"]');
     await console_.page.waitForURL(/notice=approved/);
@@ -80,8 +84,8 @@ describe('merchant onboarding, end to end', () => {
     expect(activationUrl.startsWith(`${t.urls.web}/activate/`)).toBe(true);
 
     // 4. The contact opens the link, sets a password and sees the live key once.
-    const owner = await browser.newContext();
-    const activation = await watchedPage(owner);
+    const owner = await newContext();
+    const activation = await watch(owner);
     await activation.page.goto(activationUrl);
     await activation.page.fill('#password', ownerPassword);
     await activation.page.fill('#passwordConfirmation', ownerPassword);
@@ -115,10 +119,7 @@ describe('merchant onboarding, end to end', () => {
     expect(await activation.page.content()).not.toContain('sk_live_');
 
     // 5. The owner logs into the dashboard.
-    await activation.page.goto(`${t.urls.web}/login?lang=en`);
-    await activation.page.fill('#email', contact);
-    await activation.page.fill('#password', ownerPassword);
-    await activation.page.click('#login-form button[type="submit"]');
+    await signIn(activation.page, { email: contact, password: ownerPassword });
     await activation.page.waitForURL(/\/dashboard/);
     expect(await activation.page.locator('#organization-name').textContent()).toBe('Bosphorus Play Ltd');
     expect(await activation.page.locator('#kyc-status').getAttribute('data-kyc')).toBe('REVIEWING');
@@ -126,7 +127,7 @@ describe('merchant onboarding, end to end', () => {
     await owner.close();
 
     // Only the browser's own line for a refused fetch may appear; nothing else went wrong on any page.
-    expect(problems.filter((p) => !(p.kind === 'console' && /status of 4\d\d/.test(p.text)))).toEqual([]);
+    expect(problems.filter((p) => !isRefusedFetch(p))).toEqual([]);
 
     // 6. No secret of the flow is stored in clear anywhere in the database.
     const activationToken = activationUrl.split('/activate/')[1] ?? '';

@@ -1,16 +1,10 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  expectStrictPhonePage,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { accessibilityProblems, expectStrictPhonePage, type PageProblem } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
@@ -22,58 +16,52 @@ import { merchantApi } from '../helpers/payouts.js';
 // violation on either page, at desktop and phone widths.
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
 let support: StaffAccount;
 let merchant: Merchant;
 let other: Merchant;
 let chargeId = '';
 const email = `Deniz.Musteri-${Date.now().toString(36)}@Example.test`;
 
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
-  support = await createStaffUser(t, 'support');
-  merchant = await createMerchant(t, { name: 'Kapadokya Crafts' });
-  other = await createMerchant(t, { name: 'Ege Olive Oil' });
-  const res = await merchantApi<{ id: string; providerPaymentId: string }>(
-    t,
-    merchant,
-    'sandbox',
-    '/v1/charges',
-    validCharge({ amount: 48_000, customer: { name: 'Deniz Müşteri', email } }),
-  );
-  expect(res.status, res.text).toBe(201);
-  chargeId = res.body.id;
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Deniz Musteri' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(chargeId, payment);
-  // The other organization's charge has another customer: the search must not show it.
-  const foreign = await merchantApi(
-    t,
-    other,
-    'sandbox',
-    '/v1/charges',
-    validCharge({ customer: { email: 'someone@else.example' } }),
-  );
-  expect(foreign.status, foreign.text).toBe(201);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems.filter((problem) => !isRefusedSearch(problem))).toEqual([]);
+const { newPage, signInOperator } = useBrowserSuite({
+  gateway: { env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer' } },
+  async setUp(started) {
+    t = started;
+    support = await createStaffUser(t, 'support');
+    merchant = await createMerchant(t, { name: 'Kapadokya Crafts' });
+    other = await createMerchant(t, { name: 'Ege Olive Oil' });
+    const res = await merchantApi<{ id: string; providerPaymentId: string }>(
+      t,
+      merchant,
+      'sandbox',
+      '/v1/charges',
+      validCharge({ amount: 48_000, customer: { name: 'Deniz Müşteri', email } }),
+    );
+    expect(res.status, res.text).toBe(201);
+    chargeId = res.body.id;
+    const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
+      res.body.providerPaymentId,
+      {
+        number: TEST_CARDS.visa.number,
+        expMonth: 12,
+        expYear: 2030,
+        cvc: '123',
+        holderName: 'Deniz Musteri',
+      },
+      'https://shop.example/back',
+    );
+    await t.gateway.services.completion.apply(chargeId, payment);
+    // The other organization's charge has another customer: the search must not show it.
+    const foreign = await merchantApi(
+      t,
+      other,
+      'sandbox',
+      '/v1/charges',
+      validCharge({ customer: { email: 'someone@else.example' } }),
+    );
+    expect(foreign.status, foreign.text).toBe(201);
+  },
+  allowed: [isRefusedSearch],
+  timeout: 30_000,
 });
 
 /** Chromium's own console line for the search page answered 400 (the refusal is the point). */
@@ -86,16 +74,8 @@ function isRefusedSearch(problem: PageProblem): boolean {
 }
 
 async function signIn(account: StaffAccount, viewport = { width: 1280, height: 900 }): Promise<Page> {
-  context = await browser.newContext({ viewport });
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.operator}/payments`);
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
-  await page.fill('#email', account.email);
-  await page.fill('#password', account.password);
-  await page.click('#operator-login button[type="submit"]');
-  await page.waitForURL(/\/payments$/);
+  const { page } = await newPage({ viewport });
+  await signInOperator(page, account, '/payments');
   return page;
 }
 

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/shared/clock.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
+import type { PageProblem } from '../helpers/browser.js';
+import { useBrowserSuite, type SuitePage } from '../helpers/browser-suite.js';
 import { chainControl } from '../helpers/chain.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
 import { liveFundedMerchant, livePayout, TRON_ADDRESS } from '../helpers/payouts.js';
 
@@ -20,31 +21,19 @@ interface Payout {
 }
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
 let admin: StaffAccount;
 let support: StaffAccount;
 
-beforeAll(async () => {
+const { newPage, signInOperator } = useBrowserSuite({
   // No worker: the test runs the confirmation job itself.
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } }),
-    openTestBrowser(),
-  ]);
-  admin = await createStaffUser(t, 'admin');
-  support = await createStaffUser(t, 'support');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems.filter((problem) => !isRefusedForm(problem))).toEqual([]);
+  gateway: { env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } },
+  async setUp(started) {
+    t = started;
+    admin = await createStaffUser(t, 'admin');
+    support = await createStaffUser(t, 'support');
+  },
+  allowed: [isRefusedForm],
+  timeout: 30_000,
 });
 
 /** Chromium's own console line for a refused console form: the page shown again, answered 400. */
@@ -56,18 +45,10 @@ function isRefusedForm(problem: PageProblem): boolean {
   );
 }
 
-async function signIn(account: StaffAccount, viewport = { width: 1280, height: 900 }): Promise<Page> {
-  context = await browser.newContext({ viewport, acceptDownloads: true });
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.operator}/payouts`);
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
-  await page.fill('#email', account.email);
-  await page.fill('#password', account.password);
-  await page.click('#operator-login button[type="submit"]');
-  await page.waitForURL(/\/payouts$/);
-  return page;
+async function signIn(account: StaffAccount, viewport = { width: 1280, height: 900 }): Promise<SuitePage> {
+  const opened = await newPage({ viewport, acceptDownloads: true });
+  await signInOperator(opened.page, account, '/payouts');
+  return opened;
 }
 
 const statusOf = (page: Page) => page.locator('#payout-facts .payout-status').textContent();
@@ -78,7 +59,7 @@ describe('the console’s payouts', () => {
     const sent = await livePayout<Payout>(t, merchant, 1_000_000);
     t.clock.advance(1000);
     const other = await livePayout<Payout>(t, merchant, 700_000);
-    const page = await signIn(admin);
+    const { page } = await signIn(admin);
 
     // The queue, filtered to pending treasury payouts with the form.
     await page.selectOption('#payout-filter select[name="rail"]', 'treasury');
@@ -154,7 +135,7 @@ describe('the console’s payouts', () => {
   });
 
   it('sets a minimum, refuses a bad one, and shows a support member everything but no form', async () => {
-    const page = await signIn(admin, { width: 390, height: 844 });
+    const { page, context, problems } = await signIn(admin, { width: 390, height: 844 });
     await page.goto(`${t.urls.operator}/payout-minimums`);
     const row = page.locator('tr[data-minimum="live:tron"]');
     await row.locator('input[name="amount"]').fill('60000');
@@ -169,12 +150,12 @@ describe('the console’s payouts', () => {
     await page.locator('tr[data-minimum="live:tron"] input[name="amount"]').fill('50000');
     await page.locator('tr[data-minimum="live:tron"] button[type="submit"]').click();
     await page.waitForURL(/notice=saved/);
-    await context?.close();
+    await context.close();
     expect(problems.filter((problem) => !isRefusedForm(problem))).toEqual([]);
 
     const merchant = await liveFundedMerchant(t);
     const payout = await livePayout<Payout>(t, merchant, 400_000);
-    const reader = await signIn(support);
+    const { page: reader } = await signIn(support);
     expect(await reader.locator(`tr[data-payout-id="${payout.id}"]`).count()).toBe(1);
     expect(await reader.locator('#treasury-export').count()).toBe(0);
     await reader.goto(`${t.urls.operator}/payouts/${payout.id}`);

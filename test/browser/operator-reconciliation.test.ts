@@ -1,8 +1,9 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { PageProblem } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
 import { paidCharge } from '../helpers/payouts.js';
@@ -13,30 +14,18 @@ import { paidCharge } from '../helpers/payouts.js';
 // sees the runs and the rates and no form.
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
 let admin: StaffAccount;
 let support: StaffAccount;
 
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } }),
-    openTestBrowser(),
-  ]);
-  admin = await createStaffUser(t, 'admin');
-  support = await createStaffUser(t, 'support');
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems.filter((problem) => !isRefusedForm(problem))).toEqual([]);
+const { newPage, signInOperator } = useBrowserSuite({
+  gateway: { env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } },
+  async setUp(started) {
+    t = started;
+    admin = await createStaffUser(t, 'admin');
+    support = await createStaffUser(t, 'support');
+  },
+  allowed: [isRefusedForm],
+  timeout: 30_000,
 });
 
 /** Chromium's own console line for the refused form: the page shown again, answered 409. */
@@ -51,16 +40,8 @@ function isRefusedForm(problem: PageProblem): boolean {
 }
 
 async function signIn(account: StaffAccount): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.operator}/reconciliation`);
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
-  await page.fill('#email', account.email);
-  await page.fill('#password', account.password);
-  await page.click('#operator-login button[type="submit"]');
-  await page.waitForURL(/\/reconciliation$/);
+  const { page } = await newPage({ viewport: { width: 1280, height: 900 } });
+  await signInOperator(page, account, '/reconciliation');
   return page;
 }
 

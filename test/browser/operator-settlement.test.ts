@@ -1,9 +1,10 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createManualClock, DAY } from '../../src/shared/clock.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import { openTestBrowser, watchedPage, type PageProblem, type TestBrowser } from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import type { PageProblem } from '../helpers/browser.js';
+import { useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
 import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
@@ -14,44 +15,32 @@ import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
 // page, the statements verified, and a support member who sees everything and can change nothing.
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
 let admin: StaffAccount;
 let support: StaffAccount;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  [t, browser] = await Promise.all([
-    startTestGateway({
-      env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
-      clock: createManualClock(new Date('2027-03-01T10:00:00.000Z')), // a Monday
-    }),
-    openTestBrowser(),
-  ]);
-  admin = await createStaffUser(t, 'admin');
-  support = await createStaffUser(t, 'support');
-  // A sandbox merchant with a default wallet and a paid charge pending on Monday.
-  merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
-  const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
-    network: 'tron',
-    address: TRON_ADDRESS,
-  });
-  expect(wallet.status, wallet.text).toBe(201);
-  await paidCharge(t, merchant, 'sandbox', 1_000_000);
-  // Tuesday after its 03:00 UTC cutoff; before any sign-in, which a move of the clock would expire.
-  t.clock.set(new Date('2027-03-02T03:05:00.000Z'));
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems.filter((problem) => !isRefusedForm(problem))).toEqual([]);
+const { newPage, signInOperator } = useBrowserSuite({
+  gateway: {
+    env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
+    clock: createManualClock(new Date('2027-03-01T10:00:00.000Z')), // a Monday
+  },
+  async setUp(started) {
+    t = started;
+    admin = await createStaffUser(t, 'admin');
+    support = await createStaffUser(t, 'support');
+    // A sandbox merchant with a default wallet and a paid charge pending on Monday.
+    merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
+      network: 'tron',
+      address: TRON_ADDRESS,
+    });
+    expect(wallet.status, wallet.text).toBe(201);
+    await paidCharge(t, merchant, 'sandbox', 1_000_000);
+    // Tuesday after its 03:00 UTC cutoff; before any sign-in, which a move of the clock would expire.
+    t.clock.set(new Date('2027-03-02T03:05:00.000Z'));
+  },
+  allowed: [isRefusedForm],
+  timeout: 30_000,
 });
 
 /** Chromium's own console line for a refused console form or filter: the page shown with its status. */
@@ -73,16 +62,8 @@ function isRefusedForm(problem: PageProblem): boolean {
 }
 
 async function signIn(account: StaffAccount, viewport = { width: 1280, height: 900 }): Promise<Page> {
-  context = await browser.newContext({ viewport });
-  const watched = await watchedPage(context);
-  problems = watched.problems;
-  const { page } = watched;
-  await page.goto(`${t.urls.operator}/settlement`);
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
-  await page.fill('#email', account.email);
-  await page.fill('#password', account.password);
-  await page.click('#operator-login button[type="submit"]');
-  await page.waitForURL(/\/settlement$/);
+  const { page } = await newPage({ viewport });
+  await signInOperator(page, account, '/settlement');
   return page;
 }
 

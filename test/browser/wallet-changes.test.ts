@@ -1,16 +1,11 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { HOUR, SECOND } from '../../src/shared/clock.js';
 import { newTotpSecret } from '../../src/modules/users/totp.js';
 import { createActiveUser, linkIn, mailsTo, totpCode } from '../helpers/accounts.js';
-import {
-  accessibilityProblems,
-  openTestBrowser,
-  watchedPage,
-  type PageProblem,
-  type TestBrowser,
-} from '../helpers/browser.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { accessibilityProblems } from '../helpers/browser.js';
+import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
+import type { TestGateway } from '../helpers/gateway.js';
 import { createOrganization } from '../helpers/merchants.js';
 
 // Wallet change controls in a real Chromium at phone width (issue 13 item 2): an owner with 2FA signs in,
@@ -20,38 +15,17 @@ import { createOrganization } from '../helpers/merchants.js';
 const ADDRESS = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 
 let t: TestGateway;
-let browser: TestBrowser;
-let context: BrowserContext | undefined;
-let problems: PageProblem[] = [];
-
-beforeAll(async () => {
+const { newPage, signIn, submit, expectProblems } = useBrowserSuite({
   // No worker: the test runs the wallet-changes job itself.
-  [t, browser] = await Promise.all([
-    startTestGateway({ env: { ROLES: 'api,sandbox-acquirer' } }),
-    openTestBrowser(),
-  ]);
+  gateway: { env: { ROLES: 'api,sandbox-acquirer' } },
+  setUp(started) {
+    t = started;
+  },
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-afterEach(async () => {
-  await context?.close();
-  context = undefined;
-  expect(problems).toEqual([]);
-});
-
-async function submit(page: Page, selector: string) {
-  await Promise.all([page.waitForNavigation(), page.click(selector)]);
-}
-
-async function signIn(page: Page, user: { email: string; password: string }, secret: string) {
-  await page.goto(`${t.urls.web}/login?lang=en`);
-  await page.fill('#email', user.email);
-  await page.fill('#password', user.password);
-  await submit(page, 'button[type="submit"]');
+/** Signs the user in with the password and a TOTP code of `secret`. */
+async function signInWithTotp(page: Page, user: { email: string; password: string }, secret: string) {
+  await signIn(page, user);
   expect(page.url()).toBe(`${t.urls.web}/login/2fa?lang=en`);
   await page.fill('#code', totpCode(secret, t.clock.now()));
   await submit(page, 'button[type="submit"]');
@@ -72,13 +46,9 @@ describe('wallet change controls in Chromium', () => {
       .where('id', '=', owner.userId)
       .execute();
 
-    context = await browser.newContext({ viewport: { width: 375, height: 667 }, isMobile: true });
-    context.setDefaultTimeout(10_000);
-    const watched = await watchedPage(context);
-    problems = watched.problems;
-    const { page } = watched;
+    const { page, problems } = await newPage(PHONE);
 
-    await signIn(page, owner, secret);
+    await signInWithTotp(page, owner, secret);
     await submit(page, '#environment-form button[type="submit"]');
     expect(await page.locator('#environment').getAttribute('data-environment')).toBe('live');
 
@@ -138,7 +108,7 @@ describe('wallet change controls in Chromium', () => {
     // The cool-down passes; the job applies the change.
     t.clock.advance(24 * HOUR + SECOND);
     expect(await t.gateway.services.wallets.applyDue()).toEqual({ applied: 1, expired: 0 });
-    await signIn(page, owner, secret);
+    await signInWithTotp(page, owner, secret);
     await submit(page, '#environment-form button[type="submit"]');
     await submit(page, '#wallets-link');
     const wallet = page.locator('#wallets li');
@@ -153,6 +123,6 @@ describe('wallet change controls in Chromium', () => {
       '/dashboard/wallets',
       new URL(url).pathname,
     ]);
-    problems = problems.filter((p) => !expected.includes(p));
+    expectProblems((problem) => expected.includes(problem));
   });
 });

@@ -217,15 +217,71 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
 }
 
 /**
+ * What a page may carry under the strict CSP: `scripts: 'none'`, no script element at all; `'files'`, JSON
+ * data blocks and scripts loaded from a file; a path, JSON data blocks and that one file (the page's own
+ * script). Either way no inline style or event handler.
+ */
+export type PageScripts = 'none' | 'files' | `/${string}`;
+
+export interface PageRules {
+  /** Without it, the page's markup is not checked. */
+  scripts?: PageScripts;
+  /**
+   * Nothing scrolls the page sideways: a number, the width the window must be as well; `'window'`, the
+   * window's width whatever it is. Without it, the width is not checked.
+   */
+  fits?: number | 'window';
+}
+
+const INLINE = '[style], [onclick], [onerror], [onload]';
+
+async function expectNoInlineCode(page: Page, scripts: PageScripts, when: string): Promise<void> {
+  if (scripts === 'none') {
+    expect(await page.locator(`style, ${INLINE}, script`).count(), when).toBe(0);
+  } else if (scripts === 'files') {
+    const inlineScript = 'script:not([src]):not([type="application/json"])';
+    expect(await page.locator(`style, ${INLINE}, ${inlineScript}`).count(), when).toBe(0);
+  } else {
+    expect(await page.locator(`style, ${INLINE}, [onsubmit]`).count(), when).toBe(0);
+    for (const script of await page.locator('script').all()) {
+      const src = await script.getAttribute('src');
+      if (src === null) expect(await script.getAttribute('type'), when).toBe('application/json');
+      else expect(src, when).toBe(scripts);
+    }
+  }
+}
+
+async function expectFits(page: Page, width: number | 'window', when: string): Promise<void> {
+  const [scrollWidth, innerWidth] = (await page.evaluate(
+    '[document.documentElement.scrollWidth, window.innerWidth]',
+  )) as [number, number];
+  if (width !== 'window') expect(innerWidth, when).toBe(width);
+  expect(scrollWidth, when).toBeLessThanOrEqual(innerWidth);
+}
+
+/**
+ * The page as `rules` say (its markup under the strict CSP, its width) and, always, no serious or critical
+ * accessibility violation.
+ */
+export async function expectPage(page: Page, when: string, rules: PageRules = {}): Promise<void> {
+  if (rules.scripts !== undefined) await expectNoInlineCode(page, rules.scripts, when);
+  if (rules.fits !== undefined) await expectFits(page, rules.fits, when);
+  expect(await accessibilityProblems(page), when).toEqual([]);
+}
+
+/**
  * A page under the strict CSP as a phone shows it: no inline style, script or handler, nothing that
  * scrolls the page sideways at 375 px, and no serious or critical accessibility violation.
  */
 export async function expectStrictPhonePage(page: Page, when: string): Promise<void> {
-  expect(await page.locator('style, [style], script, [onclick], [onerror], [onload]').count(), when).toBe(0);
-  const [scrollWidth, innerWidth] = (await page.evaluate(
-    '[document.documentElement.scrollWidth, window.innerWidth]',
-  )) as [number, number];
-  expect(innerWidth, when).toBe(375);
-  expect(scrollWidth, when).toBeLessThanOrEqual(375);
-  expect(await accessibilityProblems(page), when).toEqual([]);
+  await expectPage(page, when, { scripts: 'none', fits: 375 });
+}
+
+/** Clicks (or taps) `selector` and waits for the navigation it starts: a form's submit, a link. */
+export async function submit(
+  page: Page,
+  selector = 'button[type="submit"]',
+  how: 'click' | 'tap' = 'click',
+): Promise<void> {
+  await Promise.all([page.waitForNavigation(), how === 'tap' ? page.tap(selector) : page.click(selector)]);
 }

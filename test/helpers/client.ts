@@ -1,5 +1,5 @@
 import type { Environment } from '../../src/db/schema.js';
-import { request, type HttpResult } from './http.js';
+import { request, type ErrorBody, type HttpResult } from './http.js';
 import { assertConforms } from './openapi-conformance.js';
 
 /** What one API call may carry besides its path. */
@@ -32,6 +32,21 @@ export async function apiRequest<T = unknown>(
   init: ApiInit = {},
 ): Promise<HttpResult<T>> {
   return apiAt<T>((init.environment ?? 'sandbox') === 'sandbox' ? urls.sandboxApi : urls.liveApi, path, init);
+}
+
+/** A call with the merchant's key of the call's environment (sandbox unless `init` says live). */
+export function merchantRequest<T = unknown>(
+  urls: ApiUrls,
+  merchant: { keys: Record<Environment, { secret: string }> },
+  path: string,
+  init: ApiInit = {},
+): Promise<HttpResult<T & ErrorBody>> {
+  const environment = init.environment ?? 'sandbox';
+  return apiRequest<T & ErrorBody>(urls, path, {
+    key: merchant.keys[environment].secret,
+    ...init,
+    environment,
+  });
 }
 
 /** The same, on the API listener at `base` (a spawned gateway's banner URL). */

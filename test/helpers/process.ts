@@ -28,6 +28,8 @@ export interface GatewayProcess {
   /** Waits for the whole start-up banner and returns the base URL of every listener it names. */
   waitForBanner(timeoutMs?: number): Promise<BannerUrls>;
   waitForExit(timeoutMs?: number): Promise<Exit>;
+  /** Sends `signal` (SIGTERM: the supervisor's stop; SIGKILL: a crash) and waits for the exit. */
+  stop(signal: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
   readonly exited: boolean;
 }
 
@@ -168,6 +170,10 @@ export function spawnGateway(options: { env: Record<string, string>; args?: stri
         timeoutMs,
         'the exit',
       ),
+    stop: (signal, timeoutMs = 30_000) => {
+      child.kill(signal);
+      return gatewayProcess.waitForExit(timeoutMs);
+    },
   };
   running.add(gatewayProcess);
   return gatewayProcess;

@@ -29,7 +29,7 @@ export interface Authenticated {
   secretHash: string;
   /**
    * Records the use of the key (`lastUsedAt`, to the minute). Called only for a request the key was
-   * allowed to make: authenticated, within its rate limit and authorized (issue 11, item 19).
+   * allowed to make: authenticated, within its rate limit and authorized.
    */
   recordUse(): Promise<void>;
 }

@@ -29,7 +29,7 @@ export function callerOf(request: FastifyRequest): ApiKeyAuth {
 
 /**
  * The idempotency scope of an authenticated caller: keys live in its organization and environment
- * (product decision 14), and an outcome is replayed only to the API key that produced it (issue 11).
+ * (product decision 14), and an outcome is replayed only to the API key that produced it.
  */
 export function callerScope(request: FastifyRequest): { namespace: string; caller: string } {
   const caller = callerOf(request);

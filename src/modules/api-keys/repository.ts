@@ -8,7 +8,8 @@ import type {
   KycStatus,
 } from '../../db/schema.js';
 import { MINUTE } from '../../shared/clock.js';
-import { olderThan } from '../../shared/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
+import { ownedBy, type OwnerKey } from '../../db/scopes.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -110,16 +111,11 @@ export async function touchLastUsed(db: Kdb, id: string, now: Date): Promise<voi
 
 export async function findKey(
   db: Kdb,
-  scope: { organizationId: string; environment: Environment },
+  scope: OwnerKey,
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<ApiKeyRow | undefined> {
-  let query = db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment);
+  let query = db.selectFrom('api_keys').selectAll().where('id', '=', id).$call(ownedBy(scope));
   if (options.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
@@ -127,19 +123,15 @@ export async function findKey(
 /** Newest first, by (created_at, id) descending; one extra row tells whether a next page exists. */
 export async function listKeys(
   db: Kdb,
-  scope: { organizationId: string; environment: Environment },
-  page: { limit: number; after?: { createdAt: Date; id: string } },
+  scope: OwnerKey,
+  page: { limit: number; after?: Cursor },
 ): Promise<ApiKeyRow[]> {
-  let query = db
+  return db
     .selectFrom('api_keys')
     .selectAll()
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1);
-  if (page.after) query = query.where(olderThan(page.after));
-  return query.execute();
+    .$call(ownedBy(scope))
+    .$call(keysetPage(page.after, page.limit + 1))
+    .execute();
 }
 
 export async function markRevoked(db: Kdb, id: string, by: string, now: Date): Promise<ApiKeyRow> {
@@ -226,18 +218,15 @@ export async function insertKeyRequests(db: Kdb, entries: ReadonlyArray<KeyReque
 export async function listKeyRequests(
   db: Kdb,
   keyId: string,
-  page: { limit: number; since: Date; after?: { createdAt: Date; id: string } },
+  page: { limit: number; since: Date; after?: Cursor },
 ): Promise<KeyRequestRow[]> {
-  let query = db
+  return db
     .selectFrom('api_key_requests')
     .selectAll()
     .where('key_id', '=', keyId)
     .where('created_at', '>=', page.since)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1);
-  if (page.after) query = query.where(olderThan(page.after));
-  return query.execute();
+    .$call(keysetPage(page.after, page.limit + 1))
+    .execute();
 }
 
 /** Deletes up to `batchSize` request-log rows older than `cutoff`; returns how many. */

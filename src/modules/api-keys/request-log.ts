@@ -19,7 +19,7 @@ const BATCH_SIZE = 500;
 const MAX_QUEUED = 50_000;
 
 /**
- * The per-key request log (issue 11, item 10) written off the request path: entries are queued in
+ * The per-key request log written off the request path: entries are queued in
  * memory and inserted in batches every second (or as soon as a batch is full), so a request costs no
  * database round trip. What a crash loses is at most the last second of entries; the log is an activity
  * trail, not the record of any write (the rows written carry their key themselves).

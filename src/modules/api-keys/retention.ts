@@ -17,7 +17,7 @@ export function apiKeyRetentionJob({ apiKeys }: { apiKeys: ApiKeyService }): Job
     run: async (signal) => ({
       rows:
         (await purgeInBatches(() => apiKeys.purgeRevokedAuditTrails(), signal)) +
-        // the per-key request log keeps each request 30 days (issue 11)
+        // the per-key request log keeps each request 30 days
         (await purgeInBatches(() => apiKeys.purgeRequestLog(), signal)),
       errors: 0,
     }),

@@ -1,16 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { errorResponses, toApiError } from '../../http/errors.js';
-import {
-  IdempotencyHeaderSchema,
-  idempotencyHooks,
-  sealedSecretOnSend,
-  type IdempotencyOptions,
-} from '../../http/idempotency.js';
+import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
+import { sealedSecretOnSend, type IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
 import { trimBodyStrings } from '../../http/trim.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import { callerOf, callerScope } from './context.js';
-import { API_KEY_ERRORS, type ApiKeyError } from './errors.js';
+import { API_KEY_ERRORS } from './errors.js';
 import {
   ApiKeyCreatedSchema,
   ApiKeyCreateSchema,
@@ -22,7 +17,6 @@ import {
   type ApiKeyRequestResponse,
   type ApiKeyResponse,
 } from './schemas.js';
-import type { Result } from '../../shared/result.js';
 import type { ApiKeyService } from './service.js';
 import type { ApiKeyView, KeyRequestView } from './types.js';
 
@@ -38,10 +32,7 @@ const FLAG_NOTE =
   'Needs the `apiKeys` feature of the organization (403 `forbidden` without it). Keys and their lists ' +
   'belong to the environment of the base URL.';
 
-function unwrap<T>(result: Result<T, ApiKeyError>): T {
-  if (!result.ok) throw toApiError(API_KEY_ERRORS, result.error);
-  return result.value;
-}
+const unwrap = unwrapWith(API_KEY_ERRORS);
 
 export function toApiKeyResponse(view: ApiKeyView): ApiKeyResponse {
   return {
@@ -75,32 +66,32 @@ const meta = (request: FastifyRequest) => ({ requestId: request.id, ip: request.
 /** Key management on the listener's environment (Stripe-like: create, list, retrieve, revoke). */
 export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Promise<void> {
   const { service } = options;
-  const idempotency = idempotencyHooks({
-    ...options.idempotency,
-    scopeOf: callerScope,
+  const kit = routeKit({
+    tags: TAGS,
+    feature: 'apiKeys',
+    idempotency: { ...options.idempotency, scopeOf: callerScope },
   });
 
   app.post(
     '/v1/api-keys',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'createApiKey',
         summary: 'Create an API key',
         description:
-          'Creates a key of this environment. The response carries the whole key in `secret`, once; only its ' +
-          'hash is stored. A key cannot create a key with a scope it does not hold itself (403 ' +
-          '`insufficient_scope`). Needs scope `write`. Honours `X-Idempotency-Key`: a retry within 24 hours ' +
-          'returns the same key to the same caller; another API key sending the same idempotency key gets ' +
-          `409 \`idempotency_key_reuse\`, never the secret. ${FLAG_NOTE}`,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
-        body: ApiKeyCreateSchema,
-        response: { 201: ApiKeyCreatedSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500) },
+          'Creates a key of this environment. The response carries the whole key in `secret`, once; only ' +
+          'its hash is stored. A key cannot create a key with a scope it does not hold itself (403 ' +
+          '`insufficient_scope`). Needs scope `write`. Honours `X-Idempotency-Key`: a retry within 24 ' +
+          'hours returns the same key to the same caller; another API key sending the same idempotency key ' +
+          `gets 409 \`idempotency_key_reuse\`, never the secret. ${FLAG_NOTE}`,
       },
-      config: { auth: 'write', feature: 'apiKeys' },
-      preValidation: [trimBodyStrings, idempotency.preValidation],
-      onSend: sealedSecretOnSend({ store: options.idempotency.store, box: options.box }),
-    },
+      { body: ApiKeyCreateSchema, response: { 201: ApiKeyCreatedSchema, ...failures('create') } },
+      {
+        // Strings are trimmed before the key is claimed: the request is fingerprinted as it is stored.
+        before: trimBodyStrings,
+        onSend: sealedSecretOnSend({ store: options.idempotency.store, box: options.box }),
+      },
+    ),
     async (request, reply) => {
       const created = unwrap(await service.create(callerOf(request), request.body, meta(request)));
       return reply.code(201).send({ ...toApiKeyResponse(created), secret: created.secret });
@@ -109,17 +100,17 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
 
   app.get(
     '/v1/api-keys',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listApiKeys',
         summary: 'List API keys',
         description: `Keys of this environment, revoked ones included, newest first. Needs scope \`read\`. ${FLAG_NOTE}`,
-        tags: TAGS,
-        querystring: ApiKeyListQuerySchema,
-        response: { 200: ApiKeyListSchema, ...errorResponses(400, 401, 403, 429, 500) },
       },
-      config: { auth: 'read', feature: 'apiKeys' },
-    },
+      {
+        querystring: ApiKeyListQuerySchema,
+        response: { 200: ApiKeyListSchema, ...failures('list') },
+      },
+    ),
     async (request) => {
       const page = unwrap(await service.list(callerOf(request), request.query));
       return { data: page.data.map(toApiKeyResponse), nextCursor: page.nextCursor };
@@ -128,24 +119,24 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
 
   app.get(
     '/v1/api-keys/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getApiKey',
         summary: 'Retrieve an API key',
         description: `Needs scope \`read\`. A key of another organization or environment is 404 \`not_found\`. ${FLAG_NOTE}`,
-        tags: TAGS,
-        params: ApiKeyIdParamsSchema,
-        response: { 200: ApiKeySchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'read', feature: 'apiKeys' },
-    },
+      {
+        params: ApiKeyIdParamsSchema,
+        response: { 200: ApiKeySchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => toApiKeyResponse(unwrap(await service.get(callerOf(request), request.params.id))),
   );
 
   app.get(
     '/v1/api-keys/:id/requests',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listApiKeyRequests',
         summary: 'List the requests of an API key',
         description:
@@ -154,13 +145,13 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
           'a body, a header or a secret. Requests refused before the key was identified (401) or by its ' +
           'rate limit (429) are not listed. Entries reach the log within about a second of the answer. ' +
           `Needs scope \`read\`. ${FLAG_NOTE}`,
-        tags: TAGS,
+      },
+      {
         params: ApiKeyIdParamsSchema,
         querystring: ApiKeyListQuerySchema,
-        response: { 200: ApiKeyRequestListSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
+        response: { 200: ApiKeyRequestListSchema, ...failures('retrieve') },
       },
-      config: { auth: 'read', feature: 'apiKeys' },
-    },
+    ),
     async (request) => {
       const page = unwrap(await service.listRequests(callerOf(request), request.params.id, request.query));
       return { data: page.data.map(toRequestResponse), nextCursor: page.nextCursor };
@@ -169,8 +160,8 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
 
   app.post(
     '/v1/api-keys/:id/revoke',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'revokeApiKey',
         summary: 'Revoke an API key',
         description:
@@ -178,15 +169,12 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
           'The record stays (with `revokedAt`) and its prefix is never issued again; revoking a revoked key ' +
           'returns it unchanged. Needs scope `write`, and every scope of the key revoked unless a key ' +
           `revokes itself. No request body. Honours \`X-Idempotency-Key\`. ${FLAG_NOTE}`,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
-        params: ApiKeyIdParamsSchema,
-        response: { 200: ApiKeySchema, ...errorResponses(400, 401, 403, 404, 409, 429, 500) },
       },
-      config: { auth: 'write', feature: 'apiKeys' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+      {
+        params: ApiKeyIdParamsSchema,
+        response: { 200: ApiKeySchema, ...failures('action') },
+      },
+    ),
     async (request) =>
       toApiKeyResponse(unwrap(await service.revoke(callerOf(request), request.params.id, meta(request)))),
   );

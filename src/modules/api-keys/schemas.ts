@@ -1,27 +1,18 @@
 import { Type, type Static } from 'typebox';
-import { ListQuerySchema, type ListQuery } from '../../http/list-query.js';
+import { ListQuerySchema } from '../../http/list-query.js';
+import { IdParamsSchema, NullableTimestamp, PageSchema, Timestamp } from '../../http/schemas.js';
 
 export const API_KEY_SCOPES = ['read', 'write', 'payouts', 'all'] as const;
 export const API_KEY_LIMITS = { name: 100, allowedIps: 50, cidr: 64 } as const;
-
-const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description: `${description} ISO 8601 UTC with milliseconds.` });
-const NullableTimestamp = (description: string) =>
-  Type.Union([Timestamp(description), Type.Null()], { description: `${description} Null when not set.` });
 
 const Scope = Type.Enum([...API_KEY_SCOPES], {
   description:
     '`read`: list and fetch. `write`: create and change. `payouts`: crypto payouts. `all`: everything.',
 });
 
-export const ApiKeyIdParamsSchema = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64, description: 'Key identifier, prefix `key_`.' }) },
-  { additionalProperties: false },
-);
-export type ApiKeyIdParams = Static<typeof ApiKeyIdParamsSchema>;
+export const ApiKeyIdParamsSchema = IdParamsSchema('Key identifier, prefix `key_`.');
 
 export const ApiKeyListQuerySchema = ListQuerySchema;
-export type ApiKeyListQuery = ListQuery;
 
 export const ApiKeyCreateSchema = Type.Object(
   {
@@ -51,7 +42,6 @@ export const ApiKeyCreateSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type ApiKeyCreate = Static<typeof ApiKeyCreateSchema>;
 
 const apiKeyProperties = {
   id: Type.String({ pattern: '^key_', description: 'Key identifier, prefix `key_`.' }),
@@ -84,18 +74,11 @@ export const ApiKeyCreatedSchema = Type.Object(
   },
   { additionalProperties: false, description: 'The new key, with its secret.' },
 );
-export type ApiKeyCreatedResponse = Static<typeof ApiKeyCreatedSchema>;
 
-export const ApiKeyListSchema = Type.Object(
-  {
-    data: Type.Array(ApiKeySchema),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Null when there are no more results.',
-    }),
-  },
-  { additionalProperties: false },
-);
-export type ApiKeyListResponse = Static<typeof ApiKeyListSchema>;
+/** How the pages of keys and of their requests describe their `nextCursor`. */
+const NO_MORE = 'Null when there are no more results.';
+
+export const ApiKeyListSchema = PageSchema(ApiKeySchema, NO_MORE, { additionalProperties: false });
 
 export const ApiKeyRequestSchema = Type.Object(
   {
@@ -116,12 +99,6 @@ export const ApiKeyRequestSchema = Type.Object(
 );
 export type ApiKeyRequestResponse = Static<typeof ApiKeyRequestSchema>;
 
-export const ApiKeyRequestListSchema = Type.Object(
-  {
-    data: Type.Array(ApiKeyRequestSchema),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Null when there are no more results.',
-    }),
-  },
-  { additionalProperties: false },
-);
+export const ApiKeyRequestListSchema = PageSchema(ApiKeyRequestSchema, NO_MORE, {
+  additionalProperties: false,
+});

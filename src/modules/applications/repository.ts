@@ -1,8 +1,8 @@
 import { sql, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { ApplicationRow, ApplicationsTable, NewApplicationRow } from '../../db/schema.js';
-import { olderThan, type Cursor } from '../../shared/pagination.js';
-import { assertAllowed } from '../../shared/state-machine.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
+import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import { TRANSITIONS, type ApplicationStatus } from './model.js';
 
 /** Any fixed number: the first half of the advisory lock key of "applications from one address". */
@@ -47,37 +47,21 @@ export async function applicationsFromAddress(
  * Moves an application's `status` from one of `from` to `to` with `patch` (the review decision), in the
  * caller's transaction with its audit entry; undefined when it was in none of `from`.
  */
-export async function transition(
-  trx: Trx,
-  id: string,
-  from: readonly ApplicationStatus[],
-  to: ApplicationStatus,
-  patch: Omit<Updateable<ApplicationsTable>, 'id' | 'status'> = {},
-): Promise<ApplicationRow | undefined> {
-  assertAllowed(TRANSITIONS, from, to, `application ${id}`);
-  return trx
-    .updateTable('applications')
-    .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transition: RowTransition<
+  Trx,
+  ApplicationStatus,
+  Omit<Updateable<ApplicationsTable>, 'id' | 'status'>,
+  ApplicationRow
+> = rowTransition('applications', 'status', TRANSITIONS, (id) => `application ${id}`);
 
 /** One page of applications, newest first (`limit + 1` rows, so the caller knows whether more follow). */
 export async function pageOfApplications(
   db: Kdb,
   filter: { status?: ApplicationStatus | undefined; after?: Cursor | undefined; limit: number },
 ): Promise<ApplicationRow[]> {
-  let query = db
-    .selectFrom('applications')
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1);
+  let query = db.selectFrom('applications').selectAll();
   if (filter.status) query = query.where('status', '=', filter.status);
-  if (filter.after) query = query.where(olderThan(filter.after));
-  return query.execute();
+  return query.$call(keysetPage(filter.after, filter.limit + 1)).execute();
 }
 
 /** The application under its row lock, in the caller's transaction. */

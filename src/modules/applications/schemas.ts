@@ -12,7 +12,6 @@ export const VERTICALS = [
   'affiliate',
   'other',
 ] as const;
-export type Vertical = (typeof VERTICALS)[number];
 
 export const APPLICATION_LIMITS = {
   shortText: 200,

@@ -20,6 +20,26 @@ export interface AuditEntry {
   ip?: string | null;
 }
 
+/**
+ * An entry about one target (and the organization it belongs to), made by `by`: the actor of a request
+ * with its request id and address; `change` is what the target was before and is after.
+ */
+export function entryAbout(
+  by: Pick<AuditEntry, 'actor' | 'requestId' | 'ip'>,
+  action: string,
+  target: { type: string; id: string; organizationId?: string },
+  change: { before?: unknown; after?: unknown } = {},
+): AuditEntry {
+  return {
+    ...by,
+    action,
+    targetType: target.type,
+    targetId: target.id,
+    organizationId: target.organizationId,
+    ...change,
+  };
+}
+
 export interface AuditEntryView {
   id: string;
   actor: string;

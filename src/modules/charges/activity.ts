@@ -3,7 +3,7 @@ import type { Kdb } from '../../db/database.js';
 import type { PaymentMethod } from '../../db/schema.js';
 import type { Owner } from '../../shared/owner.js';
 
-/** One UTC day's charges of one payment method (the dashboard's overview, issue 15 item 3). */
+/** One UTC day's charges of one payment method (the dashboard's overview). */
 export interface DailyChargeActivity {
   /** `YYYY-MM-DD`, UTC: the day the charge was created. */
   day: string;

@@ -1,17 +1,10 @@
 import type { FastifyReply } from 'fastify';
-import { errorResponses, toApiError } from '../../http/errors.js';
-import {
-  claimedOutcome,
-  IDEMPOTENCY_HEADER,
-  IdempotencyHeaderSchema,
-  idempotencyHooks,
-  type IdempotencyOptions,
-} from '../../http/idempotency.js';
+import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
+import { claimedOutcome, IDEMPOTENCY_HEADER, type IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
 import { chargeCreations } from '../../metrics/registry.js';
-import type { Result } from '../../shared/result.js';
 import { callerOf, callerScope, ownerOf } from '../api-keys/context.js';
-import { CHARGE_ERRORS, PROVIDER_RETRY_AFTER_SECONDS, type ChargeError } from './errors.js';
+import { CHARGE_ERRORS, PROVIDER_RETRY_AFTER_SECONDS } from './errors.js';
 import {
   ChargeCreateSchema,
   ChargeIdParamsSchema,
@@ -31,23 +24,17 @@ export interface ChargeRoutesOptions {
 
 const TAGS = ['Charges'];
 
-function unwrap<T>(result: Result<T, ChargeError>): T {
-  if (!result.ok) throw toApiError(CHARGE_ERRORS, result.error);
-  return result.value;
-}
+const unwrap = unwrapWith(CHARGE_ERRORS);
 
 /** POST /v1/charges, GET /v1/charges/{id} and GET /v1/charges (spec sections 2.2 to 2.4 and 4). */
 export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Promise<void> {
   const { service } = options;
-  const idempotency = idempotencyHooks({
-    ...options.idempotency,
-    scopeOf: callerScope,
-  });
+  const kit = routeKit({ tags: TAGS, idempotency: { ...options.idempotency, scopeOf: callerScope } });
 
   app.post(
     '/v1/charges',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'createCharge',
         summary: 'Create a charge',
         description:
@@ -63,18 +50,15 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
           "grouped by spaces or dashes, in a card scheme's issuer range and length, Luhn-valid) in any member " +
           'is refused (400): card data goes to the hosted checkout only. Timestamps and order ids are not ' +
           'card numbers.',
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
+      },
+      {
         body: ChargeCreateSchema,
         response: {
           201: ChargeViewSchema,
-          ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500, 502, 503),
+          ...failures('create', 502),
         },
       },
-      config: { auth: 'write' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+    ),
     async (request, reply) => {
       const header = request.headers[IDEMPOTENCY_HEADER];
       // With an idempotency claim, phase 2 and the stored outcome commit in one statement (ADR 0046);
@@ -107,26 +91,26 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
 
   app.get(
     '/v1/charges/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getCharge',
         summary: 'Retrieve a charge',
         description:
           'The charge with its customer block (never the ID number) and `providerStatus`. Needs scope `read`. ' +
           'A charge of another organization or environment, or an unknown id, is 404 `not_found`.',
-        tags: TAGS,
-        params: ChargeIdParamsSchema,
-        response: { 200: ChargeViewSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'read' },
-    },
+      {
+        params: ChargeIdParamsSchema,
+        response: { 200: ChargeViewSchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => unwrap(await service.get(ownerOf(request), request.params.id)),
   );
 
   app.get(
     '/v1/charges',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listCharges',
         summary: 'List charges',
         description:
@@ -134,12 +118,12 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
           '`nextCursor` back as `cursor` for the next page; it is null on the last page. Charges created while ' +
           'you page appear on a new first page, never as duplicates or gaps. `customerId` (flag `customers`) ' +
           'keeps the charges made for one customer. Needs scope `read`.',
-        tags: TAGS,
-        querystring: ChargeListQuerySchema,
-        response: { 200: ChargeListSchema, ...errorResponses(400, 401, 403, 429, 500) },
       },
-      config: { auth: 'read' },
-    },
+      {
+        querystring: ChargeListQuerySchema,
+        response: { 200: ChargeListSchema, ...failures('list') },
+      },
+    ),
     async (request) => unwrap(await service.list(ownerOf(request), request.query)),
   );
 }

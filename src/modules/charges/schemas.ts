@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { METADATA_MAX_BYTES, PLAIN_TEXT } from '../../http/input.js';
 import { ListQuerySchema } from '../../http/list-query.js';
+import { IdParamsSchema, MetadataSchema, NEXT_CURSOR, PageSchema, Timestamp } from '../../http/schemas.js';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'credit_card_tr', 'credit_card_international'] as const;
 export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed', 'expired'] as const;
@@ -14,9 +15,6 @@ export const CHARGE_LIMITS = {
   customerIdNumber: 64,
   returnUrl: 2048,
 } as const;
-
-const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description: `${description} ISO 8601 UTC with milliseconds.` });
 
 export const ChargeCreateSchema = Type.Object(
   {
@@ -91,13 +89,10 @@ export const ChargeCreateSchema = Type.Object(
       }),
     ),
     metadata: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
-        // A key's length, stated as JSON Schema does: a Record's key schema is not validated.
-        propertyNames: { maxLength: 100 },
-        description:
-          'Your own data, echoed in webhooks: a JSON object of at most 8 KB serialized (UTF-8 bytes of its ' +
+      MetadataSchema(
+        'Your own data, echoed in webhooks: a JSON object of at most 8 KB serialized (UTF-8 bytes of its ' +
           'compact JSON).',
-      }),
+      ),
     ),
     returnUrl: Type.Optional(
       Type.String({
@@ -182,15 +177,9 @@ export const ChargeViewSchema = Type.Object(
 );
 export type ChargeView = Static<typeof ChargeViewSchema>;
 
-export const ChargeListSchema = Type.Object(
-  {
-    data: Type.Array(ChargeViewSchema),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass back as `cursor` for the next page; null on the last page.',
-    }),
-  },
-  { description: 'A page of charges, newest first (spec section 2.4).' },
-);
+export const ChargeListSchema = PageSchema(ChargeViewSchema, NEXT_CURSOR, {
+  description: 'A page of charges, newest first (spec section 2.4).',
+});
 
 export const ChargeListQuerySchema = Type.Object(
   {
@@ -207,8 +196,4 @@ export const ChargeListQuerySchema = Type.Object(
 );
 export type ChargeListQuery = Static<typeof ChargeListQuerySchema>;
 
-export const ChargeIdParamsSchema = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64, description: 'Charge identifier, prefix `ch_`.' }) },
-  { additionalProperties: false },
-);
-export type ChargeIdParams = Static<typeof ChargeIdParamsSchema>;
+export const ChargeIdParamsSchema = IdParamsSchema('Charge identifier, prefix `ch_`.');

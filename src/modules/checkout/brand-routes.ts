@@ -17,7 +17,7 @@ const FileParamsSchema = Type.Object({ file: Type.String({ minLength: 1, maxLeng
 const LOGO_FILE = /^([0-9a-f]{64})\.(png|jpg|webp)$/;
 
 /**
- * What the checkout pages load of the merchant's branding (issue 15 item 6): the logo by its content
+ * What the checkout pages load of the merchant's branding: the logo by its content
  * hash, with the type its magic bytes proved and `nosniff`, and the brand colour's stylesheet. Both are
  * public (a checkout page has no session) and cached for good; anything else here is 404 (the envelope).
  */

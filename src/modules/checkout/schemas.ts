@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { CARD_LIMITS } from './card.js';
 
 export const CheckoutParamsSchema = Type.Object({
@@ -8,7 +8,6 @@ export const CheckoutParamsSchema = Type.Object({
     description: "The acquirer's payment id (`pay_…`).",
   }),
 });
-export type CheckoutParams = Static<typeof CheckoutParamsSchema>;
 
 export const LangQuerySchema = Type.Object({ lang: Type.Optional(Type.String()) });
 
@@ -31,7 +30,6 @@ export const CardFormSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CardFormBody = Static<typeof CardFormSchema>;
 
 export const CheckoutStatusSchema = Type.Object(
   {

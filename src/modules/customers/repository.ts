@@ -1,8 +1,8 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type { CustomersTable } from '../../db/schema.js';
-import type { Cursor } from '../../shared/pagination.js';
-import { olderThan } from '../../shared/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
+import { ownedBy } from '../../db/scopes.js';
 import type { Owner } from '../../shared/owner.js';
 
 export type CustomerRow = Selectable<CustomersTable>;
@@ -11,16 +11,14 @@ export async function insert(db: Kdb, values: Insertable<CustomersTable>): Promi
   return db.insertInto('customers').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
+/** The owner's customers, unless deleted. */
+function visibleCustomers(db: Kdb, owner: Owner) {
+  return db.selectFrom('customers').selectAll().$call(ownedBy(owner)).where('deleted_at', 'is', null);
+}
+
 /** The owner's customer, unless deleted. */
 export async function findVisible(db: Kdb, owner: Owner, id: string): Promise<CustomerRow | undefined> {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return visibleCustomers(db, owner).where('id', '=', id).executeTakeFirst();
 }
 
 /** Updates the owner's customer unless deleted; undefined when there is none. */
@@ -34,8 +32,7 @@ export async function updateVisible(
     .updateTable('customers')
     .set(values)
     .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('deleted_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
@@ -49,19 +46,13 @@ export async function listVisible(
   after: Cursor | undefined,
   limit: number,
 ): Promise<CustomerRow[]> {
-  let query = db
-    .selectFrom('customers')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('deleted_at', 'is', null);
+  let query = visibleCustomers(db, owner);
   if (filter.email !== undefined) {
     query = query
       .where('email', 'is not', null)
       .where(sql<string>`lower(email)`, '=', filter.email.toLowerCase());
   }
-  if (after) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return query.$call(keysetPage(after, limit)).execute();
 }
 
 /** Deletes the owner's customer: erases what identifies the person, keeps the row; undefined when none. */

@@ -1,13 +1,8 @@
-import { errorResponses, toApiError } from '../../http/errors.js';
-import {
-  IdempotencyHeaderSchema,
-  idempotencyHooks,
-  type IdempotencyOptions,
-} from '../../http/idempotency.js';
+import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
+import type { IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
-import type { Result } from '../../shared/result.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
-import { CUSTOMER_ERRORS, type CustomerError } from './errors.js';
+import { CUSTOMER_ERRORS } from './errors.js';
 import {
   CustomerCreateSchema,
   CustomerDeletedSchema,
@@ -19,10 +14,7 @@ import {
 } from './schemas.js';
 import type { CustomerService } from './service.js';
 
-function unwrap<T>(result: Result<T, CustomerError>): T {
-  if (!result.ok) throw toApiError(CUSTOMER_ERRORS, result.error);
-  return result.value;
-}
+const unwrap = unwrapWith(CUSTOMER_ERRORS);
 
 const TAGS = ['Customers'];
 const FLAG = 'Needs the `customers` feature of the organization (403 `forbidden` without it).';
@@ -32,111 +24,110 @@ const OWNERSHIP =
 const SECRET =
   'The ID number is stored encrypted and never returned (`hasIdNumber` says whether one is on file).';
 
-/** `/v1/customers` (issue 15 item 5; spec section 1, flag `customers`). */
+/** `/v1/customers` (spec section 1, flag `customers`). */
 export async function customerRoutes(
   app: App,
   options: { service: CustomerService; idempotency: Omit<IdempotencyOptions, 'scopeOf'> },
 ): Promise<void> {
   const { service } = options;
-  const idempotency = idempotencyHooks({ ...options.idempotency, scopeOf: callerScope });
+  const kit = routeKit({
+    tags: TAGS,
+    feature: 'customers',
+    idempotency: { ...options.idempotency, scopeOf: callerScope },
+  });
 
   app.post(
     '/v1/customers',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'createCustomer',
         summary: 'Create a customer',
         description:
           'Records who pays: name, e-mail, phone, your reference, an ID number and metadata, all optional. ' +
           'A charge can then name it with `customerId` instead of an inline `customer` block. ' +
           `${SECRET} Needs scope \`write\`. Honours \`X-Idempotency-Key\`. ${FLAG}`,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
-        body: CustomerCreateSchema,
-        response: { 201: CustomerViewSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500) },
       },
-      config: { auth: 'write', feature: 'customers' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+      {
+        body: CustomerCreateSchema,
+        response: { 201: CustomerViewSchema, ...failures('create') },
+      },
+    ),
     async (request, reply) =>
       reply.code(201).send(unwrap(await service.create(ownerOf(request), request.body))),
   );
 
   app.get(
     '/v1/customers',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listCustomers',
         summary: 'List customers',
         description:
           'Customers of this environment, newest first, `limit` (1 to 100, default 20) per page, optionally ' +
           'those with one `email` (case-insensitive); pass `nextCursor` back as `cursor` with the same ' +
           `filter. Deleted customers are not listed. Needs scope \`read\`. ${FLAG}`,
-        tags: TAGS,
-        querystring: CustomerListQuerySchema,
-        response: { 200: CustomerListSchema, ...errorResponses(400, 401, 403, 429, 500) },
       },
-      config: { auth: 'read', feature: 'customers' },
-    },
+      {
+        querystring: CustomerListQuerySchema,
+        response: { 200: CustomerListSchema, ...failures('list') },
+      },
+    ),
     async (request) => unwrap(await service.list(ownerOf(request), request.query)),
   );
 
   app.get(
     '/v1/customers/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getCustomer',
         summary: 'Retrieve a customer',
         description: `${SECRET} Needs scope \`read\`. ${OWNERSHIP} ${FLAG}`,
-        tags: TAGS,
-        params: CustomerIdParamsSchema,
-        response: { 200: CustomerViewSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'read', feature: 'customers' },
-    },
+      {
+        params: CustomerIdParamsSchema,
+        response: { 200: CustomerViewSchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => unwrap(await service.get(ownerOf(request), request.params.id)),
   );
 
   app.post(
     '/v1/customers/:id',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'updateCustomer',
         summary: 'Update a customer',
         description:
           'Changes only the members sent; `null` clears one (`metadata` is replaced whole). Charges made ' +
           `before keep the details they were made with. ${SECRET} Needs scope \`write\`. Honours ` +
           `\`X-Idempotency-Key\`. ${OWNERSHIP} ${FLAG}`,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
+      },
+      {
         params: CustomerIdParamsSchema,
         body: CustomerUpdateSchema,
-        response: { 200: CustomerViewSchema, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500) },
+        response: { 200: CustomerViewSchema, ...failures('update') },
       },
-      config: { auth: 'write', feature: 'customers' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+    ),
     async (request) => unwrap(await service.update(ownerOf(request), request.params.id, request.body)),
   );
 
   app.delete(
     '/v1/customers/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'deleteCustomer',
         summary: 'Delete a customer',
         description:
           'Erases what identifies the person (name, e-mail, phone, reference, ID number, metadata) and hides ' +
           'the customer from every read; its charges keep their own copy of the details and its id. A second ' +
           `delete is 404 \`not_found\`. Needs scope \`write\`. ${OWNERSHIP} ${FLAG}`,
-        tags: TAGS,
-        params: CustomerIdParamsSchema,
-        response: { 200: CustomerDeletedSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'write', feature: 'customers' },
-    },
+      {
+        params: CustomerIdParamsSchema,
+        response: { 200: CustomerDeletedSchema, ...failures('retrieve') },
+      },
+      'write',
+    ),
     async (request) => unwrap(await service.remove(ownerOf(request), request.params.id)),
   );
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PLAIN_TEXT } from '../../http/input.js';
 import { ListQuerySchema } from '../../http/list-query.js';
+import { IdParamsSchema, MetadataSchema, PageSchema, Timestamp } from '../../http/schemas.js';
 
 /** The limits of a customer's members: the same as a charge's inline customer block. */
 export const CUSTOMER_LIMITS = {
@@ -12,9 +13,6 @@ export const CUSTOMER_LIMITS = {
 } as const;
 
 const PHONE = '^\\+?[0-9][0-9 ().-]*[0-9]$';
-
-const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description: `${description} ISO 8601 UTC with milliseconds.` });
 
 /** The members of a customer a merchant sets; `nullable`: an update may clear them with `null`. */
 function members(nullable: boolean) {
@@ -50,13 +48,10 @@ function members(nullable: boolean) {
       }),
     ),
     metadata: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
-        // A key's length, stated as JSON Schema does: a Record's key schema is not validated.
-        propertyNames: { maxLength: 100 },
-        description:
-          'Your own data: a JSON object of at most 8 KB serialized (UTF-8 bytes of its compact JSON). An ' +
+      MetadataSchema(
+        'Your own data: a JSON object of at most 8 KB serialized (UTF-8 bytes of its compact JSON). An ' +
           'update replaces it whole.',
-      }),
+      ),
     ),
   };
 }
@@ -70,10 +65,7 @@ export const CustomerUpdateSchema = Type.Object(members(true), {
 });
 export type CustomerUpdate = Static<typeof CustomerUpdateSchema>;
 
-export const CustomerIdParamsSchema = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64, description: 'The customer id (`cus_…`).' }) },
-  { additionalProperties: false },
-);
+export const CustomerIdParamsSchema = IdParamsSchema('The customer id (`cus_…`).');
 
 export const CustomerListQuerySchema = Type.Object(
   {
@@ -110,13 +102,9 @@ export const CustomerViewSchema = Type.Object(
 );
 export type CustomerView = Static<typeof CustomerViewSchema>;
 
-export const CustomerListSchema = Type.Object(
-  {
-    data: Type.Array(CustomerViewSchema),
-    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Null on the last page.' }),
-  },
-  { additionalProperties: false },
-);
+export const CustomerListSchema = PageSchema(CustomerViewSchema, 'Null on the last page.', {
+  additionalProperties: false,
+});
 
 export const CustomerDeletedSchema = Type.Object(
   {

@@ -44,7 +44,7 @@ export interface CustomerService {
 }
 
 /**
- * Customers (issue 15 item 5; spec section 1, flag `customers`): a merchant's record of who pays, which a
+ * Customers (spec section 1, flag `customers`): a merchant's record of who pays, which a
  * charge can name instead of an inline customer block. The ID number is sealed as a charge's is.
  */
 export function createCustomerService(deps: {

@@ -12,7 +12,7 @@ export type PayoutProblem =
   | 'kyc'
   | 'not_permitted';
 
-/** The balance and payout pages' words, Turkish and English (issue 15 item 2). */
+/** The balance and payout pages' words, Turkish and English. */
 export interface BalanceMessages {
   title: string;
   /** `{environment}`: the session's environment. */

@@ -1,11 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { BALANCE_MESSAGES, type BalanceMessages, type PayoutProblem } from './balance-i18n.js';
 import type { DashboardBalancePagesOptions } from './balance-options.js';
 import { format } from './i18n.js';
-import { ownerOf, PageQuerySchema, type PageRequest } from './kit.js';
+import { CursorQuerySchema, cursorOf, IdParamsSchema, ownerOf, type PageRequest } from './kit.js';
 import { formatMoney } from './money.js';
 import { SETTLEMENT_MESSAGES } from './settlement-i18n.js';
 import type { Owner } from '../../shared/owner.js';
@@ -14,11 +13,6 @@ import type { Owner } from '../../shared/owner.js';
 const PAYOUT_PAGE_LIMIT = 20;
 const TRANSACTION_PAGE_LIMIT = 50;
 
-const CursorQuerySchema = Type.Object({
-  ...PageQuerySchema.properties,
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
-});
-const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 /** Where a payout page's notice comes from: the redirect after the page's payout button. */
 const PAYOUT_NOTICES = ['created'] as const;
 
@@ -61,18 +55,11 @@ export const refusedPage = (
   });
 
 /** The signed-in user who may read the money; otherwise the redirect to login or the refusal page. */
-export async function reader(
-  options: DashboardBalancePagesOptions,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<SignedIn | undefined> {
-  const { kit } = options;
-  const current = await kit.signedIn(request, reply);
-  if (!current) return undefined;
-  if (kit.may(current, 'readSettlements')) return current;
-  await refusedPage(options, request, reply, current);
-  return undefined;
-}
+export const reader = (options: DashboardBalancePagesOptions, request: FastifyRequest, reply: FastifyReply) =>
+  options.kit.reader(request, reply, {
+    permission: 'readSettlements',
+    refused: (current) => refusedPage(options, request, reply, current),
+  });
 
 export async function balanceOf({ ledger }: DashboardBalancePagesOptions, owner: Owner) {
   const balances = await ledger.balance(owner);
@@ -137,31 +124,19 @@ export async function balancePage(
   });
 }
 
-export async function showBalance(
-  options: DashboardBalancePagesOptions,
-  request: PageRequest<typeof BalanceRoute>,
-  reply: FastifyReply,
-) {
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
-  const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
-  return balancePage(options, request, reply, current, 200, cursor);
-}
-
 /** A payout with its status history, the batch it came from, its statement and its transactions. */
 export async function showPayout(
   options: DashboardBalancePagesOptions,
   request: PageRequest<typeof PayoutRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit, payouts, settlements } = options;
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
   const owner = ownerOf(current);
   const found = await payouts.retrieve(owner, request.params.id);
   if (!found.ok) throw new ApiError('not_found', 'No such payout.');
   const payout = found.value;
-  const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
+  const cursor = cursorOf(request.query.cursor);
   const carried = await payouts.transactions(owner, payout.id, {
     limit: TRANSACTION_PAGE_LIMIT,
     ...(cursor ? { cursor } : {}),

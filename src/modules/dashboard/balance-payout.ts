@@ -1,33 +1,27 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError } from '../../http/errors.js';
 import type { PayoutError } from '../payouts/errors.js';
 import { contextOf, localeOf, type SignedIn } from '../users/http.js';
 import type { BalanceMessages, PayoutProblem } from './balance-i18n.js';
-import {
-  activeDefaultWallet,
-  balanceOf,
-  balancePage,
-  bm,
-  pageData,
-  reader,
-  refusedPage,
-} from './balance-pages.js';
+import { activeDefaultWallet, balanceOf, balancePage, bm, pageData, refusedPage } from './balance-pages.js';
 import type { DashboardBalancePagesOptions } from './balance-options.js';
-import { ownerOf, PageQuerySchema, type PageKit, type PageRequest } from './kit.js';
+import {
+  AmountQuerySchema,
+  confirmationKey,
+  confirmedAmountValid,
+  CONFIRMED_FORM,
+  notTheConfirmationForm,
+  ownerOf,
+  pageSchema,
+  type PageKit,
+  type PageRequest,
+} from './kit.js';
 import { formatMoney } from './money.js';
-import { parseAmount } from './payment-views.js';
+import { amountToConfirm } from './payment-views.js';
 
-const PayoutQuerySchema = Type.Object({
-  ...PageQuerySchema.properties,
-  amount: Type.Optional(Type.String({ maxLength: 1000 })),
-});
 const PayoutFormSchema = Type.Object(
   {
-    _csrf: Type.Optional(Type.String({ maxLength: 200 })),
-    amount: Type.String({ maxLength: 20 }),
-    key: Type.String({ maxLength: 64 }),
+    ...CONFIRMED_FORM,
     /** The wallet the confirmation showed: paid even if another became the default since. */
     walletId: Type.Optional(Type.String({ maxLength: 64 })),
   },
@@ -46,8 +40,8 @@ const PAYOUT_PROBLEM_STATUS: Record<PayoutProblem, number> = {
   not_permitted: 403,
 };
 
-export const PayoutConfirmRoute = { hide: true, querystring: PayoutQuerySchema };
-export const PayoutCreateRoute = { hide: true, querystring: PageQuerySchema, body: PayoutFormSchema };
+export const PayoutConfirmRoute = { hide: true, querystring: AmountQuerySchema };
+export const PayoutCreateRoute = pageSchema({ body: PayoutFormSchema });
 
 /**
  * A refusal of the payout button, on the balance page with the status `POST /v1/payouts` would answer;
@@ -103,9 +97,7 @@ function problemOf(
       return { key: 'rate', values: {} };
     case 'idempotency_key_reuse':
       // The confirmation page's key with another amount, or another user's: a forged or broken form.
-      throw ApiError.validation([
-        { path: 'key', in: 'body', code: 'invalid_value', message: 'not the confirmation form' },
-      ]);
+      throw notTheConfirmationForm();
     default:
       throw new Error(`a payout creation answered ${error.code}`);
   }
@@ -117,10 +109,9 @@ export async function confirmPayout(
   options: DashboardBalancePagesOptions,
   request: PageRequest<typeof PayoutConfirmRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit } = options;
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
   const typed = request.query.amount?.trim() ?? '';
   const refused = payoutRefusal(kit, current);
   if (refused) return payoutProblem(options, request, reply, current, refused, {}, typed);
@@ -132,13 +123,8 @@ export async function confirmPayout(
   ]);
   if (!wallet) return payoutProblem(options, request, reply, current, 'no_wallet', {}, typed);
   const available = BigInt(balance.available);
-  let amount = available;
-  if (typed !== '') {
-    const parsed = parseAmount(typed);
-    if (parsed === undefined || parsed <= 0n)
-      return payoutProblem(options, request, reply, current, 'amount', {}, typed);
-    amount = parsed;
-  }
+  const amount = amountToConfirm(typed, available);
+  if (amount === undefined) return payoutProblem(options, request, reply, current, 'amount', {}, typed);
   // The service checks it again under its lock; said here first so the confirmation never promises it.
   if (amount <= 0n || amount > available) {
     return payoutProblem(
@@ -159,7 +145,7 @@ export async function confirmPayout(
     amount: amount.toString(),
     balance,
     wallet,
-    key: randomBytes(18).toString('base64url'),
+    key: confirmationKey(),
   });
 }
 
@@ -172,7 +158,7 @@ export async function createPayout(
 ) {
   const { kit } = options;
   return kit.command(request, reply, {
-    allowed: (current) => kit.may(current, 'readSettlements'),
+    permission: 'readSettlements',
     refused: (current) => refusedPage(options, request, reply, current),
     run: async (current) => {
       const problem = async (key: PayoutProblem, values?: Record<string, string>) => ({
@@ -181,14 +167,8 @@ export async function createPayout(
       const refused = payoutRefusal(kit, current);
       if (refused) return problem(refused);
       const { amount, key, walletId } = request.body;
-      if (!/^[1-9][0-9]{0,15}$/.test(amount) || BigInt(amount) > BigInt(Number.MAX_SAFE_INTEGER))
-        return problem('amount');
-      // The confirmation page's key, unchanged: anything else is a forged or broken form.
-      if (!/^[A-Za-z0-9_-]{16,64}$/.test(key)) {
-        throw ApiError.validation([
-          { path: 'key', in: 'body', code: 'invalid_value', message: 'not the confirmation form' },
-        ]);
-      }
+      // The confirmation page's key, unchanged: anything else is a forged or broken form (thrown).
+      if (!confirmedAmountValid(amount, key)) return problem('amount');
       const owner = ownerOf(current);
       const made = await options.payouts.create(
         // The user who made it is recorded where an API payout records its key: a retry by another

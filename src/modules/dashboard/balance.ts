@@ -1,8 +1,8 @@
 import type { App } from '../../http/server.js';
-import { DASHBOARD_RATE_LIMITS } from '../users/http.js';
-import { BalanceRoute, PayoutRoute, showBalance, showPayout } from './balance-pages.js';
+import { balancePage, BalanceRoute, PayoutRoute, reader, showPayout } from './balance-pages.js';
 import { confirmPayout, createPayout, PayoutConfirmRoute, PayoutCreateRoute } from './balance-payout.js';
 import type { DashboardBalancePagesOptions } from './balance-options.js';
+import { cursorOf, guardedRoute, pageRoute, registerPages, SETTINGS_POST } from './kit.js';
 
 /**
  * "Balance and payouts" of the merchant dashboard: the balance cards of the session's environment (the
@@ -15,20 +15,12 @@ import type { DashboardBalancePagesOptions } from './balance-options.js';
  * idempotency key (docs/decisions/0069-money-pages.md).
  */
 export async function balancePages(app: App, options: DashboardBalancePagesOptions): Promise<void> {
-  options.kit.handleErrors(app);
-
-  app.get('/dashboard/balance', { schema: BalanceRoute }, (request, reply) =>
-    showBalance(options, request, reply),
-  );
-  app.get('/dashboard/payouts/new', { schema: PayoutConfirmRoute }, (request, reply) =>
-    confirmPayout(options, request, reply),
-  );
-  app.post(
-    '/dashboard/payouts',
-    { schema: PayoutCreateRoute, config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings } },
-    (request, reply) => createPayout(options, request, reply),
-  );
-  app.get('/dashboard/payouts/:id', { schema: PayoutRoute }, (request, reply) =>
-    showPayout(options, request, reply),
-  );
+  registerPages(app, options, [
+    guardedRoute('GET', '/dashboard/balance', BalanceRoute, reader, (options, request, reply, current) =>
+      balancePage(options, request, reply, current, 200, cursorOf(request.query.cursor)),
+    ),
+    guardedRoute('GET', '/dashboard/payouts/new', PayoutConfirmRoute, reader, confirmPayout),
+    pageRoute('POST', '/dashboard/payouts', PayoutCreateRoute, createPayout, SETTINGS_POST),
+    guardedRoute('GET', '/dashboard/payouts/:id', PayoutRoute, reader, showPayout),
+  ]);
 }

@@ -13,7 +13,7 @@ export type BrandingProblem =
   | 'unsupported'
   | 'unreadable';
 
-/** The branding page's words, Turkish and English (issue 15 item 6). */
+/** The branding page's words, Turkish and English. */
 export interface BrandingMessages {
   title: string;
   intro: string;

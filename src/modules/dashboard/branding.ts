@@ -86,7 +86,7 @@ function describeIssues(issues: PageIssues, locale: Locale) {
 }
 
 /**
- * The branding page of the merchant dashboard (issue 15 item 6): the name, brand colour and logo the
+ * The branding page of the merchant dashboard: the name, brand colour and logo the
  * checkout shows. Every role reads it; owners and admins change it (`manageBranding`), audited by the
  * organizations module. Colours are refused below WCAG AA contrast with white, logos by their bytes.
  */

@@ -2,7 +2,7 @@ import type { Locale } from '../../web/i18n.js';
 
 type ChargeStatus = 'pending' | 'succeeded' | 'failed' | 'expired';
 
-/** The customer pages' words, Turkish and English (issue 15 item 5). */
+/** The customer pages' words, Turkish and English. */
 export interface CustomerMessages {
   title: string;
   /** `{environment}`: the session's environment. */

@@ -35,7 +35,7 @@ const CustomerListQuerySchema = Type.Object({
 const CustomerPageQuerySchema = Type.Object({ ...PageQuerySchema.properties, cursor: Cursor });
 
 /**
- * The customer pages of the merchant dashboard (issue 15 item 5), only for an organization with the
+ * The customer pages of the merchant dashboard, only for an organization with the
  * `customers` flag (otherwise 404, and no link in the navigation): the customers of the session's
  * environment, newest first, found by e-mail, and each customer with its charges. Read only; the ID
  * number is never shown, only whether one is on file. Another organization's or environment's customer,

@@ -1,6 +1,6 @@
 import type { Locale } from '../../web/i18n.js';
 
-/** The event pages' words, English and Turkish (issue 15 item 0: Developers, events). */
+/** The event pages' words, English and Turkish (Developers, events). */
 export interface EventMessages {
   title: string;
   /** `{environment}`. */

@@ -34,7 +34,7 @@ function linkOf(event: EventPayload): { path: string; kind: 'payment' | 'payout'
 }
 
 /**
- * The event pages of the merchant dashboard (the Developers area of issue 15 item 0), for an organization
+ * The event pages of the merchant dashboard (the Developers area), for an organization
  * with the `events` flag, as `GET /v1/events` is (otherwise 404 and no link): the events of the session's
  * environment newest first, by type, and each event with its payload exactly as webhooks carry it and a
  * link to what it is about. Read only; every role reads them (`readEvents`).

@@ -2,7 +2,7 @@ import type { Locale } from '../../web/i18n.js';
 import type { ExportKind } from '../exports/csv.js';
 import type { ExportRangeError } from '../exports/range.js';
 
-/** The exports page's words, Turkish and English (issue 15 item 4). */
+/** The exports page's words, Turkish and English. */
 export interface ExportMessages {
   title: string;
   /** `{environment}`: the session's environment. */

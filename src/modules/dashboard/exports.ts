@@ -40,7 +40,7 @@ const isKind = (kind: string | undefined): kind is ExportKind =>
   (EXPORT_KINDS as readonly string[]).includes(kind ?? '');
 
 /**
- * The exports of the merchant dashboard (issue 15 item 4, docs/exports.md): a form (what, from, to) for
+ * The exports of the merchant dashboard (docs/exports.md): a form (what, from, to) for
  * the session's environment, and `GET /dashboard/exports/{charges,refunds,payouts}.csv?from=&to=`, the
  * file itself, streamed. Only the roles of `exportRecords`; a refused range is the page again with
  * status 400 and what is wrong; every row is the session's organization's and environment's.

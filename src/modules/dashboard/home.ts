@@ -29,7 +29,7 @@ export interface HomePageDeps {
   kit: PageKit;
   users: UserService;
   urls: Pick<Urls, 'liveApi' | 'sandboxApi'>;
-  /** The overview's daily figures (issue 15 item 3). */
+  /** The overview's daily figures. */
   activity: ActivityReader;
   clock: Clock;
 }

@@ -8,9 +8,20 @@ import { apiKeyRefusal } from '../api-keys/errors.js';
 import { normalizeCidr } from '../api-keys/ip-allowlist.js';
 import { API_KEY_LIMITS, API_KEY_SCOPES } from '../api-keys/schemas.js';
 import type { ApiKeyService } from '../api-keys/service.js';
-import { DASHBOARD_RATE_LIMITS, type SignedIn } from '../users/http.js';
+import type { SignedIn } from '../users/http.js';
 import { ApiKeyFormSchema, ApiKeyParamsSchema, CsrfFormSchema } from '../users/schemas.js';
-import { displayTime, PageQuerySchema, type PageKit, type PageRequest } from './kit.js';
+import {
+  displayTime,
+  guardedRoute,
+  pageRoute,
+  pageSchema,
+  registerPages,
+  SETTINGS_POST,
+  signedIn,
+  signedInPost,
+  type PageKit,
+  type PageRequest,
+} from './kit.js';
 
 /** How many keys the dashboard lists (newest first). */
 const API_KEY_PAGE_LIMIT = 100;
@@ -29,7 +40,7 @@ interface ApiKeyFormValues {
 }
 const EMPTY_KEY_FORM: ApiKeyFormValues = { name: '', scopes: [], allowedIps: '', expiresAt: '' };
 
-const KeyListRoute = { hide: true, querystring: PageQuerySchema };
+const KeyListRoute = pageSchema({});
 const KeyRoute = {
   hide: true,
   params: ApiKeyParamsSchema,
@@ -38,13 +49,8 @@ const KeyRoute = {
     cursor: Type.Optional(Type.String({ maxLength: 512 })),
   }),
 };
-const KeyCreateRoute = { hide: true, querystring: PageQuerySchema, body: ApiKeyFormSchema };
-const KeyRevokeRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: ApiKeyParamsSchema,
-  body: CsrfFormSchema,
-};
+const KeyCreateRoute = pageSchema({ body: ApiKeyFormSchema });
+const KeyRevokeRoute = pageSchema({ params: ApiKeyParamsSchema, body: CsrfFormSchema });
 
 interface ApiKeyPagesOptions {
   kit: PageKit;
@@ -52,25 +58,13 @@ interface ApiKeyPagesOptions {
 }
 
 /** The API keys of the session's environment: list, create, one key's requests, revoke. */
-export async function apiKeyPages(
-  app: App,
-  options: { kit: PageKit; apiKeys: ApiKeyService },
-): Promise<void> {
-  options.kit.handleErrors(app);
-  const config = { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings };
-
-  app.get('/dashboard/api-keys', { schema: KeyListRoute }, (request, reply) =>
-    showKeys(options, request, reply),
-  );
-  app.get('/dashboard/api-keys/:id', { schema: KeyRoute }, (request, reply) =>
-    showKey(options, request, reply),
-  );
-  app.post('/dashboard/api-keys', { schema: KeyCreateRoute, config }, (request, reply) =>
-    createKey(options, request, reply),
-  );
-  app.post('/dashboard/api-keys/:id/revoke', { schema: KeyRevokeRoute, config }, (request, reply) =>
-    revokeKey(options, request, reply),
-  );
+export async function apiKeyPages(app: App, options: ApiKeyPagesOptions): Promise<void> {
+  registerPages(app, options, [
+    guardedRoute('GET', '/dashboard/api-keys', KeyListRoute, signedIn, showKeys),
+    guardedRoute('GET', '/dashboard/api-keys/:id', KeyRoute, signedIn, showKey),
+    guardedRoute('POST', '/dashboard/api-keys', KeyCreateRoute, signedInPost, createKey, SETTINGS_POST),
+    pageRoute('POST', '/dashboard/api-keys/:id/revoke', KeyRevokeRoute, revokeKey, SETTINGS_POST),
+  ]);
 }
 
 /**
@@ -121,9 +115,8 @@ async function showKeys(
   options: ApiKeyPagesOptions,
   request: PageRequest<typeof KeyListRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
-  const current = await options.kit.signedIn(request, reply);
-  if (!current) return reply;
   return apiKeysPage(
     options,
     request,
@@ -138,9 +131,8 @@ async function showKey(
   { kit, apiKeys }: ApiKeyPagesOptions,
   request: PageRequest<typeof KeyRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
-  const current = await kit.signedIn(request, reply);
-  if (!current) return reply;
   const caller = keyCallerOf(current);
   const key = await apiKeys.get(caller, request.params.id);
   const requests = await apiKeys.listRequests(caller, request.params.id, {
@@ -163,10 +155,9 @@ async function createKey(
   options: ApiKeyPagesOptions,
   request: PageRequest<typeof KeyCreateRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit, apiKeys } = options;
-  const current = await kit.signedInPost(request, reply);
-  if (!current) return reply;
   const rawScopes = request.body.scopes ?? [];
   const form: ApiKeyFormValues = {
     name: (request.body.name ?? '').trim(),
@@ -243,7 +234,7 @@ async function revokeKey(
   const { kit, apiKeys } = options;
   const { id } = request.params;
   return kit.command(request, reply, {
-    allowed: (current) => kit.may(current, 'manageApiKeys'),
+    permission: 'manageApiKeys',
     refused: (current) =>
       apiKeysPage(options, request, reply, current, 403, { errors: [{ key: 'not_permitted' }] }),
     run: async (current) => {

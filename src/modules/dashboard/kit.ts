@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
@@ -11,12 +12,18 @@ import type {
 import { Type } from 'typebox';
 import type { FeatureFlag } from '../../db/schema.js';
 import { isCardNumberRefusal } from '../../http/card-data.js';
-import type { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../http/errors.js';
 import { toApiError, type App } from '../../http/server.js';
 import type { SessionManager } from '../../http/session.js';
 import type { Locale } from '../../web/i18n.js';
 import { jsonForScript, type Renderer } from '../../web/render.js';
-import { localeOf, localized, type DashboardAuth, type SignedIn } from '../users/http.js';
+import {
+  DASHBOARD_RATE_LIMITS,
+  localeOf,
+  localized,
+  type DashboardAuth,
+  type SignedIn,
+} from '../users/http.js';
 import { userMay, type DashboardPermission } from '../users/roles.js';
 import { DASHBOARD_MESSAGES, format, type DashboardMessages } from './i18n.js';
 import { areaOf, navigationOf } from './navigation.js';
@@ -27,6 +34,15 @@ export const PageQuerySchema = Type.Object({
   lang: Type.Optional(Type.String()),
   notice: Type.Optional(Type.String()),
 });
+/** A page's cursor through a list (`?cursor=`; empty is the first page). */
+export const CursorQuerySchema = Type.Object({
+  ...PageQuerySchema.properties,
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+});
+export const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
+/** A form post with no more than its CSRF token. */
+export const CsrfFormSchema = Type.Object({ _csrf: Csrf }, { additionalProperties: false });
 /** Pages reached through an e-mailed link carry a secret in the path: they are kept out of request logs. */
 export const QUIET = 'warn' as const;
 
@@ -49,16 +65,26 @@ export type CommandOutcome = { path: string; notice: string } | { reply: Fastify
 
 /** A command posted from a form of a page (see `PageKit.command`). */
 export interface PageCommand {
-  /** Whether the user's role may run it. */
-  allowed(current: SignedIn): boolean;
+  /** What the user's role must allow to run it. */
+  permission: DashboardPermission;
   /** The page that says the role may not. */
   refused(current: SignedIn): Promise<FastifyReply> | FastifyReply;
   /** The command itself; a refusal the error page shows is thrown. */
   run(current: SignedIn): Promise<CommandOutcome>;
 }
 
+/** What a page asks of its reader (see `PageKit.reader`). */
+export interface PageReadRule {
+  /** What the user's role must allow to read it. */
+  permission: DashboardPermission;
+  /** The organization's flag without which the page does not exist (404). */
+  feature?: FeatureFlag;
+  /** The page that says the role may not. */
+  refused(current: SignedIn): Promise<unknown> | unknown;
+}
+
 /**
- * The page kit of the merchant dashboard (issue 12 item 8): what every area plugin uses to render,
+ * The page kit of the merchant dashboard: what every area plugin uses to render,
  * redirect, show an error page and guard a page (signed in, CSRF token, role).
  */
 export interface PageKit {
@@ -97,6 +123,11 @@ export interface PageKit {
    * CSRF token checked, else the redirect to login), the refusal page unless the role may, then the command.
    */
   command(request: FastifyRequest, reply: FastifyReply, command: PageCommand): Promise<FastifyReply>;
+  /**
+   * The signed-in user who may read a page: otherwise the redirect to login, the page that does not exist
+   * (without the organization's flag), or the refusal page; undefined after a redirect or a refusal.
+   */
+  reader(request: FastifyRequest, reply: FastifyReply, rule: PageReadRule): Promise<SignedIn | undefined>;
   /** Whether the user's role allows this (the rule lives in the users service). */
   may(current: SignedIn, permission: DashboardPermission): boolean;
   /** Whether the user's organization has this feature flag (product decision 8). */
@@ -134,7 +165,7 @@ export function createPageKit(deps: {
         when: displayTime,
         features: current ? current.account.organization.featureFlags : [],
         ...data,
-        // The application shell around every signed-in page (issue 15 item 0): the navigation, the
+        // The application shell around every signed-in page: the navigation, the
         // organization, the environment switch (back to the same area) and the sandbox banner.
         shell: current && {
           organizationName: current.account.organization.name,
@@ -186,13 +217,24 @@ export function createPageKit(deps: {
       return current;
     },
 
-    async command(request, reply, { allowed, refused, run }) {
+    async command(request, reply, { permission, refused, run }) {
       const current = await kit.signedInPost(request, reply);
       if (!current) return reply;
-      if (!allowed(current)) return refused(current);
+      if (!kit.may(current, permission)) return refused(current);
       const outcome = await run(current);
       if ('reply' in outcome) return outcome.reply;
       return kit.redirect(request, reply, outcome.path, { notice: outcome.notice });
+    },
+
+    async reader(request, reply, { permission, feature, refused }) {
+      const current = await kit.signedIn(request, reply);
+      if (!current) return undefined;
+      if (feature !== undefined && !kit.hasFeature(current, feature)) {
+        throw new ApiError('not_found', 'No such page.');
+      }
+      if (kit.may(current, permission)) return current;
+      await refused(current);
+      return undefined;
     },
 
     may: (current, permission) => userMay(current.account.user, permission),
@@ -206,6 +248,132 @@ export function createPageKit(deps: {
     },
   };
   return kit;
+}
+
+// ---------------------------------------------------------------- an area's table of routes
+
+/** What a page route sets beside its schema: the rate limit of a form's post, a quieter log. */
+export interface PageRouteSettings {
+  config?: { rateLimit: { max: number; timeWindow: number } };
+  logLevel?: typeof QUIET;
+}
+/** The rate limit of the forms that change an account's settings. */
+export const SETTINGS_POST: PageRouteSettings = {
+  config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+};
+
+/** A route of an area's pages: its handler takes the area's options. */
+export interface PageRoute<O> {
+  method: 'GET' | 'POST';
+  url: string;
+  schema: FastifySchema;
+  settings: PageRouteSettings;
+  handle(options: O, request: FastifyRequest, reply: FastifyReply): unknown;
+}
+
+/** A route of an area's table, its handler typed by the route's schema. */
+export function pageRoute<O, S extends FastifySchema>(
+  method: PageRoute<O>['method'],
+  url: string,
+  schema: S,
+  handle: (options: O, request: PageRequest<S>, reply: FastifyReply) => unknown,
+  settings: PageRouteSettings = {},
+): PageRoute<O> {
+  return {
+    method,
+    url,
+    schema,
+    settings,
+    handle: (options, request, reply) => handle(options, request as PageRequest<S>, reply),
+  };
+}
+
+/** Who may reach a route: the signed-in user it lets through, or undefined once it has answered. */
+export type PageGuard<O> = (
+  options: O,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => Promise<SignedIn | undefined>;
+/** A page of the signed-in user: else the redirect to login. */
+export const signedIn: PageGuard<{ kit: PageKit }> = ({ kit }, request, reply) =>
+  kit.signedIn(request, reply);
+/** A form post of the signed-in user, its CSRF token checked: else the redirect to login. */
+export const signedInPost: PageGuard<{ kit: PageKit }> = ({ kit }, request, reply) =>
+  kit.signedInPost(request, reply);
+
+/** A route whose handler runs for the user its guard lets through (see `PageGuard`). */
+export function guardedRoute<O, S extends FastifySchema>(
+  method: PageRoute<O>['method'],
+  url: string,
+  schema: S,
+  guard: PageGuard<O>,
+  handle: (options: O, request: PageRequest<S>, reply: FastifyReply, current: SignedIn) => unknown,
+  settings: PageRouteSettings = {},
+): PageRoute<O> {
+  const guarded = async (options: O, request: PageRequest<S>, reply: FastifyReply) => {
+    const current = await guard(options, request, reply);
+    return current ? handle(options, request, reply, current) : reply;
+  };
+  return pageRoute(method, url, schema, guarded, settings);
+}
+
+/** An area's pages: their errors shown as pages, and each route of the table. */
+export function registerPages<O extends { kit: PageKit }>(
+  app: App,
+  options: O,
+  routes: ReadonlyArray<PageRoute<O>>,
+): void {
+  options.kit.handleErrors(app);
+  for (const { method, url, schema, settings, handle } of routes) {
+    app.route({
+      method,
+      url,
+      schema,
+      ...settings,
+      handler: (request, reply) => handle(options, request, reply),
+    });
+  }
+}
+
+/** The schema of a page route with the page query: hidden from the API's reference. */
+export function pageSchema<P extends FastifySchema>(parts: P) {
+  return { hide: true, querystring: PageQuerySchema, ...parts };
+}
+
+/** A list's cursor from the query: an empty one is the first page. */
+export const cursorOf = (cursor: string | undefined) => (cursor === '' ? undefined : cursor);
+
+// ---------------------------------------------------------------- a form with a confirmation step
+
+/** The query of a confirmation page: the amount typed on the page before (free text, checked after). */
+export const AmountQuerySchema = Type.Object({
+  ...PageQuerySchema.properties,
+  amount: Type.Optional(Type.String({ maxLength: 1000 })),
+});
+/** The members of a confirmed form: the amount confirmed (minor units) and the confirmation's key. */
+export const CONFIRMED_FORM = {
+  _csrf: Csrf,
+  amount: Type.String({ maxLength: 20 }),
+  key: Type.String({ maxLength: 64 }),
+};
+
+/** The key a confirmation page gives its form: a second submission of the same form is the same command. */
+export const confirmationKey = () => randomBytes(18).toString('base64url');
+
+/** The refusal of a confirmed form whose key or amount is not the confirmation page's. */
+export const notTheConfirmationForm = () =>
+  ApiError.validation([
+    { path: 'key', in: 'body', code: 'invalid_value', message: 'not the confirmation form' },
+  ]);
+
+/**
+ * A confirmed form's amount (whole minor units) is valid, and its key is the confirmation page's
+ * unchanged (anything else is a forged or broken form, thrown).
+ */
+export function confirmedAmountValid(amount: string, key: string): boolean {
+  if (!/^[1-9][0-9]{0,15}$/.test(amount) || BigInt(amount) > BigInt(Number.MAX_SAFE_INTEGER)) return false;
+  if (!/^[A-Za-z0-9_-]{16,64}$/.test(key)) throw notTheConfirmationForm();
+  return true;
 }
 
 /** An error of a page (refused CSRF token, rate limit, malformed form) as a page, logged by its status. */

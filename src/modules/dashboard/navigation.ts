@@ -4,7 +4,7 @@ import { userMay, type DashboardPermission } from '../users/roles.js';
 import type { DashboardMessages } from './i18n.js';
 
 /**
- * The application shell's navigation (issue 15 item 0): every area of the dashboard in one list, grouped
+ * The application shell's navigation: every area of the dashboard in one list, grouped
  * as a payments dashboard groups them, each link shown only to the users who may open its page (a
  * permission of DASHBOARD_PERMISSIONS, or a feature flag of the organization). The layout draws it on
  * every signed-in page; no page includes it itself.

@@ -1,7 +1,7 @@
 import type { PaymentMethod } from '../../db/schema.js';
 import type { Locale } from '../../web/i18n.js';
 
-/** The overview's words, English and Turkish (issue 15 item 3). */
+/** The overview's words, English and Turkish. */
 export interface OverviewMessages {
   title: string;
   /** `{days}`: the period's length; `{since}`, `{until}`: its first and last UTC day. */

@@ -5,7 +5,7 @@ import type { DailyRefundActivity } from '../refunds/activity.js';
 import type { Owner } from '../../shared/owner.js';
 
 /**
- * The dashboard's overview (issue 15 item 3): volume, count, success rate and refunds per UTC day over the
+ * The dashboard's overview: volume, count, success rate and refunds per UTC day over the
  * last 7, 30 or 90 days, and the payment-method mix, drawn as SVG on the server (the CSP allows no
  * script of anyone else's, and a chart needs none). Each chart comes with a table of the same numbers
  * (screen readers, and the tests that compare them with the API).

@@ -25,7 +25,7 @@ export type FilterProblem =
 export type RefundProblem =
   'amount' | 'exceeds' | 'nothing_left' | 'not_refundable' | 'rejected' | 'unavailable' | 'not_configured';
 
-/** The Payments pages' words, Turkish and English (issue 15 item 1). */
+/** The Payments pages' words, Turkish and English. */
 export interface PaymentMessages {
   title: string;
   /** `{environment}`: the session's environment. */

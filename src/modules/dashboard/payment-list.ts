@@ -2,10 +2,10 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ChargeSearch, ChargeSort } from '../charges/service.js';
 import { CHARGE_LIMITS, CHARGE_STATUSES, PAYMENT_METHODS } from '../charges/schemas.js';
-import { localeOf } from '../users/http.js';
-import { ownerOf, PageQuerySchema, type PageRequest } from './kit.js';
+import { localeOf, type SignedIn } from '../users/http.js';
+import { CursorQuerySchema, ownerOf, type PageRequest } from './kit.js';
 import type { FilterProblem } from './payment-i18n.js';
-import { pageData, reader } from './payment-pages.js';
+import { pageData } from './payment-pages.js';
 import { parseAmount, refundStateOf } from './payment-views.js';
 import type { DashboardPaymentPagesOptions } from './payment-options.js';
 
@@ -22,8 +22,7 @@ const REFERENCE_MAX = CHARGE_LIMITS.merchantReference;
 const Text = Type.Optional(Type.String({ maxLength: 1000 }));
 
 const PaymentListQuerySchema = Type.Object({
-  ...PageQuerySchema.properties,
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  ...CursorQuerySchema.properties,
   status: Text,
   method: Text,
   from: Text,
@@ -59,10 +58,9 @@ export async function showPayments(
   options: DashboardPaymentPagesOptions,
   request: PageRequest<typeof PaymentListRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit, charges } = options;
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
   const q = request.query;
   const form: ListForm = {
     status: q.status?.trim() ?? '',

@@ -4,7 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import { contextOf, localeOf, type SignedIn } from '../users/http.js';
 import { webhookRefusal } from '../webhooks/errors.js';
 import { format } from './i18n.js';
-import { ownerOf, PageQuerySchema, type PageRequest } from './kit.js';
+import { CsrfFormSchema, IdParamsSchema, ownerOf, pageSchema, type PageRequest } from './kit.js';
 import { PAYMENT_MESSAGES, type PaymentMessages, type RefundProblem } from './payment-i18n.js';
 import { formatSigned, moneyLinesOf, negate, refundStateOf, timelineOf } from './payment-views.js';
 import type { DashboardPaymentPagesOptions } from './payment-options.js';
@@ -14,21 +14,13 @@ export const REFUNDS_SHOWN = 100;
 const NOTICES = ['refunded', 'refundPending', 'retried'] as const;
 type Notice = (typeof NOTICES)[number];
 
-export const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
-export const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const RetryParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
   deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
 });
-const CsrfFormSchema = Type.Object({ _csrf: Csrf }, { additionalProperties: false });
 
-export const ChargeRoute = { hide: true, querystring: PageQuerySchema, params: IdParamsSchema };
-export const ChargeRetryRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: RetryParamsSchema,
-  body: CsrfFormSchema,
-};
+export const ChargeRoute = pageSchema({ params: IdParamsSchema });
+export const ChargeRetryRoute = pageSchema({ params: RetryParamsSchema, body: CsrfFormSchema });
 
 export const pm = (request: FastifyRequest): PaymentMessages => PAYMENT_MESSAGES[localeOf(request)];
 export const noSuchCharge = () => new ApiError('not_found', 'No such charge.');
@@ -50,21 +42,16 @@ export function pageData({ kit }: DashboardPaymentPagesOptions, request: Fastify
 }
 
 /** The signed-in user who may read payments; otherwise the redirect to login or the refusal page. */
-export async function reader(
-  { kit }: DashboardPaymentPagesOptions,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<SignedIn | undefined> {
-  const current = await kit.signedIn(request, reply);
-  if (!current) return undefined;
-  if (kit.may(current, 'readPayments')) return current;
-  await kit.render(request, reply, 'dashboard-message', 403, {
-    title: () => pm(request).title,
-    text: () => ({ title: pm(request).title, body: pm(request).notPermitted }),
-    link: 'none',
+export const reader = ({ kit }: DashboardPaymentPagesOptions, request: FastifyRequest, reply: FastifyReply) =>
+  kit.reader(request, reply, {
+    permission: 'readPayments',
+    refused: () =>
+      kit.render(request, reply, 'dashboard-message', 403, {
+        title: () => pm(request).title,
+        text: () => ({ title: pm(request).title, body: pm(request).notPermitted }),
+        link: 'none',
+      }),
   });
-  return undefined;
-}
 
 // ---------------------------------------------------------------- the charge page
 
@@ -157,9 +144,8 @@ export async function showCharge(
   options: DashboardPaymentPagesOptions,
   request: PageRequest<typeof ChargeRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
   const notice = NOTICES.find((value) => value === request.query.notice);
   return chargePage(options, request, reply, current, request.params.id, 200, notice ? { notice } : {});
 }
@@ -174,7 +160,7 @@ export async function retryChargeDelivery(
   const { kit, charges, webhooks, users } = options;
   const { id, deliveryId } = request.params;
   return kit.command(request, reply, {
-    allowed: (current) => kit.may(current, 'manageWebhooks'),
+    permission: 'manageWebhooks',
     refused: async () => {
       await kit.message(
         request,

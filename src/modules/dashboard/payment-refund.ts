@@ -1,39 +1,27 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError } from '../../http/errors.js';
 import type { RefundError } from '../refunds/errors.js';
 import { contextOf, localeOf, type SignedIn } from '../users/http.js';
-import { ownerOf, PageQuerySchema, type PageRequest } from './kit.js';
-import type { RefundProblem } from './payment-i18n.js';
 import {
-  chargePage,
-  chargePath,
-  Csrf,
+  AmountQuerySchema,
+  confirmationKey,
+  confirmedAmountValid,
+  CONFIRMED_FORM,
   IdParamsSchema,
-  noSuchCharge,
-  pageData,
-  pm,
-  reader,
-} from './payment-pages.js';
-import { formatSigned, negate, parseAmount } from './payment-views.js';
+  notTheConfirmationForm,
+  ownerOf,
+  pageSchema,
+  type PageRequest,
+} from './kit.js';
+import type { RefundProblem } from './payment-i18n.js';
+import { chargePage, chargePath, noSuchCharge, pageData, pm } from './payment-pages.js';
+import { amountToConfirm, formatSigned, negate } from './payment-views.js';
 import type { DashboardPaymentPagesOptions } from './payment-options.js';
 
-/** A form's free text is bounded before it is looked at; the checks below give the precise errors. */
-const Text = Type.Optional(Type.String({ maxLength: 1000 }));
-const RefundQuerySchema = Type.Object({ ...PageQuerySchema.properties, amount: Text });
-const RefundFormSchema = Type.Object(
-  { _csrf: Csrf, amount: Type.String({ maxLength: 20 }), key: Type.String({ maxLength: 64 }) },
-  { additionalProperties: false },
-);
+const RefundFormSchema = Type.Object(CONFIRMED_FORM, { additionalProperties: false });
 
-export const RefundConfirmRoute = { hide: true, querystring: RefundQuerySchema, params: IdParamsSchema };
-export const RefundRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: IdParamsSchema,
-  body: RefundFormSchema,
-};
+export const RefundConfirmRoute = { hide: true, querystring: AmountQuerySchema, params: IdParamsSchema };
+export const RefundRoute = pageSchema({ params: IdParamsSchema, body: RefundFormSchema });
 
 /** The charge page (404 if it is not theirs) with the refusal, for a role that may not refund. */
 const refusedRefund = (
@@ -50,10 +38,9 @@ export async function confirmRefund(
   options: DashboardPaymentPagesOptions,
   request: PageRequest<typeof RefundConfirmRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit, charges, refunds, ledger } = options;
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
   const { id } = request.params;
   // The owner or admin refunding; otherwise the refusal.
   if (!kit.may(current, 'refundCharges')) {
@@ -74,13 +61,9 @@ export async function confirmRefund(
     });
   if (charge.status !== 'succeeded') return problem('not_refundable');
   if (remaining <= 0n) return problem('nothing_left');
-  let amount = remaining;
-  if (typed !== '') {
-    const parsed = parseAmount(typed);
-    if (parsed === undefined || parsed <= 0n) return problem('amount');
-    if (parsed > remaining) return problem('exceeds', { amount: formatSigned(remaining.toString(), locale) });
-    amount = parsed;
-  }
+  const amount = amountToConfirm(typed, remaining);
+  if (amount === undefined) return problem('amount');
+  if (amount > remaining) return problem('exceeds', { amount: formatSigned(remaining.toString(), locale) });
   const messages = pm(request);
   // The charge's fee as its ledger entry recorded it: what this refund does not give back.
   const [booked] = await ledger.chargeEntries(ownerOf(current), charge.id, []);
@@ -91,7 +74,7 @@ export async function confirmRefund(
     charge,
     amount: amount.toString(),
     fee: fee === undefined ? '0' : negate(fee),
-    key: randomBytes(18).toString('base64url'),
+    key: confirmationKey(),
   });
 }
 
@@ -105,7 +88,7 @@ export async function refund(
   const { kit } = options;
   const { id } = request.params;
   return kit.command(request, reply, {
-    allowed: (current) => kit.may(current, 'refundCharges'),
+    permission: 'refundCharges',
     refused: async (current) => {
       await refusedRefund(options, request, reply, current, id);
       return reply;
@@ -126,14 +109,8 @@ async function makeRefund(
   const problem = async (status: number, key: RefundProblem, values: Record<string, string> = {}) => ({
     reply: await chargePage(options, request, reply, current, id, status, { refundProblem: { key, values } }),
   });
-  if (!/^[1-9][0-9]{0,15}$/.test(amount) || BigInt(amount) > BigInt(Number.MAX_SAFE_INTEGER))
-    return problem(400, 'amount');
-  // The confirmation page's key, unchanged: anything else is a forged or broken form.
-  if (!/^[A-Za-z0-9_-]{16,64}$/.test(key)) {
-    throw ApiError.validation([
-      { path: 'key', in: 'body', code: 'invalid_value', message: 'not the confirmation form' },
-    ]);
-  }
+  // The confirmation page's key, unchanged: anything else is a forged or broken form (thrown).
+  if (!confirmedAmountValid(amount, key)) return problem(400, 'amount');
   const made = await options.refunds.create(
     ownerOf(current),
     id,
@@ -148,9 +125,7 @@ async function makeRefund(
         throw noSuchCharge();
       case 'idempotency_key_reuse':
         // The confirmation page's key with another amount: a forged or broken form.
-        throw ApiError.validation([
-          { path: 'key', in: 'body', code: 'invalid_value', message: 'not the confirmation form' },
-        ]);
+        throw notTheConfirmationForm();
       case 'exceeds_refundable':
         return problem(400, 'exceeds', { amount: formatSigned(error.remaining, locale) });
       case 'nothing_to_refund':

@@ -16,6 +16,16 @@ export function parseAmount(text: string): bigint | undefined {
   return value > BigInt(Number.MAX_SAFE_INTEGER) ? undefined : value;
 }
 
+/**
+ * The amount a confirmation page confirms: the one typed, or all of `whole` when none is; undefined when
+ * what was typed is not a positive amount.
+ */
+export function amountToConfirm(typed: string, whole: bigint): bigint | undefined {
+  if (typed === '') return whole;
+  const parsed = parseAmount(typed);
+  return parsed === undefined || parsed <= 0n ? undefined : parsed;
+}
+
 /** TRY minor units as the dashboard shows money, with a sign for a negative amount (a ledger debit). */
 export function formatSigned(amount: string, locale: Locale): string {
   const negative = amount.startsWith('-');

@@ -1,9 +1,11 @@
 import type { App } from '../../http/server.js';
-import { DASHBOARD_RATE_LIMITS } from '../users/http.js';
+import { guardedRoute, pageRoute, registerPages, SETTINGS_POST } from './kit.js';
 import { PaymentListRoute, showPayments } from './payment-list.js';
-import { ChargeRetryRoute, ChargeRoute, retryChargeDelivery, showCharge } from './payment-pages.js';
+import { ChargeRetryRoute, ChargeRoute, reader, retryChargeDelivery, showCharge } from './payment-pages.js';
 import { confirmRefund, refund, RefundConfirmRoute, RefundRoute } from './payment-refund.js';
 import type { DashboardPaymentPagesOptions } from './payment-options.js';
+
+const CHARGE = '/dashboard/payments/:id';
 
 /**
  * The Payments pages of the merchant dashboard: the charges of the session's environment, filtered,
@@ -14,24 +16,17 @@ import type { DashboardPaymentPagesOptions } from './payment-options.js';
  * last four digits.
  */
 export async function paymentPages(app: App, options: DashboardPaymentPagesOptions): Promise<void> {
-  options.kit.handleErrors(app);
-  const config = { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings };
-
-  app.get('/dashboard/payments', { schema: PaymentListRoute }, (request, reply) =>
-    showPayments(options, request, reply),
-  );
-  app.get('/dashboard/payments/:id', { schema: ChargeRoute }, (request, reply) =>
-    showCharge(options, request, reply),
-  );
-  app.get('/dashboard/payments/:id/refund', { schema: RefundConfirmRoute }, (request, reply) =>
-    confirmRefund(options, request, reply),
-  );
-  app.post('/dashboard/payments/:id/refund', { schema: RefundRoute, config }, (request, reply) =>
-    refund(options, request, reply),
-  );
-  app.post(
-    '/dashboard/payments/:id/deliveries/:deliveryId/retry',
-    { schema: ChargeRetryRoute, config },
-    (request, reply) => retryChargeDelivery(options, request, reply),
-  );
+  registerPages(app, options, [
+    guardedRoute('GET', '/dashboard/payments', PaymentListRoute, reader, showPayments),
+    guardedRoute('GET', CHARGE, ChargeRoute, reader, showCharge),
+    guardedRoute('GET', `${CHARGE}/refund`, RefundConfirmRoute, reader, confirmRefund),
+    pageRoute('POST', `${CHARGE}/refund`, RefundRoute, refund, SETTINGS_POST),
+    pageRoute(
+      'POST',
+      `${CHARGE}/deliveries/:deliveryId/retry`,
+      ChargeRetryRoute,
+      retryChargeDelivery,
+      SETTINGS_POST,
+    ),
+  ]);
 }

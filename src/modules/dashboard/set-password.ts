@@ -3,7 +3,7 @@ import { contextOf } from '../users/http.js';
 import { SetPasswordFormSchema, TokenParamsSchema } from '../users/schemas.js';
 import type { UserError } from '../users/errors.js';
 import { format, passwordProblemKey } from './i18n.js';
-import { linkProblem, PageQuerySchema, type PageRequest } from './kit.js';
+import { linkProblem, PageQuerySchema, type PageKit, type PageRequest } from './kit.js';
 import type { SignInDeps } from './sign-in-deps.js';
 
 /** The two e-mailed links that set a password: an activation, an invitation. */
@@ -43,6 +43,14 @@ function setPasswordPage(
   });
 }
 
+/** The page of a used (410) or invalid (404) link. */
+const linkProblemPage = (
+  kit: PageKit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: 'used' | 'invalid',
+) => kit.message(request, reply, state === 'used' ? 410 : 404, (m) => linkProblem(m, state));
+
 export async function showSetPassword(
   options: SignInDeps,
   kind: LinkKind,
@@ -51,9 +59,7 @@ export async function showSetPassword(
 ) {
   const { kit, users } = options;
   const view = await users.inspectToken(kind, request.params.token);
-  if (view.state !== 'valid') {
-    return kit.message(request, reply, view.state === 'used' ? 410 : 404, (m) => linkProblem(m, view.state));
-  }
+  if (view.state !== 'valid') return linkProblemPage(kit, request, reply, view.state);
   return setPasswordPage(options, request, reply, 200, { kind, view });
 }
 
@@ -69,9 +75,7 @@ export async function setPassword(
   const { password, passwordConfirmation } = request.body;
   const name = request.body.name ?? '';
   const view = await users.inspectToken(kind, token);
-  if (view.state !== 'valid') {
-    return kit.message(request, reply, view.state === 'used' ? 410 : 404, (m) => linkProblem(m, view.state));
-  }
+  if (view.state !== 'valid') return linkProblemPage(kit, request, reply, view.state);
   if (password !== passwordConfirmation) {
     return setPasswordPage(options, request, reply, 400, { kind, view, error: 'mismatch', name });
   }

@@ -6,7 +6,7 @@ type PayoutStatus = 'pending' | 'in_transit' | 'completed' | 'failed' | 'cancele
 /** Why there is no usable rate (src/modules/payouts/rates.ts; `not_configured`: no rate source). */
 type RateProblem = 'missing' | 'stale' | 'unreachable' | 'invalid' | 'not_configured';
 
-/** The settlement pages' words, Turkish and English (issue 14 item 7). */
+/** The settlement pages' words, Turkish and English. */
 export interface SettlementMessages {
   title: string;
   /** `{environment}`: the session's environment. */

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { formatMoney } from './money.js';
@@ -10,7 +9,17 @@ import type { BatchView } from '../settlement/views.js';
 import { statementCsv, type Statement } from '../settlement/statement.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { format } from './i18n.js';
-import { ownerOf, PageQuerySchema, type PageKit, type PageRequest } from './kit.js';
+import {
+  CursorQuerySchema,
+  cursorOf,
+  guardedRoute,
+  IdParamsSchema,
+  ownerOf,
+  pageSchema,
+  registerPages,
+  type PageKit,
+  type PageRequest,
+} from './kit.js';
 import { SETTLEMENT_MESSAGES, type SettlementMessages } from './settlement-i18n.js';
 
 export interface DashboardSettlementPagesOptions {
@@ -25,23 +34,16 @@ export interface DashboardSettlementPagesOptions {
 const BATCH_PAGE_LIMIT = 20;
 const BATCH_LINES_SHOWN = 200;
 
-const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const SettlementListQuerySchema = Type.Object({
-  ...PageQuerySchema.properties,
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
-});
-
 type PayoutFacts = { id: string; status: string; payoutAmount: string; arrivalDate: string | null };
 
-const BatchListRoute = { hide: true, querystring: SettlementListQuerySchema };
-const BatchRoute = { hide: true, querystring: PageQuerySchema, params: IdParamsSchema };
-const StatementJsonRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
+const BatchListRoute = { hide: true, querystring: CursorQuerySchema };
+const BatchRoute = pageSchema({ params: IdParamsSchema });
+const StatementJsonRoute = pageSchema({
   params: IdParamsSchema,
   // The API's response schema: the same JSON, member for member, as `GET /v1/settlements/{id}/statement`.
   response: { 200: StatementSchema },
-};
+});
+const BATCH = '/dashboard/settlements/:id';
 
 /**
  * The settlement pages of the merchant dashboard: the batches of the session's environment, newest
@@ -50,20 +52,12 @@ const StatementJsonRoute = {
  * `readSettlements`; another organization's or environment's batch is 404.
  */
 export async function settlementPages(app: App, options: DashboardSettlementPagesOptions): Promise<void> {
-  options.kit.handleErrors(app);
-
-  app.get('/dashboard/settlements', { schema: BatchListRoute }, (request, reply) =>
-    showBatches(options, request, reply),
-  );
-  app.get('/dashboard/settlements/:id', { schema: BatchRoute }, (request, reply) =>
-    showBatch(options, request, reply),
-  );
-  app.get('/dashboard/settlements/:id/statement.csv', { schema: BatchRoute }, (request, reply) =>
-    downloadCsv(options, request, reply),
-  );
-  app.get('/dashboard/settlements/:id/statement.json', { schema: StatementJsonRoute }, (request, reply) =>
-    downloadJson(options, request, reply),
-  );
+  registerPages(app, options, [
+    guardedRoute('GET', '/dashboard/settlements', BatchListRoute, reader, showBatches),
+    guardedRoute('GET', BATCH, BatchRoute, reader, showBatch),
+    guardedRoute('GET', `${BATCH}/statement.csv`, BatchRoute, reader, downloadStatement('csv')),
+    guardedRoute('GET', `${BATCH}/statement.json`, StatementJsonRoute, reader, downloadStatement('json')),
+  ]);
 }
 
 const sm = (request: FastifyRequest): SettlementMessages => SETTLEMENT_MESSAGES[localeOf(request)];
@@ -84,20 +78,15 @@ function pageData(request: FastifyRequest, current: SignedIn) {
 }
 
 /** The signed-in user who may read settlements; otherwise the redirect to login or the refusal page. */
-async function reader(
-  { kit }: DashboardSettlementPagesOptions,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<SignedIn | undefined> {
-  const current = await kit.signedIn(request, reply);
-  if (!current) return undefined;
-  if (kit.may(current, 'readSettlements')) return current;
-  await kit.render(request, reply, 'dashboard-settlements', 403, {
-    ...pageData(request, current),
-    refused: true,
+const reader = ({ kit }: DashboardSettlementPagesOptions, request: FastifyRequest, reply: FastifyReply) =>
+  kit.reader(request, reply, {
+    permission: 'readSettlements',
+    refused: (current) =>
+      kit.render(request, reply, 'dashboard-settlements', 403, {
+        ...pageData(request, current),
+        refused: true,
+      }),
   });
-  return undefined;
-}
 
 async function payoutOf(
   { payouts }: DashboardSettlementPagesOptions,
@@ -115,10 +104,9 @@ async function showBatches(
   options: DashboardSettlementPagesOptions,
   request: PageRequest<typeof BatchListRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
-  const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
+  const cursor = cursorOf(request.query.cursor);
   const listed = await options.settlements.list(ownerOf(current), { limit: BATCH_PAGE_LIMIT, cursor });
   if (!listed.ok) throw new ApiError('not_found', 'No such page of settlement batches.');
   const batches = await Promise.all(
@@ -136,10 +124,9 @@ async function showBatch(
   options: DashboardSettlementPagesOptions,
   request: PageRequest<typeof BatchRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit, settlements } = options;
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
   const owner = ownerOf(current);
   const batch = await settlements.retrieve(owner, request.params.id);
   if (!batch) throw noSuchBatch();
@@ -175,30 +162,23 @@ const download = (reply: FastifyReply, filename: string, type: string) =>
     .header('content-disposition', `attachment; filename="${filename}"`)
     .type(type);
 
-async function downloadCsv(
-  options: DashboardSettlementPagesOptions,
-  request: PageRequest<typeof BatchRoute>,
-  reply: FastifyReply,
-) {
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
-  const statement = await statementOf(options, current, request.params.id);
-  return download(reply, `statement-${statement.batch.id}.csv`, 'text/csv; charset=utf-8').send(
-    statementCsv(statement),
-  );
-}
+/** The statement as a file: the same bytes as `GET /v1/settlements/{id}/statement(.csv)`. */
+const STATEMENT_FILES = {
+  csv: { type: 'text/csv; charset=utf-8', body: statementCsv },
+  json: { type: 'application/json; charset=utf-8', body: (statement: Statement) => statement },
+} as const;
 
-async function downloadJson(
-  options: DashboardSettlementPagesOptions,
-  request: PageRequest<typeof StatementJsonRoute>,
-  reply: FastifyReply,
-) {
-  const current = await reader(options, request, reply);
-  if (!current) return reply;
-  const statement = await statementOf(options, current, request.params.id);
-  return download(reply, `statement-${statement.batch.id}.json`, 'application/json; charset=utf-8').send(
-    statement,
-  );
+function downloadStatement(kind: keyof typeof STATEMENT_FILES) {
+  return async (
+    options: DashboardSettlementPagesOptions,
+    request: PageRequest<typeof BatchRoute>,
+    reply: FastifyReply,
+    current: SignedIn,
+  ) => {
+    const statement = await statementOf(options, current, request.params.id);
+    const file = STATEMENT_FILES[kind];
+    return download(reply, `statement-${statement.batch.id}.${kind}`, file.type).send(file.body(statement));
+  };
 }
 
 /** Why a batch is held, in the page's words: a frozen organization, or no usable rate yet (`rate_unavailable:<why>`). */

@@ -1,6 +1,6 @@
 import type { Locale } from '../../web/i18n.js';
 
-/** The wallet pages' words, Turkish and English (issue 13 item 2). */
+/** The wallet pages' words, Turkish and English. */
 export interface WalletMessages {
   title: string;
   intro: string;

@@ -3,7 +3,23 @@ import { Type } from 'typebox';
 import type { App } from '../../http/server.js';
 import { contextOf, DASHBOARD_RATE_LIMITS, localeOf, type SignedIn } from '../users/http.js';
 import type { WalletService } from '../wallets/service.js';
-import { ownerOf, PageQuerySchema, QUIET, type PageCommand, type PageKit, type PageRequest } from './kit.js';
+import {
+  Csrf,
+  CsrfFormSchema,
+  guardedRoute,
+  IdParamsSchema,
+  ownerOf,
+  pageRoute,
+  pageSchema,
+  QUIET,
+  registerPages,
+  SETTINGS_POST,
+  signedIn,
+  signedInPost,
+  type PageCommand,
+  type PageKit,
+  type PageRequest,
+} from './kit.js';
 import { WALLET_MESSAGES, type WalletMessages } from './wallet-i18n.js';
 
 export interface DashboardWalletPagesOptions {
@@ -12,10 +28,7 @@ export interface DashboardWalletPagesOptions {
 }
 
 const WALLET_PAGE_LIMIT = 100;
-const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
-const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const TokenParamsSchema = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
-const CsrfFormSchema = Type.Object({ _csrf: Csrf }, { additionalProperties: false });
 const WalletFormSchema = Type.Object(
   {
     _csrf: Csrf,
@@ -33,21 +46,12 @@ const ConfirmFormSchema = Type.Object(
 const NOTICES = ['created', 'requested', 'default', 'archived', 'canceled'] as const;
 type Notice = (typeof NOTICES)[number];
 
-const WalletListRoute = { hide: true, querystring: PageQuerySchema };
-const WalletCreateRoute = { hide: true, querystring: PageQuerySchema, body: WalletFormSchema };
-const WalletCommandRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: IdParamsSchema,
-  body: CsrfFormSchema,
-};
-const ConfirmPageRoute = { hide: true, querystring: PageQuerySchema, params: TokenParamsSchema };
-const ConfirmRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: TokenParamsSchema,
-  body: ConfirmFormSchema,
-};
+const WalletListRoute = pageSchema({});
+const WalletCreateRoute = pageSchema({ body: WalletFormSchema });
+const WalletCommandRoute = pageSchema({ params: IdParamsSchema, body: CsrfFormSchema });
+const ConfirmPageRoute = pageSchema({ params: TokenParamsSchema });
+const ConfirmRoute = pageSchema({ params: TokenParamsSchema, body: ConfirmFormSchema });
+const CONFIRM = '/dashboard/wallet-changes/confirm/:token';
 
 /**
  * The wallet pages of the merchant dashboard, whatever the `wallets` flag: the list of the session's
@@ -56,34 +60,21 @@ const ConfirmRoute = {
  * confirms (with a TOTP code when 2FA is on).
  */
 export async function walletPages(app: App, options: DashboardWalletPagesOptions): Promise<void> {
-  options.kit.handleErrors(app);
-  const config = { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings };
-
-  app.get('/dashboard/wallets', { schema: WalletListRoute }, (request, reply) =>
-    showWallets(options, request, reply),
-  );
-  app.post('/dashboard/wallets', { schema: WalletCreateRoute, config }, (request, reply) =>
-    createWallet(options, request, reply),
-  );
-  app.post('/dashboard/wallets/:id/make-default', { schema: WalletCommandRoute, config }, (request, reply) =>
-    walletAction(options, 'makeDefault', request, reply),
-  );
-  app.post('/dashboard/wallets/:id/archive', { schema: WalletCommandRoute, config }, (request, reply) =>
-    walletAction(options, 'archive', request, reply),
-  );
-  app.post('/dashboard/wallet-changes/:id/cancel', { schema: WalletCommandRoute, config }, (request, reply) =>
-    cancelChange(options, request, reply),
-  );
-  app.get(
-    '/dashboard/wallet-changes/confirm/:token',
-    { schema: ConfirmPageRoute, logLevel: QUIET },
-    (request, reply) => showConfirmation(options, request, reply),
-  );
-  app.post(
-    '/dashboard/wallet-changes/confirm/:token',
-    { schema: ConfirmRoute, config: { rateLimit: DASHBOARD_RATE_LIMITS.secondFactor }, logLevel: QUIET },
-    (request, reply) => confirmChange(options, request, reply),
-  );
+  const quiet = { logLevel: QUIET };
+  const command = (url: string, handle: WalletCommand) =>
+    pageRoute('POST', url, WalletCommandRoute, handle, SETTINGS_POST);
+  registerPages(app, options, [
+    guardedRoute('GET', '/dashboard/wallets', WalletListRoute, signedIn, showWallets),
+    guardedRoute('POST', '/dashboard/wallets', WalletCreateRoute, signedInPost, createWallet, SETTINGS_POST),
+    command('/dashboard/wallets/:id/make-default', walletAction('makeDefault')),
+    command('/dashboard/wallets/:id/archive', walletAction('archive')),
+    command('/dashboard/wallet-changes/:id/cancel', cancelChange),
+    guardedRoute('GET', CONFIRM, ConfirmPageRoute, signedIn, showConfirmation, quiet),
+    guardedRoute('POST', CONFIRM, ConfirmRoute, signedInPost, confirmChange, {
+      config: { rateLimit: DASHBOARD_RATE_LIMITS.secondFactor },
+      ...quiet,
+    }),
+  ]);
 }
 
 const actorOf = (request: FastifyRequest, current: SignedIn) => ({
@@ -121,9 +112,8 @@ async function showWallets(
   options: DashboardWalletPagesOptions,
   request: PageRequest<typeof WalletListRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
-  const current = await options.kit.signedIn(request, reply);
-  if (!current) return reply;
   const notice = NOTICES.find((n) => n === request.query.notice);
   return listPage(options, request, reply, current, 200, notice ? { notice } : {});
 }
@@ -132,10 +122,9 @@ async function createWallet(
   options: DashboardWalletPagesOptions,
   request: PageRequest<typeof WalletCreateRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit, wallets } = options;
-  const current = await kit.signedInPost(request, reply);
-  if (!current) return reply;
   const form = {
     network: request.body.network === 'ethereum' ? 'ethereum' : 'tron',
     address: (request.body.address ?? '').trim(),
@@ -169,30 +158,37 @@ function walletCommand(
 ) {
   const { kit } = options;
   return kit.command(request, reply, {
-    allowed: (current) => canManage(kit, current),
+    permission: 'requestWalletChange',
     refused: (current) => listPage(options, request, reply, current, 403, { error: 'not_permitted' }),
     run,
   });
 }
 
-async function walletAction(
+type WalletCommand = (
   options: DashboardWalletPagesOptions,
-  act: 'makeDefault' | 'archive',
   request: PageRequest<typeof WalletCommandRoute>,
   reply: FastifyReply,
-) {
-  return walletCommand(options, request, reply, async (current) => {
-    const result = await options.wallets[act](ownerOf(current), request.params.id, actorOf(request, current));
-    if (!result.ok) {
-      const status = result.error.code === 'wallet_not_found' ? 404 : 409;
-      return {
-        reply: await listPage(options, request, reply, current, status, { error: result.error.code }),
-      };
-    }
-    const notice: Notice =
-      act === 'archive' ? 'archived' : result.value.pendingChange ? 'requested' : 'default';
-    return { path: '/dashboard/wallets', notice };
-  });
+) => Promise<FastifyReply>;
+
+/** Making a wallet the default, or archiving it. */
+function walletAction(act: 'makeDefault' | 'archive'): WalletCommand {
+  return (options, request, reply) =>
+    walletCommand(options, request, reply, async (current) => {
+      const result = await options.wallets[act](
+        ownerOf(current),
+        request.params.id,
+        actorOf(request, current),
+      );
+      if (!result.ok) {
+        const status = result.error.code === 'wallet_not_found' ? 404 : 409;
+        return {
+          reply: await listPage(options, request, reply, current, status, { error: result.error.code }),
+        };
+      }
+      const notice: Notice =
+        act === 'archive' ? 'archived' : result.value.pendingChange ? 'requested' : 'default';
+      return { path: '/dashboard/wallets', notice };
+    });
 }
 
 async function cancelChange(
@@ -255,9 +251,8 @@ async function showConfirmation(
   options: DashboardWalletPagesOptions,
   request: PageRequest<typeof ConfirmPageRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
-  const current = await options.kit.signedIn(request, reply);
-  if (!current) return reply;
   return confirmPage(options, request, reply, current, request.params.token, 200);
 }
 
@@ -265,10 +260,9 @@ async function confirmChange(
   options: DashboardWalletPagesOptions,
   request: PageRequest<typeof ConfirmRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit, wallets } = options;
-  const current = await kit.signedInPost(request, reply);
-  if (!current) return reply;
   const { user, organization } = current.account;
   const result = await wallets.confirm(
     request.params.token,

@@ -3,19 +3,16 @@ import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { contextOf } from '../users/http.js';
 import { webhookRefusal } from '../webhooks/errors.js';
-import { ownerOf, PageQuerySchema, type PageRequest } from './kit.js';
+import { Csrf, CsrfFormSchema, IdParamsSchema, ownerOf, pageSchema, type PageRequest } from './kit.js';
 import {
   audit,
-  Csrf,
-  CsrfFormSchema,
   DEFAULT_GRACE,
   DEFAULT_PAUSE,
-  detailPage,
+  endpointChange,
   endpointCommand,
   endpointOr404,
   endpointPath,
   GRACE_CHOICES,
-  IdParamsSchema,
   noSuchEndpoint,
   PAUSE_CHOICES,
   type EndpointCommandRoute,
@@ -35,24 +32,9 @@ const RetryParamsSchema = Type.Object({
   deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
 });
 
-export const RotateRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: IdParamsSchema,
-  body: RotateFormSchema,
-};
-export const SwitchRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: IdParamsSchema,
-  body: SwitchFormSchema,
-};
-export const RetryRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: RetryParamsSchema,
-  body: CsrfFormSchema,
-};
+export const RotateRoute = pageSchema({ params: IdParamsSchema, body: RotateFormSchema });
+export const SwitchRoute = pageSchema({ params: IdParamsSchema, body: SwitchFormSchema });
+export const RetryRoute = pageSchema({ params: RetryParamsSchema, body: CsrfFormSchema });
 
 // ---------------------------------------------------------------- the signing secret (ADR 0068)
 
@@ -84,58 +66,34 @@ export async function rotateSecret(
   });
 }
 
-export async function switchSecret(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof SwitchRoute>,
-  reply: FastifyReply,
-) {
-  const { id } = request.params;
-  return endpointCommand(options, request, reply, id, async (current) => {
-    const pauseSeconds = Number(request.body.pauseSeconds ?? DEFAULT_PAUSE);
-    const result = await options.webhooks.switchSecret(ownerOf(current), id, { pauseSeconds });
-    if (!result.ok) {
-      if (result.error.code === 'no_rotation')
-        return {
-          reply: await detailPage(options, request, reply, current, id, 409, { error: 'no_rotation' }),
-        };
-      throw noSuchEndpoint();
-    }
-    await audit(options, request, current, 'webhook_endpoint.secret_switched', result.value.id, {
-      pauseSeconds,
-    });
-    return { path: endpointPath(id), notice: 'switched' };
-  });
-}
+const pauseOf = (request: PageRequest<typeof SwitchRoute>) =>
+  Number(request.body.pauseSeconds ?? DEFAULT_PAUSE);
+
+/** The new secret only, after the pause (a rotation's grace ends now); 409 if none is rotating. */
+export const switchSecret = endpointChange<PageRequest<typeof SwitchRoute>>({
+  change: (webhooks, owner, id, request) =>
+    webhooks.switchSecret(owner, id, { pauseSeconds: pauseOf(request) }),
+  shown: 'no_rotation',
+  audit: (request) => ({
+    action: 'webhook_endpoint.secret_switched',
+    after: { pauseSeconds: pauseOf(request) },
+  }),
+  outcome: (id) => ({ path: endpointPath(id), notice: 'switched' }),
+});
 
 // ---------------------------------------------------------------- deliveries, and deleting
 
-export async function resumeDeliveries(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof EndpointCommandRoute>,
-  reply: FastifyReply,
-) {
-  const { id } = request.params;
-  return endpointCommand(options, request, reply, id, async (current) => {
-    const result = await options.webhooks.resumeDeliveries(ownerOf(current), id);
-    if (!result.ok) throw noSuchEndpoint();
-    await audit(options, request, current, 'webhook_endpoint.deliveries_resumed', result.value.id);
-    return { path: endpointPath(id), notice: 'resumed' };
-  });
-}
+export const resumeDeliveries = endpointChange<PageRequest<typeof EndpointCommandRoute>>({
+  change: (webhooks, owner, id) => webhooks.resumeDeliveries(owner, id),
+  audit: () => ({ action: 'webhook_endpoint.deliveries_resumed' }),
+  outcome: (id) => ({ path: endpointPath(id), notice: 'resumed' }),
+});
 
-export async function deleteEndpoint(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof EndpointCommandRoute>,
-  reply: FastifyReply,
-) {
-  const { id } = request.params;
-  return endpointCommand(options, request, reply, id, async (current) => {
-    const result = await options.webhooks.remove(ownerOf(current), id);
-    if (!result.ok) throw noSuchEndpoint();
-    await audit(options, request, current, 'webhook_endpoint.deleted', result.value.id);
-    return { path: '/dashboard/webhooks', notice: 'deleted' };
-  });
-}
+export const deleteEndpoint = endpointChange<PageRequest<typeof EndpointCommandRoute>>({
+  change: (webhooks, owner, id) => webhooks.remove(owner, id),
+  audit: () => ({ action: 'webhook_endpoint.deleted' }),
+  outcome: () => ({ path: '/dashboard/webhooks', notice: 'deleted' }),
+});
 
 export async function retryDelivery(
   options: DashboardWebhookPagesOptions,

@@ -1,22 +1,21 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import type { SignedIn } from '../users/http.js';
 import type { WebhookEndpointCreate, WebhookEndpointUpdate } from '../webhooks/schemas.js';
-import { ownerOf, PageQuerySchema, type PageRequest } from './kit.js';
+import { Csrf, IdParamsSchema, ownerOf, pageSchema, type PageRequest } from './kit.js';
 import {
   audit,
   canManage,
   chosenEventsOf,
-  Csrf,
   detailPage,
+  endpointChange,
   endpointCommand,
   endpointFormOf,
   endpointOr404,
   endpointPath,
-  IdParamsSchema,
   LIMITS,
   listPage,
   noSuchEndpoint,
-  noticeOf,
   urlProblemOf,
   type EditFieldErrors,
 } from './webhook-pages.js';
@@ -43,43 +42,21 @@ const StatusFormSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const EndpointListRoute = { hide: true, querystring: PageQuerySchema };
-export const EndpointCreateRoute = { hide: true, querystring: PageQuerySchema, body: EndpointFormSchema };
-export const EndpointRoute = { hide: true, querystring: PageQuerySchema, params: IdParamsSchema };
-export const EndpointStatusRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: IdParamsSchema,
-  body: StatusFormSchema,
-};
-export const EndpointEditRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: IdParamsSchema,
-  body: EndpointFormSchema,
-};
+export const EndpointListRoute = pageSchema({});
+export const EndpointCreateRoute = pageSchema({ body: EndpointFormSchema });
+export const EndpointRoute = pageSchema({ params: IdParamsSchema });
+export const EndpointStatusRoute = pageSchema({ params: IdParamsSchema, body: StatusFormSchema });
+export const EndpointEditRoute = pageSchema({ params: IdParamsSchema, body: EndpointFormSchema });
 
 // ---------------------------------------------------------------- the list and the creation form
-
-export async function showEndpoints(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof EndpointListRoute>,
-  reply: FastifyReply,
-) {
-  const current = await options.kit.signedIn(request, reply);
-  if (!current) return reply;
-  const notice = noticeOf(request.query.notice);
-  return listPage(options, request, reply, current, 200, notice ? { notice } : {});
-}
 
 export async function createEndpoint(
   options: DashboardWebhookPagesOptions,
   request: PageRequest<typeof EndpointCreateRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit, webhooks: endpoints } = options;
-  const current = await kit.signedInPost(request, reply);
-  if (!current) return reply;
   const form = endpointFormOf(request.body);
   if (!canManage(kit, current)) {
     return listPage(options, request, reply, current, 403, { errors: ['not_permitted'] });
@@ -127,37 +104,18 @@ export async function createEndpoint(
 
 // ---------------------------------------------------------------- one endpoint
 
-export async function showEndpoint(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof EndpointRoute>,
-  reply: FastifyReply,
-) {
-  const current = await options.kit.signedIn(request, reply);
-  if (!current) return reply;
-  const notice = noticeOf(request.query.notice);
-  return detailPage(options, request, reply, current, request.params.id, 200, notice ? { notice } : {});
-}
+const disabledOf = (request: PageRequest<typeof EndpointStatusRoute>) => request.body.disabled === 'true';
 
-export async function setEndpointStatus(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof EndpointStatusRoute>,
-  reply: FastifyReply,
-) {
-  const { id } = request.params;
-  return endpointCommand(options, request, reply, id, async (current) => {
-    const disabled = request.body.disabled === 'true';
-    const result = await options.webhooks.update(ownerOf(current), id, { disabled });
-    if (!result.ok) throw noSuchEndpoint();
-    await audit(
-      options,
-      request,
-      current,
-      disabled ? 'webhook_endpoint.disabled' : 'webhook_endpoint.enabled',
-      result.value.id,
-    );
-    return { path: endpointPath(id), notice: disabled ? 'disabled' : 'enabled' };
-  });
-}
+export const setEndpointStatus = endpointChange<PageRequest<typeof EndpointStatusRoute>>({
+  change: (webhooks, owner, id, request) => webhooks.update(owner, id, { disabled: disabledOf(request) }),
+  audit: (request) => ({
+    action: disabledOf(request) ? 'webhook_endpoint.disabled' : 'webhook_endpoint.enabled',
+  }),
+  outcome: (id, request) => ({
+    path: endpointPath(id),
+    notice: disabledOf(request) ? 'disabled' : 'enabled',
+  }),
+});
 
 export async function editEndpoint(
   options: DashboardWebhookPagesOptions,
@@ -221,10 +179,9 @@ export async function confirmDelete(
   options: DashboardWebhookPagesOptions,
   request: PageRequest<typeof EndpointRoute>,
   reply: FastifyReply,
+  current: SignedIn,
 ) {
   const { kit } = options;
-  const current = await kit.signedIn(request, reply);
-  if (!current) return reply;
   const endpoint = await endpointOr404(options, current, request.params.id);
   if (!canManage(kit, current)) {
     return detailPage(options, request, reply, current, endpoint.id, 403, { error: 'not_permitted' });

@@ -1,7 +1,7 @@
 import type { Locale } from '../../web/i18n.js';
 import type { UrlProblem } from '../webhooks/url-guard.js';
 
-/** The dashboard's webhook endpoint pages (issue 7), Turkish and English. */
+/** The dashboard's webhook endpoint pages, Turkish and English. */
 export interface WebhookMessages {
   nav: string;
   title: string;

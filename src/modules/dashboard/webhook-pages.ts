@@ -1,11 +1,21 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
+import type { Owner } from '../../shared/owner.js';
+import type { Result } from '../../shared/result.js';
 import { EVENT_TYPES } from '../events/service.js';
-import { webhookRefusal } from '../webhooks/errors.js';
+import { webhookRefusal, type WebhookError } from '../webhooks/errors.js';
+import type { WebhookEndpointService } from '../webhooks/service.js';
 import { URL_PROBLEM_MESSAGES } from '../webhooks/url-guard.js';
 import { contextOf, type SignedIn } from '../users/http.js';
-import { ownerOf, PageQuerySchema, type PageCommand, type PageKit } from './kit.js';
+import {
+  CsrfFormSchema,
+  IdParamsSchema,
+  ownerOf,
+  pageSchema,
+  type PageCommand,
+  type PageKit,
+  type PageRequest,
+} from './kit.js';
 import type { DashboardWebhookPagesOptions } from './webhook-options.js';
 import { URL_PROBLEM_KEYS, type WebhookFormError } from './webhook-i18n.js';
 
@@ -19,16 +29,8 @@ export const PAUSE_CHOICES = ['300', '900', '1800', '3600', '0'] as const;
 export const DEFAULT_PAUSE = '900';
 export const LIMITS = { url: 2048, description: 500 } as const;
 
-export const Csrf = Type.Optional(Type.String({ maxLength: 200 }));
-export const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-export const CsrfFormSchema = Type.Object({ _csrf: Csrf }, { additionalProperties: false });
 /** A form post about one endpoint with no more than its CSRF token. */
-export const EndpointCommandRoute = {
-  hide: true,
-  querystring: PageQuerySchema,
-  params: IdParamsSchema,
-  body: CsrfFormSchema,
-};
+export const EndpointCommandRoute = pageSchema({ params: IdParamsSchema, body: CsrfFormSchema });
 
 export interface EndpointFormValues {
   url: string;
@@ -199,10 +201,44 @@ export function endpointCommand(
 ) {
   const { kit } = options;
   return kit.command(request, reply, {
-    allowed: (current) => canManage(kit, current),
+    permission: 'manageWebhooks',
     refused: (current) => detailPage(options, request, reply, current, id, 403, { error: 'not_permitted' }),
     run,
   });
+}
+
+/** A change of one endpoint through the webhooks service (404 unless it is theirs), then audited. */
+export interface EndpointChange<R> {
+  change(
+    webhooks: WebhookEndpointService,
+    owner: Owner,
+    id: string,
+    request: R,
+  ): Promise<Result<{ id: string }, WebhookError>>;
+  /** A refusal the endpoint's page says itself, rather than 404. */
+  shown?: WebhookFormError;
+  /** The audit's action, and what it records after the change. */
+  audit(request: R): { action: string; after?: unknown };
+  /** Where it leads: the endpoint's page (the list once deleted), with a notice. */
+  outcome(id: string, request: R): { path: string; notice: Notice };
+}
+
+/** The handler of an endpoint command that makes one change (see `EndpointChange`). */
+export function endpointChange<R extends PageRequest<typeof EndpointCommandRoute>>(spec: EndpointChange<R>) {
+  return (options: DashboardWebhookPagesOptions, request: R, reply: FastifyReply) => {
+    const { id } = request.params;
+    return endpointCommand(options, request, reply, id, async (current) => {
+      const result = await spec.change(options.webhooks, ownerOf(current), id, request);
+      if (!result.ok) {
+        if (result.error.code !== spec.shown) throw noSuchEndpoint();
+        const shown = { error: spec.shown };
+        return { reply: await detailPage(options, request, reply, current, id, 409, shown) };
+      }
+      const { action, after } = spec.audit(request);
+      await audit(options, request, current, action, result.value.id, after);
+      return spec.outcome(id, request);
+    });
+  };
 }
 
 /** The form error of a URL problem the webhooks service reported (its messages are English). */

@@ -1,5 +1,5 @@
 import type { App } from '../../http/server.js';
-import { DASHBOARD_RATE_LIMITS } from '../users/http.js';
+import { guardedRoute, pageRoute, registerPages, SETTINGS_POST, signedIn, signedInPost } from './kit.js';
 import {
   deleteEndpoint,
   resumeDeliveries,
@@ -20,53 +20,56 @@ import {
   EndpointStatusRoute,
   editEndpoint,
   setEndpointStatus,
-  showEndpoint,
-  showEndpoints,
 } from './webhook-endpoints.js';
-import { EndpointCommandRoute } from './webhook-pages.js';
+import { detailPage, EndpointCommandRoute, listPage, noticeOf } from './webhook-pages.js';
 import type { DashboardWebhookPagesOptions } from './webhook-options.js';
 
+/** The notice of the redirect that led to a page, if it is one of the webhook pages'. */
+const shownNotice = (value: string | undefined) => {
+  const notice = noticeOf(value);
+  return notice ? { notice } : {};
+};
+
+const LIST = '/dashboard/webhooks';
+const ENDPOINT = `${LIST}/:id`;
 /**
  * The webhook endpoint pages of the merchant dashboard: list, create, detail, rotate, switch to the new
  * secret and resume the paused deliveries (ADR 0068), delete.
  */
 export async function webhookPages(app: App, options: DashboardWebhookPagesOptions): Promise<void> {
-  options.kit.handleErrors(app);
-  const config = { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings };
-
-  app.get('/dashboard/webhooks', { schema: EndpointListRoute }, (request, reply) =>
-    showEndpoints(options, request, reply),
-  );
-  app.post('/dashboard/webhooks', { schema: EndpointCreateRoute, config }, (request, reply) =>
-    createEndpoint(options, request, reply),
-  );
-  app.get('/dashboard/webhooks/:id', { schema: EndpointRoute }, (request, reply) =>
-    showEndpoint(options, request, reply),
-  );
-  app.post('/dashboard/webhooks/:id/status', { schema: EndpointStatusRoute, config }, (request, reply) =>
-    setEndpointStatus(options, request, reply),
-  );
-  app.post('/dashboard/webhooks/:id/edit', { schema: EndpointEditRoute, config }, (request, reply) =>
-    editEndpoint(options, request, reply),
-  );
-  app.post('/dashboard/webhooks/:id/rotate', { schema: RotateRoute, config }, (request, reply) =>
-    rotateSecret(options, request, reply),
-  );
-  app.post('/dashboard/webhooks/:id/switch', { schema: SwitchRoute, config }, (request, reply) =>
-    switchSecret(options, request, reply),
-  );
-  app.post('/dashboard/webhooks/:id/resume', { schema: EndpointCommandRoute, config }, (request, reply) =>
-    resumeDeliveries(options, request, reply),
-  );
-  app.get('/dashboard/webhooks/:id/delete', { schema: EndpointRoute }, (request, reply) =>
-    confirmDelete(options, request, reply),
-  );
-  app.post('/dashboard/webhooks/:id/delete', { schema: EndpointCommandRoute, config }, (request, reply) =>
-    deleteEndpoint(options, request, reply),
-  );
-  app.post(
-    '/dashboard/webhooks/:id/deliveries/:deliveryId/retry',
-    { schema: RetryRoute, config },
-    (request, reply) => retryDelivery(options, request, reply),
-  );
+  registerPages(app, options, [
+    guardedRoute(
+      'GET',
+      LIST,
+      EndpointListRoute,
+      signedIn,
+      (options: DashboardWebhookPagesOptions, request, reply, current) =>
+        listPage(options, request, reply, current, 200, shownNotice(request.query.notice)),
+    ),
+    guardedRoute('POST', LIST, EndpointCreateRoute, signedInPost, createEndpoint, SETTINGS_POST),
+    guardedRoute(
+      'GET',
+      ENDPOINT,
+      EndpointRoute,
+      signedIn,
+      (options: DashboardWebhookPagesOptions, request, reply, current) =>
+        detailPage(
+          options,
+          request,
+          reply,
+          current,
+          request.params.id,
+          200,
+          shownNotice(request.query.notice),
+        ),
+    ),
+    pageRoute('POST', `${ENDPOINT}/status`, EndpointStatusRoute, setEndpointStatus, SETTINGS_POST),
+    pageRoute('POST', `${ENDPOINT}/edit`, EndpointEditRoute, editEndpoint, SETTINGS_POST),
+    pageRoute('POST', `${ENDPOINT}/rotate`, RotateRoute, rotateSecret, SETTINGS_POST),
+    pageRoute('POST', `${ENDPOINT}/switch`, SwitchRoute, switchSecret, SETTINGS_POST),
+    pageRoute('POST', `${ENDPOINT}/resume`, EndpointCommandRoute, resumeDeliveries, SETTINGS_POST),
+    guardedRoute('GET', `${ENDPOINT}/delete`, EndpointRoute, signedIn, confirmDelete),
+    pageRoute('POST', `${ENDPOINT}/delete`, EndpointCommandRoute, deleteEndpoint, SETTINGS_POST),
+    pageRoute('POST', `${ENDPOINT}/deliveries/:deliveryId/retry`, RetryRoute, retryDelivery, SETTINGS_POST),
+  ]);
 }

@@ -152,7 +152,7 @@ export function webhookEndpointDisabledEmail(input: {
   );
 }
 
-/** The steps of a wallet change that every owner and admin hears of (issue 13 item 2). */
+/** The steps of a wallet change that every owner and admin hears of. */
 export type WalletChangeStep = 'requested' | 'confirmed' | 'applied';
 
 export function walletChangeEmail(input: {
@@ -228,7 +228,7 @@ export function walletChangeEmail(input: {
 }
 
 /**
- * Issue 14 item 4: a settlement batch could not pay out automatically, so the funds stay in the available
+ * A settlement batch could not pay out automatically, so the funds stay in the available
  * balance and go with a later batch. Sent once per reason, not every business day.
  */
 export function settlementFundsWaitingEmail(input: {

@@ -16,7 +16,7 @@ export interface EventFeed {
   ): Promise<Result<EventPayload, EventError>>;
 }
 
-/** The events feed (issue 7, flag `events`): the stored payloads, exactly as webhooks carry them. */
+/** The events feed (flag `events`): the stored payloads, exactly as webhooks carry them. */
 export function createEventFeed(deps: { db: Kdb; cursors: CursorCodec }): EventFeed {
   const { db, cursors } = deps;
   return {

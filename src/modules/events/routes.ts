@@ -1,19 +1,16 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses, toApiError } from '../../http/errors.js';
+import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
+import { IdParamsSchema, PageSchema } from '../../http/schemas.js';
 import type { App } from '../../http/server.js';
 import { callerOf } from '../api-keys/context.js';
-import type { Result } from '../../shared/result.js';
-import { EVENT_ERRORS, type EventError } from './errors.js';
+import { EVENT_ERRORS } from './errors.js';
 import type { EventFeed } from './feed.js';
 import { EVENT_TYPES } from './service.js';
 
 const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'The kind of event.' });
 
-function unwrap<T>(result: Result<T, EventError>): T {
-  if (!result.ok) throw toApiError(EVENT_ERRORS, result.error);
-  return result.value;
-}
+const unwrap = unwrapWith(EVENT_ERRORS);
 
 export const EventSchema = Type.Object(
   {
@@ -57,12 +54,9 @@ const EventListQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
-const EventIdParamsSchema = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64, description: 'Prefix `evt_`.' }) },
-  { additionalProperties: false },
-);
+const EventIdParamsSchema = IdParamsSchema('Prefix `evt_`.');
 
-const TAGS = ['Events'];
+const kit = routeKit({ tags: ['Events'], feature: 'events' });
 const FLAG_NOTE = 'Needs the `events` feature of the organization (403 `forbidden` without it).';
 
 const ownerOf = (request: FastifyRequest) => {
@@ -74,43 +68,40 @@ const ownerOf = (request: FastifyRequest) => {
 export async function eventRoutes(app: App, options: { feed: EventFeed }): Promise<void> {
   app.get(
     '/v1/events',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listEvents',
         summary: 'List events',
         description:
           'Events of this environment, newest first, optionally of one `type`; `limit` 1 to 100 (default 20), ' +
           `pass \`nextCursor\` back as \`cursor\`. Needs scope \`read\`. ${FLAG_NOTE}`,
-        tags: TAGS,
+      },
+      {
         querystring: EventListQuerySchema,
         response: {
-          200: Type.Object({
-            data: Type.Array(EventSchema),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errorResponses(400, 401, 403, 429, 500),
+          200: PageSchema(EventSchema),
+          ...failures('list'),
         },
       },
-      config: { auth: 'read', feature: 'events' },
-    },
+    ),
     async (request) => unwrap(await options.feed.list(ownerOf(request), request.query)),
   );
 
   app.get(
     '/v1/events/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getEvent',
         summary: 'Retrieve an event',
         description:
           'The stored payload, as webhooks carry it. Needs scope `read`. An event of another organization ' +
           `or environment is 404 \`not_found\`. ${FLAG_NOTE}`,
-        tags: TAGS,
-        params: EventIdParamsSchema,
-        response: { 200: EventSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'read', feature: 'events' },
-    },
+      {
+        params: EventIdParamsSchema,
+        response: { 200: EventSchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => {
       return unwrap(await options.feed.get(ownerOf(request), request.params.id));
     },

@@ -12,7 +12,7 @@ import type { RefundService } from '../refunds/service.js';
 import type { Owner } from '../../shared/owner.js';
 
 /**
- * The exports of issue 15 item 4 (docs/exports.md): the charges, refunds or payouts one organization
+ * The exports (docs/exports.md): the charges, refunds or payouts one organization
  * made in one environment within a window of creation times, as CSV, oldest first. Each kind is read
  * from its own module's service in keyset pages of `EXPORT_PAGE_SIZE`; the columns are the ones
  * docs/exports.md lists, in that order.

@@ -70,7 +70,7 @@ const ISSUES: Record<Exclude<ExportRangeError, 'kind'>, ValidationIssue> = {
 };
 
 /**
- * `GET /v1/exports/{charges,refunds,payouts}.csv` (issue 15 item 4, docs/exports.md): the same files as
+ * `GET /v1/exports/{charges,refunds,payouts}.csv` (docs/exports.md): the same files as
  * the dashboard's exports, for the key's organization and environment, streamed.
  */
 export async function exportRoutes(app: App, options: { sources: ExportSources }): Promise<void> {

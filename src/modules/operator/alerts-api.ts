@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { LedgerService } from '../ledger/service.js';
+import { apiRoute, ListOf, PageOf } from './api-kit.js';
 import { OperatorAlertViewSchema } from './alert-view.js';
 import type { OperatorAlerts } from './alerts.js';
 import { actorOf } from './auth.js';
@@ -18,6 +19,15 @@ const NegativeBalanceSchema = Type.Object({
   pending: Type.String({ description: 'Below zero: decimal string of minor units.' }),
   debt: Type.String({ description: 'What the merchant owes: `-pending`.' }),
 });
+
+const AlertsQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema.properties,
+    open: Type.Optional(Type.Boolean({ description: 'Only alerts nobody has acknowledged.' })),
+  },
+  { additionalProperties: false },
+);
+
 /**
  * Money problems for the operator as JSON (docs/decisions/0013 and 0014): alerts raised by refused
  * provider notifications and by refunds that left a pending balance below zero, and the balances below
@@ -35,45 +45,19 @@ export async function operatorAlertApi(
 
   app.get(
     '/operator/v1/alerts',
-    {
-      schema: {
-        querystring: Type.Object(
-          {
-            ...PageQuerySchema.properties,
-            open: Type.Optional(Type.Boolean({ description: 'Only alerts nobody has acknowledged.' })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            data: Type.Array(OperatorAlertViewSchema),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errors,
-        },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', PageOf(OperatorAlertViewSchema), { querystring: AlertsQuerySchema }, { errors }),
     async (request) => valueOf(await alerts.list(request.query)),
   );
 
   app.post(
     '/operator/v1/alerts/:id/acknowledge',
-    {
-      schema: { params: IdParamsSchema, response: { 200: OperatorAlertViewSchema, ...errors } },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OperatorAlertViewSchema, { params: IdParamsSchema }, { errors }),
     async (request) => valueOf(await commands.acknowledgeAlert(request.params.id, actorOf(request))),
   );
 
   app.get(
     '/operator/v1/balances/negative',
-    {
-      schema: {
-        response: { 200: Type.Object({ data: Type.Array(NegativeBalanceSchema) }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', ListOf(NegativeBalanceSchema), {}, { errors }),
     async () => ({ data: await ledger.negativePendingBalances() }),
   );
 }

@@ -1,9 +1,10 @@
 import type { App } from '../../http/server.js';
 import { cursorOrThrow } from '../../http/cursor-errors.js';
 import type { UnderwritingService } from '../organizations/service.js';
-import { actorOf } from './auth.js';
+import type { Actor } from '../organizations/types.js';
+import type { Answer } from './command-input.js';
 import type { OperatorCommands } from './commands.js';
-import { consoleAction, noticedPage } from './console-actions.js';
+import { commandAction, noticedPage } from './console-actions.js';
 import { staffMay, type ConsoleKit } from './console-kit.js';
 import { valueOf } from './errors.js';
 import { CsrfFormSchema, IdParamsSchema, ReasonFormSchema, applicationView } from './schemas.js';
@@ -46,33 +47,32 @@ export async function operatorApplicationConsole(
     });
   });
 
-  consoleAction(app, page, {
-    path: '/applications/:id/start-review',
+  const decision = {
     permission: 'underwrite',
-    schema: { params: IdParamsSchema, body: CsrfFormSchema },
-    run: async ({ id }, _form, request) => {
-      valueOf(await commands.startReview(id, actorOf(request)));
-      return `/applications/${id}?notice=review`;
-    },
-  });
+    back: ({ id }: { id: string }) => `/applications/${id}`,
+  } as const;
 
-  consoleAction(app, page, {
-    path: '/applications/:id/approve',
-    permission: 'underwrite',
-    schema: { params: IdParamsSchema, body: CsrfFormSchema },
-    run: async ({ id }, _form, request) => {
-      valueOf(await commands.approveApplication(id, actorOf(request)));
-      return `/applications/${id}?notice=approved`;
-    },
-  });
+  // The decisions without a field: the form only carries the session's token.
+  const steps: Array<{ path: string; notice: string; command: (id: string, by: Actor) => Answer<unknown> }> =
+    [
+      { path: 'start-review', notice: 'review', command: (id, by) => commands.startReview(id, by) },
+      { path: 'approve', notice: 'approved', command: (id, by) => commands.approveApplication(id, by) },
+    ];
+  for (const step of steps) {
+    commandAction(app, page, {
+      ...decision,
+      path: `/applications/:id/${step.path}`,
+      schema: { params: IdParamsSchema, body: CsrfFormSchema },
+      command: ({ id }, _form, by) => step.command(id, by),
+      notice: step.notice,
+    });
+  }
 
-  consoleAction(app, page, {
+  commandAction(app, page, {
+    ...decision,
     path: '/applications/:id/reject',
-    permission: 'underwrite',
     schema: { params: IdParamsSchema, body: ReasonFormSchema },
-    run: async ({ id }, form, request) => {
-      valueOf(await commands.rejectApplication(id, form.reason, actorOf(request)));
-      return `/applications/${id}?notice=rejected`;
-    },
+    command: ({ id }, form, by) => commands.rejectApplication(id, form.reason, by),
+    notice: 'rejected',
   });
 }

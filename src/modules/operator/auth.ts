@@ -122,14 +122,7 @@ export async function logInStaff(
     stage: 'active',
     request,
   });
-  await deps.audit.record(deps.db, {
-    actor: `staff:${staff.id}`,
-    action: 'staff.login',
-    targetType: 'staff',
-    targetId: staff.id,
-    requestId: request.id,
-    ip: request.ip,
-  });
+  await auditSession(deps, request, staff.id, 'staff.login');
   return { staff, session };
 }
 
@@ -142,11 +135,21 @@ export async function logOutStaff(
   const session = request.operatorSession;
   if (!session) return;
   await deps.sessions.end(reply, session);
-  await deps.audit.record(deps.db, {
-    actor: `staff:${session.subject_id}`,
-    action: 'staff.logout',
+  await auditSession(deps, request, session.subject_id, 'staff.logout');
+}
+
+/** The audit entry of a staff member's login or logout, made by that member. */
+function auditSession(
+  deps: LoginDeps,
+  request: FastifyRequest,
+  staffId: string,
+  action: 'staff.login' | 'staff.logout',
+): Promise<void> {
+  return deps.audit.record(deps.db, {
+    actor: `staff:${staffId}`,
+    action,
     targetType: 'staff',
-    targetId: session.subject_id,
+    targetId: staffId,
     requestId: request.id,
     ip: request.ip,
   });

@@ -18,6 +18,12 @@ export function checkedReason(reason: string): Result<string, OperatorError> {
   return ok(trimmed);
 }
 
+/** A command that needs a reason: the reason checked (`checkedReason`), then the command with it trimmed. */
+export async function withReason<T>(reason: string, command: (reason: string) => Answer<T>): Answer<T> {
+  const checked = checkedReason(reason);
+  return checked.ok ? command(checked.value) : checked;
+}
+
 export function outOfRange(value: number, field: string, max: number, min = 0) {
   if (Number.isSafeInteger(value) && value <= max && value >= min) return undefined;
   return invalid(field, `must be a whole number from ${min} to ${max}`);

@@ -22,7 +22,12 @@ import {
 import type { applicationView, organizationView } from './schemas.js';
 import { createStaff, setStaffPassword } from './staff-commands.js';
 import type { Staff, StaffService } from './staff.js';
-import { approveApplication, rejectApplication, startReview } from './underwriting-commands.js';
+import {
+  approveApplication,
+  rejectApplication,
+  startReview,
+  type ApprovalView,
+} from './underwriting-commands.js';
 
 type ApplicationView = ReturnType<typeof applicationView>;
 type OrganizationView = ReturnType<typeof organizationView>;
@@ -35,15 +40,7 @@ type OrganizationView = ReturnType<typeof organizationView>;
  */
 export interface OperatorCommands {
   startReview(id: string, by: Actor): Answer<ApplicationView>;
-  approveApplication(
-    id: string,
-    by: Actor,
-  ): Answer<{
-    application: ApplicationView;
-    organization: OrganizationView;
-    ownerEmail: string;
-    emailId: string;
-  }>;
+  approveApplication(id: string, by: Actor): Answer<ApprovalView>;
   rejectApplication(id: string, reason: string, by: Actor): Answer<ApplicationView>;
   setKycStatus(id: string, status: KycStatus, by: Actor): Answer<OrganizationView>;
   setFee(

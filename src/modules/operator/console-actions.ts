@@ -3,7 +3,11 @@ import type { Static, TSchema } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { validationErrorFromFastify } from '../../http/validation.js';
+import type { Actor } from '../organizations/types.js';
+import { actorOf } from './auth.js';
+import type { Answer } from './command-input.js';
 import { refusalText, type ConsoleKit } from './console-kit.js';
+import { valueOf } from './errors.js';
 
 /**
  * The notices of the underwriting console's redirects (applications, organizations): any of its pages
@@ -41,6 +45,13 @@ export function noticedPage(kit: ConsoleKit): NoticedPage {
   };
 }
 
+/** Where a console action is posted, who may post it, and the schemas of its path and form. */
+interface ActionRoute<P extends TSchema, B extends TSchema> {
+  path: string;
+  permission: 'underwrite' | 'administer';
+  schema: { params: P; body: B };
+}
+
 /**
  * A console action: its form and path have schemas (like the API routes), checked after who may call;
  * the handler calls one operator command and redirects to the path it answers, with a notice (PRG).
@@ -48,10 +59,7 @@ export function noticedPage(kit: ConsoleKit): NoticedPage {
 export function consoleAction<P extends TSchema, B extends TSchema>(
   app: App,
   page: NoticedPage,
-  action: {
-    path: string;
-    permission: 'underwrite' | 'administer';
-    schema: { params: P; body: B };
+  action: ActionRoute<P, B> & {
     run: (params: Static<P>, form: Static<B>, request: FastifyRequest) => Promise<string>;
   },
 ) {
@@ -75,6 +83,29 @@ export function consoleAction<P extends TSchema, B extends TSchema>(
       }
     },
   );
+}
+
+/**
+ * A console action that runs one operator command with the staff member behind the request: its refusal
+ * is the refusal page (`consoleAction`), its success a 303 to `back(params)` with the `notice`.
+ */
+export function commandAction<P extends TSchema, B extends TSchema>(
+  app: App,
+  page: NoticedPage,
+  action: ActionRoute<P, B> & {
+    command: (params: Static<P>, form: Static<B>, by: Actor) => Answer<unknown>;
+    back: (params: Static<P>) => string;
+    notice: string;
+  },
+) {
+  const { command, back, notice, ...route } = action;
+  return consoleAction(app, page, {
+    ...route,
+    run: async (params, form, request) => {
+      valueOf(await command(params, form, actorOf(request)));
+      return `${back(params)}?notice=${notice}`;
+    },
+  });
 }
 
 /** A refusal re-renders with the message (validation issues listed), on a page of its own. */

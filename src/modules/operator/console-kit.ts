@@ -1,10 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { toApiError, type ApiError, type ErrorTable } from '../../http/errors.js';
 import type { OperatorAuth } from '../../http/route-config.js';
+import type { App } from '../../http/server.js';
 import type { Result } from '../../shared/result.js';
 import { counted } from '../../web/i18n.js';
 import type { Renderer } from '../../web/render.js';
+import type { Actor } from '../organizations/types.js';
+import { actorOf } from './auth.js';
+import { REASON_MAX_LENGTH } from './command-input.js';
+import { IdParamsSchema } from './schemas.js';
 import { can, type StaffPermission, type StaffService } from './staff.js';
 
 /**
@@ -64,6 +69,91 @@ export async function commandThenRedirect<T, E extends { code: string }>(
   const result = await command.run();
   if (result.ok) return reply.redirect(command.to(result.value), 303);
   return command.refused(toApiError(command.errors, result.error));
+}
+
+/** A refusal on the page the form belongs to: its text, answered with its status. */
+export function refusalExtra(error: ApiError): PageExtra {
+  return { error: refusalText(error), status: error.statusCode };
+}
+
+/** Where a form's command leads (`commandThenRedirect`), besides the command itself. */
+export type FormOutcome<T, E extends { code: string }> = Omit<
+  Parameters<typeof commandThenRedirect<T, E>>[1],
+  'run'
+>;
+
+/**
+ * A form's command leads to the page `path` with the `notice`; refused, `show` shows the page the form
+ * belongs to again with the refusal.
+ */
+export function backTo<E extends { code: string }>(
+  errors: ErrorTable<E>,
+  path: string,
+  notice: string,
+  show: (extra: PageExtra, error: ApiError) => Promise<FastifyReply> | FastifyReply,
+): FormOutcome<unknown, E> {
+  return {
+    errors,
+    to: () => `${path}?notice=${notice}`,
+    refused: (error) => show(refusalExtra(error), error),
+  };
+}
+
+/** A record page's query: the notice of the redirect that led there. */
+const NoticeQuery = Type.Object(
+  { notice: Type.Optional(Type.String({ maxLength: 40 })) },
+  { additionalProperties: false },
+);
+
+/** A console page of one record (`…/:id`), shown by `show` with the notice its `?notice=` names. */
+export function recordPage(
+  app: App,
+  path: string,
+  notices: Record<string, string>,
+  show: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    extra: PageExtra,
+  ) => Promise<FastifyReply> | FastifyReply,
+): void {
+  app.get(
+    path,
+    consoleRoute('read', { params: IdParamsSchema, querystring: NoticeQuery }),
+    async (request, reply) =>
+      show(request, reply, request.params.id, { notice: noticeOf(notices, request.query.notice) }),
+  );
+}
+
+/** A form's reason (a cancelation, a closure, a rate): its command trims it and says when it is too long. */
+export const ReasonField = { reason: Type.String({ maxLength: REASON_MAX_LENGTH }) };
+
+type FormOf<F extends Record<string, TSchema>> = Static<ReturnType<typeof FormBody<F>>>;
+
+/**
+ * An administrator's form about one record (`…/:id/…`): the command with the record's id, the form and
+ * the staff member behind it, then where `back` leads (`commandThenRedirect`).
+ */
+export function recordForm<F extends Record<string, TSchema>, T, E extends { code: string }>(
+  app: App,
+  path: string,
+  fields: F,
+  form: {
+    run: (id: string, form: FormOf<F>, by: Actor) => Promise<Result<T, E>>;
+    back: (request: FastifyRequest, reply: FastifyReply, id: string) => FormOutcome<T, E>;
+  },
+): void {
+  app.post(
+    path,
+    consoleRoute('administer', { params: IdParamsSchema, body: FormBody(fields) }),
+    async (request, reply) => {
+      const { id } = request.params;
+      return commandThenRedirect(reply, {
+        run: () => form.run(id, request.body as FormOf<F>, actorOf(request)),
+        ...form.back(request, reply, id),
+      });
+    },
+  );
 }
 
 /** A refusal as a console page says it: the message, then each validation issue with its field. */

@@ -17,7 +17,7 @@ export type AlertError = { code: 'alert_not_found'; id: string } | { code: 'inva
 /** An operator command's input that its schema could not express (a reason of spaces, a range). */
 export type CommandInputError = { code: 'invalid_input'; field: string; message: string };
 
-/** Every refusal of an operator command (issue 12 items 2 and 9). */
+/** Every refusal of an operator command. */
 export type OperatorError = OrganizationError | StaffError | AlertError | CommandInputError;
 
 /** Each refusal as the envelope of the operator API (the console shows its message on a page). */

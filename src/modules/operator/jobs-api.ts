@@ -3,6 +3,7 @@ import { errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { JobKit } from '../../worker/kit.js';
 import { JobRunViewSchema } from '../../worker/run-log.js';
+import { apiRoute, ListOf, PageOf } from './api-kit.js';
 
 const errors = errorResponses(400, 401, 403, 429);
 
@@ -33,34 +34,23 @@ export async function operatorJobApi(app: App, deps: { jobs: JobKit }): Promise<
 
   app.get(
     '/operator/v1/jobs/runs',
-    {
-      schema: {
-        querystring: RunsQuerySchema,
-        response: {
-          200: Type.Object({
-            data: Type.Array(JobRunViewSchema),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errors,
-        },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', PageOf(JobRunViewSchema), { querystring: RunsQuerySchema }, { errors }),
     async (request) => jobs.runs.list(request.query),
   );
 
   app.get(
     '/operator/v1/jobs/parked',
-    {
-      schema: {
+    apiRoute(
+      'read',
+      ListOf(ParkedRowSchema),
+      {
         querystring: Type.Object(
           { limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }) },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ data: Type.Array(ParkedRowSchema) }), ...errors },
       },
-      config: { operator: 'read' },
-    },
+      { errors },
+    ),
     async (request) => ({ data: await jobs.parked(request.query.limit) }),
   );
 }

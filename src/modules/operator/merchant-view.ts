@@ -18,7 +18,7 @@ import type { ConsoleKit } from './console-kit.js';
 import type { Owner } from '../../shared/owner.js';
 
 /**
- * Issue 15 item 7: what the operator console's merchant view reads of the other modules, each through
+ * What the operator console's merchant view reads of the other modules, each through
  * its service, and the cross-merchant payment search.
  */
 export interface MerchantViewDeps {
@@ -60,27 +60,59 @@ export interface EnvironmentFigures {
   balance: Balance | undefined;
 }
 
+/** An environment's charge figures of the last days, from their daily activity. */
+function activityFigures(
+  environment: Environment,
+  days: DailyChargeActivity[],
+  balances: Balance[],
+): EnvironmentFigures {
+  let succeeded = 0;
+  let unsuccessful = 0;
+  let pending = 0;
+  let volume = 0n;
+  for (const day of days) {
+    succeeded += day.succeeded;
+    unsuccessful += day.unsuccessful;
+    pending += day.pending;
+    volume += day.volume;
+  }
+  const decided = succeeded + unsuccessful;
+  return {
+    environment,
+    charges: succeeded + unsuccessful + pending,
+    succeeded,
+    unsuccessful,
+    pending,
+    volume: volume.toString(),
+    successRatePermille: decided === 0 ? null : Math.round((succeeded * 1000) / decided),
+    balance: balances.find((b) => b.currency === 'TRY'),
+  };
+}
+
+/** The newest rows of an environment's list, with the fields the page shows (none when the list refused). */
+function recentRows<Row, K extends keyof Row>(
+  environment: Environment,
+  page: { ok: true; value: { data: Row[] } } | { ok: false },
+  shown: readonly K[],
+): Array<{ environment: Environment } & Pick<Row, K>> {
+  if (!page.ok) return [];
+  return page.value.data.map((row) => ({
+    environment,
+    ...(Object.fromEntries(shown.map((field) => [field, row[field]])) as Pick<Row, K>),
+  }));
+}
+
+/** What the page shows of each recent batch and payout. */
+const BATCH_FIELDS = ['id', 'businessDate', 'net', 'status', 'payoutId'] as const;
+const PAYOUT_FIELDS = ['id', 'amount', 'payoutAmount', 'status', 'createdAt'] as const;
+
 /** The figures of one organization's merchant view, both environments. */
 export async function merchantFigures(deps: MerchantViewDeps, organizationId: string) {
   const now = deps.clock.now();
   const range = { since: new Date(now.getTime() - ACTIVITY_DAYS * DAY), until: new Date(now.getTime() + 1) };
   const environments: EnvironmentFigures[] = [];
-  const batches: Array<{
-    environment: Environment;
-    id: string;
-    businessDate: string;
-    net: string;
-    status: string;
-    payoutId: string | null;
-  }> = [];
-  const payouts: Array<{
-    environment: Environment;
-    id: string;
-    amount: string;
-    payoutAmount: string;
-    status: string;
-    createdAt: string;
-  }> = [];
+  const batches = [];
+  const payouts = [];
   for (const environment of ENVIRONMENTS) {
     const owner = { organizationId, environment };
     const [days, balances, batchPage, payoutPage] = await Promise.all([
@@ -89,51 +121,9 @@ export async function merchantFigures(deps: MerchantViewDeps, organizationId: st
       deps.settlement.list(owner, { limit: RECENT }),
       deps.payouts.list(owner, { limit: RECENT }),
     ]);
-    let succeeded = 0;
-    let unsuccessful = 0;
-    let pending = 0;
-    let volume = 0n;
-    for (const day of days) {
-      succeeded += day.succeeded;
-      unsuccessful += day.unsuccessful;
-      pending += day.pending;
-      volume += day.volume;
-    }
-    const decided = succeeded + unsuccessful;
-    environments.push({
-      environment,
-      charges: succeeded + unsuccessful + pending,
-      succeeded,
-      unsuccessful,
-      pending,
-      volume: volume.toString(),
-      successRatePermille: decided === 0 ? null : Math.round((succeeded * 1000) / decided),
-      balance: balances.find((b) => b.currency === 'TRY'),
-    });
-    if (batchPage.ok) {
-      for (const b of batchPage.value.data) {
-        batches.push({
-          environment,
-          id: b.id,
-          businessDate: b.businessDate,
-          net: b.net,
-          status: b.status,
-          payoutId: b.payoutId,
-        });
-      }
-    }
-    if (payoutPage.ok) {
-      for (const p of payoutPage.value.data) {
-        payouts.push({
-          environment,
-          id: p.id,
-          amount: p.amount,
-          payoutAmount: p.payoutAmount,
-          status: p.status,
-          createdAt: p.createdAt,
-        });
-      }
-    }
+    environments.push(activityFigures(environment, days, balances));
+    batches.push(...recentRows(environment, batchPage, BATCH_FIELDS));
+    payouts.push(...recentRows(environment, payoutPage, PAYOUT_FIELDS));
   }
   const [webhooks, branding, audit] = await Promise.all([
     deps.webhooks.healthOf(organizationId, WEBHOOK_ENDPOINTS_SHOWN),

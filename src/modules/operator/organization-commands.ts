@@ -4,11 +4,11 @@ import type { OrganizationAdminService } from '../organizations/service.js';
 import type { Actor, Organization } from '../organizations/types.js';
 import {
   BASIS_POINTS_MAX,
-  checkedReason,
   FIXED_FEE_MAX,
   invalid,
   outOfRange,
   RATE_LIMIT_MAX,
+  withReason,
   type Answer,
 } from './command-input.js';
 import type { OperatorError } from './errors.js';
@@ -66,16 +66,8 @@ export async function setRateLimits(
   return organizationAnswer(organizations.setRateLimits(id, limits, by));
 }
 
-export async function freeze(
-  { organizations }: Organizations,
-  id: string,
-  reason: string,
-  by: Actor,
-): Answer<OrganizationView> {
-  const checked = checkedReason(reason);
-  if (!checked.ok) return checked;
-  return organizationAnswer(organizations.freeze(id, checked.value, by));
-}
+export const freeze = ({ organizations }: Organizations, id: string, reason: string, by: Actor) =>
+  withReason(reason, (trimmed) => organizationAnswer(organizations.freeze(id, trimmed, by)));
 
 export const unfreeze = ({ organizations }: Organizations, id: string, by: Actor) =>
   organizationAnswer(organizations.unfreeze(id, by));

@@ -12,11 +12,11 @@ import {
 import { apiKeyRefusal } from '../api-keys/errors.js';
 import type { OrganizationAdminService } from '../organizations/service.js';
 import { FEATURE_FLAGS, KYC_STATUSES, PAYMENT_METHODS } from '../organizations/types.js';
+import { apiRoute, ListOf, PageOf } from './api-kit.js';
 import { actorOf } from './auth.js';
 import type { OperatorCommands } from './commands.js';
 import { valueOf } from './errors.js';
 import {
-  API_ERRORS as errors,
   DemoMerchantSchema,
   FeeBodySchema,
   IdParamsSchema,
@@ -45,19 +45,7 @@ export function operatorOrganizationApi(app: App, deps: OrganizationApi): void {
 function organizationReadApi(app: App, { organizations }: OrganizationApi): void {
   app.get(
     '/operator/v1/organizations',
-    {
-      schema: {
-        querystring: PageQuerySchema,
-        response: {
-          200: Type.Object({
-            data: Type.Array(OrganizationViewSchema),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errors,
-        },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', PageOf(OrganizationViewSchema), { querystring: PageQuerySchema }),
     async (request) => {
       const page = cursorOrThrow(await organizations.list(request.query));
       return { data: page.data.map((o) => organizationView(o)), nextCursor: page.nextCursor };
@@ -66,10 +54,7 @@ function organizationReadApi(app: App, { organizations }: OrganizationApi): void
 
   app.get(
     '/operator/v1/organizations/:id',
-    {
-      schema: { params: IdParamsSchema, response: { 200: OrganizationViewSchema, ...errors } },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', OrganizationViewSchema, { params: IdParamsSchema }),
     async (request) =>
       organizationView(
         valueOf(await organizations.get(request.params.id)),
@@ -81,14 +66,10 @@ function organizationReadApi(app: App, { organizations }: OrganizationApi): void
 function organizationSettingsApi(app: App, { commands }: OrganizationApi): void {
   app.put(
     '/operator/v1/organizations/:id/kyc-status',
-    {
-      schema: {
-        params: IdParamsSchema,
-        body: Type.Object({ kycStatus: Type.Enum([...KYC_STATUSES]) }, { additionalProperties: false }),
-        response: { 200: OrganizationViewSchema, ...errors },
-      },
-      config: { operator: 'underwrite' },
-    },
+    apiRoute('underwrite', OrganizationViewSchema, {
+      params: IdParamsSchema,
+      body: Type.Object({ kycStatus: Type.Enum([...KYC_STATUSES]) }, { additionalProperties: false }),
+    }),
     async (request) =>
       valueOf(
         await commands.setKycStatus(request.params.id, request.body.kycStatus as KycStatus, actorOf(request)),
@@ -97,17 +78,13 @@ function organizationSettingsApi(app: App, { commands }: OrganizationApi): void 
 
   app.put(
     '/operator/v1/organizations/:id/fees/:paymentMethod',
-    {
-      schema: {
-        params: Type.Object({
-          id: Type.String({ maxLength: 64 }),
-          paymentMethod: Type.Enum([...PAYMENT_METHODS]),
-        }),
-        body: FeeBodySchema,
-        response: { 200: OrganizationViewSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OrganizationViewSchema, {
+      params: Type.Object({
+        id: Type.String({ maxLength: 64 }),
+        paymentMethod: Type.Enum([...PAYMENT_METHODS]),
+      }),
+      body: FeeBodySchema,
+    }),
     async (request) => {
       const { id, paymentMethod } = request.params;
       return valueOf(
@@ -126,14 +103,10 @@ function organizationSettingsApi(app: App, { commands }: OrganizationApi): void 
 
   app.put(
     '/operator/v1/organizations/:id/feature-flags/:flag',
-    {
-      schema: {
-        params: Type.Object({ id: Type.String({ maxLength: 64 }), flag: Type.Enum([...FEATURE_FLAGS]) }),
-        body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
-        response: { 200: OrganizationViewSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OrganizationViewSchema, {
+      params: Type.Object({ id: Type.String({ maxLength: 64 }), flag: Type.Enum([...FEATURE_FLAGS]) }),
+      body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
+    }),
     async (request) =>
       valueOf(
         await commands.setFeatureFlag(
@@ -147,44 +120,30 @@ function organizationSettingsApi(app: App, { commands }: OrganizationApi): void 
 
   app.put(
     '/operator/v1/organizations/:id/rate-limits',
-    {
-      schema: {
-        params: IdParamsSchema,
-        body: Type.Object(
-          {
-            live: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
-            sandbox: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: OrganizationViewSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OrganizationViewSchema, {
+      params: IdParamsSchema,
+      body: Type.Object(
+        {
+          live: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
+          sandbox: Type.Union([Type.Integer({ minimum: 1, maximum: 100_000 }), Type.Null()]),
+        },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) =>
       valueOf(await commands.setRateLimits(request.params.id, request.body, actorOf(request))),
   );
 
   app.post(
     '/operator/v1/organizations/:id/freeze',
-    {
-      schema: {
-        params: IdParamsSchema,
-        body: ReasonBodySchema,
-        response: { 200: OrganizationViewSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OrganizationViewSchema, { params: IdParamsSchema, body: ReasonBodySchema }),
     async (request) =>
       valueOf(await commands.freeze(request.params.id, request.body.reason, actorOf(request))),
   );
 
   app.post(
     '/operator/v1/organizations/:id/unfreeze',
-    {
-      schema: { params: IdParamsSchema, response: { 200: OrganizationViewSchema, ...errors } },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OrganizationViewSchema, { params: IdParamsSchema }),
     async (request) => valueOf(await commands.unfreeze(request.params.id, actorOf(request))),
   );
 }
@@ -192,13 +151,7 @@ function organizationSettingsApi(app: App, { commands }: OrganizationApi): void 
 function organizationKeyApi(app: App, { organizations, apiKeys }: OrganizationApi): void {
   app.get(
     '/operator/v1/organizations/:id/api-keys',
-    {
-      schema: {
-        params: IdParamsSchema,
-        response: { 200: Type.Object({ data: Type.Array(ApiKeySchema) }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', ListOf(ApiKeySchema), { params: IdParamsSchema }),
     async (request) => {
       valueOf(await organizations.get(request.params.id));
       const keys = await apiKeys.listForOrganization(request.params.id);
@@ -208,8 +161,15 @@ function organizationKeyApi(app: App, { organizations, apiKeys }: OrganizationAp
 
   app.get(
     '/operator/v1/api-keys/:id/requests',
-    {
-      schema: {
+    apiRoute(
+      'read',
+      Type.Object({
+        organizationId: Type.String(),
+        key: ApiKeySchema,
+        data: ApiKeyRequestListSchema.properties.data,
+        nextCursor: ApiKeyRequestListSchema.properties.nextCursor,
+      }),
+      {
         params: IdParamsSchema,
         querystring: Type.Object(
           {
@@ -218,18 +178,8 @@ function organizationKeyApi(app: App, { organizations, apiKeys }: OrganizationAp
           },
           { additionalProperties: false },
         ),
-        response: {
-          200: Type.Object({
-            organizationId: Type.String(),
-            key: ApiKeySchema,
-            data: ApiKeyRequestListSchema.properties.data,
-            nextCursor: ApiKeyRequestListSchema.properties.nextCursor,
-          }),
-          ...errors,
-        },
       },
-      config: { operator: 'read' },
-    },
+    ),
     async (request) => {
       const result = await apiKeys.requestsOfKey(request.params.id, request.query);
       if (!result.ok) throw apiKeyRefusal(result.error);
@@ -243,27 +193,20 @@ function organizationKeyApi(app: App, { organizations, apiKeys }: OrganizationAp
   );
 }
 
+const DemoMerchantCreatedSchema = Type.Object({
+  organizationId: Type.String(),
+  applicationId: Type.String(),
+  kycStatus: Type.String(),
+  featureFlags: Type.Array(Type.String()),
+  dashboard: Type.Object({ url: Type.String(), email: Type.String(), password: Type.String() }),
+  keys: Type.Object({ sandbox: Type.String(), live: Type.String() }),
+});
+
 /** A demo merchant: an approved organization with a dashboard login and keys, in one call. */
 export function operatorDemoMerchantApi(app: App, { commands }: Pick<OrganizationApi, 'commands'>): void {
   app.post(
     '/operator/v1/demo-merchants',
-    {
-      schema: {
-        body: DemoMerchantSchema,
-        response: {
-          201: Type.Object({
-            organizationId: Type.String(),
-            applicationId: Type.String(),
-            kycStatus: Type.String(),
-            featureFlags: Type.Array(Type.String()),
-            dashboard: Type.Object({ url: Type.String(), email: Type.String(), password: Type.String() }),
-            keys: Type.Object({ sandbox: Type.String(), live: Type.String() }),
-          }),
-          ...errors,
-        },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', DemoMerchantCreatedSchema, { body: DemoMerchantSchema }, { status: 201 }),
     async (request, reply) => {
       const demo = valueOf(
         await commands.createDemoMerchant(

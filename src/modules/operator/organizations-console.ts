@@ -5,9 +5,8 @@ import type { ApiKeyService } from '../api-keys/index.js';
 import { apiKeyRefusal } from '../api-keys/errors.js';
 import type { OrganizationAdminService } from '../organizations/service.js';
 import { FEATURE_FLAGS } from '../organizations/types.js';
-import { actorOf } from './auth.js';
 import type { OperatorCommands } from './commands.js';
-import { consoleAction, noticedPage, type NoticedPage } from './console-actions.js';
+import { commandAction, noticedPage, type NoticedPage } from './console-actions.js';
 import { staffMay, type ConsoleKit } from './console-kit.js';
 import { valueOf } from './errors.js';
 import { merchantFigures, money, permille, isFailing, type MerchantViewDeps } from './merchant-view.js';
@@ -90,85 +89,72 @@ function organizationPages(app: App, page: NoticedPage, deps: OrganizationConsol
 }
 
 function organizationForms(app: App, page: NoticedPage, { commands }: OrganizationConsole): void {
-  const toOrg = (id: string) => `/organizations/${id}`;
+  const back = ({ id }: { id: string }) => `/organizations/${id}`;
 
-  consoleAction(app, page, {
+  commandAction(app, page, {
     path: '/organizations/:id/kyc-status',
     permission: 'underwrite',
     schema: { params: IdParamsSchema, body: KycFormSchema },
-    run: async ({ id }, form, request) => {
-      valueOf(await commands.setKycStatus(id, form.kycStatus as KycStatus, actorOf(request)));
-      return `${toOrg(id)}?notice=kyc`;
-    },
+    command: ({ id }, form, by) => commands.setKycStatus(id, form.kycStatus as KycStatus, by),
+    back,
+    notice: 'kyc',
   });
 
-  consoleAction(app, page, {
+  commandAction(app, page, {
     path: '/organizations/:id/fees/:paymentMethod',
     permission: 'administer',
     schema: { params: FeeParamsSchema, body: FeeFormSchema },
-    run: async ({ id, paymentMethod }, form, request) => {
-      valueOf(
-        await commands.setFee(
-          id,
-          {
-            paymentMethod: paymentMethod as PaymentMethod,
-            basisPoints: Number(form.basisPoints),
-            fixedMinor: BigInt(form.fixedMinor),
-          },
-          actorOf(request),
-        ),
-      );
-      return `${toOrg(id)}?notice=fees`;
-    },
+    command: ({ id, paymentMethod }, form, by) =>
+      commands.setFee(
+        id,
+        {
+          paymentMethod: paymentMethod as PaymentMethod,
+          basisPoints: Number(form.basisPoints),
+          fixedMinor: BigInt(form.fixedMinor),
+        },
+        by,
+      ),
+    back,
+    notice: 'fees',
   });
 
-  consoleAction(app, page, {
+  commandAction(app, page, {
     path: '/organizations/:id/feature-flags/:flag',
     permission: 'administer',
     schema: { params: FlagParamsSchema, body: FeatureFlagFormSchema },
-    run: async ({ id, flag }, form, request) => {
-      valueOf(
-        await commands.setFeatureFlag(id, flag as FeatureFlag, form.enabled === 'true', actorOf(request)),
-      );
-      return `${toOrg(id)}?notice=flag`;
-    },
+    command: ({ id, flag }, form, by) =>
+      commands.setFeatureFlag(id, flag as FeatureFlag, form.enabled === 'true', by),
+    back,
+    notice: 'flag',
   });
 
-  consoleAction(app, page, {
+  const optional = (value: string | undefined) =>
+    value === undefined || value.trim() === '' ? null : Number(value);
+  commandAction(app, page, {
     path: '/organizations/:id/rate-limits',
     permission: 'administer',
     schema: { params: IdParamsSchema, body: RateLimitsFormSchema },
-    run: async ({ id }, form, request) => {
-      const optional = (value: string | undefined) =>
-        value === undefined || value.trim() === '' ? null : Number(value);
-      valueOf(
-        await commands.setRateLimits(
-          id,
-          { live: optional(form.live), sandbox: optional(form.sandbox) },
-          actorOf(request),
-        ),
-      );
-      return `${toOrg(id)}?notice=limits`;
-    },
+    command: ({ id }, form, by) =>
+      commands.setRateLimits(id, { live: optional(form.live), sandbox: optional(form.sandbox) }, by),
+    back,
+    notice: 'limits',
   });
 
-  consoleAction(app, page, {
+  commandAction(app, page, {
     path: '/organizations/:id/freeze',
     permission: 'administer',
     schema: { params: IdParamsSchema, body: ReasonFormSchema },
-    run: async ({ id }, form, request) => {
-      valueOf(await commands.freeze(id, form.reason, actorOf(request)));
-      return `${toOrg(id)}?notice=frozen`;
-    },
+    command: ({ id }, form, by) => commands.freeze(id, form.reason, by),
+    back,
+    notice: 'frozen',
   });
 
-  consoleAction(app, page, {
+  commandAction(app, page, {
     path: '/organizations/:id/unfreeze',
     permission: 'administer',
     schema: { params: IdParamsSchema, body: CsrfFormSchema },
-    run: async ({ id }, _form, request) => {
-      valueOf(await commands.unfreeze(id, actorOf(request)));
-      return `${toOrg(id)}?notice=unfrozen`;
-    },
+    command: ({ id }, _form, by) => commands.unfreeze(id, by),
+    back,
+    notice: 'unfrozen',
   });
 }

@@ -4,10 +4,11 @@ import { PAYOUT_STATUSES, PayoutViewSchema } from '../payouts/schemas.js';
 import { FX_REASON_MAX_LENGTH } from '../payouts/rates.js';
 import type { PayoutService } from '../payouts/service.js';
 import { EXPORT_COLUMNS, exportCsv } from '../payouts/treasury.js';
+import { apiRoute, PageOf, ListOf } from './api-kit.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './command-input.js';
 import { NETWORKS, RAILS, payoutValue, sendCsv } from './payout-helpers.js';
-import { API_ERRORS as errors, ENVIRONMENTS, IdParamsSchema } from './schemas.js';
+import { ENVIRONMENTS, IdParamsSchema } from './schemas.js';
 
 const OperatorPayoutSchema = Type.Intersect(
   [
@@ -138,22 +139,12 @@ export async function operatorPayoutApi(app: App, deps: { payouts: PayoutService
 function payoutQueueApi(app: App, payouts: PayoutService): void {
   app.get(
     '/operator/v1/payouts',
-    {
-      schema: {
-        description:
-          'Every organization’s payouts, newest first, filtered by status, rail, network, environment or ' +
-          'organization; cursor paged.',
-        querystring: QueueQuerySchema,
-        response: {
-          200: Type.Object({
-            data: Type.Array(OperatorPayoutSchema),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errors,
-        },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', PageOf(OperatorPayoutSchema), {
+      description:
+        'Every organization’s payouts, newest first, filtered by status, rail, network, environment or ' +
+        'organization; cursor paged.',
+      querystring: QueueQuerySchema,
+    }),
     async (request) =>
       payoutValue(
         await payouts.operatorList(filterOf(request.query), {
@@ -165,40 +156,29 @@ function payoutQueueApi(app: App, payouts: PayoutService): void {
 
   app.get(
     '/operator/v1/payouts/:id',
-    {
-      schema: {
-        description: 'One payout of any organization.',
-        params: IdParamsSchema,
-        response: { 200: OperatorPayoutSchema, ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', OperatorPayoutSchema, {
+      description: 'One payout of any organization.',
+      params: IdParamsSchema,
+    }),
     async (request) => payoutValue(await payouts.operatorGet(request.params.id)),
   );
 
   app.post(
     '/operator/v1/payouts/treasury-exports',
-    {
-      schema: {
-        description:
-          'The treasury rail’s due payouts (live, pending, oldest first, at most 1000) for a custody or ' +
-          'multisig tool, as JSON or CSV (`format`). Each payout is marked handed over the first time it is ' +
-          'exported: from then on it cannot be canceled, only recorded with its transaction hash or marked ' +
-          'not sent. A POST because it changes that state; audited per payout.',
-        body: Type.Object(
-          {
-            format: Type.Enum(['json', 'csv'], { default: 'json' }),
-            network: Type.Optional(Type.Enum([...NETWORKS])),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({ data: Type.Array(ExportLineSchema), count: Type.Integer() }),
-          ...errors,
+    apiRoute('administer', Type.Object({ data: Type.Array(ExportLineSchema), count: Type.Integer() }), {
+      description:
+        'The treasury rail’s due payouts (live, pending, oldest first, at most 1000) for a custody or ' +
+        'multisig tool, as JSON or CSV (`format`). Each payout is marked handed over the first time it is ' +
+        'exported: from then on it cannot be canceled, only recorded with its transaction hash or marked ' +
+        'not sent. A POST because it changes that state; audited per payout.',
+      body: Type.Object(
+        {
+          format: Type.Enum(['json', 'csv'], { default: 'json' }),
+          network: Type.Optional(Type.Enum([...NETWORKS])),
         },
-      },
-      config: { operator: 'administer' },
-    },
+        { additionalProperties: false },
+      ),
+    }),
     async (request, reply) => {
       const lines = await payouts.exportTreasury({ network: request.body.network }, actorOf(request));
       if (request.body.format === 'csv') return sendCsv(reply, exportCsv(lines));
@@ -211,22 +191,18 @@ function payoutQueueApi(app: App, payouts: PayoutService): void {
 function payoutCommandApi(app: App, payouts: PayoutService): void {
   app.post(
     '/operator/v1/payouts/:id/transaction',
-    {
-      schema: {
-        description:
-          'Records the transaction the treasury sent for a live payout: pending -> in_transit; the ' +
-          'confirmation job then completes it from the chain explorer (or fails it). The same hash again ' +
-          'changes nothing; a hash of another payout is 409 `tx_hash_in_use`; a payout that is not a ' +
-          'pending treasury payout is 409 `invalid_state_transition`. Audited.',
-        params: IdParamsSchema,
-        body: Type.Object(
-          { txHash: Type.String({ minLength: 1, maxLength: 100 }) },
-          { additionalProperties: false },
-        ),
-        response: { 200: OperatorPayoutSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OperatorPayoutSchema, {
+      description:
+        'Records the transaction the treasury sent for a live payout: pending -> in_transit; the ' +
+        'confirmation job then completes it from the chain explorer (or fails it). The same hash again ' +
+        'changes nothing; a hash of another payout is 409 `tx_hash_in_use`; a payout that is not a ' +
+        'pending treasury payout is 409 `invalid_state_transition`. Audited.',
+      params: IdParamsSchema,
+      body: Type.Object(
+        { txHash: Type.String({ minLength: 1, maxLength: 100 }) },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) =>
       payoutValue(
         await payouts.recordTreasuryTransaction(request.params.id, request.body.txHash, actorOf(request)),
@@ -235,34 +211,26 @@ function payoutCommandApi(app: App, payouts: PayoutService): void {
 
   app.post(
     '/operator/v1/payouts/:id/cancel',
-    {
-      schema: {
-        description:
-          'Cancels a pending payout never handed to a rail: the funds return to available and ' +
-          '`payout.canceled` is sent. Otherwise 409 `invalid_state_transition`. Audited with the reason.',
-        params: IdParamsSchema,
-        body: ReasonBody,
-        response: { 200: OperatorPayoutSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OperatorPayoutSchema, {
+      description:
+        'Cancels a pending payout never handed to a rail: the funds return to available and ' +
+        '`payout.canceled` is sent. Otherwise 409 `invalid_state_transition`. Audited with the reason.',
+      params: IdParamsSchema,
+      body: ReasonBody,
+    }),
     async (request) =>
       payoutValue(await payouts.operatorCancel(request.params.id, request.body.reason, actorOf(request))),
   );
 
   app.post(
     '/operator/v1/payouts/:id/not-sent',
-    {
-      schema: {
-        description:
-          'The treasury did not send a pending treasury payout (exported or not) and will not: it fails ' +
-          'with `treasury_not_sent`, the funds return to available and `payout.failed` is sent. Audited.',
-        params: IdParamsSchema,
-        body: ReasonBody,
-        response: { 200: OperatorPayoutSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', OperatorPayoutSchema, {
+      description:
+        'The treasury did not send a pending treasury payout (exported or not) and will not: it fails ' +
+        'with `treasury_not_sent`, the funds return to available and `payout.failed` is sent. Audited.',
+      params: IdParamsSchema,
+      body: ReasonBody,
+    }),
     async (request) =>
       payoutValue(await payouts.markNotSent(request.params.id, request.body.reason, actorOf(request))),
   );
@@ -272,35 +240,27 @@ function payoutCommandApi(app: App, payouts: PayoutService): void {
 function payoutMinimumApi(app: App, payouts: PayoutService): void {
   app.get(
     '/operator/v1/payout-minimums',
-    {
-      schema: {
-        description: 'The smallest payout per network and environment, in TRY minor units.',
-        response: { 200: Type.Object({ data: Type.Array(MinimumSchema) }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', ListOf(MinimumSchema), {
+      description: 'The smallest payout per network and environment, in TRY minor units.',
+    }),
     async () => ({ data: await payouts.minimums() }),
   );
 
   app.put(
     '/operator/v1/payout-minimums/:environment/:network',
-    {
-      schema: {
-        description:
-          'Sets the smallest payout of a network in an environment (TRY minor units, 1 to 16 digits); ' +
-          'payouts already created keep theirs. Audited with the value before and after.',
-        params: Type.Object(
-          { environment: Type.Enum([...ENVIRONMENTS]), network: Type.Enum([...NETWORKS]) },
-          { additionalProperties: false },
-        ),
-        body: Type.Object(
-          { amount: Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'TRY minor units.' }) },
-          { additionalProperties: false },
-        ),
-        response: { 200: MinimumSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', MinimumSchema, {
+      description:
+        'Sets the smallest payout of a network in an environment (TRY minor units, 1 to 16 digits); ' +
+        'payouts already created keep theirs. Audited with the value before and after.',
+      params: Type.Object(
+        { environment: Type.Enum([...ENVIRONMENTS]), network: Type.Enum([...NETWORKS]) },
+        { additionalProperties: false },
+      ),
+      body: Type.Object(
+        { amount: Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: 'TRY minor units.' }) },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) => payouts.setMinimum(request.params, BigInt(request.body.amount), actorOf(request)),
   );
 }
@@ -309,23 +269,21 @@ function payoutMinimumApi(app: App, payouts: PayoutService): void {
 function fxRateApi(app: App, payouts: PayoutService): void {
   app.get(
     '/operator/v1/fx-rates',
-    {
-      schema: {
-        description:
-          'The live TRY -> USDT rates operators entered, newest first (at most 50). The newest, while younger ' +
-          'than `FX_OPERATOR_RATE_MAX_AGE_SECONDS`, is the live ticker’s fallback (the live rate itself without ' +
-          'a ticker). The sandbox converts at the sandbox chain’s rate feed.',
-        response: { 200: Type.Object({ data: Type.Array(FxRateSchema) }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', ListOf(FxRateSchema), {
+      description:
+        'The live TRY -> USDT rates operators entered, newest first (at most 50). The newest, while younger ' +
+        'than `FX_OPERATOR_RATE_MAX_AGE_SECONDS`, is the live ticker’s fallback (the live rate itself without ' +
+        'a ticker). The sandbox converts at the sandbox chain’s rate feed.',
+    }),
     async () => ({ data: await payouts.enteredRates('live', 50) }),
   );
 
   app.post(
     '/operator/v1/fx-rates',
-    {
-      schema: {
+    apiRoute(
+      'administer',
+      FxRateSchema,
+      {
         description:
           'Enters the live TRY -> USDT rate (USDT per TRY, a positive decimal) with a reason: ' +
           'while the live ticker has no usable rate, payouts and held settlement batches use it for ' +
@@ -337,10 +295,9 @@ function fxRateApi(app: App, payouts: PayoutService): void {
           },
           { additionalProperties: false },
         ),
-        response: { 201: FxRateSchema, ...errors },
       },
-      config: { operator: 'administer' },
-    },
+      { status: 201 },
+    ),
     async (request, reply) => {
       const { rate, reason } = request.body;
       const entered = payoutValue(await payouts.enterRate('live', { rate, reason }, actorOf(request)));
@@ -350,38 +307,30 @@ function fxRateApi(app: App, payouts: PayoutService): void {
 
   app.get(
     '/operator/v1/fx-rate-source',
-    {
-      schema: {
-        description:
-          'The source live payouts and settlement batches convert at, as operators chose it ' +
-          '(docs/decisions/0050-live-rate-source.md). The sandbox converts at the sandbox chain’s rate feed.',
-        response: { 200: FxRateSourceSchema, ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', FxRateSourceSchema, {
+      description:
+        'The source live payouts and settlement batches convert at, as operators chose it ' +
+        '(docs/decisions/0050-live-rate-source.md). The sandbox converts at the sandbox chain’s rate feed.',
+    }),
     async () => payouts.rateSource(),
   );
 
   app.put(
     '/operator/v1/fx-rate-source',
-    {
-      schema: {
-        description:
-          'Chooses the live rate source, with a reason: `operator` stops asking the ticker (one answering a ' +
-          'wrong rate) and converts at the operators’ entered rate alone (while none is fresh, live payouts ' +
-          'answer 503 `payouts_unavailable` and batches hold; ADR 0050); ' +
-          '`ticker` goes back to the ticker. Quotes from now on use it. Audited.',
-        body: Type.Object(
-          {
-            source: Type.Enum(['ticker', 'operator']),
-            reason: Type.String({ minLength: 1, maxLength: FX_REASON_MAX_LENGTH }),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: FxRateSourceSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', FxRateSourceSchema, {
+      description:
+        'Chooses the live rate source, with a reason: `operator` stops asking the ticker (one answering a ' +
+        'wrong rate) and converts at the operators’ entered rate alone (while none is fresh, live payouts ' +
+        'answer 503 `payouts_unavailable` and batches hold; ADR 0050); ' +
+        '`ticker` goes back to the ticker. Quotes from now on use it. Audited.',
+      body: Type.Object(
+        {
+          source: Type.Enum(['ticker', 'operator']),
+          reason: Type.String({ minLength: 1, maxLength: FX_REASON_MAX_LENGTH }),
+        },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) => payoutValue(await payouts.setRateSource(request.body, actorOf(request))),
   );
 }
@@ -390,34 +339,26 @@ function fxRateApi(app: App, payouts: PayoutService): void {
 function fxSpreadApi(app: App, payouts: PayoutService): void {
   app.get(
     '/operator/v1/fx-spreads',
-    {
-      schema: {
-        description:
-          'Each environment’s FX spread: payouts convert at the market rate less it, and what it is worth is ' +
-          'booked as FX revenue when the payout is paid (docs/payouts.md).',
-        response: { 200: Type.Object({ data: Type.Array(FxSpreadSchema) }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', ListOf(FxSpreadSchema), {
+      description:
+        'Each environment’s FX spread: payouts convert at the market rate less it, and what it is worth is ' +
+        'booked as FX revenue when the payout is paid (docs/payouts.md).',
+    }),
     async () => ({ data: await payouts.spreads() }),
   );
 
   app.put(
     '/operator/v1/fx-spreads/:environment',
-    {
-      schema: {
-        description:
-          'Sets an environment’s FX spread (0 to 1000 basis points) for payouts created from now on; payouts ' +
-          'already created keep theirs. Audited.',
-        params: Type.Object({ environment: Type.Enum([...ENVIRONMENTS]) }, { additionalProperties: false }),
-        body: Type.Object(
-          { spreadBps: Type.Integer({ minimum: 0, maximum: 1000 }) },
-          { additionalProperties: false },
-        ),
-        response: { 200: FxSpreadSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', FxSpreadSchema, {
+      description:
+        'Sets an environment’s FX spread (0 to 1000 basis points) for payouts created from now on; payouts ' +
+        'already created keep theirs. Audited.',
+      params: Type.Object({ environment: Type.Enum([...ENVIRONMENTS]) }, { additionalProperties: false }),
+      body: Type.Object(
+        { spreadBps: Type.Integer({ minimum: 0, maximum: 1000 }) },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) =>
       payouts.setSpread(request.params.environment, request.body.spreadBps, actorOf(request)),
   );

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { toApiError, type ApiError } from '../../http/errors.js';
+import { toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { PAYOUT_ERRORS } from '../payouts/errors.js';
 import { PAYOUT_STATUSES } from '../payouts/schemas.js';
@@ -8,19 +8,19 @@ import type { OperatorPayoutView } from '../payouts/operator-commands.js';
 import type { PayoutService } from '../payouts/service.js';
 import { exportCsv } from '../payouts/treasury.js';
 import { actorOf } from './auth.js';
-import { REASON_MAX_LENGTH } from './command-input.js';
 import {
-  commandThenRedirect,
+  backTo,
   consoleRoute,
   FormBody,
-  noticeOf,
+  ReasonField,
+  recordForm,
+  recordPage,
   redirectTo,
-  refusalText,
   type ConsoleKit,
   type PageExtra,
 } from './console-kit.js';
 import { NETWORKS, RAILS, payoutValue, sendCsv } from './payout-helpers.js';
-import { ENVIRONMENTS, IdParamsSchema } from './schemas.js';
+import { ENVIRONMENTS } from './schemas.js';
 
 /** TRY minor units of a minimum: at most 16 digits, as the fee schedule's fixed fees. */
 const MINIMUM_MAX = 10n ** 16n - 1n;
@@ -115,71 +115,38 @@ function payoutQueuePages(app: App, deps: PayoutConsole): void {
     });
   });
 
-  app.get(
-    '/payouts/:id',
-    consoleRoute('read', {
-      params: IdParamsSchema,
-      querystring: Type.Object(
-        { notice: Type.Optional(Type.String({ maxLength: 40 })) },
-        { additionalProperties: false },
-      ),
-    }),
-    async (request, reply) =>
-      showPayout(deps, request, reply, request.params.id, {
-        notice: noticeOf(NOTICES, request.query.notice),
-      }),
+  recordPage(app, '/payouts/:id', NOTICES, (request, reply, id, extra) =>
+    showPayout(deps, request, reply, id, extra),
   );
 }
 
 /** A payout's forms (the command, then back to the payout; a refusal is shown there) and the export. */
 function payoutCommandForms(app: App, deps: PayoutConsole): void {
   const { payouts } = deps;
-  const backToPayout = (request: FastifyRequest, reply: FastifyReply, id: string, notice: string) => ({
-    errors: PAYOUT_ERRORS,
-    to: () => `/payouts/${encodeURIComponent(id)}?notice=${notice}`,
-    refused: (error: ApiError) =>
-      showPayout(deps, request, reply, id, { error: refusalText(error), status: error.statusCode }),
+  const backToPayout = (notice: string) => (request: FastifyRequest, reply: FastifyReply, id: string) =>
+    backTo(PAYOUT_ERRORS, `/payouts/${encodeURIComponent(id)}`, notice, (extra) =>
+      showPayout(deps, request, reply, id, extra),
+    );
+
+  recordForm(
+    app,
+    '/payouts/:id/transaction',
+    { txHash: Type.String({ maxLength: 200 }) },
+    {
+      run: (id, form, by) => payouts.recordTreasuryTransaction(id, form.txHash, by),
+      back: backToPayout('recorded'),
+    },
+  );
+
+  recordForm(app, '/payouts/:id/cancel', ReasonField, {
+    run: (id, form, by) => payouts.operatorCancel(id, form.reason, by),
+    back: backToPayout('canceled'),
   });
 
-  app.post(
-    '/payouts/:id/transaction',
-    consoleRoute('administer', {
-      params: IdParamsSchema,
-      body: FormBody({ txHash: Type.String({ maxLength: 200 }) }),
-    }),
-    async (request, reply) =>
-      commandThenRedirect(reply, {
-        run: () =>
-          payouts.recordTreasuryTransaction(request.params.id, request.body.txHash, actorOf(request)),
-        ...backToPayout(request, reply, request.params.id, 'recorded'),
-      }),
-  );
-
-  app.post(
-    '/payouts/:id/cancel',
-    consoleRoute('administer', {
-      params: IdParamsSchema,
-      body: FormBody({ reason: Type.String({ maxLength: REASON_MAX_LENGTH }) }),
-    }),
-    async (request, reply) =>
-      commandThenRedirect(reply, {
-        run: () => payouts.operatorCancel(request.params.id, request.body.reason, actorOf(request)),
-        ...backToPayout(request, reply, request.params.id, 'canceled'),
-      }),
-  );
-
-  app.post(
-    '/payouts/:id/not-sent',
-    consoleRoute('administer', {
-      params: IdParamsSchema,
-      body: FormBody({ reason: Type.String({ maxLength: REASON_MAX_LENGTH }) }),
-    }),
-    async (request, reply) =>
-      commandThenRedirect(reply, {
-        run: () => payouts.markNotSent(request.params.id, request.body.reason, actorOf(request)),
-        ...backToPayout(request, reply, request.params.id, 'not_sent'),
-      }),
-  );
+  recordForm(app, '/payouts/:id/not-sent', ReasonField, {
+    run: (id, form, by) => payouts.markNotSent(id, form.reason, by),
+    back: backToPayout('not_sent'),
+  });
 
   app.post(
     '/payouts/treasury-export',
@@ -255,15 +222,13 @@ async function showRates(
   reply: FastifyReply,
   extra: PageExtra = {},
 ) {
-  if (extra.status) reply.code(extra.status);
-  return kit.page(request, reply, 'operator/fx-rates', {
+  const data = {
     title: 'FX rates',
     rates: await payouts.enteredRates('live', 50),
     spreads: await payouts.spreads(),
     rateSource: await payouts.rateSource(),
-    notice: extra.notice,
-    error: extra.error,
-  });
+  };
+  return kit.show(request, reply, 'operator/fx-rates', data, extra);
 }
 
 /** The rates page, and the forms of administrators: a spread, the rate source, a rate. */
@@ -300,7 +265,7 @@ function fxRatePages(app: App, deps: PayoutConsole): void {
     consoleRoute('administer', {
       body: FormBody({
         source: Type.Enum(['ticker', 'operator']),
-        reason: Type.String({ maxLength: REASON_MAX_LENGTH }),
+        ...ReasonField,
       }),
     }),
     async (request, reply) => {
@@ -318,7 +283,7 @@ function fxRatePages(app: App, deps: PayoutConsole): void {
     consoleRoute('administer', {
       body: FormBody({
         rate: Type.String({ maxLength: 40 }),
-        reason: Type.String({ maxLength: REASON_MAX_LENGTH }),
+        ...ReasonField,
       }),
     }),
     async (request, reply) => {

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { ReconciliationService } from '../reconciliation/service.js';
+import { apiRoute, PageOf } from './api-kit.js';
 import { actorOf } from './auth.js';
 import { reconciliationValue } from './reconciliation-errors.js';
 import { ENVIRONMENTS } from './schemas.js';
@@ -74,8 +75,10 @@ export async function operatorReconciliationApi(
 
   app.get(
     '/operator/v1/reconciliations',
-    {
-      schema: {
+    apiRoute(
+      'read',
+      PageOf(RunSchema),
+      {
         description:
           'Reconciliation runs, newest first, filtered by environment or report date; cursor paged. The daily ' +
           'job (`RECONCILIATION_CRON`, default 04:00 UTC) reconciles the day before in each environment.',
@@ -88,16 +91,9 @@ export async function operatorReconciliationApi(
           },
           { additionalProperties: false },
         ),
-        response: {
-          200: Type.Object({
-            data: Type.Array(RunSchema),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errors,
-        },
       },
-      config: { operator: 'read' },
-    },
+      { errors },
+    ),
     async (request) => {
       const { limit, cursor, ...filter } = request.query;
       return reconciliationValue(await reconciliation.list(filter, { limit, cursor }));
@@ -106,17 +102,18 @@ export async function operatorReconciliationApi(
 
   app.get(
     '/operator/v1/reconciliations/:id',
-    {
-      schema: {
+    apiRoute(
+      'read',
+      RunDetailSchema,
+      {
         description: 'A reconciliation run with every difference it found.',
         params: Type.Object(
           { id: Type.String({ minLength: 1, maxLength: 64 }) },
           { additionalProperties: false },
         ),
-        response: { 200: RunDetailSchema, ...errors },
       },
-      config: { operator: 'read' },
-    },
+      { errors },
+    ),
     async (request) => {
       const run = await reconciliation.retrieve(request.params.id);
       if (!run) throw new ApiError('not_found', 'No such reconciliation run.');
@@ -126,8 +123,10 @@ export async function operatorReconciliationApi(
 
   app.post(
     '/operator/v1/reconciliations',
-    {
-      schema: {
+    apiRoute(
+      'administer',
+      RunDetailSchema,
+      {
         description:
           'Reconciles an environment’s UTC date now (one that is over): the acquirer’s settlement report against ' +
           'the ledger. Adds a run (earlier runs are kept as they were); differences other than timing raise ' +
@@ -138,10 +137,9 @@ export async function operatorReconciliationApi(
           { environment: Type.Enum([...ENVIRONMENTS]), reportDate: DATE },
           { additionalProperties: false },
         ),
-        response: { 201: RunDetailSchema, ...errors },
       },
-      config: { operator: 'administer' },
-    },
+      { status: 201, errors },
+    ),
     async (request, reply) => {
       const run = reconciliationValue(
         await reconciliation.run(request.body.environment, request.body.reportDate, {

@@ -5,7 +5,7 @@ import type { App } from '../../http/server.js';
 import type { ReconciliationService } from '../reconciliation/service.js';
 import { addDays, utcDateOf } from '../../shared/business-calendar.js';
 import { actorOf } from './auth.js';
-import { consoleRoute, FormBody, type ConsoleKit } from './console-kit.js';
+import { consoleRoute, FormBody, type ConsoleKit, type PageExtra } from './console-kit.js';
 import { RECONCILIATION_ERRORS, reconciliationValue } from './reconciliation-errors.js';
 import { ENVIRONMENTS } from './schemas.js';
 
@@ -24,24 +24,23 @@ async function showRuns(
   request: FastifyRequest,
   reply: FastifyReply,
   query: { environment?: 'sandbox' | 'live' | '' | undefined; cursor?: string | undefined },
-  extra: { error?: string | undefined; status?: number } = {},
+  extra: PageExtra = {},
 ) {
   const environment = query.environment || undefined;
   const list = reconciliationValue(
     await reconciliation.list({ environment }, { limit: 50, cursor: query.cursor || undefined }),
   );
-  if (extra.status) reply.code(extra.status);
   const params = new URLSearchParams(environment ? { environment } : {});
   if (list.nextCursor) params.set('cursor', list.nextCursor);
-  return kit.page(request, reply, 'operator/reconciliation', {
+  const data = {
     title: 'Reconciliation',
     runs: list.data,
     environment,
     environments: ENVIRONMENTS,
     nextUrl: list.nextCursor === null ? undefined : `/reconciliation?${params.toString()}`,
     yesterday: addDays(utcDateOf(new Date()), -1),
-    error: extra.error,
-  });
+  };
+  return kit.show(request, reply, 'operator/reconciliation', data, extra);
 }
 
 /**

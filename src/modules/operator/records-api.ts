@@ -6,7 +6,8 @@ import { cursorOrThrow } from '../../http/cursor-errors.js';
 import type { CursorCodec } from '../../shared/pagination.js';
 import type { AuditLog } from '../audit/service.js';
 import type { EmailService } from '../email/service.js';
-import { API_ERRORS as errors, IdParamsSchema, PageQuerySchema } from './schemas.js';
+import { apiRoute } from './api-kit.js';
+import { IdParamsSchema, PageQuerySchema } from './schemas.js';
 
 /** What the gateway recorded, as JSON: the audit log and the outbox. */
 export function operatorRecordsApi(
@@ -15,32 +16,24 @@ export function operatorRecordsApi(
 ): void {
   app.get(
     '/operator/v1/audit-log',
-    {
-      schema: {
-        querystring: Type.Object(
-          {
-            ...PageQuerySchema.properties,
-            targetId: Type.Optional(Type.String({ maxLength: 64 })),
-            organizationId: Type.Optional(Type.String({ maxLength: 64 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Type.Unknown({ description: 'A page of audit entries, newest first.' }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', Type.Unknown({ description: 'A page of audit entries, newest first.' }), {
+      querystring: Type.Object(
+        {
+          ...PageQuerySchema.properties,
+          targetId: Type.Optional(Type.String({ maxLength: 64 })),
+          organizationId: Type.Optional(Type.String({ maxLength: 64 })),
+        },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) => cursorOrThrow(await deps.audit.list(deps.db, request.query)),
   );
 
   app.get(
     '/operator/v1/emails',
-    {
-      schema: {
-        querystring: PageQuerySchema,
-        response: { 200: Type.Unknown({ description: 'A page of the outbox, newest first.' }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', Type.Unknown({ description: 'A page of the outbox, newest first.' }), {
+      querystring: PageQuerySchema,
+    }),
     async (request) => {
       const pages = deps.cursors.for({ list: 'emails' });
       const before = request.query.cursor ? cursorOrThrow(pages.decode(request.query.cursor)) : undefined;
@@ -58,20 +51,17 @@ export function operatorRecordsApi(
 
   app.get(
     '/operator/v1/emails/:id',
-    {
-      schema: {
+    apiRoute(
+      'read',
+      Type.Unknown({
+        description:
+          'One message of the outbox; `text` and `html` are null when it went out over SMTP (they carry ' +
+          'the recipient’s one-time secrets).',
+      }),
+      {
         params: IdParamsSchema,
-        response: {
-          200: Type.Unknown({
-            description:
-              'One message of the outbox; `text` and `html` are null when it went out over SMTP (they carry ' +
-              'the recipient’s one-time secrets).',
-          }),
-          ...errors,
-        },
       },
-      config: { operator: 'read' },
-    },
+    ),
     async (request) => {
       const email = await deps.mailer.read(request.params.id);
       if (!email) throw new ApiError('not_found', `No e-mail ${request.params.id}.`);

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
-import { errorResponses, toApiError } from '../../http/errors.js';
+import { toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { HELD_REFUND_ERRORS } from '../refunds/errors.js';
 import { RefundViewSchema } from '../refunds/schemas.js';
 import { heldRefundDecision, type RefundService } from '../refunds/service.js';
+import { apiRoute } from './api-kit.js';
 import { actorOf } from './auth.js';
 import { IdParamsSchema } from './schemas.js';
 
@@ -43,21 +44,17 @@ export async function operatorRefundApi(
 ): Promise<void> {
   app.post(
     '/operator/v1/refunds/:id/settle',
-    {
-      schema: {
-        description:
-          'Settles a held refund: one still `pending` but out of the retry queue (held for an acquirer ' +
-          'answer that disagreed, alert `refund_mismatch`, or parked after its retries), once the operator ' +
-          'has asked the acquirer what it did. `succeeded` books it (the charge’s refunded amount, the ' +
-          'ledger entry, `charge.refunded`) for `amount` under `providerRefundId`; `failed` ends it, its ' +
-          'amount refundable again. A refund that is not held is 409 `invalid_state_transition`. Audited ' +
-          '(`refund.settled`).',
-        params: IdParamsSchema,
-        body: SettleBodySchema,
-        response: { 200: RefundViewSchema, ...errorResponses(400, 401, 403, 404, 409, 429) },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', RefundViewSchema, {
+      description:
+        'Settles a held refund: one still `pending` but out of the retry queue (held for an acquirer ' +
+        'answer that disagreed, alert `refund_mismatch`, or parked after its retries), once the operator ' +
+        'has asked the acquirer what it did. `succeeded` books it (the charge’s refunded amount, the ' +
+        'ledger entry, `charge.refunded`) for `amount` under `providerRefundId`; `failed` ends it, its ' +
+        'amount refundable again. A refund that is not held is 409 `invalid_state_transition`. Audited ' +
+        '(`refund.settled`).',
+      params: IdParamsSchema,
+      body: SettleBodySchema,
+    }),
     async (request) => {
       const decision = heldRefundDecision(request.body);
       const settled = await deps.refunds.settleHeld(request.params.id, decision, actorOf(request));

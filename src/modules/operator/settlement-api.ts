@@ -3,10 +3,10 @@ import { withoutOutboundDeadline } from '../../shared/request-budget.js';
 import type { App } from '../../http/server.js';
 import type { SettlementBatchService } from '../settlement/batch.js';
 import { SettlementBatchSchema } from '../settlement/schemas.js';
+import { apiRoute, PageOf, ListOf } from './api-kit.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './command-input.js';
 import { settlementValue } from './settlement-helpers.js';
-import { API_ERRORS as errors } from './schemas.js';
 
 const DATE = Type.String({ format: 'date', description: 'A calendar date, `YYYY-MM-DD`.' });
 
@@ -69,32 +69,22 @@ export async function operatorSettlementApi(
 function batchApi(app: App, batches: SettlementBatchService): void {
   app.get(
     '/operator/v1/settlement/batches',
-    {
-      schema: {
-        description:
-          'Every organization’s settlement batches, newest business date first, filtered by organization, ' +
-          'environment, status or business date; cursor paged.',
-        querystring: Type.Object(
-          {
-            organizationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            environment: Type.Optional(Type.Enum(['sandbox', 'live'])),
-            status: Type.Optional(Type.Enum(['released', 'held', 'paid_out', 'carried'])),
-            businessDate: Type.Optional(DATE),
-            limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-            cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            data: Type.Array(OperatorBatchSchema),
-            nextCursor: Type.Union([Type.String(), Type.Null()]),
-          }),
-          ...errors,
+    apiRoute('read', PageOf(OperatorBatchSchema), {
+      description:
+        'Every organization’s settlement batches, newest business date first, filtered by organization, ' +
+        'environment, status or business date; cursor paged.',
+      querystring: Type.Object(
+        {
+          organizationId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          environment: Type.Optional(Type.Enum(['sandbox', 'live'])),
+          status: Type.Optional(Type.Enum(['released', 'held', 'paid_out', 'carried'])),
+          businessDate: Type.Optional(DATE),
+          limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
         },
-      },
-      config: { operator: 'read' },
-    },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) => {
       const { limit, cursor, ...filter } = request.query;
       return settlementValue(await batches.operatorList(filter, { limit, cursor }));
@@ -103,8 +93,22 @@ function batchApi(app: App, batches: SettlementBatchService): void {
 
   app.get(
     '/operator/v1/settlement/statements/verify',
-    {
-      schema: {
+    apiRoute(
+      'read',
+      Type.Object({
+        organizationId: Type.String(),
+        environment: Type.Enum(['sandbox', 'live']),
+        valid: Type.Boolean(),
+        checked: Type.Integer(),
+        problems: Type.Array(
+          Type.Object({
+            batchId: Type.String(),
+            sequence: Type.Integer(),
+            problem: Type.Enum(['content_changed', 'chain_broken', 'sequence_gap']),
+          }),
+        ),
+      }),
+      {
         description:
           'Recomputes every statement of an organization’s environment from the stored batches and lines and ' +
           'checks each against the hash recorded when its batch ended and against the previous link: ' +
@@ -116,25 +120,8 @@ function batchApi(app: App, batches: SettlementBatchService): void {
           },
           { additionalProperties: false },
         ),
-        response: {
-          200: Type.Object({
-            organizationId: Type.String(),
-            environment: Type.Enum(['sandbox', 'live']),
-            valid: Type.Boolean(),
-            checked: Type.Integer(),
-            problems: Type.Array(
-              Type.Object({
-                batchId: Type.String(),
-                sequence: Type.Integer(),
-                problem: Type.Enum(['content_changed', 'chain_broken', 'sequence_gap']),
-              }),
-            ),
-          }),
-          ...errors,
-        },
       },
-      config: { operator: 'read' },
-    },
+    ),
     async (request) =>
       batches.verifyStatements({
         organizationId: request.query.organizationId,
@@ -144,22 +131,18 @@ function batchApi(app: App, batches: SettlementBatchService): void {
 
   app.post(
     '/operator/v1/settlement/runs',
-    {
-      schema: {
-        description:
-          'Runs the settlement batch of a business date now, as the 03:00 UTC job does: for a date the job ' +
-          'missed, or to pay out batches held for want of a rate once one is back. Exactly once still holds: ' +
-          'a batch that exists is resumed, never repeated. 409 `invalid_state_transition` for a date that ' +
-          'is not a business day (`details.reason: not_a_business_day`) or whose cutoff has not passed ' +
-          '(`not_due`). Audited.',
-        body: Type.Object(
-          { businessDate: Type.Optional(DATE) },
-          { additionalProperties: false, description: 'Without `businessDate`: today (UTC).' },
-        ),
-        response: { 200: DayReportSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', DayReportSchema, {
+      description:
+        'Runs the settlement batch of a business date now, as the 03:00 UTC job does: for a date the job ' +
+        'missed, or to pay out batches held for want of a rate once one is back. Exactly once still holds: ' +
+        'a batch that exists is resumed, never repeated. 409 `invalid_state_transition` for a date that ' +
+        'is not a business day (`details.reason: not_a_business_day`) or whose cutoff has not passed ' +
+        '(`not_due`). Audited.',
+      body: Type.Object(
+        { businessDate: Type.Optional(DATE) },
+        { additionalProperties: false, description: 'Without `businessDate`: today (UTC).' },
+      ),
+    }),
     async (request) => {
       const businessDate = request.body.businessDate ?? new Date().toISOString().slice(0, 10);
       // The 03:00 job's run, with the job's timeouts: not bounded by this request's budget (ADR 0064).
@@ -174,21 +157,19 @@ function batchApi(app: App, batches: SettlementBatchService): void {
 function closureApi(app: App, batches: SettlementBatchService): void {
   app.get(
     '/operator/v1/settlement/closures',
-    {
-      schema: {
-        description: 'Declared closures (days without a batch besides weekends and Turkish public holidays).',
-        querystring: Type.Object({ from: DATE, to: DATE }, { additionalProperties: false }),
-        response: { 200: Type.Object({ data: Type.Array(ClosureSchema) }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', ListOf(ClosureSchema), {
+      description: 'Declared closures (days without a batch besides weekends and Turkish public holidays).',
+      querystring: Type.Object({ from: DATE, to: DATE }, { additionalProperties: false }),
+    }),
     async (request) => ({ data: await batches.closures({ from: request.query.from, to: request.query.to }) }),
   );
 
   app.post(
     '/operator/v1/settlement/closures',
-    {
-      schema: {
+    apiRoute(
+      'administer',
+      ClosureSchema,
+      {
         description:
           'Declares a closure: no batch runs on that date; the next business day takes its funds. 409 ' +
           '`invalid_state_transition` when the date is closed already. Audited.',
@@ -196,10 +177,9 @@ function closureApi(app: App, batches: SettlementBatchService): void {
           { businessDate: DATE, reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH }) },
           { additionalProperties: false },
         ),
-        response: { 201: ClosureSchema, ...errors },
       },
-      config: { operator: 'administer' },
-    },
+      { status: 201 },
+    ),
     async (request, reply) => {
       const closure = settlementValue(
         await batches.declareClosure(request.body.businessDate, request.body.reason, actorOf(request)),
@@ -210,14 +190,10 @@ function closureApi(app: App, batches: SettlementBatchService): void {
 
   app.delete(
     '/operator/v1/settlement/closures/:businessDate',
-    {
-      schema: {
-        description: 'Removes a declared closure. Audited.',
-        params: Type.Object({ businessDate: DATE }, { additionalProperties: false }),
-        response: { 200: ClosureSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', ClosureSchema, {
+      description: 'Removes a declared closure. Audited.',
+      params: Type.Object({ businessDate: DATE }, { additionalProperties: false }),
+    }),
     async (request) =>
       settlementValue(await batches.removeClosure(request.params.businessDate, actorOf(request))),
   );
@@ -227,8 +203,14 @@ function closureApi(app: App, batches: SettlementBatchService): void {
 function organizationSettingsApi(app: App, batches: SettlementBatchService): void {
   app.put(
     '/operator/v1/organizations/:id/reserve',
-    {
-      schema: {
+    apiRoute(
+      'administer',
+      Type.Object({
+        organizationId: Type.String(),
+        reserveBps: Type.Integer(),
+        days: Type.Integer(),
+      }),
+      {
         description:
           'The organization’s rolling reserve: `reserveBps` basis points (0 to 10000) of each batch’s net are ' +
           'held for `days` days (0 to 365), then released to `available` by the first batch on or after that ' +
@@ -241,17 +223,8 @@ function organizationSettingsApi(app: App, batches: SettlementBatchService): voi
           },
           { additionalProperties: false },
         ),
-        response: {
-          200: Type.Object({
-            organizationId: Type.String(),
-            reserveBps: Type.Integer(),
-            days: Type.Integer(),
-          }),
-          ...errors,
-        },
       },
-      config: { operator: 'administer' },
-    },
+    ),
     async (request) => ({
       organizationId: request.params.id,
       ...settlementValue(await batches.setReserve(request.params.id, request.body, actorOf(request))),
@@ -260,20 +233,17 @@ function organizationSettingsApi(app: App, batches: SettlementBatchService): voi
 
   app.put(
     '/operator/v1/organizations/:id/payout-schedule',
-    {
-      schema: {
+    apiRoute(
+      'administer',
+      Type.Object({ organizationId: Type.String(), schedule: Type.Enum(['daily', 'manual']) }),
+      {
         description:
           'Whether the daily batch pays the organization out automatically (`daily`, the default) or it pays ' +
           'out by hand (`manual`: batches release the funds to `available` and are carried). Audited.',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
         body: Type.Object({ schedule: Type.Enum(['daily', 'manual']) }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({ organizationId: Type.String(), schedule: Type.Enum(['daily', 'manual']) }),
-          ...errors,
-        },
       },
-      config: { operator: 'administer' },
-    },
+    ),
     async (request) => {
       const schedule = settlementValue(
         await batches.setSchedule(request.params.id, request.body.schedule, actorOf(request)),

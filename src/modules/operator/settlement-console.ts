@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { toApiError, type ApiError } from '../../http/errors.js';
+import { toApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import { withoutOutboundDeadline } from '../../shared/request-budget.js';
 import type { CarryReason } from '../../db/schema.js';
@@ -11,13 +11,16 @@ import { FROZEN_HOLD } from '../settlement/model.js';
 import { addDays, parseBusinessDate, utcDateOf } from '../../shared/business-calendar.js';
 import { SETTLEMENT_ERRORS } from '../settlement/errors.js';
 import { actorOf } from './auth.js';
-import { REASON_MAX_LENGTH } from './command-input.js';
 import {
+  backTo,
   commandThenRedirect,
   consoleRoute,
   FormBody,
   noticeOf,
-  refusalText,
+  ReasonField,
+  recordForm,
+  recordPage,
+  refusalExtra,
   type ConsoleKit,
   type PageExtra,
 } from './console-kit.js';
@@ -185,13 +188,7 @@ function batchPages(app: App, deps: SettlementConsole): void {
         return reply.redirect(`/settlement?${params.toString()}`, 303);
       }
       const error = toApiError(SETTLEMENT_ERRORS, result.error);
-      return showBatches(
-        deps,
-        request,
-        reply,
-        { filter: {} },
-        { error: refusalText(error), status: error.statusCode },
-      );
+      return showBatches(deps, request, reply, { filter: {} }, refusalExtra(error));
     },
   );
 }
@@ -255,19 +252,17 @@ function closurePages(app: App, deps: SettlementConsole): void {
     },
   );
 
-  const backToClosures = (request: FastifyRequest, reply: FastifyReply, notice: string) => ({
-    errors: SETTLEMENT_ERRORS,
-    to: () => `/settlement/closures?notice=${notice}`,
-    refused: (error: ApiError) =>
-      showClosures(deps, request, reply, {}, { error: refusalText(error), status: error.statusCode }),
-  });
+  const backToClosures = (request: FastifyRequest, reply: FastifyReply, notice: string) =>
+    backTo(SETTLEMENT_ERRORS, '/settlement/closures', notice, (extra) =>
+      showClosures(deps, request, reply, {}, extra),
+    );
 
   app.post(
     '/settlement/closures',
     consoleRoute('administer', {
       body: FormBody({
         businessDate: Type.String({ maxLength: 40 }),
-        reason: Type.String({ maxLength: REASON_MAX_LENGTH }),
+        ...ReasonField,
       }),
     }),
     async (request, reply) =>
@@ -316,44 +311,29 @@ async function showOrganization(
 /** An organization's settings, and their forms: the command, then back to its page; a refusal is shown there. */
 function organizationPages(app: App, deps: SettlementConsole): void {
   const { batches } = deps;
-  app.get(
-    '/settlement/organizations/:id',
-    consoleRoute('read', {
-      params: IdParamsSchema,
-      querystring: Type.Object(
-        { notice: Type.Optional(Type.String({ maxLength: 40 })) },
-        { additionalProperties: false },
-      ),
-    }),
-    async (request, reply) =>
-      showOrganization(deps, request, reply, request.params.id, {
-        notice: noticeOf(ORGANIZATION_NOTICES, request.query.notice),
-      }),
+  recordPage(app, '/settlement/organizations/:id', ORGANIZATION_NOTICES, (request, reply, id, extra) =>
+    showOrganization(deps, request, reply, id, extra),
   );
 
-  const backToOrganization = (request: FastifyRequest, reply: FastifyReply, id: string, notice: string) => ({
-    errors: SETTLEMENT_ERRORS,
-    to: () => `/settlement/organizations/${encodeURIComponent(id)}?notice=${notice}`,
-    refused: (error: ApiError) => {
-      if (error.code === 'not_found') throw error;
-      return showOrganization(deps, request, reply, id, {
-        error: refusalText(error),
-        status: error.statusCode,
-      });
-    },
-  });
+  const backToOrganization = (notice: string) => (request: FastifyRequest, reply: FastifyReply, id: string) =>
+    backTo(
+      SETTLEMENT_ERRORS,
+      `/settlement/organizations/${encodeURIComponent(id)}`,
+      notice,
+      (extra, error) => {
+        if (error.code === 'not_found') throw error;
+        return showOrganization(deps, request, reply, id, extra);
+      },
+    );
 
-  app.post(
+  recordForm(
+    app,
     '/settlement/organizations/:id/schedule',
-    consoleRoute('administer', {
-      params: IdParamsSchema,
-      body: FormBody({ schedule: Type.Enum(['daily', 'manual']) }),
-    }),
-    async (request, reply) =>
-      commandThenRedirect(reply, {
-        run: () => batches.setSchedule(request.params.id, request.body.schedule, actorOf(request)),
-        ...backToOrganization(request, reply, request.params.id, 'schedule'),
-      }),
+    { schedule: Type.Enum(['daily', 'manual']) },
+    {
+      run: (id, form, by) => batches.setSchedule(id, form.schedule, by),
+      back: backToOrganization('schedule'),
+    },
   );
 
   app.post(
@@ -378,7 +358,7 @@ function organizationPages(app: App, deps: SettlementConsole): void {
       }
       return commandThenRedirect(reply, {
         run: () => batches.setReserve(request.params.id, { reserveBps, days }, actorOf(request)),
-        ...backToOrganization(request, reply, request.params.id, 'reserve'),
+        ...backToOrganization('reserve')(request, reply, request.params.id),
       });
     },
   );

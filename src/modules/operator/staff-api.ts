@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import { accountAddressLimit, loginFloodGuard } from '../../http/rate-limit.js';
 import type { App } from '../../http/server.js';
+import { apiRoute } from './api-kit.js';
 import {
   actorOf,
   loginDeps,
@@ -62,10 +63,7 @@ export function operatorSessionApi(app: App, deps: LoginDeps): void {
 
   app.delete(
     '/operator/v1/session',
-    {
-      schema: { response: { 204: Type.Null({ description: 'Signed out.' }), ...errors } },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', Type.Null({ description: 'Signed out.' }), {}, { status: 204 }),
     async (request, reply) => {
       await logOutStaff(loginDeps(deps), request, reply);
       return reply.code(204).send(null);
@@ -80,21 +78,19 @@ export function operatorStaffAccountApi(
 ): void {
   app.post(
     '/operator/v1/staff',
-    {
-      schema: {
+    apiRoute(
+      'administer',
+      Type.Object({
+        id: Type.String(),
+        email: Type.String(),
+        name: Type.String(),
+        role: Type.String(),
+      }),
+      {
         body: StaffCreateSchema,
-        response: {
-          201: Type.Object({
-            id: Type.String(),
-            email: Type.String(),
-            name: Type.String(),
-            role: Type.String(),
-          }),
-          ...errors,
-        },
       },
-      config: { operator: 'administer' },
-    },
+      { status: 201 },
+    ),
     async (request, reply) => {
       return reply.code(201).send(valueOf(await deps.commands.createStaff(request.body, actorOf(request))));
     },
@@ -102,21 +98,18 @@ export function operatorStaffAccountApi(
 
   app.post(
     '/operator/v1/staff/password',
-    {
-      schema: {
+    apiRoute(
+      'administer',
+      Type.Object({ id: Type.String(), email: Type.String(), sessionsEnded: Type.Integer() }),
+      {
         description:
           'Sets the password of the staff account with this e-mail (a forgotten one, or an account locked ' +
           'out by failed logins: the lockout ends). Audited (`staff.password_set`); every operator session ' +
           "of the account ends, the caller's own if it is the account. A weak password is 400, an unknown " +
           'address 404. Needs the admin role.',
         body: StaffPasswordSchema,
-        response: {
-          200: Type.Object({ id: Type.String(), email: Type.String(), sessionsEnded: Type.Integer() }),
-          ...errors,
-        },
       },
-      config: { operator: 'administer' },
-    },
+    ),
     async (request) => {
       const { staff, sessionsEnded } = valueOf(
         await deps.commands.setStaffPassword(request.body, actorOf(request)),

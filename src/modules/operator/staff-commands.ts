@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { StaffRole } from '../../db/schema.js';
 import type { SessionManager } from '../../http/session.js';
 import { err, ok } from '../../shared/result.js';
-import type { AuditLog } from '../audit/service.js';
+import { entryAbout, type AuditLog } from '../audit/service.js';
 import type { Actor } from '../organizations/types.js';
 import type { Answer } from './command-input.js';
 import type { Staff, StaffService } from './staff.js';
@@ -20,13 +20,11 @@ export const createStaff = (
     .execute(async (trx): Answer<Staff> => {
       const created = await staff.create(input, trx);
       if (!created.ok) return created;
-      await audit.record(trx, {
-        ...by,
-        action: 'staff.created',
-        targetType: 'staff',
-        targetId: created.value.id,
-        after: { email: created.value.email, role: created.value.role },
-      });
+      const after = { email: created.value.email, role: created.value.role };
+      await audit.record(
+        trx,
+        entryAbout(by, 'staff.created', { type: 'staff', id: created.value.id }, { after }),
+      );
       return created;
     })
     // Two creations of one address at once both pass the service's look-up; the index decides.
@@ -44,12 +42,7 @@ export async function setStaffPassword(
   const changed = await db.transaction().execute(async (trx): Answer<Staff> => {
     const set = await staff.setPassword(email, password, trx);
     if (!set.ok) return set;
-    await audit.record(trx, {
-      ...by,
-      action: 'staff.password_set',
-      targetType: 'staff',
-      targetId: set.value.id,
-    });
+    await audit.record(trx, entryAbout(by, 'staff.password_set', { type: 'staff', id: set.value.id }));
     return set;
   });
   if (!changed.ok) return changed;

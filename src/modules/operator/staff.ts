@@ -143,7 +143,7 @@ export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLo
 
     async authenticate(email, password, context) {
       const attempt: LoginAttempt = { realm: 'operator', email, address: context.ip };
-      // No account-wide lock (issue 11 item 6): only this address waits, for this e-mail or for all.
+      // No account-wide lock: only this address waits, for this e-mail or for all.
       const wait = await throttle.wait(attempt);
       if (wait !== undefined) {
         const known = await byEmail(email);

@@ -1,12 +1,19 @@
 import { ok } from '../../shared/result.js';
 import type { UnderwritingService } from '../organizations/service.js';
 import type { Actor } from '../organizations/types.js';
-import { checkedReason, type Answer } from './command-input.js';
+import { withReason, type Answer } from './command-input.js';
 import { applicationView, organizationView } from './schemas.js';
 
 type ApplicationView = ReturnType<typeof applicationView>;
-type OrganizationView = ReturnType<typeof organizationView>;
 type Underwriting = { underwriting: UnderwritingService };
+
+/** An approval as the operator sees it: the application, the organization, where its keys went. */
+export interface ApprovalView {
+  application: ApplicationView;
+  organization: ReturnType<typeof organizationView>;
+  ownerEmail: string;
+  emailId: string;
+}
 
 export async function startReview(
   { underwriting }: Underwriting,
@@ -21,12 +28,7 @@ export async function approveApplication(
   { underwriting }: Underwriting,
   id: string,
   by: Actor,
-): Answer<{
-  application: ApplicationView;
-  organization: OrganizationView;
-  ownerEmail: string;
-  emailId: string;
-}> {
+): Answer<ApprovalView> {
   const approved = await underwriting.approve(id, by);
   if (!approved.ok) return approved;
   const application = await underwriting.getApplication(id);
@@ -46,8 +48,8 @@ export async function rejectApplication(
   reason: string,
   by: Actor,
 ): Answer<ApplicationView> {
-  const checked = checkedReason(reason);
-  if (!checked.ok) return checked;
-  const rejected = await underwriting.reject(id, checked.value, by);
-  return rejected.ok ? ok(applicationView(rejected.value)) : rejected;
+  return withReason(reason, async (trimmed) => {
+    const rejected = await underwriting.reject(id, trimmed, by);
+    return rejected.ok ? ok(applicationView(rejected.value)) : rejected;
+  });
 }

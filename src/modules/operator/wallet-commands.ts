@@ -7,7 +7,7 @@ import type { WalletService } from '../wallets/service.js';
 import { REASON_MAX_LENGTH } from './command-input.js';
 
 /**
- * The operator's wallet commands (issue 13 item 2), beside `commands.ts`: the console, the operator API
+ * The operator's wallet commands, beside `commands.ts`: the console, the operator API
  * and the CLI call these; each is audited in the wallets module's transaction.
  */
 export interface WalletOperatorCommands {

@@ -6,9 +6,10 @@ import { WALLET_ERRORS, type WalletError } from '../wallets/errors.js';
 import { WalletChangeSchema } from '../wallets/schemas.js';
 import { MAX_COOLDOWN_HOURS } from '../wallets/cooldown.js';
 import type { WalletService } from '../wallets/service.js';
+import { apiRoute, ListOf } from './api-kit.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './command-input.js';
-import { API_ERRORS as errors, IdParamsSchema } from './schemas.js';
+import { IdParamsSchema } from './schemas.js';
 import type { WalletOperatorCommands } from './wallet-commands.js';
 
 const STATUSES = ['awaiting_confirmation', 'cooling_down', 'applied', 'canceled', 'expired'] as const;
@@ -32,22 +33,18 @@ export async function operatorWalletApi(
 
   app.get(
     '/operator/v1/wallet-changes',
-    {
-      schema: {
-        description:
-          'Wallet changes of every merchant, newest first: by default the open ones (awaiting an owner’s ' +
-          'confirmation or cooling down), or those of one `status`.',
-        querystring: Type.Object(
-          {
-            status: Type.Optional(Type.Enum([...STATUSES])),
-            limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Type.Object({ data: Type.Array(WalletChangeSchema) }), ...errors },
-      },
-      config: { operator: 'read' },
-    },
+    apiRoute('read', ListOf(WalletChangeSchema), {
+      description:
+        'Wallet changes of every merchant, newest first: by default the open ones (awaiting an owner’s ' +
+        'confirmation or cooling down), or those of one `status`.',
+      querystring: Type.Object(
+        {
+          status: Type.Optional(Type.Enum([...STATUSES])),
+          limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
+        },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) => ({
       data: await wallets.listChanges({
         limit: request.query.limit,
@@ -58,43 +55,32 @@ export async function operatorWalletApi(
 
   app.post(
     '/operator/v1/wallet-changes/:id/cancel',
-    {
-      schema: {
-        description:
-          'Cancels an open wallet change (an added wallet is canceled with it); a closed one is 409 ' +
-          '`invalid_state_transition`. Audited with the reason.',
-        params: IdParamsSchema,
-        body: Type.Object(
-          { reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH }) },
-          { additionalProperties: false },
-        ),
-        response: { 200: WalletChangeSchema, ...errors },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', WalletChangeSchema, {
+      description:
+        'Cancels an open wallet change (an added wallet is canceled with it); a closed one is 409 ' +
+        '`invalid_state_transition`. Audited with the reason.',
+      params: IdParamsSchema,
+      body: Type.Object(
+        { reason: Type.String({ minLength: 1, maxLength: REASON_MAX_LENGTH }) },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) =>
       valueOf(await commands.cancelWalletChange(request.params.id, request.body.reason, actorOf(request))),
   );
 
   app.put(
     '/operator/v1/organizations/:id/wallet-settings',
-    {
-      schema: {
-        description:
-          'Sets the cool-down of the organization’s wallet changes, in whole hours (0 to 720); without it, ' +
-          'WALLET_CHANGE_COOLDOWN_HOURS applies. Changes already cooling down keep their time. Audited.',
-        params: IdParamsSchema,
-        body: Type.Object(
-          { cooldownHours: Type.Integer({ minimum: 0, maximum: MAX_COOLDOWN_HOURS }) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({ organizationId: Type.String(), cooldownHours: Type.Integer() }),
-          ...errors,
-        },
-      },
-      config: { operator: 'administer' },
-    },
+    apiRoute('administer', Type.Object({ organizationId: Type.String(), cooldownHours: Type.Integer() }), {
+      description:
+        'Sets the cool-down of the organization’s wallet changes, in whole hours (0 to 720); without it, ' +
+        'WALLET_CHANGE_COOLDOWN_HOURS applies. Changes already cooling down keep their time. Audited.',
+      params: IdParamsSchema,
+      body: Type.Object(
+        { cooldownHours: Type.Integer({ minimum: 0, maximum: MAX_COOLDOWN_HOURS }) },
+        { additionalProperties: false },
+      ),
+    }),
     async (request) =>
       valueOf(
         await commands.setWalletCooldown(request.params.id, request.body.cooldownHours, actorOf(request)),

@@ -3,7 +3,7 @@ import { err, ok, type Result } from '../../shared/result.js';
 import { issueApiKey } from '../api-keys/issue.js';
 import { applicationApprovedEmail } from '../email/templates.js';
 import type { OrganizationError } from './errors.js';
-import { decided, lockPending } from './pending-application.js';
+import { auditDecision, decided, lockPending } from './pending-application.js';
 import { toOrganization, upsertFee } from './repository.js';
 import { DEFAULT_FEES, PAYMENT_METHODS, type Actor } from './types.js';
 import type { ApprovalResult, UnderwritingDeps } from './underwriting-types.js';
@@ -17,7 +17,7 @@ export async function approve(
   id: string,
   by: Actor,
 ): Promise<Result<ApprovalResult, OrganizationError>> {
-  const { db, clock, audit, mailer } = deps;
+  const { db, clock, mailer } = deps;
   const result = await db
     .transaction()
     .execute(async (trx): Promise<Result<ApprovalResult, OrganizationError>> => {
@@ -80,13 +80,11 @@ export async function approve(
           sandboxApiUrl: `${deps.urls.sandboxApi()}/v1`,
         }),
       );
-      await audit.record(trx, {
-        ...by,
+      await auditDecision(deps, trx, by, {
+        id,
         action: 'application.approved',
-        targetType: 'application',
-        targetId: id,
         organizationId: organization.id,
-        before: { status: application.status },
+        before: application,
         after: {
           status: 'APPROVED',
           organizationId: organization.id,

@@ -174,7 +174,7 @@ const forAudit = (branding: Branding) => ({
   logo: branding.logo ? { sha256: branding.logo.sha256, contentType: branding.logo.contentType } : null,
 });
 
-/** The merchant's branding of the checkout (issue 15 item 6): display name, brand colour and logo. */
+/** The merchant's branding of the checkout: display name, brand colour and logo. */
 export function createBrandingService(deps: { db: Kdb; clock: Clock; audit: AuditLog }): BrandingService {
   const { db, clock, audit } = deps;
   return {

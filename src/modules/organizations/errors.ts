@@ -1,7 +1,7 @@
 import { ApiError, type ErrorTable } from '../../http/errors.js';
 import type { ApplicationRow } from '../../db/schema.js';
 
-/** What underwriting and the administration of organizations refuse (issue 12 item 2). */
+/** What underwriting and the administration of organizations refuse. */
 export type OrganizationError =
   | { code: 'application_not_found'; id: string }
   | {
@@ -44,6 +44,6 @@ export interface BrandingIssues {
     | { problem: 'unsupported' };
 }
 
-/** What a change of the checkout's branding refuses (issue 15 item 6). */
+/** What a change of the checkout's branding refuses. */
 export type BrandingError =
   { code: 'invalid_branding'; issues: BrandingIssues } | { code: 'organization_not_found'; id: string };

@@ -1,7 +1,10 @@
 import type { Kdb, Trx } from '../../db/database.js';
-import type { FeatureFlag, KycStatus } from '../../db/schema.js';
-import { olderThan, toPage, type CursorError } from '../../shared/pagination.js';
+import type { Updateable } from 'kysely';
+import type { FeatureFlag, KycStatus, OrganizationsTable } from '../../db/schema.js';
+import { keysetPage } from '../../db/keyset.js';
+import { toPage, type CursorError } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
+import { entryAbout } from '../audit/service.js';
 import type { OrganizationError } from './errors.js';
 import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './repository.js';
 import type { Actor, FeeScheduleEntry, Organization } from './types.js';
@@ -15,18 +18,15 @@ export async function listOrganizations(
   deps: OrganizationAdminDeps,
   { limit, cursor }: { limit: number; cursor?: string },
 ): Promise<Result<{ data: Organization[]; nextCursor: string | null }, CursorError>> {
-  const { db } = deps;
-  let query = db
-    .selectFrom('organizations')
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1);
   const pages = deps.cursors.for({ list: 'organizations' });
   const after = cursor === undefined ? undefined : pages.decode(cursor);
   if (after?.ok === false) return after;
-  if (after) query = query.where(olderThan(after.value));
-  const page = toPage(await query.execute(), limit, (row) => pages.encode(row.created_at, row.id));
+  const rows = await deps.db
+    .selectFrom('organizations')
+    .selectAll()
+    .$call(keysetPage(after?.value, limit + 1))
+    .execute();
+  const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
   return ok({ data: page.data.map(toOrganization), nextCursor: page.nextCursor });
 }
 
@@ -39,36 +39,51 @@ export async function mustFind(
   return organization ? ok(organization) : err({ code: 'organization_not_found', id });
 }
 
+/** The audit entry of a change to an organization's settings: what they were and what they are. */
+function recordChange(
+  deps: OrganizationAdminDeps,
+  trx: Trx,
+  change: { id: string; by: Actor; action: string; before: unknown; after: unknown },
+): Promise<void> {
+  const { id, by, action, before, after } = change;
+  const target = { type: 'organization', id, organizationId: id };
+  return deps.audit.record(trx, entryAbout(by, action, target, { before, after }));
+}
+
+/** One setting of an organization: its audit action, its columns' new values, what its entries show. */
+interface Setting {
+  action: string;
+  /** The columns to set, from the organization as it was (locked) and the time of the change. */
+  set: (before: Organization, now: Date) => Updateable<OrganizationsTable>;
+  describe: (organization: Organization) => unknown;
+}
+
 /** Locks the row, applies the change, audits before and after, in one transaction. */
 async function change(
   deps: OrganizationAdminDeps,
   id: string,
   by: Actor,
-  action: string,
-  apply: (trx: Trx, before: Organization, now: Date) => Promise<void>,
-  describe: (organization: Organization) => unknown,
+  setting: Setting,
 ): Promise<Result<Organization, OrganizationError>> {
-  const { db, clock, audit } = deps;
+  const { db, clock } = deps;
   return db.transaction().execute(async (trx) => {
     const found = await mustFind(trx, id, true);
     if (!found.ok) return found;
     const before = found.value;
     const now = clock.now();
-    await apply(trx, before, now);
-    await trx.updateTable('organizations').set({ updated_at: now }).where('id', '=', id).execute();
+    await trx
+      .updateTable('organizations')
+      .set({ ...setting.set(before, now), updated_at: now })
+      .where('id', '=', id)
+      .execute();
     const after = (await findOrganization(trx, id)) as Organization;
-    await audit.record(trx, {
-      ...by,
-      action,
-      targetType: 'organization',
-      targetId: id,
-      organizationId: id,
-      before: describe(before),
-      after: describe(after),
-    });
+    const { action, describe } = setting;
+    await recordChange(deps, trx, { id, by, action, before: describe(before), after: describe(after) });
     return ok(after);
   });
 }
+
+const describeFrozen = (o: Organization) => ({ frozen: o.frozen, frozenReason: o.frozenReason });
 
 export function setKycStatus(
   deps: OrganizationAdminDeps,
@@ -76,16 +91,11 @@ export function setKycStatus(
   status: KycStatus,
   by: Actor,
 ): Promise<Result<Organization, OrganizationError>> {
-  return change(
-    deps,
-    id,
-    by,
-    'organization.kyc_status_set',
-    async (trx) => {
-      await trx.updateTable('organizations').set({ kyc_status: status }).where('id', '=', id).execute();
-    },
-    (o) => ({ kycStatus: o.kycStatus }),
-  );
+  return change(deps, id, by, {
+    action: 'organization.kyc_status_set',
+    set: () => ({ kyc_status: status }),
+    describe: (o) => ({ kycStatus: o.kycStatus }),
+  });
 }
 
 export async function setFee(
@@ -94,19 +104,17 @@ export async function setFee(
   fee: FeeScheduleEntry,
   by: Actor,
 ): Promise<Result<FeeScheduleEntry[], OrganizationError>> {
-  const { db, clock, audit } = deps;
+  const { db, clock } = deps;
   const set = await db.transaction().execute(async (trx) => {
     const found = await mustFind(trx, id, true);
     if (!found.ok) return found;
     const before = await listFeeSchedule(trx, id);
     await upsertFee(trx, id, fee.paymentMethod, fee, clock.now());
     const after = await listFeeSchedule(trx, id);
-    await audit.record(trx, {
-      ...by,
+    await recordChange(deps, trx, {
+      id,
+      by,
       action: 'organization.fee_set',
-      targetType: 'organization',
-      targetId: id,
-      organizationId: id,
       before: feesForAudit(before),
       after: feesForAudit(after),
     });
@@ -122,23 +130,16 @@ export function setFeatureFlag(
   enabled: boolean,
   by: Actor,
 ): Promise<Result<Organization, OrganizationError>> {
-  return change(
-    deps,
-    id,
-    by,
-    enabled ? 'organization.flag_enabled' : 'organization.flag_disabled',
-    async (trx, before) => {
+  return change(deps, id, by, {
+    action: enabled ? 'organization.flag_enabled' : 'organization.flag_disabled',
+    set: (before) => {
       const flags = new Set(before.featureFlags);
       if (enabled) flags.add(flag);
       else flags.delete(flag);
-      await trx
-        .updateTable('organizations')
-        .set({ feature_flags: [...flags].sort() })
-        .where('id', '=', id)
-        .execute();
+      return { feature_flags: [...flags].sort() };
     },
-    (o) => ({ featureFlags: o.featureFlags }),
-  );
+    describe: (o) => ({ featureFlags: o.featureFlags }),
+  });
 }
 
 export function setRateLimits(
@@ -147,20 +148,11 @@ export function setRateLimits(
   limits: { live: number | null; sandbox: number | null },
   by: Actor,
 ): Promise<Result<Organization, OrganizationError>> {
-  return change(
-    deps,
-    id,
-    by,
-    'organization.rate_limits_set',
-    async (trx) => {
-      await trx
-        .updateTable('organizations')
-        .set({ rate_limit_live: limits.live, rate_limit_sandbox: limits.sandbox })
-        .where('id', '=', id)
-        .execute();
-    },
-    (o) => ({ rateLimits: o.rateLimits }),
-  );
+  return change(deps, id, by, {
+    action: 'organization.rate_limits_set',
+    set: () => ({ rate_limit_live: limits.live, rate_limit_sandbox: limits.sandbox }),
+    describe: (o) => ({ rateLimits: o.rateLimits }),
+  });
 }
 
 export function freeze(
@@ -169,21 +161,12 @@ export function freeze(
   reason: string,
   by: Actor,
 ): Promise<Result<Organization, OrganizationError>> {
-  return change(
-    deps,
-    id,
-    by,
-    'organization.frozen',
-    async (trx, before, now) => {
-      if (before.frozen) return;
-      await trx
-        .updateTable('organizations')
-        .set({ frozen_at: now, frozen_reason: reason })
-        .where('id', '=', id)
-        .execute();
-    },
-    (o) => ({ frozen: o.frozen, frozenReason: o.frozenReason }),
-  );
+  return change(deps, id, by, {
+    action: 'organization.frozen',
+    // Frozen already: the first freeze's time and reason stay.
+    set: (before, now) => (before.frozen ? {} : { frozen_at: now, frozen_reason: reason }),
+    describe: describeFrozen,
+  });
 }
 
 export function unfreeze(
@@ -191,20 +174,11 @@ export function unfreeze(
   id: string,
   by: Actor,
 ): Promise<Result<Organization, OrganizationError>> {
-  return change(
-    deps,
-    id,
-    by,
-    'organization.unfrozen',
-    async (trx) => {
-      await trx
-        .updateTable('organizations')
-        .set({ frozen_at: null, frozen_reason: null })
-        .where('id', '=', id)
-        .execute();
-    },
-    (o) => ({ frozen: o.frozen, frozenReason: o.frozenReason }),
-  );
+  return change(deps, id, by, {
+    action: 'organization.unfrozen',
+    set: () => ({ frozen_at: null, frozen_reason: null }),
+    describe: describeFrozen,
+  });
 }
 
 function feesForAudit(fees: FeeScheduleEntry[]) {

@@ -1,7 +1,9 @@
 import type { Trx } from '../../db/database.js';
 import type { ApplicationRow } from '../../db/schema.js';
 import { err, ok, type Result } from '../../shared/result.js';
+import { entryAbout } from '../audit/service.js';
 import type { OrganizationError } from './errors.js';
+import type { Actor } from './types.js';
 import type { UnderwritingDeps } from './underwriting-types.js';
 
 /** A decision taken under the application's row lock cannot find it elsewhere: that would be a bug. */
@@ -26,4 +28,22 @@ export async function lockPending(
   if (application.status !== 'NEW' && application.status !== 'IN_REVIEW')
     return err({ code: 'application_decided', id, status: application.status, action });
   return ok(application);
+}
+
+/** The audit entry of a step of an application's review: its status before it, and what it is after. */
+export function auditDecision(
+  deps: Pick<UnderwritingDeps, 'audit'>,
+  trx: Trx,
+  by: Actor,
+  decision: {
+    id: string;
+    action: string;
+    before: ApplicationRow;
+    after: Record<string, unknown>;
+    organizationId?: string;
+  },
+): Promise<void> {
+  const { id, action, before, after, organizationId } = decision;
+  const target = { type: 'application', id, organizationId };
+  return deps.audit.record(trx, entryAbout(by, action, target, { before: { status: before.status }, after }));
 }

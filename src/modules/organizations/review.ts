@@ -3,7 +3,7 @@ import { err, ok, type Result } from '../../shared/result.js';
 import { toPage, type CursorError } from '../../shared/pagination.js';
 import { applicationRejectedEmail } from '../email/templates.js';
 import type { OrganizationError } from './errors.js';
-import { decided, lockPending } from './pending-application.js';
+import { auditDecision, decided, lockPending } from './pending-application.js';
 import type { Actor } from './types.js';
 import type { ApplicationPage, UnderwritingDeps } from './underwriting-types.js';
 
@@ -33,7 +33,7 @@ export async function startReview(
   id: string,
   by: Actor,
 ): Promise<Result<ApplicationRow, OrganizationError>> {
-  const { db, clock, audit } = deps;
+  const { db, clock } = deps;
   return db.transaction().execute(async (trx) => {
     const pending = await lockPending(deps, trx, id, 'reviewed');
     if (!pending.ok) return pending;
@@ -44,12 +44,10 @@ export async function startReview(
       deps.applications.decide(trx, id, ['NEW'], 'IN_REVIEW', { reviewed_by: by.actor, updated_at: now }),
       id,
     );
-    await audit.record(trx, {
-      ...by,
+    await auditDecision(deps, trx, by, {
+      id,
       action: 'application.review_started',
-      targetType: 'application',
-      targetId: id,
-      before: { status: before.status },
+      before,
       after: { status: after.status },
     });
     return ok(after);
@@ -62,7 +60,7 @@ export async function reject(
   reason: string,
   by: Actor,
 ): Promise<Result<ApplicationRow, OrganizationError>> {
-  const { db, clock, audit, mailer } = deps;
+  const { db, clock, mailer } = deps;
   const rejected = await db.transaction().execute(async (trx) => {
     const pending = await lockPending(deps, trx, id, 'rejected');
     if (!pending.ok) return pending;
@@ -82,12 +80,10 @@ export async function reject(
       before.contact_email,
       applicationRejectedEmail({ companyName: before.company_name, reason }),
     );
-    await audit.record(trx, {
-      ...by,
+    await auditDecision(deps, trx, by, {
+      id,
       action: 'application.rejected',
-      targetType: 'application',
-      targetId: id,
-      before: { status: before.status },
+      before,
       after: { status: 'REJECTED', reason },
     });
     return ok(after);

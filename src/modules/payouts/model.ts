@@ -18,6 +18,3 @@ export const TRANSITIONS: Transitions<PayoutStatus> = {
   failed: [],
   canceled: [],
 };
-
-/** The states a payout can no longer leave. */
-export const FINAL_STATES: readonly PayoutStatus[] = ['completed', 'failed', 'canceled'];

@@ -1,3 +1,4 @@
+import type { Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { toPage } from '../../shared/pagination.js';
@@ -135,17 +136,35 @@ export async function recordTreasuryTransaction(
     });
 }
 
-export async function operatorCancel(
+/**
+ * An operator's command on one payout that needs a reason: the reason trimmed (refused when empty), then
+ * the command on the payout locked in its transaction.
+ */
+async function withReasonOnLocked(
   deps: PayoutServiceDeps,
   id: string,
   reason: string,
-  by: PayoutActor,
+  command: (trx: Trx, row: PayoutRow, reason: string) => Promise<Result<OperatorPayoutView, PayoutError>>,
 ): Promise<Result<OperatorPayoutView, PayoutError>> {
   const trimmed = reason.trim();
   if (trimmed === '') return err({ code: 'reason_required' });
   return deps.db.transaction().execute(async (trx): Promise<Result<OperatorPayoutView, PayoutError>> => {
     const row = await payouts.lockById(trx, id);
     if (!row) return err({ code: 'not_found' });
+    return command(trx, row, trimmed);
+  });
+}
+
+/** An operator's command on one payout with a reason: a cancelation, a payout marked not sent. */
+type ReasonCommand = (
+  deps: PayoutServiceDeps,
+  id: string,
+  reason: string,
+  by: PayoutActor,
+) => Promise<Result<OperatorPayoutView, PayoutError>>;
+
+export const operatorCancel: ReasonCommand = (deps, id, reason, by) =>
+  withReasonOnLocked(deps, id, reason, async (trx, row, trimmed) => {
     const outcome = await cancelIn(deps, trx, row, trimmed, by);
     if (outcome === 'not_cancelable') {
       return err({
@@ -161,23 +180,13 @@ export async function operatorCancel(
     const after = await payouts.findById(trx, id);
     return ok(operatorView(after ?? row));
   });
-}
 
 /**
  * The treasury did not send an exported payout and will not: pending -> failed (`treasury_not_sent`),
  * the funds return to available.
  */
-export async function markNotSent(
-  deps: PayoutServiceDeps,
-  id: string,
-  reason: string,
-  by: PayoutActor,
-): Promise<Result<OperatorPayoutView, PayoutError>> {
-  const trimmed = reason.trim();
-  if (trimmed === '') return err({ code: 'reason_required' });
-  return deps.db.transaction().execute(async (trx): Promise<Result<OperatorPayoutView, PayoutError>> => {
-    const row = await payouts.lockById(trx, id);
-    if (!row) return err({ code: 'not_found' });
+export const markNotSent: ReasonCommand = (deps, id, reason, by) =>
+  withReasonOnLocked(deps, id, reason, async (trx, row, trimmed) => {
     if (row.rail !== 'treasury' || row.status !== 'pending') {
       return err({
         code: 'invalid_state',
@@ -196,7 +205,6 @@ export async function markNotSent(
     await audit(deps, trx, by, failed, 'payout.marked_not_sent', { reason: trimmed });
     return ok(operatorView(failed));
   });
-}
 
 export async function minimums(deps: PayoutServiceDeps): Promise<PayoutMinimumView[]> {
   return (await payouts.listMinimums(deps.db)).map(minimumView);

@@ -1,8 +1,10 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment, FxRatesTable, Network, PayoutsTable } from '../../db/schema.js';
-import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
-import { assertAllowed } from '../../shared/state-machine.js';
+import { exportPageOf, keysetPage, type Cursor } from '../../db/keyset.js';
+import { findOne } from '../../db/rows.js';
+import { filteredBy, ownedBy, ownerColumns } from '../../db/scopes.js';
+import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import { TRANSITIONS, type PayoutRow, type PayoutStatus } from './model.js';
 import type { Owner } from '../../shared/owner.js';
 
@@ -21,13 +23,7 @@ export async function insertMany(trx: Trx, values: Insertable<PayoutsTable>[]): 
 }
 
 export async function findVisible(db: Kdb, owner: Owner, id: string): Promise<PayoutRow | undefined> {
-  return db
-    .selectFrom('payouts')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .executeTakeFirst();
+  return findOne(db, 'payouts', { id, ...ownerColumns(owner) });
 }
 
 export async function findById(db: Kdb, id: string): Promise<PayoutRow | undefined> {
@@ -44,13 +40,7 @@ export async function findByIdempotencyKey(
   owner: Owner,
   key: string,
 ): Promise<PayoutRow | undefined> {
-  return db
-    .selectFrom('payouts')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('idempotency_key', '=', key)
-    .executeTakeFirst();
+  return findOne(db, 'payouts', { ...ownerColumns(owner), idempotency_key: key });
 }
 
 /**
@@ -66,8 +56,7 @@ export async function releaseIdempotencyKey(
   await trx
     .updateTable('payouts')
     .set({ idempotency_key: null })
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('idempotency_key', '=', key)
     .where('created_at', '<', before)
     .execute();
@@ -91,39 +80,20 @@ export async function listVisible(
   after: Cursor | undefined,
   limit: number,
 ): Promise<PayoutRow[]> {
-  let query = db
-    .selectFrom('payouts')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment);
+  let query = db.selectFrom('payouts').selectAll().$call(ownedBy(owner));
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
   if (filter.createdTo !== undefined) query = query.where('created_at', '<', filter.createdTo);
-  if (after) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return query.$call(keysetPage(after, limit)).execute();
 }
 
 /**
  * One page of an export: the owner's payouts made in `window`, oldest first (`created_at, id`), after
  * `after`; the `payouts_owner_idx` index serves it read backwards.
  */
-export async function pageCreatedIn(
-  db: Kdb,
-  owner: Owner,
-  window: CreatedWindow,
-  after: Cursor | undefined,
-  limit: number,
-): Promise<PayoutRow[]> {
-  let query = db
-    .selectFrom('payouts')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('created_at', '>=', window.from)
-    .where('created_at', '<', window.to);
-  if (after) query = query.where(newerThan(after));
-  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
-}
+export const pageCreatedIn = exportPageOf((db, owner) =>
+  db.selectFrom('payouts').selectAll().$call(ownedBy(owner)),
+);
 
 /** The smallest payout of a network in an environment, TRY minor units as decimal text. */
 export async function minimumFor(trx: Trx, network: Network, environment: Environment): Promise<string> {
@@ -140,22 +110,12 @@ export async function minimumFor(trx: Trx, network: Network, environment: Enviro
  * Moves `status` from one of `from` to `to` with `patch`; undefined when the payout was in none of
  * `from`. The `payouts_guard` trigger refuses the same moves below the code.
  */
-export async function transition(
-  trx: Trx,
-  id: string,
-  from: readonly PayoutStatus[],
-  to: PayoutStatus,
-  patch: PayoutPatch = {},
-): Promise<PayoutRow | undefined> {
-  assertAllowed(TRANSITIONS, from, to, `payout ${id}`);
-  return trx
-    .updateTable('payouts')
-    .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transition: RowTransition<Trx, PayoutStatus, PayoutPatch, PayoutRow> = rowTransition(
+  'payouts',
+  'status',
+  TRANSITIONS,
+  (id) => `payout ${id}`,
+);
 
 /** Records, once, that the rail is about to be asked to send this payout. */
 export async function markSubmitting(trx: Trx, id: string, now: Date): Promise<PayoutRow | undefined> {
@@ -184,14 +144,13 @@ export async function listAll(
   after: Cursor | undefined,
   limit: number,
 ): Promise<PayoutRow[]> {
-  let query = db.selectFrom('payouts').selectAll();
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-  if (filter.rail !== undefined) query = query.where('rail', '=', filter.rail);
-  if (filter.network !== undefined) query = query.where('network', '=', filter.network);
-  if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment);
-  if (filter.organizationId !== undefined) query = query.where('organization_id', '=', filter.organizationId);
-  if (after) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  const { status, rail, network, environment, organizationId } = filter;
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .$call(filteredBy({ status, rail, network, environment, organization_id: organizationId }))
+    .$call(keysetPage(after, limit))
+    .execute();
 }
 
 /**

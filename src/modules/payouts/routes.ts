@@ -1,15 +1,9 @@
-import { errorResponses, toApiError } from '../../http/errors.js';
-import {
-  IDEMPOTENCY_HEADER,
-  IdempotencyHeaderSchema,
-  idempotencyHooks,
-  type IdempotencyOptions,
-} from '../../http/idempotency.js';
+import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
+import { IDEMPOTENCY_HEADER, type IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
-import type { Result } from '../../shared/result.js';
 import { ListQuerySchema } from '../../http/list-query.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
-import { PAYOUT_ERRORS, type PayoutError } from './errors.js';
+import { PAYOUT_ERRORS } from './errors.js';
 import {
   PayoutCreateSchema,
   PayoutIdParamsSchema,
@@ -25,23 +19,24 @@ const FLAG =
   'Needs the `payouts` feature of the organization: without it every payout route answers 503 ' +
   '`payouts_unavailable`.';
 
-function unwrap<T>(result: Result<T, PayoutError>): T {
-  if (!result.ok) throw toApiError(PAYOUT_ERRORS, result.error);
-  return result.value;
-}
+const unwrap = unwrapWith(PAYOUT_ERRORS);
 
-/** `/v1/payouts` (issue 13, docs/payouts.md). */
+/** `/v1/payouts` (docs/payouts.md). */
 export async function payoutRoutes(
   app: App,
   options: { service: PayoutService; idempotency: Omit<IdempotencyOptions, 'scopeOf'> },
 ): Promise<void> {
   const { service } = options;
-  const idempotency = idempotencyHooks({ ...options.idempotency, scopeOf: callerScope });
+  const kit = routeKit({
+    tags: TAGS,
+    feature: 'payouts',
+    idempotency: { ...options.idempotency, scopeOf: callerScope },
+  });
 
   app.post(
     '/v1/payouts',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'createPayout',
         summary: 'Create a payout',
         description:
@@ -53,18 +48,16 @@ export async function payoutRoutes(
           '`payouts_unavailable` (`details.reason`). USDT is rounded down to 6 decimals. Needs scope ' +
           `\`payouts\`. ${FLAG} Honours \`X-Idempotency-Key\`: a key names one payout for 24 hours, even after a ` +
           'crash or a retry of a request still running. Test keys pay only on the sandbox chain.',
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
+      },
+      {
         body: PayoutCreateSchema,
         response: {
           201: PayoutViewSchema,
-          ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503),
+          ...failures('create'),
         },
       },
-      config: { auth: 'payouts', feature: 'payouts' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+      { auth: 'payouts' },
+    ),
     async (request, reply) => {
       // The payout carries the key too (ADR 0051): a retry whose claim the store gave up never pays twice.
       const header = request.headers[IDEMPOTENCY_HEADER];
@@ -77,55 +70,55 @@ export async function payoutRoutes(
 
   app.get(
     '/v1/payouts',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listPayouts',
         summary: 'List payouts',
         description:
           'Payouts of this environment, newest first, filtered by `status` and creation time ' +
           `(\`createdFrom\` inclusive, \`createdTo\` exclusive). Needs scope \`read\`. ${FLAG}`,
-        tags: TAGS,
-        querystring: PayoutListQuerySchema,
-        response: { 200: PayoutListSchema, ...errorResponses(400, 401, 403, 429, 500, 503) },
       },
-      config: { auth: 'read', feature: 'payouts' },
-    },
+      {
+        querystring: PayoutListQuerySchema,
+        response: { 200: PayoutListSchema, ...failures('list') },
+      },
+    ),
     async (request) => unwrap(await service.list(ownerOf(request), request.query)),
   );
 
   app.get(
     '/v1/payouts/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getPayout',
         summary: 'Retrieve a payout',
         description: `Another organization's or environment's payout is 404 \`not_found\`. Needs scope \`read\`. ${FLAG}`,
-        tags: TAGS,
-        params: PayoutIdParamsSchema,
-        response: { 200: PayoutViewSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) },
       },
-      config: { auth: 'read', feature: 'payouts' },
-    },
+      {
+        params: PayoutIdParamsSchema,
+        response: { 200: PayoutViewSchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => unwrap(await service.retrieve(ownerOf(request), request.params.id)),
   );
 
   app.get(
     '/v1/payouts/:id/transactions',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listPayoutTransactions',
         summary: 'List the transactions a payout carries',
         description:
           'The charges (with their fees) and refunds released to the available balance since the ' +
           "organization's previous payout, which this payout carries: reconcile a payout to your orders by " +
           `\`merchantReference\`. Needs scope \`read\`. ${FLAG}`,
-        tags: TAGS,
+      },
+      {
         params: PayoutIdParamsSchema,
         querystring: ListQuerySchema,
-        response: { 200: PayoutTransactionListSchema, ...errorResponses(400, 401, 403, 404, 429, 500, 503) },
+        response: { 200: PayoutTransactionListSchema, ...failures('retrieve') },
       },
-      config: { auth: 'read', feature: 'payouts' },
-    },
+    ),
     async (request) => unwrap(await service.transactions(ownerOf(request), request.params.id, request.query)),
   );
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ListQuerySchema } from '../../http/list-query.js';
+import { IdParamsSchema, NEXT_CURSOR, PageSchema } from '../../http/schemas.js';
 import type { PayoutRow } from './model.js';
 import type { PayoutTransaction } from './ports.js';
 
@@ -123,12 +124,7 @@ export const PayoutListQuerySchema = Type.Object(
 );
 export type PayoutListQuery = Static<typeof PayoutListQuerySchema>;
 
-export const PayoutListSchema = Type.Object({
-  data: Type.Array(PayoutViewSchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()], {
-    description: 'Pass back as `cursor` for the next page; null on the last page.',
-  }),
-});
+export const PayoutListSchema = PageSchema(PayoutViewSchema, NEXT_CURSOR);
 
 export const PayoutTransactionSchema = Type.Object(
   {
@@ -147,18 +143,10 @@ export const PayoutTransactionSchema = Type.Object(
   { description: 'A charge (with its fee) or a refund that a payout carries.' },
 );
 
-export const PayoutTransactionListSchema = Type.Object({
-  data: Type.Array(PayoutTransactionSchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()], {
-    description: 'Pass back as `cursor` for the next page; null on the last page.',
-  }),
-});
+export const PayoutTransactionListSchema = PageSchema(PayoutTransactionSchema, NEXT_CURSOR);
 export type PayoutTransactionList = { data: PayoutTransaction[]; nextCursor: string | null };
 
-export const PayoutIdParamsSchema = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64, description: 'Payout identifier, prefix `po_`.' }) },
-  { additionalProperties: false },
-);
+export const PayoutIdParamsSchema = IdParamsSchema('Payout identifier, prefix `po_`.');
 
 export function payoutView(row: PayoutRow): PayoutView {
   const time = (value: Date | null) => (value === null ? null : value.toISOString());

@@ -5,7 +5,8 @@ import type {
   ReconciliationDifferencesTable,
   ReconciliationRunsTable,
 } from '../../db/schema.js';
-import { olderThan, type Cursor } from '../../shared/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
+import { findAll } from '../../db/rows.js';
 
 /** The only reader and writer of `reconciliation_runs` and `reconciliation_differences` (append-only). */
 
@@ -45,8 +46,7 @@ export async function listRuns(db: Kdb, filter: RunFilter, after: Cursor | undef
   if (filter.environment) query = query.where('environment', '=', filter.environment);
   if (filter.reportDate) query = query.where('report_date', '=', filter.reportDate);
   if (filter.origin) query = query.where('origin', '=', filter.origin);
-  if (after) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return query.$call(keysetPage(after, limit)).execute();
 }
 
 export async function findRun(db: Kdb, id: string): Promise<RunRow | undefined> {
@@ -54,10 +54,5 @@ export async function findRun(db: Kdb, id: string): Promise<RunRow | undefined> 
 }
 
 export async function differencesOf(db: Kdb, runId: string): Promise<DifferenceRow[]> {
-  return db
-    .selectFrom('reconciliation_differences')
-    .selectAll()
-    .where('run_id', '=', runId)
-    .orderBy('position')
-    .execute();
+  return findAll(db, 'reconciliation_differences', { run_id: runId }, ['position']);
 }

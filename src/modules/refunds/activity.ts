@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import type { Owner } from '../../shared/owner.js';
 
-/** One UTC day's succeeded refunds (the dashboard's overview, issue 15 item 3). */
+/** One UTC day's succeeded refunds (the dashboard's overview). */
 export interface DailyRefundActivity {
   /** `YYYY-MM-DD`, UTC: the day the refund was asked for. */
   day: string;

@@ -1,8 +1,11 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
-import type { Environment, RefundsTable } from '../../db/schema.js';
-import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
-import { assertAllowed } from '../../shared/state-machine.js';
+import type { RefundsTable } from '../../db/schema.js';
+import { acquirerLookup } from '../../db/at-acquirer.js';
+import { exportPageOf, keysetPage, type Cursor } from '../../db/keyset.js';
+import { findOne } from '../../db/rows.js';
+import { ownedBy } from '../../db/scopes.js';
+import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import { TRANSITIONS, type RefundRow, type RefundStatus } from './model.js';
 
 /** The only writer of the `refunds` table; `status` moves only through `transition`. */
@@ -25,11 +28,7 @@ export async function findByProviderRefundId(
   db: Kdb,
   providerRefundId: string,
 ): Promise<RefundRow | undefined> {
-  return db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('provider_refund_id', '=', providerRefundId)
-    .executeTakeFirst();
+  return findOne(db, 'refunds', { provider_refund_id: providerRefundId });
 }
 
 export async function findById(db: Kdb, id: string): Promise<RefundRow | undefined> {
@@ -41,12 +40,7 @@ export async function findByIdempotencyKey(
   chargeId: string,
   key: string,
 ): Promise<RefundRow | undefined> {
-  return trx
-    .selectFrom('refunds')
-    .selectAll()
-    .where('charge_id', '=', chargeId)
-    .where('idempotency_key', '=', key)
-    .executeTakeFirst();
+  return findOne(trx, 'refunds', { charge_id: chargeId, idempotency_key: key });
 }
 
 /** A key forgotten after the idempotency window may name a new refund of the charge: its old refund lets go. */
@@ -79,32 +73,21 @@ export async function pageByCharge(
   after: Cursor | undefined,
   limit: number,
 ): Promise<RefundRow[]> {
-  let query = db.selectFrom('refunds').selectAll().where('charge_id', '=', chargeId);
-  if (after) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('charge_id', '=', chargeId)
+    .$call(keysetPage(after, limit))
+    .execute();
 }
 
 /**
  * One page of an export: the owner's refunds made in `window`, oldest first (`created_at, id`), after
  * `after`; the `refunds_owner_idx` index (migration 0021) serves it read backwards.
  */
-export async function pageCreatedIn(
-  db: Kdb,
-  owner: { organizationId: string; environment: Environment },
-  window: CreatedWindow,
-  after: Cursor | undefined,
-  limit: number,
-): Promise<RefundRow[]> {
-  let query = db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('created_at', '>=', window.from)
-    .where('created_at', '<', window.to);
-  if (after) query = query.where(newerThan(after));
-  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
-}
+export const pageCreatedIn = exportPageOf((db, owner) =>
+  db.selectFrom('refunds').selectAll().$call(ownedBy(owner)),
+);
 
 /**
  * Takes a pending refund out of the retry queue for an operator, parked as the queue parks a row after
@@ -123,22 +106,12 @@ export async function park(trx: Trx, id: string, now: Date, reason: string): Pro
  * Moves `status` from one of `from` to `to` with `patch`; undefined when the refund was in none of
  * `from`. A single statement: it takes the database or the caller's transaction.
  */
-export async function transition(
-  db: Kdb,
-  id: string,
-  from: readonly RefundStatus[],
-  to: RefundStatus,
-  patch: RefundPatch = {},
-): Promise<RefundRow | undefined> {
-  assertAllowed(TRANSITIONS, from, to, `refund ${id}`);
-  return db
-    .updateTable('refunds')
-    .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transition: RowTransition<Kdb, RefundStatus, RefundPatch, RefundRow> = rowTransition(
+  'refunds',
+  'status',
+  TRANSITIONS,
+  (id) => `refund ${id}`,
+);
 
 /** The charge of each refund, by refund id. */
 export async function chargeIdsOf(trx: Trx, ids: readonly string[]): Promise<Map<string, string>> {
@@ -151,49 +124,10 @@ export async function chargeIdsOf(trx: Trx, ids: readonly string[]): Promise<Map
   return new Map(rows.map((row) => [row.id, row.charge_id]));
 }
 
-/** What reconciliation needs of a refund: its owner, status and the acquirer's refund id. */
-export interface RefundAtAcquirer {
-  id: string;
-  organizationId: string;
-  status: string;
-  providerRefundId: string | null;
-}
-
-const atAcquirer = (row: {
-  id: string;
-  organization_id: string;
-  status: string;
-  provider_refund_id: string | null;
-}): RefundAtAcquirer => ({
-  id: row.id,
-  organizationId: row.organization_id,
-  status: row.status,
-  providerRefundId: row.provider_refund_id,
-});
-
-/** Refunds by id, with their acquirer refund ids. */
-export async function atAcquirerByIds(db: Kdb, ids: readonly string[]): Promise<RefundAtAcquirer[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('refunds')
-    .select(['id', 'organization_id', 'status', 'provider_refund_id'])
-    .where('id', 'in', [...ids])
-    .execute();
-  return rows.map(atAcquirer);
-}
-
-/** The refunds of an environment made for these acquirer refund ids. */
-export async function atAcquirerByRefundIds(
-  db: Kdb,
-  environment: Environment,
-  refundIds: readonly string[],
-): Promise<RefundAtAcquirer[]> {
-  if (refundIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('refunds')
-    .select(['id', 'organization_id', 'status', 'provider_refund_id'])
-    .where('environment', '=', environment)
-    .where('provider_refund_id', 'in', [...refundIds])
-    .execute();
-  return rows.map(atAcquirer);
+/**
+ * Refunds as reconciliation matches them: their owner, status and the acquirer's refund id, unique within
+ * one environment.
+ */
+export function refundsAtAcquirer(db: Kdb) {
+  return acquirerLookup(db, 'refunds', { providerId: 'provider_refund_id', scope: 'environment' });
 }

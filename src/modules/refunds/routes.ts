@@ -1,37 +1,28 @@
-import { errorResponses, toApiError } from '../../http/errors.js';
-import {
-  IDEMPOTENCY_HEADER,
-  IdempotencyHeaderSchema,
-  idempotencyHooks,
-  type IdempotencyOptions,
-} from '../../http/idempotency.js';
+import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
+import { IDEMPOTENCY_HEADER, type IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
-import type { Result } from '../../shared/result.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
 import { ChargeIdParamsSchema } from '../charges/schemas.js';
-import { REFUND_ERRORS, REFUND_LIST_ERRORS, type RefundError } from './errors.js';
+import { REFUND_ERRORS, REFUND_LIST_ERRORS } from './errors.js';
 import { RefundCreateSchema, RefundListQuerySchema, RefundListSchema, RefundViewSchema } from './schemas.js';
 import type { RefundService } from './service.js';
 
-function unwrap<T>(result: Result<T, RefundError>): T {
-  if (!result.ok) throw toApiError(REFUND_ERRORS, result.error);
-  return result.value;
-}
+const TAGS = ['Refunds'];
+
+const unwrap = unwrapWith(REFUND_ERRORS);
+const unwrapPage = unwrapWith(REFUND_LIST_ERRORS);
 
 /** `POST /v1/charges/{id}/refunds` and `GET /v1/charges/{id}/refunds`. */
 export async function refundRoutes(
   app: App,
   options: { service: RefundService; idempotency: Omit<IdempotencyOptions, 'scopeOf'> },
 ): Promise<void> {
-  const idempotency = idempotencyHooks({
-    ...options.idempotency,
-    scopeOf: callerScope,
-  });
+  const kit = routeKit({ tags: TAGS, idempotency: { ...options.idempotency, scopeOf: callerScope } });
 
   app.post(
     '/v1/charges/:id/refunds',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'createRefund',
         summary: 'Refund a charge',
         description:
@@ -45,19 +36,16 @@ export async function refundRoutes(
           'and a retry with the same key and body asks for that refund again. The same key with another body, ' +
           'or from another API key, is 409 `idempotency_key_reuse`. Keys are remembered for 24 hours: after ' +
           'that, the same key is a new refund.',
-        tags: ['Refunds'],
-        headers: IdempotencyHeaderSchema,
+      },
+      {
         params: ChargeIdParamsSchema,
         body: RefundCreateSchema,
         response: {
           201: RefundViewSchema,
-          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503),
+          ...failures('update', 502),
         },
       },
-      config: { auth: 'write' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+    ),
     async (request, reply) => {
       const header = request.headers[IDEMPOTENCY_HEADER];
       const refund = await options.service.create(ownerOf(request), request.params.id, request.body ?? {}, {
@@ -69,28 +57,25 @@ export async function refundRoutes(
 
   app.get(
     '/v1/charges/:id/refunds',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listRefunds',
         summary: 'List the refunds of a charge',
         description:
           'The refunds of the charge, newest first, a page at a time (`limit` 1 to 100, default 20; pass ' +
           "`nextCursor` back as `cursor`). A cursor is bound to the charge it was issued for: another charge's " +
           'is 400 `validation_failed`. Needs scope `read`.',
-        tags: ['Refunds'],
+      },
+      {
         params: ChargeIdParamsSchema,
         querystring: RefundListQuerySchema,
         response: {
           200: RefundListSchema,
-          ...errorResponses(400, 401, 403, 404, 429, 500),
+          ...failures('retrieve'),
         },
       },
-      config: { auth: 'read' },
-    },
-    async (request) => {
-      const page = await options.service.list(ownerOf(request), request.params.id, request.query);
-      if (!page.ok) throw toApiError(REFUND_LIST_ERRORS, page.error);
-      return page.value;
-    },
+    ),
+    async (request) =>
+      unwrapPage(await options.service.list(ownerOf(request), request.params.id, request.query)),
   );
 }

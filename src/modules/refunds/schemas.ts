@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ListQuerySchema } from '../../http/list-query.js';
+import { NEXT_CURSOR, PageSchema } from '../../http/schemas.js';
 import type { RefundRow } from './model.js';
 
 export const RefundCreateSchema = Type.Object(
@@ -47,15 +48,7 @@ export type RefundView = Static<typeof RefundViewSchema>;
 export const RefundListQuerySchema = ListQuerySchema;
 export type RefundListQuery = Static<typeof RefundListQuerySchema>;
 
-export const RefundListSchema = Type.Object(
-  {
-    data: Type.Array(RefundViewSchema),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass back as `cursor` for the next page; null on the last page.',
-    }),
-  },
-  { additionalProperties: false },
-);
+export const RefundListSchema = PageSchema(RefundViewSchema, NEXT_CURSOR, { additionalProperties: false });
 export type RefundList = Static<typeof RefundListSchema>;
 
 export function refundView(row: RefundRow): RefundView {

@@ -8,7 +8,8 @@ import type {
   SettlementReserveReleasesTable,
   SettlementSettingsTable,
 } from '../../db/schema.js';
-import { ownedBy } from '../../db/scopes.js';
+import { findAll, findOne, lockOne } from '../../db/rows.js';
+import { filteredBy, ownedBy, ownerColumns } from '../../db/scopes.js';
 import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import { TRANSITIONS, type BatchRow, type ClosureRow, type ItemRow, type SettingsRow } from './model.js';
 import type { Owner } from '../../shared/owner.js';
@@ -25,13 +26,11 @@ export async function lockOwner(trx: Trx, owner: Owner): Promise<void> {
  * batches of the date are not it: the daily run makes its own batch beside them.
  */
 export async function findBatch(db: Kdb, owner: Owner, businessDate: string): Promise<BatchRow | undefined> {
-  return db
-    .selectFrom('settlement_batches')
-    .selectAll()
-    .$call(ownedBy(owner))
-    .where('business_date', '=', businessDate)
-    .where('origin', '=', 'schedule')
-    .executeTakeFirst();
+  return findOne(db, 'settlement_batches', {
+    ...ownerColumns(owner),
+    business_date: businessDate,
+    origin: 'schedule',
+  });
 }
 
 /**
@@ -53,14 +52,7 @@ export async function releasedSince(db: Kdb, before: Date, limit: number): Promi
 
 /** The owner's batches released whose payout phase has not run, oldest first. */
 export async function releasedOf(db: Kdb, owner: Owner): Promise<BatchRow[]> {
-  return db
-    .selectFrom('settlement_batches')
-    .selectAll()
-    .$call(ownedBy(owner))
-    .where('status', '=', 'released')
-    .orderBy('cutoff')
-    .orderBy('id')
-    .execute();
+  return findAll(db, 'settlement_batches', { ...ownerColumns(owner), status: 'released' }, ['cutoff', 'id']);
 }
 
 /** Which of these sources were released already. */
@@ -203,11 +195,11 @@ export async function listBatches(
   after: { businessDate: string; id: string } | undefined,
   limit: number,
 ): Promise<BatchRow[]> {
-  let query = db.selectFrom('settlement_batches').selectAll();
-  if (filter.organizationId !== undefined) query = query.where('organization_id', '=', filter.organizationId);
-  if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment);
-  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-  if (filter.businessDate !== undefined) query = query.where('business_date', '=', filter.businessDate);
+  const { organizationId, environment, status, businessDate } = filter;
+  let query = db
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .$call(filteredBy({ organization_id: organizationId, environment, status, business_date: businessDate }));
   if (after) {
     query = query.where((eb) =>
       eb.or([
@@ -224,20 +216,11 @@ export async function findBatchById(db: Kdb, id: string): Promise<BatchRow | und
 }
 
 export async function findSettings(db: Kdb, organizationId: string): Promise<SettingsRow | undefined> {
-  return db
-    .selectFrom('settlement_settings')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst();
+  return findOne(db, 'settlement_settings', { organization_id: organizationId });
 }
 
 export async function lockSettings(trx: Trx, organizationId: string): Promise<SettingsRow | undefined> {
-  return trx
-    .selectFrom('settlement_settings')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .forUpdate()
-    .executeTakeFirst();
+  return lockOne(trx, 'settlement_settings', { organization_id: organizationId });
 }
 
 export async function upsertSettings(
@@ -299,12 +282,7 @@ export async function latestStatement(
 
 /** Every item a batch released. */
 export async function itemsOfBatch(db: Kdb, batchId: string): Promise<ItemRow[]> {
-  return db
-    .selectFrom('settlement_items')
-    .selectAll()
-    .where('batch_id', '=', batchId)
-    .orderBy('id')
-    .execute();
+  return findAll(db, 'settlement_items', { batch_id: batchId }, ['id']);
 }
 
 /** The owner's ended batches in statement order, `limit` at most after `afterSeq`. */
@@ -326,12 +304,7 @@ export async function endedBatches(
 
 /** One owner's batch (another owner's is undefined). */
 export async function findOwnBatch(db: Kdb, owner: Owner, id: string): Promise<BatchRow | undefined> {
-  return db
-    .selectFrom('settlement_batches')
-    .selectAll()
-    .where('id', '=', id)
-    .$call(ownedBy(owner))
-    .executeTakeFirst();
+  return findOne(db, 'settlement_batches', { id, ...ownerColumns(owner) });
 }
 
 /** The owner's batch whose automatic payout is `payoutId`, if any. */
@@ -340,12 +313,7 @@ export async function findBatchOfPayout(
   owner: Owner,
   payoutId: string,
 ): Promise<BatchRow | undefined> {
-  return db
-    .selectFrom('settlement_batches')
-    .selectAll()
-    .where('payout_id', '=', payoutId)
-    .$call(ownedBy(owner))
-    .executeTakeFirst();
+  return findOne(db, 'settlement_batches', { payout_id: payoutId, ...ownerColumns(owner) });
 }
 
 /** Batches whose reserve is due by `businessDate` and not yet released (no settlement_reserve_releases row). */
@@ -393,12 +361,7 @@ export async function ownersWithDueReserves(db: Kdb, businessDate: string): Prom
 
 /** The reserves a batch released (statement lines). */
 export async function reserveReleasesIn(db: Kdb, batchId: string) {
-  return db
-    .selectFrom('settlement_reserve_releases')
-    .selectAll()
-    .where('released_in', '=', batchId)
-    .orderBy('batch_id')
-    .execute();
+  return findAll(db, 'settlement_reserve_releases', { released_in: batchId }, ['batch_id']);
 }
 
 /** The cutoff of the owner's latest batch that released credits (`net` > 0), if any. */

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { INVALID_CURSOR } from '../../http/cursor-errors.js';
+import { failures, routeKit } from '../../http/api-routes.js';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import { ListQuerySchema } from '../../http/list-query.js';
 import type { App } from '../../http/server.js';
@@ -15,6 +16,8 @@ import {
 import { STATEMENT_COLUMNS, statementCsv } from './statement.js';
 import type { SettlementBatchService } from './batch.js';
 
+const kit = routeKit({ tags: ['Balance'] });
+
 /**
  * `POST /v1/test-helpers/settle`: registered on the sandbox listener only, so the live listener answers
  * 404 (like Stripe's test helpers).
@@ -25,8 +28,8 @@ export async function settlementTestHelperRoutes(
 ): Promise<void> {
   app.post(
     '/v1/test-helpers/settle',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'testHelperSettle',
         summary: "Run this organization's sandbox settlement batch now (test helper)",
         description:
@@ -39,11 +42,10 @@ export async function settlementTestHelperRoutes(
           'beyond the new credits hold the release (`released: false`). A batch an earlier call released but ' +
           'could not pay out (its process stopped) is paid out first, and is the answer when nothing new is ' +
           'released. Needs scope `write`. Sandbox funds never reach a real wallet.',
-        tags: ['Balance'],
-        response: { 200: SettleResultSchema, ...errorResponses(401, 403, 429, 500) },
       },
-      config: { auth: 'write' },
-    },
+      { response: { 200: SettleResultSchema, ...errorResponses(401, 403, 429, 500) } },
+      'write',
+    ),
     async (request): Promise<SettleResult> => {
       const { organizationId, environment } = ownerOf(request);
       const outcome = await options.settlement.settleNow({ organizationId, environment });
@@ -54,13 +56,12 @@ export async function settlementTestHelperRoutes(
   );
 }
 
-/** `/v1/settlements` (issue 14 item 7): the organization's batches and their statements. */
+/** `/v1/settlements`: the organization's batches and their statements. */
 export async function settlementRoutes(
   app: App,
   options: { settlement: Pick<SettlementBatchService, 'list' | 'retrieve' | 'statement'> },
 ): Promise<void> {
   const { settlement } = options;
-  const TAGS = ['Balance'];
   const statementOf = async (request: { params: { id: string } } & Parameters<typeof ownerOf>[0]) => {
     const found = await settlement.statement(ownerOf(request), request.params.id);
     if (found.ok) return found.value;
@@ -75,19 +76,19 @@ export async function settlementRoutes(
 
   app.get(
     '/v1/settlements',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listSettlements',
         summary: 'List settlement batches',
         description:
           'The settlement batches of this environment, newest business date first: what each business ' +
           "day's batch released and whether it paid out (docs/settlement.md). Needs scope `read`.",
-        tags: TAGS,
-        querystring: ListQuerySchema,
-        response: { 200: SettlementListSchema, ...errorResponses(400, 401, 403, 429, 500) },
       },
-      config: { auth: 'read' },
-    },
+      {
+        querystring: ListQuerySchema,
+        response: { 200: SettlementListSchema, ...failures('list') },
+      },
+    ),
     async (request) => {
       const listed = await settlement.list(ownerOf(request), request.query);
       if (!listed.ok) throw INVALID_CURSOR.invalid_cursor(listed.error);
@@ -97,17 +98,17 @@ export async function settlementRoutes(
 
   app.get(
     '/v1/settlements/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getSettlement',
         summary: 'Retrieve a settlement batch',
         description: "Another organization's or environment's batch is 404 `not_found`. Needs scope `read`.",
-        tags: TAGS,
-        params: SettlementIdParamsSchema,
-        response: { 200: SettlementBatchSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'read' },
-    },
+      {
+        params: SettlementIdParamsSchema,
+        response: { 200: SettlementBatchSchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => {
       const batch = await settlement.retrieve(ownerOf(request), request.params.id);
       if (!batch) throw new ApiError('not_found', 'No such settlement batch.');
@@ -117,42 +118,42 @@ export async function settlementRoutes(
 
   app.get(
     '/v1/settlements/:id/statement',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getSettlementStatement',
         summary: "A settlement batch's statement (JSON)",
         description:
           'Every charge and refund the batch released with its fee, its totals, the rate and the payout, with ' +
           'the hash that chains it to the previous statement: keep the hashes to detect any later change. ' +
           '404 `not_found` until the batch has ended. Needs scope `read`.',
-        tags: TAGS,
-        params: SettlementIdParamsSchema,
-        response: { 200: StatementSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'read' },
-    },
+      {
+        params: SettlementIdParamsSchema,
+        response: { 200: StatementSchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => statementOf(request),
   );
 
   app.get(
     '/v1/settlements/:id/statement.csv',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getSettlementStatementCsv',
         summary: "A settlement batch's statement (CSV)",
         description:
           `The same statement as CSV, columns ${STATEMENT_COLUMNS.join(', ')}: a \`line\` row per charge and ` +
           'refund, then `batch` (totals), `rate`, `payout` (TRY) and `payout_sent` (USDT), `hash` and ' +
           '`previous_hash`. Needs scope `read`.',
-        tags: TAGS,
+      },
+      {
         params: SettlementIdParamsSchema,
         response: {
           200: { description: 'The statement as CSV.', content: { 'text/csv': { schema: Type.String() } } },
-          ...errorResponses(400, 401, 403, 404, 429, 500),
+          ...failures('retrieve'),
         },
       },
-      config: { auth: 'read' },
-    },
+    ),
     async (request, reply) => {
       const statement = await statementOf(request);
       return reply

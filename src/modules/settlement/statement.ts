@@ -4,7 +4,7 @@ import { canonicalJson } from '../../shared/canonical-json.js';
 import type { BatchRow, ItemRow } from './model.js';
 
 /**
- * The statement of a settlement batch (issue 14 item 7, docs/settlement.md "Statements"): every charge
+ * The statement of a settlement batch (docs/settlement.md "Statements"): every charge
  * and refund it released with its fee, its totals, the rate and the payout it made. Each owner's
  * statements form a hash chain in the order their batches ended: a statement's hash covers its content
  * and the previous statement's hash, so a later change to any past line (or a removed statement) no longer

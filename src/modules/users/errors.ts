@@ -5,7 +5,7 @@ import { err } from '../../shared/result.js';
 /** The input field a new password came in (the envelope names it). */
 export type PasswordField = 'password' | 'newPassword';
 
-/** What the account operations refuse (issue 12 item 2). */
+/** What the account operations refuse. */
 export type UserError =
   | { code: 'invalid_credentials' }
   | { code: 'inactive' }

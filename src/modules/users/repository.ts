@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
+import { findAll, findOne } from '../../db/rows.js';
 import type { AccountTokensTable, UserRole, UsersTable } from '../../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -23,13 +24,7 @@ export async function findUserByEmail(db: Kdb, email: string): Promise<UserRow |
 }
 
 export async function listOrganizationUsers(db: Kdb, organizationId: string): Promise<UserRow[]> {
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  return findAll(db, 'users', { organization_id: organizationId }, ['created_at', 'id']);
 }
 
 export async function insertAccountToken(
@@ -53,12 +48,7 @@ export async function findAccountToken(
   kind: AccountTokenKind,
   tokenHash: string,
 ): Promise<AccountTokenRow | undefined> {
-  return db
-    .selectFrom('account_tokens')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .where('kind', '=', kind)
-    .executeTakeFirst();
+  return findOne(db, 'account_tokens', { token_hash: tokenHash, kind });
 }
 
 /**
@@ -186,8 +176,4 @@ export async function countUnusedRecoveryCodes(db: Kdb, userId: string): Promise
     .where('used_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.count);
-}
-
-export function isUserRole(value: string): value is UserRole {
-  return value === 'owner' || value === 'admin' || value === 'developer' || value === 'viewer';
 }

@@ -57,4 +57,3 @@ export type DashboardPermission = keyof typeof DASHBOARD_PERMISSIONS;
 export function userMay(user: { role: UserRole }, permission: DashboardPermission): boolean {
   return (DASHBOARD_PERMISSIONS[permission] as readonly UserRole[]).includes(user.role);
 }
-export const USER_ROLES: readonly UserRole[] = ['owner', 'admin', 'developer', 'viewer'];

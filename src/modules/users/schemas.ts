@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { PASSWORD_RULES } from '../../shared/passwords.js';
 import { INVITABLE_ROLES } from './roles.js';
 
@@ -22,7 +22,6 @@ const Code = Type.String({
 const Status = (value: string, description: string) => Type.Literal(value, { description });
 
 export const ForgotPasswordSchema = Type.Object({ email: Email }, { additionalProperties: false });
-export type ForgotPassword = Static<typeof ForgotPasswordSchema>;
 
 export const ForgotPasswordAcceptedSchema = Type.Object(
   {
@@ -43,7 +42,6 @@ export const ResetPasswordSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type ResetPassword = Static<typeof ResetPasswordSchema>;
 
 export const PasswordResetSchema = Type.Object(
   {
@@ -59,7 +57,6 @@ export const ChangePasswordSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type ChangePassword = Static<typeof ChangePasswordSchema>;
 
 export const PasswordChangedSchema = Type.Object(
   {
@@ -82,7 +79,6 @@ export const TotpEnrollmentSchema = Type.Object(
 );
 
 export const TotpCodeSchema = Type.Object({ code: Code }, { additionalProperties: false });
-export type TotpCode = Static<typeof TotpCodeSchema>;
 
 export const TotpEnabledSchema = Type.Object(
   {

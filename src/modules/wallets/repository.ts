@@ -2,8 +2,10 @@ import type { Insertable, Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import { lockUntilCommit } from '../../db/locks.js';
 import type { WalletChangesTable, WalletsTable } from '../../db/schema.js';
-import { olderThan, type Cursor } from '../../shared/pagination.js';
-import { assertAllowed } from '../../shared/state-machine.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
+import { findOne, lockOne } from '../../db/rows.js';
+import { ownedBy, ownerColumns } from '../../db/scopes.js';
+import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import {
   CHANGE_TRANSITIONS,
   OPEN_CHANGE_STATUSES,
@@ -37,24 +39,11 @@ export async function insertWallet(trx: Trx, values: Insertable<WalletsTable>): 
 }
 
 export async function findWallet(db: Kdb, owner: Owner, id: string): Promise<WalletRow | undefined> {
-  return db
-    .selectFrom('wallets')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .executeTakeFirst();
+  return findOne(db, 'wallets', { id, ...ownerColumns(owner) });
 }
 
 export async function lockWallet(trx: Trx, owner: Owner, id: string): Promise<WalletRow | undefined> {
-  return trx
-    .selectFrom('wallets')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .forUpdate()
-    .executeTakeFirst();
+  return lockOne(trx, 'wallets', { id, ...ownerColumns(owner) });
 }
 
 export async function findWalletById(db: Kdb, id: string): Promise<WalletRow | undefined> {
@@ -71,8 +60,7 @@ export async function findLiveAddress(
   return trx
     .selectFrom('wallets')
     .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('network', '=', network as WalletRow['network'])
     .where('address', '=', address)
     .where('status', 'in', ['pending', 'active'])
@@ -80,13 +68,7 @@ export async function findLiveAddress(
 }
 
 export async function defaultWallet(db: Kdb, owner: Owner): Promise<WalletRow | undefined> {
-  return db
-    .selectFrom('wallets')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('is_default', '=', true)
-    .executeTakeFirst();
+  return findOne(db, 'wallets', { ...ownerColumns(owner), is_default: true });
 }
 
 export async function listWallets(
@@ -94,18 +76,9 @@ export async function listWallets(
   owner: Owner,
   page: { limit: number; after?: Cursor; status?: WalletStatus },
 ): Promise<WalletRow[]> {
-  let query = db
-    .selectFrom('wallets')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment);
+  let query = db.selectFrom('wallets').selectAll().$call(ownedBy(owner));
   if (page.status) query = query.where('status', '=', page.status);
-  if (page.after) query = query.where(olderThan(page.after));
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
-    .execute();
+  return query.$call(keysetPage(page.after, page.limit + 1)).execute();
 }
 
 /**
@@ -116,8 +89,7 @@ export async function moveDefault(trx: Trx, owner: Owner, walletId: string, now:
   await trx
     .updateTable('wallets')
     .set({ is_default: false, updated_at: now })
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('is_default', '=', true)
     .where('id', '<>', walletId)
     .execute();
@@ -129,22 +101,12 @@ export async function moveDefault(trx: Trx, owner: Owner, walletId: string, now:
     .executeTakeFirstOrThrow();
 }
 
-export async function transitionWallet(
-  db: Kdb,
-  id: string,
-  from: readonly WalletStatus[],
-  to: WalletStatus,
-  patch: WalletPatch = {},
-): Promise<WalletRow | undefined> {
-  assertAllowed(WALLET_TRANSITIONS, from, to, `wallet ${id}`);
-  return db
-    .updateTable('wallets')
-    .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transitionWallet: RowTransition<Kdb, WalletStatus, WalletPatch, WalletRow> = rowTransition(
+  'wallets',
+  'status',
+  WALLET_TRANSITIONS,
+  (id) => `wallet ${id}`,
+);
 
 // ---------------------------------------------------------------- changes
 
@@ -167,11 +129,7 @@ export async function findChangeByTokenHash(
   db: Kdb,
   tokenHash: string,
 ): Promise<WalletChangeRow | undefined> {
-  return db
-    .selectFrom('wallet_changes')
-    .selectAll()
-    .where('confirm_token_hash', '=', tokenHash)
-    .executeTakeFirst();
+  return findOne(db, 'wallet_changes', { confirm_token_hash: tokenHash });
 }
 
 export async function openChangeOf(db: Kdb, walletId: string): Promise<WalletChangeRow | undefined> {
@@ -198,8 +156,7 @@ export async function openChangesFor(db: Kdb, owner: Owner): Promise<WalletChang
   return db
     .selectFrom('wallet_changes')
     .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('status', 'in', [...OPEN_CHANGE_STATUSES])
     .orderBy('created_at', 'asc')
     .execute();
@@ -235,11 +192,7 @@ export async function lockDueChanges(
     .selectAll()
     .where('status', '=', 'cooling_down')
     .where('effective_at', '<=', now);
-  if (owner) {
-    query = query
-      .where('organization_id', '=', owner.organizationId)
-      .where('environment', '=', owner.environment);
-  }
+  if (owner) query = query.$call(ownedBy(owner));
   return query.orderBy('effective_at', 'asc').limit(limit).forUpdate().skipLocked().execute();
 }
 
@@ -257,22 +210,8 @@ export async function lockExpiredChanges(trx: Trx, now: Date, limit: number): Pr
     .execute();
 }
 
-export async function transitionChange(
-  db: Kdb,
-  id: string,
-  from: readonly WalletChangeStatus[],
-  to: WalletChangeStatus,
-  patch: ChangePatch = {},
-): Promise<WalletChangeRow | undefined> {
-  assertAllowed(CHANGE_TRANSITIONS, from, to, `wallet change ${id}`);
-  return db
-    .updateTable('wallet_changes')
-    .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transitionChange: RowTransition<Kdb, WalletChangeStatus, ChangePatch, WalletChangeRow> =
+  rowTransition('wallet_changes', 'status', CHANGE_TRANSITIONS, (id) => `wallet change ${id}`);
 
 // ---------------------------------------------------------------- settings
 

@@ -1,13 +1,8 @@
-import { errorResponses, toApiError } from '../../http/errors.js';
-import {
-  IdempotencyHeaderSchema,
-  idempotencyHooks,
-  type IdempotencyOptions,
-} from '../../http/idempotency.js';
+import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
+import type { IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
-import type { Result } from '../../shared/result.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
-import { WALLET_ERRORS, type WalletError } from './errors.js';
+import { WALLET_ERRORS } from './errors.js';
 import {
   WalletCreateSchema,
   WalletIdParamsSchema,
@@ -17,10 +12,7 @@ import {
 } from './schemas.js';
 import type { WalletService } from './service.js';
 
-function unwrap<T>(result: Result<T, WalletError>): T {
-  if (!result.ok) throw toApiError(WALLET_ERRORS, result.error);
-  return result.value;
-}
+const unwrap = unwrapWith(WALLET_ERRORS);
 
 const TAGS = ['Wallets'];
 const FLAG =
@@ -53,12 +45,16 @@ export async function walletRoutes(
   options: { service: WalletService; idempotency: Omit<IdempotencyOptions, 'scopeOf'> },
 ): Promise<void> {
   const { service } = options;
-  const idempotency = idempotencyHooks({ ...options.idempotency, scopeOf: callerScope });
+  const kit = routeKit({
+    tags: TAGS,
+    feature: 'wallets',
+    idempotency: { ...options.idempotency, scopeOf: callerScope },
+  });
 
   app.post(
     '/v1/wallets',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'createWallet',
         summary: 'Add a wallet',
         description:
@@ -67,57 +63,54 @@ export async function walletRoutes(
           'contracts are 400 `invalid_wallet_address` with `details.reason`; an address that is already an ' +
           'active or pending wallet is 400 `validation_failed`. Records `wallet.created`. ' +
           `${CONTROLS} Needs scope \`write\`. Honours \`X-Idempotency-Key\`. ${FLAG}`,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
-        body: WalletCreateSchema,
-        response: { 201: WalletViewSchema, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500) },
       },
-      config: { auth: 'write', feature: 'wallets' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+      {
+        body: WalletCreateSchema,
+        response: { 201: WalletViewSchema, ...failures('create') },
+      },
+    ),
     async (request, reply) =>
       reply.code(201).send(unwrap(await service.create(owner(request), request.body, actorOf(request)))),
   );
 
   app.get(
     '/v1/wallets',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listWallets',
         summary: 'List wallets',
         description:
           'Wallets of this environment, newest first, `limit` (1 to 100, default 20) per page, optionally of one ' +
           `\`status\`; pass \`nextCursor\` back as \`cursor\`. Needs scope \`read\`. ${FLAG}`,
-        tags: TAGS,
-        querystring: WalletListQuerySchema,
-        response: { 200: WalletListSchema, ...errorResponses(400, 401, 403, 429, 500) },
       },
-      config: { auth: 'read', feature: 'wallets' },
-    },
+      {
+        querystring: WalletListQuerySchema,
+        response: { 200: WalletListSchema, ...failures('list') },
+      },
+    ),
     async (request) => unwrap(await service.list(owner(request), request.query)),
   );
 
   app.get(
     '/v1/wallets/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getWallet',
         summary: 'Retrieve a wallet',
         description: `Needs scope \`read\`. ${OWNERSHIP} ${FLAG}`,
-        tags: TAGS,
-        params: WalletIdParamsSchema,
-        response: { 200: WalletViewSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'read', feature: 'wallets' },
-    },
+      {
+        params: WalletIdParamsSchema,
+        response: { 200: WalletViewSchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => unwrap(await service.get(owner(request), request.params.id)),
   );
 
   app.post(
     '/v1/wallets/:id/make-default',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'makeDefaultWallet',
         summary: 'Make a wallet the default',
         description:
@@ -125,22 +118,19 @@ export async function walletRoutes(
           'that is not active, or that has an open change, is 409 `invalid_state_transition`; the default ' +
           `wallet answers as it is. Records \`wallet.default_changed\` when it takes effect. ${CONTROLS} ` +
           `Needs scope \`write\`. Honours \`X-Idempotency-Key\`. ${OWNERSHIP} ${FLAG}`,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
-        params: WalletIdParamsSchema,
-        response: { 200: WalletViewSchema, ...errorResponses(400, 401, 403, 404, 409, 429, 500) },
       },
-      config: { auth: 'write', feature: 'wallets' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+      {
+        params: WalletIdParamsSchema,
+        response: { 200: WalletViewSchema, ...failures('action') },
+      },
+    ),
     async (request) => unwrap(await service.makeDefault(owner(request), request.params.id, actorOf(request))),
   );
 
   app.post(
     '/v1/wallets/:id/archive',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'archiveWallet',
         summary: 'Archive a wallet',
         description:
@@ -148,15 +138,12 @@ export async function walletRoutes(
           '(make another the default first), nor a wallet with an open change, nor a pending one (cancel its ' +
           'change in the dashboard): 409 `invalid_state_transition`. Archiving an archived wallet answers it ' +
           `as it is. Needs scope \`write\`. Honours \`X-Idempotency-Key\`. ${OWNERSHIP} ${FLAG}`,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
-        params: WalletIdParamsSchema,
-        response: { 200: WalletViewSchema, ...errorResponses(400, 401, 403, 404, 409, 429, 500) },
       },
-      config: { auth: 'write', feature: 'wallets' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+      {
+        params: WalletIdParamsSchema,
+        response: { 200: WalletViewSchema, ...failures('action') },
+      },
+    ),
     async (request) => unwrap(await service.archive(owner(request), request.params.id, actorOf(request))),
   );
 }

@@ -1,4 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { ListQuerySchema } from '../../http/list-query.js';
+import { PageSchema } from '../../http/schemas.js';
 import type { WalletChangeRow, WalletRow } from './model.js';
 
 const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
@@ -92,23 +94,14 @@ export const WalletViewSchema = Type.Object(
 );
 export type WalletView = Static<typeof WalletViewSchema>;
 
-export const WalletListSchema = Type.Object({
-  data: Type.Array(WalletViewSchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()], {
-    description: 'Pass it back as `cursor` for the next page; null on the last page.',
-  }),
-});
+export const WalletListSchema = PageSchema(
+  WalletViewSchema,
+  'Pass it back as `cursor` for the next page; null on the last page.',
+);
 
 export const WalletListQuerySchema = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100.' }),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 512,
-        description: 'Opaque; pass back the `nextCursor` of the previous page.',
-      }),
-    ),
+    ...ListQuerySchema.properties,
     status: Type.Optional(
       Type.Enum(['pending', 'active', 'archived', 'canceled'], {
         description: 'Only wallets in this status.',
@@ -117,7 +110,6 @@ export const WalletListQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type WalletListQuery = Static<typeof WalletListQuerySchema>;
 
 export const WalletIdParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The wallet, `wal_…`.' }),

@@ -1,7 +1,6 @@
 import type { Transitions } from '../../shared/state-machine.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-export type EndpointStatus = 'enabled' | 'disabled';
 
 /**
  * A delivery is `pending` until an attempt succeeds or the attempts run out (`failed`); a pending one
@@ -22,9 +21,3 @@ export const DELIVERY_TRANSITIONS: Transitions<DeliveryStatus> = {
 export function selectsKind(enabledEvents: readonly string[], eventType: string): boolean {
   return enabledEvents.includes(eventType) || enabledEvents.includes('*');
 }
-
-/** The merchant disables and enables an endpoint; the worker disables one failing for 5 days. */
-export const ENDPOINT_TRANSITIONS: Transitions<EndpointStatus> = {
-  enabled: ['disabled'],
-  disabled: ['enabled', 'disabled'],
-};

@@ -7,8 +7,10 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from '../../db/schema.js';
-import { olderThan, type Cursor } from '../../shared/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
+import { ownedBy } from '../../db/scopes.js';
 import { assertAllowed } from '../../shared/state-machine.js';
+import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import { DELIVERY_TRANSITIONS, type DeliveryStatus } from './model.js';
 import type { Owner } from '../../shared/owner.js';
 
@@ -18,14 +20,13 @@ export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
+/** The owner's endpoints, not deleted. */
+function liveEndpoints(db: Kdb, owner: Owner) {
+  return db.selectFrom('webhook_endpoints').$call(ownedBy(owner)).where('deleted_at', 'is', null);
+}
+
 export function findEndpoint(db: Kdb, owner: Owner, id: string, lock = false) {
-  let query = db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('deleted_at', 'is', null);
+  let query = liveEndpoints(db, owner).selectAll().where('id', '=', id);
   if (lock) query = query.forUpdate();
   return query.executeTakeFirst();
 }
@@ -40,12 +41,8 @@ export async function lockEndpointsOf(trx: Trx, owner: Owner): Promise<void> {
 
 /** How many endpoints the owner has, not deleted. */
 export async function countEndpoints(trx: Trx, owner: Owner): Promise<number> {
-  const row = await trx
-    .selectFrom('webhook_endpoints')
+  const row = await liveEndpoints(trx, owner)
     .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('deleted_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
@@ -61,24 +58,14 @@ export function endpointsOfOrganization(db: Kdb, organizationId: string, limit: 
     .selectAll()
     .where('organization_id', '=', organizationId)
     .where('deleted_at', 'is', null)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
+    .$call(keysetPage(undefined, limit))
     .execute();
 }
 
 export function listEndpoints(db: Kdb, owner: Owner, page: { limit: number; after?: Cursor }) {
-  let query = db
-    .selectFrom('webhook_endpoints')
+  return liveEndpoints(db, owner)
     .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('deleted_at', 'is', null);
-  if (page.after) query = query.where(olderThan(page.after));
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
+    .$call(keysetPage(page.after, page.limit + 1))
     .execute();
 }
 
@@ -100,8 +87,7 @@ export async function attemptsOfEvents(
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .selectAll('a')
     .select(['d.status as delivery_status', 'd.next_attempt_at'])
-    .where('a.organization_id', '=', owner.organizationId)
-    .where('a.environment', '=', owner.environment)
+    .$call(ownedBy(owner, 'a'))
     .where('a.event_id', 'in', [...eventIds])
     .orderBy('a.attempted_at', 'desc')
     .orderBy('a.id', 'desc')
@@ -132,8 +118,7 @@ export async function deliveriesOfEvents(
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .selectAll('d')
     .select(['w.url', 'w.enabled_events', 'w.deleted_at'])
-    .where('d.organization_id', '=', owner.organizationId)
-    .where('d.environment', '=', owner.environment)
+    .$call(ownedBy(owner, 'd'))
     .where('d.event_id', 'in', [...eventIds])
     .orderBy('d.created_at', 'desc')
     .orderBy('d.id', 'desc')
@@ -158,8 +143,7 @@ export async function findDelivery(db: Kdb, owner: Owner, id: string) {
     .selectAll('d')
     .select('w.enabled_events')
     .where('d.id', '=', byAttempt?.delivery_id ?? id)
-    .where('d.organization_id', '=', owner.organizationId)
-    .where('d.environment', '=', owner.environment)
+    .$call(ownedBy(owner, 'd'))
     .where('w.deleted_at', 'is', null)
     .executeTakeFirst();
 }
@@ -171,22 +155,8 @@ export type DeliveryPatch = Omit<Updateable<WebhookDeliveriesTable>, 'id' | 'sta
  * Moves a delivery's `status` from one of `from` to `to` with `patch`; undefined when it was in none of
  * `from`. A single statement: the database or the caller's transaction.
  */
-export async function transitionDelivery(
-  db: Kdb,
-  id: string,
-  from: readonly DeliveryStatus[],
-  to: DeliveryStatus,
-  patch: DeliveryPatch = {},
-): Promise<DeliveryRow | undefined> {
-  assertAllowed(DELIVERY_TRANSITIONS, from, to, `webhook delivery ${id}`);
-  return db
-    .updateTable('webhook_deliveries')
-    .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transitionDelivery: RowTransition<Kdb, DeliveryStatus, DeliveryPatch, DeliveryRow> =
+  rowTransition('webhook_deliveries', 'status', DELIVERY_TRANSITIONS, (id) => `webhook delivery ${id}`);
 
 /** The pending deliveries of a deleted endpoint fail: it never receives again. */
 export async function failPendingDeliveries(db: Kdb, endpointId: string, now: Date): Promise<void> {
@@ -237,8 +207,7 @@ export async function attemptsOfEndpoint(
       'd.status as delivery_status',
     ])
     .where('a.endpoint_id', '=', endpointId)
-    .where('a.organization_id', '=', owner.organizationId)
-    .where('a.environment', '=', owner.environment)
+    .$call(ownedBy(owner, 'a'))
     .where('d.organization_id', '=', owner.organizationId)
     .orderBy('a.attempted_at', 'desc')
     .orderBy('a.id', 'desc')
@@ -270,8 +239,7 @@ export async function deliveryOfEndpoint(
     .select('id')
     .where('id', '=', deliveryId)
     .where('endpoint_id', '=', endpointId)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .executeTakeFirst();
   return row !== undefined;
 }

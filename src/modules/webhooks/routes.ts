@@ -1,17 +1,12 @@
-import { errorResponses, toApiError } from '../../http/errors.js';
-import {
-  IdempotencyHeaderSchema,
-  idempotencyHooks,
-  type IdempotencyOptions,
-  sealedSecretOnSend,
-} from '../../http/idempotency.js';
+import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
+import { type IdempotencyOptions, sealedSecretOnSend } from '../../http/idempotency.js';
+import { ListQuerySchema } from '../../http/list-query.js';
+import { IdParamsSchema as idParams } from '../../http/schemas.js';
 import type { App } from '../../http/server.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
 import type { ChargeService } from '../charges/service.js';
 import {
-  IdParamsSchema,
-  ListQuerySchema,
   RotateSecretSchema,
   SwitchSecretSchema,
   WebhookAttemptListSchema,
@@ -38,6 +33,7 @@ export interface WebhookRoutesOptions {
 }
 
 const TAGS = ['Webhook endpoints'];
+const IdParamsSchema = idParams('The identifier.');
 const OWNERSHIP =
   'Endpoints belong to the organization and environment of the key; another organization’s or ' +
   'environment’s endpoint is 404 `not_found`.';
@@ -47,10 +43,12 @@ function unwrap<T>(result: Result<T, WebhookError>): T {
   return result.value;
 }
 
-/** What the route groups share: the service and the idempotency hooks of the writing routes. */
-interface RouteKit {
+const unwrapCharge = unwrapWith(CHARGE_ERRORS);
+
+/** What the route groups share: the service and the route options of the module. */
+interface RouteGroup {
   service: WebhookEndpointService;
-  idempotency: ReturnType<typeof idempotencyHooks>;
+  kit: ReturnType<typeof routeKit>;
   /** The `onSend` of the routes whose answer carries a secret: sealed inside the stored outcome. */
   sealed: ReturnType<typeof sealedSecretOnSend>;
 }
@@ -58,24 +56,21 @@ interface RouteKit {
 /** `/v1/webhook-endpoints` (product decision 27), the delivery log of a charge and manual retries. */
 export async function webhookRoutes(app: App, options: WebhookRoutesOptions): Promise<void> {
   const { service } = options;
-  const idempotency = idempotencyHooks({
-    ...options.idempotency,
-    scopeOf: callerScope,
-  });
+  const kit = routeKit({ tags: TAGS, idempotency: { ...options.idempotency, scopeOf: callerScope } });
   const sealed = sealedSecretOnSend({ store: options.idempotency.store, box: options.box });
-  const kit: RouteKit = { service, idempotency, sealed };
+  const group: RouteGroup = { service, kit, sealed };
   // In this order (the OpenAPI document lists the routes as they are added).
-  endpointRoutes(app, kit);
-  secretRoutes(app, kit);
-  deliveryRoutes(app, kit, options.charges);
+  endpointRoutes(app, group);
+  secretRoutes(app, group);
+  deliveryRoutes(app, group, options.charges);
 }
 
 /** Create, list, retrieve, update and delete endpoints. */
-function endpointRoutes(app: App, { service, idempotency, sealed }: RouteKit): void {
+function endpointRoutes(app: App, { service, kit, sealed }: RouteGroup): void {
   app.post(
     '/v1/webhook-endpoints',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'createWebhookEndpoint',
         summary: 'Create a webhook endpoint',
         description:
@@ -85,108 +80,104 @@ function endpointRoutes(app: App, { service, idempotency, sealed }: RouteKit): v
           `has at most ${WEBHOOK_ENDPOINT_LIMIT} endpoints (not deleted) in each environment: another is 409 ` +
           '`limit_reached` (`details.limit`). Needs scope ' +
           '`write`. Honours `X-Idempotency-Key`: a retry within 24 hours returns the same endpoint and secret.',
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
+      },
+      {
         body: WebhookEndpointCreateSchema,
         response: {
           201: WebhookEndpointCreatedSchema,
-          ...errorResponses(400, 401, 403, 409, 413, 415, 429, 500),
+          ...failures('create'),
         },
       },
-      config: { auth: 'write' },
-      preValidation: idempotency.preValidation,
-      onSend: sealed,
-    },
+      { onSend: sealed },
+    ),
     async (request, reply) =>
       reply.code(201).send(unwrap(await service.create(ownerOf(request), request.body))),
   );
 
   app.get(
     '/v1/webhook-endpoints',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints',
         description:
           'Endpoints of this environment, newest first, `limit` (1 to 100, default 20) per page; pass ' +
           '`nextCursor` back as `cursor`. Deleted endpoints are not listed. Needs scope `read`.',
-        tags: TAGS,
-        querystring: ListQuerySchema,
-        response: { 200: WebhookEndpointListSchema, ...errorResponses(400, 401, 403, 429, 500) },
       },
-      config: { auth: 'read' },
-    },
+      {
+        querystring: ListQuerySchema,
+        response: { 200: WebhookEndpointListSchema, ...failures('list') },
+      },
+    ),
     async (request) => unwrap(await service.list(ownerOf(request), request.query)),
   );
 
   app.get(
     '/v1/webhook-endpoints/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'getWebhookEndpoint',
         summary: 'Retrieve a webhook endpoint',
         description: `Needs scope \`read\`. ${OWNERSHIP}`,
-        tags: TAGS,
-        params: IdParamsSchema,
-        response: { 200: WebhookEndpointSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'read' },
-    },
+      {
+        params: IdParamsSchema,
+        response: { 200: WebhookEndpointSchema, ...failures('retrieve') },
+      },
+    ),
     async (request) => unwrap(await service.get(ownerOf(request), request.params.id)),
   );
 
   app.post(
     '/v1/webhook-endpoints/:id',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'updateWebhookEndpoint',
         summary: 'Update a webhook endpoint',
         description:
           'Changes the URL (checked as at creation), the event kinds, the description, or `disabled`. ' +
           'Members left out are unchanged. Needs scope `write`. Honours `X-Idempotency-Key`. ' +
           OWNERSHIP,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
+      },
+      {
         params: IdParamsSchema,
         body: WebhookEndpointUpdateSchema,
         response: {
           200: WebhookEndpointSchema,
-          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500),
+          ...failures('update'),
         },
       },
-      config: { auth: 'write' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+    ),
     async (request) => unwrap(await service.update(ownerOf(request), request.params.id, request.body)),
   );
 
   app.delete(
     '/v1/webhook-endpoints/:id',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint',
         description:
           'The endpoint receives nothing more, its waiting deliveries are dropped, and it is no longer ' +
           'listed. Needs scope `write`. ' +
           OWNERSHIP,
-        tags: TAGS,
-        params: IdParamsSchema,
-        response: { 200: WebhookEndpointDeletedSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'write' },
-    },
+      {
+        params: IdParamsSchema,
+        response: { 200: WebhookEndpointDeletedSchema, ...failures('retrieve') },
+      },
+      'write',
+    ),
     async (request) => unwrap(await service.remove(ownerOf(request), request.params.id)),
   );
 }
 
 /** Rotating and switching an endpoint's secret, and resuming its deliveries after a switch. */
-function secretRoutes(app: App, { service, idempotency, sealed }: RouteKit): void {
+function secretRoutes(app: App, { service, kit, sealed }: RouteGroup): void {
   app.post(
     '/v1/webhook-endpoints/:id/rotate-secret',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'rotateWebhookEndpointSecret',
         summary: 'Rotate the signing secret of a webhook endpoint',
         description:
@@ -199,27 +190,25 @@ function secretRoutes(app: App, { service, idempotency, sealed }: RouteKit): voi
           'Rotating again during a grace period drops the oldest secret. ' +
           'Needs scope `write`. Honours `X-Idempotency-Key`. ' +
           OWNERSHIP,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
+      },
+      {
         params: IdParamsSchema,
         body: RotateSecretSchema,
         response: {
           200: WebhookEndpointCreatedSchema,
-          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500),
+          ...failures('update'),
         },
       },
-      config: { auth: 'write' },
-      preValidation: idempotency.preValidation,
-      onSend: sealed,
-    },
+      { onSend: sealed },
+    ),
     async (request) =>
       unwrap(await service.rotateSecret(ownerOf(request), request.params.id, request.body ?? {})),
   );
 
   app.post(
     '/v1/webhook-endpoints/:id/switch-secret',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'switchWebhookEndpointSecret',
         summary: 'Start signing with the new secret of a rotation',
         description:
@@ -232,49 +221,47 @@ function secretRoutes(app: App, { service, idempotency, sealed }: RouteKit): voi
           'gets the first answer again, not a 409, and does not move the end of the pause. Needs scope ' +
           '`write`. ' +
           OWNERSHIP,
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
+      },
+      {
         params: IdParamsSchema,
         body: SwitchSecretSchema,
         response: {
           200: WebhookEndpointSchema,
-          ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500),
+          ...failures('update'),
         },
       },
-      config: { auth: 'write' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+    ),
     async (request) =>
       unwrap(await service.switchSecret(ownerOf(request), request.params.id, request.body ?? {})),
   );
 
   app.post(
     '/v1/webhook-endpoints/:id/resume-deliveries',
-    {
-      schema: {
+    kit.route(
+      {
         operationId: 'resumeWebhookEndpointDeliveries',
         summary: 'Resume the deliveries of a webhook endpoint paused for a switch of secrets',
         description:
           'The deliveries that waited since `switch-secret` are sent now, signed with the new secret. ' +
           'Nothing happens to an endpoint that is not paused. No request body. Needs scope `write`. ' +
           OWNERSHIP,
-        tags: TAGS,
-        params: IdParamsSchema,
-        response: { 200: WebhookEndpointSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'write' },
-    },
+      {
+        params: IdParamsSchema,
+        response: { 200: WebhookEndpointSchema, ...failures('retrieve') },
+      },
+      'write',
+    ),
     async (request) => unwrap(await service.resumeDeliveries(ownerOf(request), request.params.id)),
   );
 }
 
 /** The delivery log of a charge and manual retries. */
-function deliveryRoutes(app: App, { service, idempotency }: RouteKit, charges: ChargeService): void {
+function deliveryRoutes(app: App, { service, kit }: RouteGroup, charges: ChargeService): void {
   app.get(
     '/v1/charges/:id/webhook-deliveries',
-    {
-      schema: {
+    routeKit({ tags: ['Charges'] }).route(
+      {
         operationId: 'listChargeWebhookDeliveries',
         summary: 'List the webhook attempts of a charge',
         description:
@@ -282,24 +269,21 @@ function deliveryRoutes(app: App, { service, idempotency }: RouteKit, charges: C
           '`payment.paymentId` or `data.id` equals the charge id (the charge’s own events and refund events), ' +
           'to every endpoint. Any valid key of the environment. A charge of another organization or ' +
           'environment, or an unknown id, is 404 `not_found`.',
-        tags: ['Charges'],
-        params: IdParamsSchema,
-        response: { 200: WebhookAttemptListSchema, ...errorResponses(400, 401, 403, 404, 429, 500) },
       },
-      config: { auth: 'key' },
-    },
+      { params: IdParamsSchema, response: { 200: WebhookAttemptListSchema, ...failures('retrieve') } },
+      'key',
+    ),
     async (request) => {
       const owner = ownerOf(request);
-      const charge = await charges.get(owner, request.params.id);
-      if (!charge.ok) throw toApiError(CHARGE_ERRORS, charge.error);
-      return { data: await service.attemptsForCharge(owner, charge.value.id) };
+      const charge = unwrapCharge(await charges.get(owner, request.params.id));
+      return { data: await service.attemptsForCharge(owner, charge.id) };
     },
   );
 
   app.post(
     '/v1/webhook-deliveries/:id/retry',
-    {
-      schema: {
+    kit.idempotent(
+      {
         operationId: 'retryWebhookDelivery',
         summary: 'Retry a webhook delivery now',
         description:
@@ -311,15 +295,12 @@ function deliveryRoutes(app: App, { service, idempotency }: RouteKit, charges: C
           '`invalid_state_transition` until the kind is selected again. No ' +
           'request body. Needs scope `write`. ' +
           'A delivery of another organization or environment is 404 `not_found`.',
-        tags: TAGS,
-        headers: IdempotencyHeaderSchema,
-        params: IdParamsSchema,
-        response: { 202: WebhookDeliverySchema, ...errorResponses(400, 401, 403, 404, 409, 429, 500) },
       },
-      config: { auth: 'write' },
-      preValidation: idempotency.preValidation,
-      onSend: idempotency.onSend,
-    },
+      {
+        params: IdParamsSchema,
+        response: { 202: WebhookDeliverySchema, ...failures('action') },
+      },
+    ),
     async (request, reply) => {
       return reply.code(202).send(unwrap(await service.retry(ownerOf(request), request.params.id)));
     },

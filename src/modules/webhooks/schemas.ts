@@ -1,10 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { NullableTimestamp, PageSchema, Timestamp } from '../../http/schemas.js';
 import { EVENT_TYPES } from '../events/service.js';
-
-const Timestamp = (description: string) =>
-  Type.String({ format: 'date-time', description: `${description} ISO 8601 UTC with milliseconds.` });
-const NullableTimestamp = (description: string) =>
-  Type.Union([Timestamp(description), Type.Null()], { description: `${description} Null when not set.` });
 
 export const EventKindSchema = Type.Enum([...EVENT_TYPES, '*'], {
   description: 'An event kind, or `*` for every kind (including kinds added later).',
@@ -125,35 +121,12 @@ export const WebhookEndpointCreatedSchema = Type.Object(
   { description: 'The endpoint, with its secret (shown once).' },
 );
 
-export const WebhookEndpointListSchema = Type.Object({
-  data: Type.Array(WebhookEndpointSchema),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-});
+export const WebhookEndpointListSchema = PageSchema(WebhookEndpointSchema);
 
 export const WebhookEndpointDeletedSchema = Type.Object({
   id: Type.String({ pattern: '^we_' }),
   deleted: Type.Literal(true),
 });
-
-export const IdParamsSchema = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64, description: 'The identifier.' }) },
-  { additionalProperties: false },
-);
-
-export const ListQuerySchema = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100.' }),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 512,
-        description: 'Opaque; pass back the `nextCursor` of the previous page.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type ListQuery = Static<typeof ListQuerySchema>;
 
 export const WebhookAttemptSchema = Type.Object(
   {

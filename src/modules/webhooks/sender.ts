@@ -25,7 +25,7 @@ export interface SendOptions {
 }
 
 /**
- * Sends delivery attempts over kept-alive connections (issue 16, ADR 0036). Connections are pooled per
+ * Sends delivery attempts over kept-alive connections (ADR 0036). Connections are pooled per
  * origin and per checked address: each attempt resolves and checks the host first (product decision 31),
  * then takes a connection from the pool of the address it checked, so a pooled connection always goes to
  * an address that passed the check of the attempt using it, whatever the DNS says by then.

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Kdb } from '../../../db/database.js';
+import { findAll } from '../../../db/rows.js';
 import type { ChargeCardAttemptsTable } from '../../../db/schema.js';
 import type { ChargeRow } from '../model.js';
 
@@ -68,10 +69,5 @@ export async function recordCardAttempt(db: Kdb, row: CardAttemptRow): Promise<v
 
 /** A charge's card attempts, in order. */
 export async function cardAttemptsOf(db: Kdb, chargeId: string): Promise<CardAttemptRow[]> {
-  return db
-    .selectFrom('charge_card_attempts')
-    .selectAll()
-    .where('charge_id', '=', chargeId)
-    .orderBy('number')
-    .execute();
+  return findAll(db, 'charge_card_attempts', { charge_id: chargeId }, ['number']);
 }

@@ -1,7 +1,9 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../../db/database.js';
 import type { ChargesTable, Environment } from '../../../db/schema.js';
-import { assertAllowed } from '../../../shared/state-machine.js';
+import { findOne, lockOne } from '../../../db/rows.js';
+import { ownedBy } from '../../../db/scopes.js';
+import { rowTransition, type RowTransition } from '../../../shared/row-transition.js';
 import {
   CREATION_TRANSITIONS,
   TRANSITIONS,
@@ -25,29 +27,19 @@ export async function findById(db: Kdb, id: string): Promise<ChargeRow | undefin
   return db.selectFrom('charges').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** A charge its owner can see: created, in the owner's organization and environment. */
+/** The charges their owner can see: created, in the owner's organization and environment. */
+export function visibleCharges(db: Kdb, owner: Owner) {
+  return db.selectFrom('charges').selectAll().$call(ownedBy(owner)).where('creation_state', '=', 'created');
+}
+
+/** A charge its owner can see. */
 export async function findVisible(db: Kdb, owner: Owner, id: string): Promise<ChargeRow | undefined> {
-  return db
-    .selectFrom('charges')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('creation_state', '=', 'created')
-    .executeTakeFirst();
+  return visibleCharges(db, owner).where('id', '=', id).executeTakeFirst();
 }
 
 /** The same, under the row lock until the caller's transaction ends. */
 export async function lockVisible(trx: Trx, owner: Owner, id: string): Promise<ChargeRow | undefined> {
-  return trx
-    .selectFrom('charges')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('creation_state', '=', 'created')
-    .forUpdate()
-    .executeTakeFirst();
+  return visibleCharges(trx, owner).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export async function lockById(trx: Trx, id: string): Promise<ChargeRow> {
@@ -55,12 +47,7 @@ export async function lockById(trx: Trx, id: string): Promise<ChargeRow> {
 }
 
 export async function findByPaymentId(db: Kdb, paymentId: string): Promise<ChargeRow | undefined> {
-  return db
-    .selectFrom('charges')
-    .selectAll()
-    .where('provider_payment_id', '=', paymentId)
-    .where('creation_state', '=', 'created')
-    .executeTakeFirst();
+  return findOne(db, 'charges', { provider_payment_id: paymentId, creation_state: 'created' });
 }
 
 /** The created charge of an acquirer payment in one environment, under the row lock. */
@@ -69,14 +56,7 @@ export async function lockByPaymentId(
   environment: Environment,
   paymentId: string,
 ): Promise<ChargeRow | undefined> {
-  return trx
-    .selectFrom('charges')
-    .selectAll()
-    .where('provider_payment_id', '=', paymentId)
-    .where('environment', '=', environment)
-    .where('creation_state', '=', 'created')
-    .forUpdate()
-    .executeTakeFirst();
+  return lockOne(trx, 'charges', { provider_payment_id: paymentId, environment, creation_state: 'created' });
 }
 
 /**
@@ -84,43 +64,19 @@ export async function lockByPaymentId(
  * charge was in none of `from` (someone else moved it first). A single statement, so it takes the
  * database or a transaction.
  */
-export async function transitionCreation(
-  db: Kdb,
-  id: string,
-  from: readonly ChargeCreationState[],
-  to: ChargeCreationState,
-  patch: ChargePatch = {},
-): Promise<ChargeRow | undefined> {
-  assertAllowed(CREATION_TRANSITIONS, from, to, `charge ${id} creation`);
-  return db
-    .updateTable('charges')
-    .set({ ...patch, creation_state: to })
-    .where('id', '=', id)
-    .where('creation_state', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transitionCreation: RowTransition<Kdb, ChargeCreationState, ChargePatch, ChargeRow> =
+  rowTransition('charges', 'creation_state', CREATION_TRANSITIONS, (id) => `charge ${id} creation`);
 
 /**
  * Moves `status` from one of `from` to `to` with `patch`; undefined when the charge was in none of
  * `from`. In the caller's transaction: a final status is written with its ledger entry and event.
  */
-export async function transition(
-  trx: Trx,
-  id: string,
-  from: readonly ChargeStatus[],
-  to: ChargeStatus,
-  patch: ChargePatch = {},
-): Promise<ChargeRow | undefined> {
-  assertAllowed(TRANSITIONS, from, to, `charge ${id}`);
-  return trx
-    .updateTable('charges')
-    .set({ ...patch, status: to })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-}
+export const transition: RowTransition<Trx, ChargeStatus, ChargePatch, ChargeRow> = rowTransition(
+  'charges',
+  'status',
+  TRANSITIONS,
+  (id) => `charge ${id}`,
+);
 
 /** Writes what the acquirer reported without a change of status. */
 export async function update(trx: Trx, id: string, patch: ChargePatch): Promise<ChargeRow> {

@@ -1,6 +1,7 @@
 import { sql, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../../db/database.js';
 import { definedColumns, precompiled } from '../../../db/precompiled.js';
+import { ownedBy } from '../../../db/scopes.js';
 import type { Companion } from '../../../shared/idempotent-write.js';
 import type { ChargesTable } from '../../../db/schema.js';
 import { assertAllowed } from '../../../shared/state-machine.js';
@@ -19,8 +20,7 @@ export async function findByIdempotencyKey(
   return db
     .selectFrom('charges')
     .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('idempotency_key', '=', key)
     .where('creation_state', 'in', ['creating', 'created'])
     .executeTakeFirst();
@@ -35,8 +35,7 @@ export async function findReferenceHolder(
   const row = await db
     .selectFrom('charges')
     .select('id')
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('merchant_reference', '=', merchantReference)
     .where('creation_state', '=', 'created')
     .executeTakeFirst();
@@ -75,8 +74,7 @@ export async function releaseForgottenKey(
   await trx
     .updateTable('charges')
     .set({ idempotency_key: null })
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('idempotency_key', '=', key)
     .where('creation_state', 'in', ['creating', 'created'])
     .where('created_at', '<=', forgottenBefore)

@@ -1,9 +1,17 @@
 import { sql } from 'kysely';
 import type { Kdb } from '../../../db/database.js';
 import type { PaymentMethod } from '../../../db/schema.js';
-import { newerThan, olderThan, type CreatedWindow, type Cursor } from '../../../shared/pagination.js';
+import {
+  exportPageOf,
+  keysetPage,
+  newerThan,
+  olderThan,
+  type Cursor,
+  type ExportPageRead,
+} from '../../../db/keyset.js';
 import type { ChargeRow, ChargeStatus } from '../model.js';
 import type { Owner } from '../../../shared/owner.js';
+import { visibleCharges } from './charges.js';
 
 export async function listVisible(
   db: Kdb,
@@ -12,15 +20,9 @@ export async function listVisible(
   after: Cursor | undefined,
   limit: number,
 ): Promise<ChargeRow[]> {
-  let query = db
-    .selectFrom('charges')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('creation_state', '=', 'created');
+  let query = visibleCharges(db, owner);
   if (filter.customerId !== undefined) query = query.where('customer_id', '=', filter.customerId);
-  if (after) query = query.where(olderThan(after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return query.$call(keysetPage(after, limit)).execute();
 }
 
 /** What the operator console's payment search matches on. */
@@ -102,12 +104,7 @@ export async function searchVisible(
   after: Cursor | undefined,
   limit: number,
 ): Promise<ChargeRow[]> {
-  let query = db
-    .selectFrom('charges')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('creation_state', '=', 'created');
+  let query = visibleCharges(db, owner);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.method !== undefined) query = query.where('payment_method', '=', filter.method);
   if (filter.createdFrom !== undefined) query = query.where('created_at', '>=', filter.createdFrom);
@@ -144,7 +141,7 @@ export async function searchVisible(
       sort === 'newest'
         ? olderThan(after)
         : sort === 'oldest'
-          ? sql<boolean>`(created_at, id) > (${after.createdAt}::timestamptz, ${after.id})`
+          ? newerThan(after)
           : sort === 'amount_desc'
             ? sql<boolean>`(amount, id) < (${amountOf}, ${after.id})`
             : sql<boolean>`(amount, id) > (${amountOf}, ${after.id})`,
@@ -159,21 +156,4 @@ export async function searchVisible(
  * One page of an export: the owner's created charges made in `window`, oldest first (`created_at, id`),
  * after `after`; the `charges_list_idx` index serves it read backwards.
  */
-export async function pageCreatedIn(
-  db: Kdb,
-  owner: Owner,
-  window: CreatedWindow,
-  after: Cursor | undefined,
-  limit: number,
-): Promise<ChargeRow[]> {
-  let query = db
-    .selectFrom('charges')
-    .selectAll()
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('created_at', '>=', window.from)
-    .where('created_at', '<', window.to)
-    .where('creation_state', '=', 'created');
-  if (after) query = query.where(newerThan(after));
-  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
-}
+export const pageCreatedIn: ExportPageRead<ChargeRow> = exportPageOf(visibleCharges);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Kdb, Trx } from '../../../db/database.js';
 import type { Environment } from '../../../db/schema.js';
+import { ownedBy } from '../../../db/scopes.js';
 import type { EntryCharge } from './entries.js';
 import type { Owner } from '../../../shared/owner.js';
 
@@ -24,6 +25,26 @@ const chargeOfEntry = (row: {
   merchant_reference: string | null;
 }): { charge?: EntryCharge } =>
   row.charge_id === null ? {} : { charge: { id: row.charge_id, merchantReference: row.merchant_reference } };
+
+/** A `PendingCredit` from an entry's columns and its sums. */
+const creditOfRow = (row: {
+  kind: string;
+  source_id: string;
+  created_at: Date | string;
+  charge_id: string | null;
+  merchant_reference: string | null;
+  gross: string;
+  fee: string;
+  net: string;
+}): PendingCredit => ({
+  kind: row.kind as PendingCredit['kind'],
+  sourceId: row.source_id,
+  createdAt: new Date(row.created_at),
+  gross: row.gross,
+  fee: row.fee,
+  net: row.net,
+  ...chargeOfEntry(row),
+});
 
 /** The owner's charge and refund entries created in (after, upTo], oldest first. */
 export async function findPendingCredits(
@@ -49,8 +70,7 @@ export async function findPendingCredits(
         'net',
       ),
     )
-    .where('e.organization_id', '=', owner.organizationId)
-    .where('e.environment', '=', owner.environment)
+    .$call(ownedBy(owner, 'e'))
     .where('e.kind', 'in', ['charge_succeeded', 'refund'])
     .where('e.created_at', '>', after)
     .where('e.created_at', '<=', upTo)
@@ -58,15 +78,7 @@ export async function findPendingCredits(
     .orderBy('e.created_at')
     .orderBy('e.id')
     .execute();
-  return rows.map((row) => ({
-    kind: row.kind as PendingCredit['kind'],
-    sourceId: row.source_id,
-    createdAt: new Date(row.created_at),
-    gross: row.gross,
-    fee: row.fee,
-    net: row.net,
-    ...chargeOfEntry(row),
-  }));
+  return rows.map(creditOfRow);
 }
 
 /** The owners with charge or refund entries created in (after, upTo]: whom a settlement batch run visits. */
@@ -114,8 +126,7 @@ export async function findChargeFees(
     )
     .where('e.kind', '=', 'charge_succeeded')
     .where('e.source_id', 'in', [...chargeIds])
-    .where('e.organization_id', '=', owner.organizationId)
-    .where('e.environment', '=', owner.environment)
+    .$call(ownedBy(owner, 'e'))
     .groupBy('e.source_id')
     .execute();
   return new Map(rows.map((row) => [row.source_id, { fee: row.fee, net: row.net }]));
@@ -161,12 +172,6 @@ export async function findPendingCreditsOf(
   return rows.rows.map((row) => ({
     organizationId: row.organization_id,
     environment: row.environment,
-    kind: row.kind,
-    sourceId: row.source_id,
-    createdAt: new Date(row.created_at),
-    gross: row.gross,
-    fee: row.fee,
-    net: row.net,
-    ...chargeOfEntry(row),
+    ...creditOfRow(row),
   }));
 }

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Kdb, Trx } from '../../../db/database.js';
 import type { JournalEntryKind, LedgerAccount } from '../../../db/schema.js';
+import { ownedBy, ownerColumns } from '../../../db/scopes.js';
 import type { Owner } from '../../../shared/owner.js';
 
 export interface NewEntry {
@@ -41,8 +42,7 @@ export async function insertEntryOnce(trx: Trx, entry: NewEntry, now: Date): Pro
   const row = await trx
     .insertInto('journal_entries')
     .values({
-      organization_id: entry.owner.organizationId,
-      environment: entry.owner.environment,
+      ...ownerColumns(entry.owner),
       kind: entry.kind,
       source_id: entry.sourceId,
       currency: entry.currency,
@@ -68,8 +68,7 @@ export async function insertPostings(
     .values(
       postings.map((posting) => ({
         entry_id: entryId,
-        organization_id: entry.owner.organizationId,
-        environment: entry.owner.environment,
+        ...ownerColumns(entry.owner),
         account: posting.account,
         currency: entry.currency,
         amount: posting.amount.toString(),
@@ -128,8 +127,7 @@ export async function findEntriesOf(
   const entries = await db
     .selectFrom('journal_entries')
     .select(['id', 'kind', 'source_id', 'currency', 'created_at'])
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where((eb) =>
       eb.or(
         sources.map((source) =>
