@@ -202,6 +202,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       return undefined;
     }
   };
+  const readers: EnvReader = { read, url, integer, problems };
   const baseUrl = (name: string, fallback: string): string => {
     const value = url(name, ['http:', 'https:']) ?? fallback;
     return value.replace(/\/+$/, '');
@@ -251,7 +252,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
     );
   }
 
-  const acquirers = readAcquirers(read, url, integer, problems);
+  const acquirers = readAcquirers(readers);
   const idempotencyLockMs = integer('IDEMPOTENCY_LOCK_MS', 60_000, 1000, 3_600_000);
   const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 2000, 600_000);
   const worstCall = worstCaseCallMs({ timeoutMs: acquirers.timeoutMs, maxAttempts: acquirers.maxAttempts });
@@ -350,7 +351,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       chargeExpiresAfterMs: integer('CHARGE_EXPIRY_MINUTES', 1440, 1, 43_200) * 60_000,
       cardAttempts: integer('CHECKOUT_CARD_ATTEMPTS', 3, 1, 10),
     },
-    payouts: readPayouts(read, url, integer, problems),
+    payouts: readPayouts(readers),
     webhooks: {
       timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
       allowPrivateTargets,
@@ -392,12 +393,15 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
   return config;
 }
 
-function readAcquirers(
-  read: (name: string) => string | undefined,
-  url: (name: string, protocols: string[]) => string | undefined,
-  integer: (name: string, fallback: number, min: number, max: number) => number,
-  problems: string[],
-): Config['acquirers'] {
+/** The readers of one `loadConfig` call, with the problems they collect. */
+interface EnvReader {
+  read: (name: string) => string | undefined;
+  url: (name: string, protocols: string[]) => string | undefined;
+  integer: (name: string, fallback: number, min: number, max: number) => number;
+  problems: string[];
+}
+
+function readAcquirers({ read, url, integer, problems }: EnvReader): Config['acquirers'] {
   const credentials = (prefix: string) => ({
     url: url(`${prefix}_URL`, ['http:', 'https:'])?.replace(/\/+$/, ''),
     apiKey: read(`${prefix}_API_KEY`),
@@ -437,12 +441,7 @@ function readAcquirers(
 
 const RATE = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/;
 
-function readPayouts(
-  read: (name: string) => string | undefined,
-  url: (name: string, protocols: string[]) => string | undefined,
-  integer: (name: string, fallback: number, min: number, max: number) => number,
-  problems: string[],
-): Config['payouts'] {
+function readPayouts({ read, url, integer, problems }: EnvReader): Config['payouts'] {
   const sandboxRate = read('PAYOUT_SANDBOX_RATE') ?? '0.0285';
   if (!RATE.test(sandboxRate) || !/[1-9]/.test(sandboxRate)) {
     problems.push(`PAYOUT_SANDBOX_RATE must be a positive decimal rate, USDT per TRY (got "${sandboxRate}")`);

@@ -452,14 +452,15 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   });
   // Card data never reaches the API (product decision 16): checked before any route reads a body.
   app.addHook('preValidation', refuseCardNumbers);
+  const idempotency = { store: context.services.idempotencyStore, clock: context.services.clock };
   await app.register(chargeRoutes, {
     service: context.services.charges,
-    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    idempotency,
   });
   await app.register(balanceRoutes, { ledger: context.services.ledger });
   await app.register(refundRoutes, {
     service: context.services.refunds,
-    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    idempotency,
   });
   // Its own scope: the raw-body parser of the signed notifications stays inside it.
   await app.register(providerNotificationRoutes, {
@@ -475,12 +476,12 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   });
   await app.register(applicationRoutes, {
     service: context.services.applications,
-    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    idempotency,
   });
   await app.register(webhookRoutes, {
     service: context.services.webhooks.endpoints,
     charges: context.services.charges,
-    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    idempotency,
     box: context.services.box,
   });
   await app.register(eventRoutes, { feed: context.services.eventFeed });
@@ -490,15 +491,15 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
   await app.register(settlementRoutes, { settlement: context.services.settlementBatches });
   await app.register(walletRoutes, {
     service: context.services.wallets,
-    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    idempotency,
   });
   await app.register(customerRoutes, {
     service: context.services.customers,
-    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    idempotency,
   });
   await app.register(payoutRoutes, {
     service: context.services.payouts,
-    idempotency: { store: context.services.idempotencyStore, clock: context.services.clock },
+    idempotency,
   });
   await app.register(exportRoutes, {
     sources: {

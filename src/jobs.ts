@@ -3,7 +3,7 @@ import { apiKeyRetentionJob } from './modules/api-keys/retention.js';
 import { DAY, MINUTE, SECOND } from './shared/clock.js';
 import type { Services } from './services.js';
 import { purgeInBatches } from './worker/purge.js';
-import { drain } from './worker/queue.js';
+import { drain, type BatchReport } from './worker/queue.js';
 import type { Job } from './worker/worker.js';
 
 /**
@@ -19,15 +19,8 @@ export function backgroundJobs(services: Services): Job[] {
     ...payoutJobs(services),
     ...webhookJobs(services),
     ...settlementJobs(services),
-    {
-      // The job kit's own run log and period records.
-      name: 'job-runs-purge',
-      intervalMs: 60 * MINUTE,
-      run: async (signal) => ({
-        rows: await purgeInBatches(() => services.jobs.runs.prune(), signal),
-        errors: 0,
-      }),
-    },
+    // The job kit's own run log and period records.
+    purged('job-runs-purge', 60 * MINUTE, () => services.jobs.runs.prune()),
   ];
   return jobs.map((job) => services.jobs.recorded(job));
 }
@@ -35,22 +28,10 @@ export function backgroundJobs(services: Services): Job[] {
 /** E-mail, idempotency keys, API keys' retention, sessions, single-use tokens and login counters. */
 function accountJobs(services: Services): Job[] {
   return [
-    {
-      name: 'email-delivery',
-      intervalMs: 5 * SECOND,
-      run: (signal) => drain(() => services.mailer.deliverDueBatch(), signal),
-    },
-    {
-      name: 'idempotency-keys-purge',
-      intervalMs: 10 * MINUTE,
-      run: async (signal) => ({
-        rows: await purgeInBatches(
-          () => services.idempotencyStore.purgeExpired(services.clock.now()),
-          signal,
-        ),
-        errors: 0,
-      }),
-    },
+    drained('email-delivery', 5 * SECOND, () => services.mailer.deliverDueBatch()),
+    purged('idempotency-keys-purge', 10 * MINUTE, () =>
+      services.idempotencyStore.purgeExpired(services.clock.now()),
+    ),
     apiKeyRetentionJob(services),
     {
       // Sessions a day past their end, single-use tokens 30 days after they were used or expired, and
@@ -71,17 +52,9 @@ function accountJobs(services: Services): Job[] {
 /** Charges and refunds: checkout expiry, interrupted creations, refunds the acquirer has not answered. */
 function paymentJobs(services: Services): Job[] {
   return [
-    {
-      // Product decision 13: unpaid checkouts expire (canceled at the acquirer first).
-      name: 'charge-expiry',
-      intervalMs: 30 * SECOND,
-      run: (signal) => drain(() => services.completion.expireDueBatch(), signal),
-    },
-    {
-      name: 'refund-retry',
-      intervalMs: 30 * SECOND,
-      run: (signal) => drain(() => services.refunds.retryPendingBatch(), signal),
-    },
+    // Product decision 13: unpaid checkouts expire (canceled at the acquirer first).
+    drained('charge-expiry', 30 * SECOND, () => services.completion.expireDueBatch()),
+    drained('refund-retry', 30 * SECOND, () => services.refunds.retryPendingBatch()),
     {
       // Product decision 15: creations interrupted between the acquirer call and the response.
       name: 'charge-creation-recovery',
@@ -105,16 +78,8 @@ function paymentJobs(services: Services): Job[] {
 /** Payouts sent to their rail exactly once and completed or failed from what the chain says; wallets. */
 function payoutJobs(services: Services): Job[] {
   return [
-    {
-      name: 'payout-submit',
-      intervalMs: 2 * SECOND,
-      run: (signal) => drain(() => services.payoutEngine.submitBatch(), signal),
-    },
-    {
-      name: 'payout-confirm',
-      intervalMs: 5 * SECOND,
-      run: (signal) => drain(() => services.payoutEngine.confirmBatch(), signal),
-    },
+    drained('payout-submit', 2 * SECOND, () => services.payoutEngine.submitBatch()),
+    drained('payout-confirm', 5 * SECOND, () => services.payoutEngine.confirmBatch()),
     {
       // Wallet changes whose cool-down has passed take effect; unconfirmed ones expire.
       name: 'wallet-changes',
@@ -145,24 +110,10 @@ function webhookJobs(services: Services): Job[] {
       // A stop waits for attempts already sent and releases claimed, unsent ones at once.
       stop: (deadline) => services.webhooks.dispatcher.stop(deadline),
     },
-    {
-      // Product decision 29: endpoints failing for 5 days are disabled and their owners e-mailed.
-      name: 'webhook-endpoint-disable',
-      intervalMs: 10 * MINUTE,
-      run: async (signal) => ({
-        rows: await purgeInBatches(() => services.webhooks.dispatcher.disableFailing(), signal),
-        errors: 0,
-      }),
-    },
-    {
-      // Product decision 30: attempts are kept 30 days.
-      name: 'webhook-attempts-purge',
-      intervalMs: 60 * MINUTE,
-      run: async (signal) => ({
-        rows: await purgeInBatches(() => services.webhooks.dispatcher.purgeExpired(), signal),
-        errors: 0,
-      }),
-    },
+    // Product decision 29: endpoints failing for 5 days are disabled and their owners e-mailed.
+    purged('webhook-endpoint-disable', 10 * MINUTE, () => services.webhooks.dispatcher.disableFailing()),
+    // Product decision 30: attempts are kept 30 days.
+    purged('webhook-attempts-purge', 60 * MINUTE, () => services.webhooks.dispatcher.purgeExpired()),
   ];
 }
 
@@ -223,4 +174,18 @@ function settlementJobs(services: Services): Job[] {
           }),
         ]),
   ];
+}
+
+/** A job that runs `batch` again while it finds work (the job kit's `drain`). */
+function drained(name: string, intervalMs: number, batch: () => Promise<BatchReport>): Job {
+  return { name, intervalMs, run: (signal) => drain(batch, signal) };
+}
+
+/** A job that deletes in batches while `purge` removes rows (the job kit's `purgeInBatches`). */
+function purged(name: string, intervalMs: number, purge: () => Promise<number>): Job {
+  return {
+    name,
+    intervalMs,
+    run: async (signal) => ({ rows: await purgeInBatches(purge, signal), errors: 0 }),
+  };
 }

@@ -13,6 +13,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { validCharge, type ErrorBody } from './helpers/http.js';
 import { createOrganization, issueKey, revokeKeyInDatabase } from './helpers/merchants.js';
 import { createStaffUser, loginStaff } from './helpers/operator.js';
+import { payByCard } from './helpers/charges.js';
 
 let t: TestGateway;
 
@@ -50,6 +51,14 @@ async function logOf(reader: string, keyId: string, count: number): Promise<Logg
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** The key a charge, an endpoint or a refund names as its creator, as stored. */
+const createdByKeyOf = (table: 'charges' | 'webhook_endpoints' | 'refunds', id: string) =>
+  t.gateway.database.db
+    .selectFrom(table)
+    .select('created_by_key_id')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 
 describe('lastUsedAt', () => {
   it('does not move for a request refused with 403, and moves for an allowed one', async () => {
@@ -98,17 +107,9 @@ describe('the activity of a key', () => {
     expect(refused.status).toBe(403);
 
     // Each write names its key.
-    const chargeRow = await db
-      .selectFrom('charges')
-      .select('created_by_key_id')
-      .where('id', '=', charge.body.id)
-      .executeTakeFirstOrThrow();
+    const chargeRow = await createdByKeyOf('charges', charge.body.id);
     expect(chargeRow.created_by_key_id).toBe(worker.id);
-    const endpointRow = await db
-      .selectFrom('webhook_endpoints')
-      .select('created_by_key_id')
-      .where('id', '=', endpoint.body.id)
-      .executeTakeFirstOrThrow();
+    const endpointRow = await createdByKeyOf('webhook_endpoints', endpoint.body.id);
     expect(endpointRow.created_by_key_id).toBe(worker.id);
     const keyRow = await db
       .selectFrom('api_keys')
@@ -206,11 +207,7 @@ describe('the activity of a key', () => {
       .where('key_id', '=', worker.id)
       .execute();
     expect(left).toEqual([]);
-    const stillNamed = await db
-      .selectFrom('charges')
-      .select('created_by_key_id')
-      .where('id', '=', charge.body.id)
-      .executeTakeFirstOrThrow();
+    const stillNamed = await createdByKeyOf('charges', charge.body.id);
     expect(stillNamed.created_by_key_id).toBe(worker.id);
   });
 });
@@ -248,23 +245,12 @@ describe('a refund', () => {
     });
     expect(charge.status).toBe(201);
     // Paid at the acquirer with a test card, and the answer applied, as the checkout does.
-    const acquirer = services.acquirers.sandbox?.acquirer;
-    if (!acquirer) throw new Error('no sandbox acquirer');
-    const payment = await acquirer.authorize(
-      charge.body.providerPaymentId,
-      { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Activity' },
-      'https://shop.example/back',
-    );
-    await services.completion.apply(charge.body.id, payment);
+    await payByCard(services, charge.body, 'Activity');
     const refund = await api<{ id: string }>(key.secret, `/v1/charges/${charge.body.id}/refunds`, {
       body: { amount: 100 },
     });
     expect(refund.status, refund.text).toBe(201);
-    const row = await db
-      .selectFrom('refunds')
-      .select('created_by_key_id')
-      .where('id', '=', refund.body.id)
-      .executeTakeFirstOrThrow();
+    const row = await createdByKeyOf('refunds', refund.body.id);
     expect(row.created_by_key_id).toBe(key.id);
   });
 });

@@ -18,7 +18,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.js';
 import { generateEncryptionKeys } from '../src/shared/secret-box.js';
-import { acquirerControl } from './helpers/acquirer.js';
+import { acquirerControl, errorFault } from './helpers/acquirer.js';
 import { createFreshDatabase, dropDatabase, onPostgres, seedDataDir } from './helpers/database.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { validCharge } from './helpers/http.js';
@@ -166,13 +166,9 @@ describe('backups', () => {
     for (const amount of [10_000, 20_000, 30_000]) paid.push(await paidCharge(t, shop, 'sandbox', amount));
     expect((await refund(t, shop, paid[0]!.id)).status).toBe(201);
     expect((await refund(t, shop, paid[1]!.id, 5_000)).status).toBe(201);
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 422,
-      code: 'refund_window_closed',
-      times: 1,
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(
+      errorFault('refund', 422, 'refund_window_closed', { times: 1 }),
+    );
     expect((await refund(t, shop, paid[2]!.id, 1_000)).status).toBe(502);
     // A live merchant paid, released by settlement and paid out (pending on the treasury rail).
     seller = await liveFundedMerchant(t);

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../src/shared/clock.js';
-import { acquirerControl } from './helpers/acquirer.js';
+import { acquirerControl, errorFault, latencyFault } from './helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
@@ -65,25 +65,14 @@ async function createCalls(reference: string) {
 
 describe('acquirer faults during charge creation', () => {
   it('rides out latency below the timeout', async () => {
-    await acquirer().addFault({
-      operation: 'create_payment',
-      action: 'latency',
-      latencyMs: TIMEOUT_MS / 2,
-      times: 1,
-    });
+    await acquirer().addFault(latencyFault('create_payment', TIMEOUT_MS / 2, { times: 1 }));
     const res = await post(validCharge());
     expect(res.status, res.text).toBe(201);
   });
 
   it('retries a 5xx internally with the charge id as the idempotency key, and pays once', async () => {
     const body = validCharge();
-    await acquirer().addFault({
-      operation: 'create_payment',
-      action: 'error',
-      status: 500,
-      code: 'boom',
-      times: 2,
-    });
+    await acquirer().addFault(errorFault('create_payment', 500, 'boom', { times: 2 }));
     const res = await post(body);
     expect(res.status, res.text).toBe(201);
     const calls = await createCalls(res.body.id);
@@ -119,15 +108,13 @@ describe('acquirer faults during charge creation', () => {
 
   it('turns a 4xx into 502 provider_rejected with the provider code and status and a sanitised message', async () => {
     const body = validCharge();
-    await acquirer().addFault({
-      operation: 'create_payment',
-      action: 'error',
-      status: 422,
-      code: 'risk_blocked',
-      message:
-        'Risk rule R17 blocked payment 5f2b9c1e7a3d4b6c8e0f1a2b3c4d5e6f\n    at Risk.check (/srv/acquirer/risk/engine.js:88:13)\n    at /srv/acquirer/node_modules/x/index.js:1:1',
-      times: 1,
-    });
+    await acquirer().addFault(
+      errorFault('create_payment', 422, 'risk_blocked', {
+        message:
+          'Risk rule R17 blocked payment 5f2b9c1e7a3d4b6c8e0f1a2b3c4d5e6f\n    at Risk.check (/srv/acquirer/risk/engine.js:88:13)\n    at /srv/acquirer/node_modules/x/index.js:1:1',
+        times: 1,
+      }),
+    );
     const res = await post(body);
     expect(res.status).toBe(502);
     expect(res.body.error.code).toBe('provider_rejected');
@@ -142,13 +129,7 @@ describe('acquirer faults during charge creation', () => {
 
   it('asks again after a "not now" 4xx (429, 408, 425): one is ridden out, pays once', async () => {
     for (const status of [429, 408, 425]) {
-      await acquirer().addFault({
-        operation: 'create_payment',
-        action: 'error',
-        status,
-        code: 'slow_down',
-        times: 1,
-      });
+      await acquirer().addFault(errorFault('create_payment', status, 'slow_down', { times: 1 }));
       const res = await post(validCharge());
       expect(res.status, `${status}: ${res.text}`).toBe(201);
       const calls = await createCalls(res.body.id);
@@ -159,13 +140,9 @@ describe('acquirer faults during charge creation', () => {
 
   it('answers a 429 heard on every attempt as 502 provider_rejected with its code and status (a 4xx)', async () => {
     const body = validCharge();
-    await acquirer().addFault({
-      operation: 'create_payment',
-      action: 'error',
-      status: 429,
-      code: 'rate_limited',
-      message: 'Too many requests',
-    });
+    await acquirer().addFault(
+      errorFault('create_payment', 429, 'rate_limited', { message: 'Too many requests' }),
+    );
     const res = await post(body);
     expect(res.status).toBe(502);
     expect(res.body.error.code).toBe('provider_rejected');

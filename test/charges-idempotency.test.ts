@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/shared/canonical-json.js';
 import { DAY } from '../src/shared/clock.js';
 import { sha256Hex } from '../src/shared/crypto.js';
-import { acquirerControl } from './helpers/acquirer.js';
+import { acquirerControl, errorFault } from './helpers/acquirer.js';
 import { t, useTestGateway } from './helpers/suite.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
@@ -163,12 +163,7 @@ describe('idempotent charge creation', () => {
   it('does not remember provider_unavailable: the retry with the same key runs again and succeeds', async () => {
     const key = uniqueKey('outage');
     const body = validCharge();
-    await acquirer().addFault({
-      operation: 'create_payment',
-      action: 'error',
-      status: 503,
-      code: 'maintenance',
-    });
+    await acquirer().addFault(errorFault('create_payment', 503, 'maintenance'));
     try {
       const failed = await post(body, key);
       expect(failed.status).toBe(502);
@@ -188,12 +183,7 @@ describe('idempotent charge creation', () => {
 
   /** The first request of `body` under `key` ends in 502 provider_unavailable: nothing is remembered. */
   async function failWithOutage(body: unknown, key: string, apiKey?: string): Promise<void> {
-    await acquirer().addFault({
-      operation: 'create_payment',
-      action: 'error',
-      status: 503,
-      code: 'maintenance',
-    });
+    await acquirer().addFault(errorFault('create_payment', 503, 'maintenance'));
     try {
       const failed = await post(body, key, apiKey === undefined ? {} : { key: apiKey });
       expect(failed.status, failed.text).toBe(502);
@@ -348,14 +338,12 @@ describe('idempotent charge creation', () => {
   it('remembers provider_rejected, and the refused charge does not hold its merchantReference', async () => {
     const key = uniqueKey('rejected');
     const body = validCharge();
-    await acquirer().addFault({
-      operation: 'create_payment',
-      action: 'error',
-      status: 422,
-      code: 'merchant_limit_exceeded',
-      message: 'Monthly limit exceeded for merchant 9f8e7d6c5b4a39281706f5e4d3c2b1a0',
-      times: 1,
-    });
+    await acquirer().addFault(
+      errorFault('create_payment', 422, 'merchant_limit_exceeded', {
+        message: 'Monthly limit exceeded for merchant 9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+        times: 1,
+      }),
+    );
     const first = await post(body, key);
     expect(first.status).toBe(502);
     expect(first.body.error.code).toBe('provider_rejected');

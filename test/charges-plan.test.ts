@@ -6,35 +6,34 @@
  * a statement no index can serve is planned as a sequential scan at any table size.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.js';
-import type { TestGateway } from './helpers/gateway.js';
-import { analyze, planOf, recordWhile, seqScansOn, startRecordedGateway } from './helpers/plans.js';
-import { statementRecorder } from './helpers/statements.js';
+import { describe, expect, it } from 'vitest';
+import {
+  analyze,
+  planOf,
+  recordWhile,
+  seqScansOn,
+  recordedSuite,
+  seededChargeTimes,
+  t,
+  raw,
+} from './helpers/plans.js';
 import { request, validCharge } from './helpers/http.js';
 import { apiUrl, createMerchant, createOrganization, type Merchant } from './helpers/merchants.js';
 
 const SEEDED = 10_000;
 
-const recorder = statementRecorder();
-
-let t: TestGateway;
-let raw: Database;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  ({ t, raw } = await startRecordedGateway(recorder, {
-    // No worker: only the requests' own statements are recorded.
-    env: { ROLES: 'api,operator,sandbox-acquirer' },
-    // `track`: the creation's precompiled statements (ADR 0060) are sent past the plugin.
-    track: true,
-    readDb: true,
-  }));
-  merchant = await createMerchant(t);
-  const other = await createOrganization(raw.db, t.clock);
-  // Half the rows belong to the merchant under test (so its organization alone is not selective), with
-  // idempotency keys, some older than the 24-hour window; the rest to another organization.
-  await sql`
+// No worker: only the requests' own statements are recorded.
+// `track`: the creation's precompiled statements (ADR 0060) are sent past the plugin.
+const recorder = recordedSuite(
+  { env: { ROLES: 'api,operator,sandbox-acquirer' }, track: true, readDb: true },
+  async () => {
+    merchant = await createMerchant(t);
+    const other = await createOrganization(raw.db, t.clock);
+    // Half the rows belong to the merchant under test (so its organization alone is not selective), with
+    // idempotency keys, some older than the 24-hour window; the rest to another organization.
+    await sql`
     INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
                          status, creation_state, idempotency_key, provider, provider_request, provider_payment_id,
                          provider_status, expires_at, created_at, updated_at)
@@ -44,14 +43,12 @@ beforeAll(async () => {
            CASE WHEN i % 3 = 0 THEN 'succeeded' ELSE 'pending' END,
            CASE WHEN i % 10 = 0 THEN 'rejected' ELSE 'created' END,
            'seed-key-' || i, 'sandbox', '{}'::jsonb, 'pay_seed' || i, 'awaiting_payment',
-           ${t.clock.now()}::timestamptz + interval '1 day',
-           ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour',
-           ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour'
+           ${seededChargeTimes(t.clock.now(), 72)}
     FROM generate_series(1, ${SEEDED}) AS i
   `.execute(raw.db);
-  await analyze(raw.db, 'charges');
-}, 120_000);
-afterAll(async () => t?.close());
+    await analyze(raw.db, 'charges');
+  },
+);
 
 const post = (body: Record<string, unknown>, key?: string) =>
   request<{ id: string }>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {

@@ -6,9 +6,7 @@
  * still plans one on `charges` or `idempotency_keys` has no index that can serve it, at any table size.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.js';
-import type { TestGateway } from './helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
 import { request, validCharge } from './helpers/http.js';
 import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
 import {
@@ -16,41 +14,36 @@ import {
   planOf,
   recordWhile,
   seqScansOn,
-  startRecordedGateway,
   type PlanNode,
+  recordedSuite,
+  seededChargeTimes,
+  t,
+  raw,
 } from './helpers/plans.js';
-import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
+import { type CapturedStatement } from './helpers/statements.js';
 
-const recorder = statementRecorder();
-
-let t: TestGateway;
-let raw: Database;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  ({ t, raw } = await startRecordedGateway(recorder, {
-    // No worker: only the requests' own statements are recorded.
-    env: { ROLES: 'api,sandbox-acquirer' },
-    track: true,
-  }));
-  merchant = await createMerchant(t);
-  // Enough rows of the merchant, analysed, that the planner's choice of index means something.
-  await sql`
+// No worker: only the requests' own statements are recorded.
+const recorder = recordedSuite(
+  { env: { ROLES: 'api,sandbox-acquirer' }, track: true, timeout: 60_000 },
+  async () => {
+    merchant = await createMerchant(t);
+    // Enough rows of the merchant, analysed, that the planner's choice of index means something.
+    await sql`
     INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
                          status, creation_state, idempotency_key, provider, provider_request, provider_payment_id,
                          provider_status, expires_at, created_at, updated_at)
     SELECT 'ch_seed' || i, ${merchant.organizationId}, 'sandbox', 1000 + i, 'TRY', 'credit_card_tr', 'seed-' || i,
            'pending', 'created', 'seed-key-' || i, 'sandbox', '{}'::jsonb, 'pay_seed' || i, 'awaiting_payment',
-           ${t.clock.now()}::timestamptz + interval '1 day',
-           ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour',
-           ${t.clock.now()}::timestamptz - (i % 72) * interval '1 hour'
+           ${seededChargeTimes(t.clock.now(), 72)}
     FROM generate_series(1, 2000) AS i
   `.execute(raw.db);
-  await analyze(raw.db, 'charges', 'idempotency_keys');
-  // The key's first request reads and touches the API key; the recorded ones find it cached.
-  expect((await post(validCharge(), 'round-trips-warm-up')).status).toBe(201);
-}, 60_000);
-afterAll(async () => t?.close());
+    await analyze(raw.db, 'charges', 'idempotency_keys');
+    // The key's first request reads and touches the API key; the recorded ones find it cached.
+    expect((await post(validCharge(), 'round-trips-warm-up')).status).toBe(201);
+  },
+);
 
 const post = (body: Record<string, unknown>, key: string) =>
   request<{ id: string }>(`${apiUrl(t.urls, 'sandbox')}/v1/charges`, {

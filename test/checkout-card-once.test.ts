@@ -7,11 +7,10 @@
  * submissions race for the row for real; on PGlite (one connection) they interleave at every await.
  */
 import { describe, expect, it } from 'vitest';
-import { luhnValid } from '../src/shared/card-numbers.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
-import { acquirerControl } from './helpers/acquirer.js';
-import { t, useTestGateway, web } from './helpers/suite.js';
-import { postCharge, readCharge } from './helpers/charges.js';
+import { acquirerControl, errorFault, latencyFault } from './helpers/acquirer.js';
+import { t, useTestGateway, web, eventsOf } from './helpers/suite.js';
+import { postCharge, readCharge, freshCardNumber } from './helpers/charges.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 
 interface ChargeBody {
@@ -113,17 +112,6 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
   }
 }
 
-/** A Luhn-valid Visa-like number that no test card uses: the sandbox approves it. */
-function freshCardNumber(): string {
-  for (;;) {
-    const body = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
-    for (let check = 0; check < 10; check++) {
-      const number = `${body}${check}`;
-      if (luhnValid(number)) return number;
-    }
-  }
-}
-
 function expectRedirectToPage(answer: Answer, paymentId: string, lang = 'en') {
   expect(answer.status, answer.text).toBe(303);
   expect(answer.headers.get('location')).toBe(`/c/${paymentId}?lang=${lang}`);
@@ -164,13 +152,7 @@ describe('simultaneous submissions of the card form', () => {
     const who = customer();
     const charge = await createCharge();
     // The first card stays at the acquirer long enough for every other submission to arrive meanwhile.
-    await control.addFault({
-      operation: 'authorize',
-      action: 'latency',
-      latencyMs: 3000,
-      times: 1,
-      match: { reference: charge.id },
-    });
+    await control.addFault(latencyFault('authorize', 3000, { times: 1, match: { reference: charge.id } }));
     const posts = Array.from({ length: SIMULTANEOUS }, () =>
       who.postCard(charge.providerPaymentId, freshCardNumber()),
     );
@@ -195,11 +177,7 @@ describe('simultaneous submissions of the card form', () => {
       .where('charge_id', '=', charge.id)
       .execute();
     expect(attempts).toEqual([{ number: 1, outcome: 'succeeded' }]);
-    const events = await db()
-      .selectFrom('events')
-      .select('type')
-      .where('resource_id', '=', charge.id)
-      .execute();
+    const events = await eventsOf(charge.id);
     expect(events).toEqual([{ type: 'charge.succeeded' }]);
   });
 
@@ -275,14 +253,9 @@ describe('retries', () => {
   it('after the acquirer could not be reached, the customer may send the card again at once', async () => {
     const who = customer();
     const charge = await createCharge();
-    await control.addFault({
-      operation: 'authorize',
-      action: 'error',
-      status: 503,
-      code: 'unavailable',
-      times: 1,
-      match: { reference: charge.id },
-    });
+    await control.addFault(
+      errorFault('authorize', 503, 'unavailable', { times: 1, match: { reference: charge.id } }),
+    );
     const unavailable = await who.postCard(charge.providerPaymentId, TEST_CARDS.visa.number);
     expect(unavailable.status).toBe(503);
     expect(unavailable.text).toContain('The payment service is not reachable right now.');

@@ -5,25 +5,17 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../src/db/schema.js';
-import { luhnValid } from '../src/shared/card-numbers.js';
 import { checkCard, parseExpiry } from '../src/modules/checkout/card.js';
 import { formatAmount, returnLink } from '../src/modules/checkout/format.js';
 import { DAY } from '../src/shared/clock.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { acquirerControl } from './helpers/acquirer.js';
-import { t, useTestGateway, web } from './helpers/suite.js';
-import { postCharge, readCharge } from './helpers/charges.js';
+import { t, useTestGateway, web, eventsOf } from './helpers/suite.js';
+import { postCharge, readCharge, freshCardNumber, type CheckoutCharge } from './helpers/charges.js';
 import { request } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 
-interface ChargeBody {
-  id: string;
-  status: string;
-  providerPaymentId: string;
-  providerStatus: string;
-  paymentPageUrl: string;
-  expiresAt: string;
-}
+type ChargeBody = CheckoutCharge;
 
 interface Answer {
   status: number;
@@ -79,17 +71,6 @@ const card = (number: string, overrides: Record<string, string> = {}) => ({
 
 const postCard = (paymentId: string, fields: Record<string, string>, lang = 'en', headers = {}) =>
   post(`/c/${paymentId}/card?lang=${lang}`, fields, headers);
-
-/** A Luhn-valid Visa-like number that no test card uses: the sandbox approves it. */
-function freshCardNumber(): string {
-  for (;;) {
-    const body = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
-    for (let check = 0; check < 10; check++) {
-      const number = `${body}${check}`;
-      if (luhnValid(number)) return number;
-    }
-  }
-}
 
 function expectHtmlPage(answer: Answer, status: number) {
   expect(answer.status, answer.text).toBe(status);
@@ -309,11 +290,7 @@ describe('POST /c/:paymentId/card', () => {
     ]);
     for (const answer of answers) expectRedirectToPage(answer, charge.providerPaymentId);
     expect(await getCharge(charge.id)).toMatchObject({ status: 'succeeded', providerStatus: 'succeeded' });
-    const events = await db()
-      .selectFrom('events')
-      .select('type')
-      .where('resource_id', '=', charge.id)
-      .execute();
+    const events = await eventsOf(charge.id);
     expect(events).toEqual([{ type: 'charge.succeeded' }]);
     const shown = await page(charge.providerPaymentId, '?lang=en');
     expectHtmlPage(shown, 200);

@@ -5,19 +5,18 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import type { Environment } from '../src/db/schema.js';
-import { type TestGateway } from './helpers/gateway.js';
 import { t, useTestGateway } from './helpers/suite.js';
-import { request, validCharge, type ErrorBody } from './helpers/http.js';
+import { request, type ErrorBody } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 import {
   approvedOrganization,
-  bearerClient,
   submitApplication,
   type ApprovalView,
   type OperatorClient,
+  cliClient,
 } from './helpers/operator.js';
+import { payByCard, serviceCharge } from './helpers/charges.js';
 
 let a: Merchant;
 let b: Merchant;
@@ -35,18 +34,8 @@ const withCursor = (path: string, cursor: string) =>
   `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}`;
 
 async function paidCharge(m: Merchant): Promise<void> {
-  const charge = await t.gateway.services.charges.create(
-    { organizationId: m.organizationId, environment: 'sandbox' },
-    validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
-    { idempotencyKey: undefined },
-  );
-  if (!charge.ok) throw new Error(charge.error.code);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    charge.value.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Cursor' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(charge.value.id, payment);
+  const charge = await serviceCharge(t.gateway.services, m.organizationId);
+  await payByCard(t.gateway.services, charge, 'Cursor');
 }
 
 /** Gives merchant `m` two items in every sandbox list. */
@@ -82,9 +71,7 @@ useTestGateway({}, async () => {
   b = await createMerchant(t, { featureFlags: ['apiKeys', 'events'] });
   await fill(a);
   await fill(b);
-  const token = t.gateway.operatorCliToken;
-  if (token === undefined) throw new Error('the test gateway has no operator CLI token');
-  cli = bearerClient(t, token);
+  cli = cliClient(t);
 });
 
 describe('merchant lists', () => {

@@ -53,6 +53,24 @@ async function signedIn(input: { organizationId?: string; role?: UserRole; apiKe
   return { client, user, organizationId };
 }
 
+/** The key form posted as the browser posts it: the client's cookies and address, a form body. */
+const postKeyForm = (
+  client: WebClient,
+  lang: string,
+  body: URLSearchParams,
+  init: Pick<RequestInit, 'redirect'> = {},
+) =>
+  fetch(`${t.urls.web}/dashboard/api-keys?lang=${lang}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-forwarded-for': client.ip,
+      cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+    },
+    body: body.toString(),
+    ...init,
+  });
+
 async function createKey(
   client: WebClient,
   form: { name?: string; scopes?: string[]; allowedIps?: string; expiresAt?: string } = {},
@@ -63,16 +81,7 @@ async function createKey(
   for (const scope of form.scopes ?? ['all']) body.append('scopes', scope);
   body.set('allowedIps', form.allowedIps ?? '');
   body.set('expiresAt', form.expiresAt ?? '');
-  const response = await fetch(`${t.urls.web}/dashboard/api-keys?lang=en`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-forwarded-for': client.ip,
-      cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-    },
-    body: body.toString(),
-    redirect: 'manual',
-  });
+  const response = await postKeyForm(client, 'en', body, { redirect: 'manual' });
   const text = await response.text();
   return {
     status: response.status,
@@ -206,15 +215,7 @@ describe('the API keys page', () => {
 
     const page = await client.get('/dashboard/api-keys?lang=tr');
     const body = new URLSearchParams({ _csrf: csrfIn(page.text), allowedIps: 'not-an-ip' });
-    const turkish = await fetch(`${t.urls.web}/dashboard/api-keys?lang=tr`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-forwarded-for': client.ip,
-        cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-      },
-      body: body.toString(),
-    });
+    const turkish = await postKeyForm(client, 'tr', body);
     const text = await turkish.text();
     expect(turkish.status).toBe(400);
     expect(text).toContain('En az bir yetki seçin.');

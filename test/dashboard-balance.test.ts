@@ -13,7 +13,15 @@ import { createActiveUser, csrfIn, textOf, WebClient } from './helpers/accounts.
 import { chainControl } from './helpers/chain.js';
 import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
-import { liveFundedMerchant, livePayout, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
+import {
+  liveFundedMerchant,
+  livePayout,
+  merchantApi,
+  paidCharge,
+  TRON_ADDRESS,
+  sandboxMerchant,
+} from './helpers/payouts.js';
+import { expectLoginFirst } from './helpers/http-checks.js';
 
 interface Balance {
   currency: string;
@@ -48,18 +56,6 @@ interface Batch {
 }
 
 useTestGateway(accountGateway('api,sandbox-acquirer,sandbox-chain'));
-
-async function sandboxMerchant(options: { wallet: boolean }): Promise<Merchant> {
-  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
-  if (options.wallet) {
-    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
-      network: 'tron',
-      address: TRON_ADDRESS,
-    });
-    expect(wallet.status, wallet.text).toBe(201);
-  }
-  return merchant;
-}
 
 async function settle(merchant: Merchant): Promise<Batch> {
   const res = await merchantApi<{ batch: Batch | null }>(
@@ -122,16 +118,11 @@ function transactionRowsOf(html: string) {
 
 describe('the balance and payout pages', () => {
   it('need a session', async () => {
-    const anonymous = new WebClient(t.urls.web);
-    for (const path of ['/dashboard/balance', '/dashboard/payouts/po_x']) {
-      const page = await anonymous.get(path);
-      expect(page.status, path).toBe(303);
-      expect(page.location, path).toMatch(/^\/login\?/);
-    }
+    await expectLoginFirst(t.urls.web, ['/dashboard/balance', '/dashboard/payouts/po_x']);
   });
 
   it('show the numbers of GET /v1/balance and GET /v1/payouts, and a payout with its batch, transactions and statement', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', 1_000_000);
     await paidCharge(t, merchant, 'sandbox', 500_000);
     const batch = await settle(merchant);
@@ -227,13 +218,13 @@ describe('the balance and payout pages', () => {
   });
 
   it('refuse another organization’s and the other environment’s payout, and a developer', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', 300_000);
     const batch = await settle(merchant);
     const payoutId = batch.payoutId ?? '';
     expect(payoutId).toMatch(/^po_/);
 
-    const other = await sandboxMerchant({ wallet: false });
+    const other = await sandboxMerchant(t, { wallet: false });
     const stranger = await signedIn(other.organizationId);
     const foreign = await stranger.get(`/dashboard/payouts/${payoutId}?lang=en`);
     expect(foreign.status).toBe(404);
@@ -302,7 +293,7 @@ describe('the balance and payout pages', () => {
   });
 
   it('show a refund debt once: a debt card beside a pending of zero, and the position they add up to', async () => {
-    const merchant = await sandboxMerchant({ wallet: false });
+    const merchant = await sandboxMerchant(t, { wallet: false });
     const charge = await paidCharge(t, merchant, 'sandbox', 12_550);
     // Released to available (no wallet: nothing is paid out), then refunded in full.
     expect(
@@ -343,7 +334,7 @@ describe('the balance and payout pages', () => {
     expect(turkish.text).toContain('<dt>Borç</dt>');
 
     // Without a debt the card says 0, unmarked.
-    const clean = await sandboxMerchant({ wallet: false });
+    const clean = await sandboxMerchant(t, { wallet: false });
     const cleanPage = await (
       await signedIn(clean.organizationId, 'viewer')
     ).get('/dashboard/balance?lang=en');
@@ -577,7 +568,7 @@ describe('the balance and payout pages', () => {
   });
 
   it('say when the next batch runs: past a weekend, a Turkish holiday and a closure, with the reserve held back', async () => {
-    const merchant = await sandboxMerchant({ wallet: false });
+    const merchant = await sandboxMerchant(t, { wallet: false });
     await paidCharge(t, merchant, 'sandbox', 1_000_000);
     const services = t.gateway.services.settlementBatches;
     const by = { actor: 'staff:test' };

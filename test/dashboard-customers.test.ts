@@ -12,6 +12,7 @@ import { merchantRequest, type ApiInit } from './helpers/client.js';
 import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, updateOrganization, type Merchant } from './helpers/merchants.js';
+import { expectLoginFirst } from './helpers/http-checks.js';
 
 interface CustomerBody {
   id: string;
@@ -72,12 +73,7 @@ function linkOf(html: string, id: string): string {
 
 describe('the customer pages', () => {
   it('need a session', async () => {
-    const anonymous = new WebClient(t.urls.web);
-    for (const path of ['/dashboard/customers', '/dashboard/customers/cus_x']) {
-      const page = await anonymous.get(path);
-      expect(page.status, path).toBe(303);
-      expect(page.location, path).toMatch(/^\/login\?/);
-    }
+    await expectLoginFirst(t.urls.web, ['/dashboard/customers', '/dashboard/customers/cus_x']);
   });
 
   it('list the customers, find one by e-mail, show its details and charges, never its ID number', async () => {

@@ -12,6 +12,7 @@ import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { merchantApi, paidCharge } from './helpers/payouts.js';
+import { payByCard } from './helpers/charges.js';
 
 interface EventBody {
   id: string;
@@ -115,14 +116,7 @@ describe('the event pages', () => {
       validCharge({ amount: 12_000, metadata: { note: '<img src=x onerror=alert(1)>' } }),
     );
     expect(res.status, res.text).toBe(201);
-    const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
-    if (!acquirer) throw new Error('no sandbox acquirer');
-    const payment = await acquirer.authorize(
-      res.body.providerPaymentId,
-      { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Escape Test' },
-      'https://shop.example/back',
-    );
-    await t.gateway.services.completion.apply(res.body.id, payment);
+    await payByCard(t.gateway.services, res.body, 'Escape Test');
     const api = await merchantApi<{ data: EventBody[] }>(t, merchant, 'sandbox', '/v1/events');
     const id = api.body.data[0]?.id;
     expect(api.body.data[0]?.data).toMatchObject({ metadata: { note: '<img src=x onerror=alert(1)>' } });

@@ -22,6 +22,8 @@ import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
+import { payByCard } from './helpers/charges.js';
+import { expectLoginFirst } from './helpers/http-checks.js';
 
 type Row = Record<string, string>;
 interface ChargeBody {
@@ -148,12 +150,7 @@ async function newCharge(
 /** A charge paid by card at the sandbox acquirer and completed: it has a fee and a net. */
 async function paidCharge(merchant: Merchant, overrides: Record<string, unknown> = {}): Promise<ChargeBody> {
   const charge = await newCharge(merchant, overrides);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    charge.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Export Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(charge.id, payment);
+  await payByCard(t.gateway.services, charge, 'Export Test');
   return charge;
 }
 
@@ -311,18 +308,13 @@ function chargeRow(charge: ChargeBody, split: { fee: string; net: string } | nul
 
 describe('the exports', () => {
   it('need a session', async () => {
-    const anonymous = new WebClient(t.urls.web);
-    for (const path of [
+    await expectLoginFirst(t.urls.web, [
       '/dashboard/exports',
       '/dashboard/exports/download?kind=charges&from=2026-11-01&to=2026-11-30',
       '/dashboard/exports/charges.csv?from=2026-11-01&to=2026-11-30',
       '/dashboard/exports/refunds.csv?from=2026-11-01&to=2026-11-30',
       '/dashboard/exports/payouts.csv?from=2026-11-01&to=2026-11-30',
-    ]) {
-      const page = await anonymous.get(path);
-      expect(page.status, path).toBe(303);
-      expect(page.location, path).toMatch(/^\/login\?/);
-    }
+    ]);
   });
 
   it('export the charges of a range of UTC days, edges included and excluded, as the API lists them', async () => {

@@ -13,6 +13,7 @@ import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { merchantApi, paidCharge } from './helpers/payouts.js';
+import { postCharge } from './helpers/charges.js';
 
 interface ChargeBody {
   id: string;
@@ -31,20 +32,13 @@ useTestGateway(accountGateway('api,sandbox-acquirer'));
 
 /** A sandbox charge declined at the acquirer until it failed. */
 async function failedCharge(merchant: Merchant, amount: number): Promise<string> {
-  const res = await merchantApi<{ id: string; providerPaymentId: string }>(
-    t,
-    merchant,
-    'sandbox',
-    '/v1/charges',
-    validCharge({ amount }),
-  );
-  expect(res.status, res.text).toBe(201);
+  const res = await postCharge<{ id: string; providerPaymentId: string }>(t, merchant, { amount });
   const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
   if (!acquirer) throw new Error('no sandbox acquirer');
   let payment;
   for (let attempt = 0; attempt < 10; attempt += 1) {
     payment = await acquirer.authorize(
-      res.body.providerPaymentId,
+      res.providerPaymentId,
       {
         number: TEST_CARDS.cardDeclined.number,
         expMonth: 12,
@@ -57,8 +51,8 @@ async function failedCharge(merchant: Merchant, amount: number): Promise<string>
     if (payment.status === 'failed') break;
   }
   expect(payment?.status).toBe('failed');
-  if (payment) await t.gateway.services.completion.apply(res.body.id, payment);
-  return res.body.id;
+  if (payment) await t.gateway.services.completion.apply(res.id, payment);
+  return res.id;
 }
 
 async function allCharges(merchant: Merchant): Promise<ChargeBody[]> {

@@ -14,6 +14,8 @@ import { merchantRequest, type ApiInit } from './helpers/client.js';
 import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { payByCard } from './helpers/charges.js';
+import { expectLoginFirst } from './helpers/http-checks.js';
 
 const DAY = 86_400_000;
 const ID_NUMBER = '10000000146';
@@ -45,14 +47,7 @@ async function newCharge(
 /** A charge paid with the Visa test card, completed as the checkout completes it. */
 async function paidCharge(merchant: Merchant, overrides: Record<string, unknown> = {}): Promise<ChargeBody> {
   const charge = await newCharge(merchant, overrides);
-  const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
-  if (!acquirer) throw new Error('no sandbox acquirer');
-  const payment = await acquirer.authorize(
-    charge.providerPaymentId,
-    { number: CARD_NUMBER, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ayşe Yılmaz' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(charge.id, payment);
+  await payByCard(t.gateway.services, charge, 'Ayşe Yılmaz', { number: CARD_NUMBER });
   return charge;
 }
 
@@ -94,16 +89,11 @@ async function allPages(client: WebClient, first: string) {
 
 describe('the payment pages', () => {
   it('need a session', async () => {
-    const anonymous = new WebClient(t.urls.web);
-    for (const path of [
+    const anonymous = await expectLoginFirst(t.urls.web, [
       '/dashboard/payments',
       '/dashboard/payments/ch_x',
       '/dashboard/payments/ch_x/refund',
-    ]) {
-      const page = await anonymous.get(path);
-      expect(page.status, path).toBe(303);
-      expect(page.location, path).toMatch(/^\/login\?/);
-    }
+    ]);
     const post = await anonymous.postForm('/dashboard/payments/ch_x/refund', {
       amount: '100',
       key: 'k'.repeat(20),

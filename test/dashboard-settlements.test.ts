@@ -7,13 +7,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { UserRole } from '../src/db/schema.js';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { createActiveUser, textOf, WebClient } from './helpers/accounts.js';
 import { accountGateway, t, useTestGateway } from './helpers/suite.js';
-import { validCharge } from './helpers/http.js';
-import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { type Merchant } from './helpers/merchants.js';
 import { chainControl } from './helpers/chain.js';
-import { merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
+import { merchantApi, paidCharge, sandboxMerchant } from './helpers/payouts.js';
+import { payByCard, postCharge } from './helpers/charges.js';
+import { expectLoginFirst, listedIn } from './helpers/http-checks.js';
 
 interface Batch {
   id: string;
@@ -36,36 +36,14 @@ interface Payout {
 // No worker: batches are made by the test helper, payouts stay pending.
 useTestGateway(accountGateway('api,sandbox-acquirer,sandbox-chain'));
 
-/** A merchant whose sandbox batches pay out (a default sandbox wallet), or carry (none). */
-async function sandboxMerchant(options: { wallet: boolean }): Promise<Merchant> {
-  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
-  if (options.wallet) {
-    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
-      network: 'tron',
-      address: TRON_ADDRESS,
-    });
-    expect(wallet.status, wallet.text).toBe(201);
-  }
-  return merchant;
-}
-
 /** A sandbox charge paid by card, with the merchant's reference; the default fee is 3.50 % + 1.00 TRY. */
 async function chargeWithReference(merchant: Merchant, amount: number, merchantReference: string) {
-  const res = await merchantApi<{ id: string; providerPaymentId: string }>(
-    t,
-    merchant,
-    'sandbox',
-    '/v1/charges',
-    validCharge({ amount, merchantReference }),
-  );
-  expect(res.status, res.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Dash Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(res.body.id, payment);
-  return res.body.id;
+  const res = await postCharge<{ id: string; providerPaymentId: string }>(t, merchant, {
+    amount,
+    merchantReference,
+  });
+  await payByCard(t.gateway.services, res, 'Dash Test');
+  return res.id;
 }
 
 async function settle(merchant: Merchant): Promise<Batch> {
@@ -83,17 +61,7 @@ async function signedIn(organizationId: string, role: UserRole = 'owner') {
   return client;
 }
 
-interface ListedBatch {
-  id: string;
-  status: string;
-  html: string;
-}
-
-function batchesIn(html: string): ListedBatch[] {
-  return [...html.matchAll(/<li data-batch-id="([^"]+)" data-status="([^"]+)">([\s\S]*?)<\/li>/g)].map(
-    (match) => ({ id: match[1] ?? '', status: match[2] ?? '', html: match[3] ?? '' }),
-  );
-}
+const batchesIn = (html: string) => listedIn(html, 'batch');
 
 /** The text of the first element of this class in `html` (simple markup only). */
 function classText(html: string, className: string): string | undefined {
@@ -106,21 +74,16 @@ function classText(html: string, className: string): string | undefined {
 
 describe('the settlement pages', () => {
   it('need a session', async () => {
-    const anonymous = new WebClient(t.urls.web);
-    for (const path of [
+    await expectLoginFirst(t.urls.web, [
       '/dashboard/settlements',
       '/dashboard/settlements/stl_x',
       '/dashboard/settlements/stl_x/statement.csv',
       '/dashboard/settlements/stl_x/statement.json',
-    ]) {
-      const page = await anonymous.get(path);
-      expect(page.status, path).toBe(303);
-      expect(page.location, path).toMatch(/^\/login\?/);
-    }
+    ]);
   });
 
   it('list the batch with its amounts and payout, show its lines, and download the API’s statement', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     const first = await chargeWithReference(merchant, 1_000_000, 'order-1 <img src=x onerror=alert(1)>');
     await chargeWithReference(merchant, 500_000, 'order-2');
     const refund = await merchantApi<{ id: string; status: string }>(
@@ -217,7 +180,7 @@ describe('the settlement pages', () => {
   });
 
   it('shows why a batch carried, and pages newest first with an older link', async () => {
-    const merchant = await sandboxMerchant({ wallet: false });
+    const merchant = await sandboxMerchant(t, { wallet: false });
     const made: Batch[] = [];
     for (let i = 0; i < 21; i += 1) {
       // The batches are of one day: a second apart, their ids (which sort by time) order them.
@@ -265,7 +228,7 @@ describe('the settlement pages', () => {
   });
 
   it('say why a frozen organization’s batch is held, in both languages', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', 100_000);
     const organizations = t.gateway.services.organizations;
     expect(
@@ -295,7 +258,7 @@ describe('the settlement pages', () => {
   });
 
   it('refuse another organization’s and the other environment’s batch, and a developer', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', 10_000);
     const batch = await settle(merchant);
     const paths = [
@@ -305,7 +268,7 @@ describe('the settlement pages', () => {
     ];
 
     // Another organization: its own (empty) list, and 404 for this batch.
-    const stranger = await sandboxMerchant({ wallet: true });
+    const stranger = await sandboxMerchant(t, { wallet: true });
     const other = await signedIn(stranger.organizationId);
     const otherList = await other.get('/dashboard/settlements?lang=en');
     expect(otherList.status).toBe(200);
@@ -350,7 +313,7 @@ describe('the settlement pages', () => {
 
   // Last in the file: it leaves the sandbox chain's rate dated at this test's clock instead of following it.
   it('say in words why a batch waits for an exchange rate, in both languages', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', 100_000);
     const chain = chainControl(t.sandboxChain);
     await chain.setRate(null);

@@ -14,6 +14,8 @@ import {
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge } from './helpers/http.js';
 import { issueKey } from './helpers/merchants.js';
+import { payByCard } from './helpers/charges.js';
+import { listedIn, type ListedItem } from './helpers/http-checks.js';
 
 // Webhook endpoints in the merchant dashboard (issue 7): list, create (the secret once), enable and
 // disable, delete after a confirmation, rotate with a grace period, the attempts of an endpoint and
@@ -50,17 +52,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface ListedEndpoint {
-  id: string;
-  status: string;
-  html: string;
-}
-
-function endpointsIn(html: string): ListedEndpoint[] {
-  return [...html.matchAll(/<li data-endpoint-id="([^"]+)" data-status="([^"]+)">([\s\S]*?)<\/li>/g)].map(
-    (match) => ({ id: match[1] ?? '', status: match[2] ?? '', html: match[3] ?? '' }),
-  );
-}
+type ListedEndpoint = ListedItem;
+const endpointsIn = (html: string): ListedEndpoint[] => listedIn(html, 'endpoint');
 
 async function signedIn(input: { organizationId?: string; role?: UserRole } = {}) {
   const organizationId = input.organizationId ?? (await createOrganization(t)).id;
@@ -139,12 +132,7 @@ async function paidCharge(organizationId: string) {
     },
   );
   expect(created.status, created.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    created.body.providerPaymentId,
-    { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'X' },
-    'https://x.example/',
-  );
-  await t.gateway.services.completion.apply(created.body.id, payment);
+  await payByCard(t.gateway.services, created.body, 'X', { returnUrl: 'https://x.example/' });
   return created.body;
 }
 

@@ -5,27 +5,16 @@
  * reads (migration 0036), not a filter applied to each row the merchant's list index returns.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.js';
-import type { TestGateway } from './helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
 import { request } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
-import { analyze, planOf, recordWhile, startRecordedGateway } from './helpers/plans.js';
-import { statementRecorder } from './helpers/statements.js';
+import { analyze, planOf, recordWhile, recordedSuite, t, raw } from './helpers/plans.js';
 
 const SEEDED = 20_000;
 
-const recorder = statementRecorder();
-
-let t: TestGateway;
-let raw: Database;
 let merchant: Merchant;
 
-beforeAll(async () => {
-  ({ t, raw } = await startRecordedGateway(recorder, {
-    env: { ROLES: 'api,sandbox-acquirer' },
-    readDb: true,
-  }));
+const recorder = recordedSuite({ env: { ROLES: 'api,sandbox-acquirer' }, readDb: true }, async () => {
   merchant = await createMerchant(t, { featureFlags: ['events'] });
   await sql`
     INSERT INTO events (id, organization_id, environment, type, resource_id, payload, created_at)
@@ -39,8 +28,7 @@ beforeAll(async () => {
     FROM generate_series(1, ${SEEDED}) AS i
   `.execute(raw.db);
   await analyze(raw.db, 'events');
-}, 120_000);
-afterAll(async () => t?.close());
+});
 
 describe('GET /v1/events?type=', () => {
   it('reads a rare kind through an index on the kind', async () => {

@@ -11,7 +11,7 @@ import { ACCOUNT_TEST_ENV, createActiveUser, WebClient } from './helpers/account
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validApplication, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
-import { bearerClient, type OperatorClient } from './helpers/operator.js';
+import { type OperatorClient, cliClient } from './helpers/operator.js';
 
 let t: TestGateway;
 let merchant: Merchant;
@@ -21,9 +21,7 @@ let dashboard: WebClient;
 beforeAll(async () => {
   t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
   merchant = await createMerchant(t, { featureFlags: ['apiKeys', 'events'] });
-  const token = t.gateway.operatorCliToken;
-  if (token === undefined) throw new Error('the test gateway has no operator CLI token');
-  operator = bearerClient(t, token);
+  operator = cliClient(t);
   const user = await createActiveUser(t);
   dashboard = new WebClient(t.urls.web);
   const login = await dashboard.login(user.email, user.password);

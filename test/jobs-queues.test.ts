@@ -6,7 +6,6 @@
  */
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { createChargeCompletionService, EXPIRY_RETRY } from '../src/modules/charges/completion.js';
 import { createChargeRefunds } from '../src/modules/charges/service.js';
 import { createRefundService, REFUND_RETRY } from '../src/modules/refunds/service.js';
@@ -14,7 +13,7 @@ import { DAY, HOUR, MINUTE } from '../src/shared/clock.js';
 import { createJobKit } from '../src/worker/kit.js';
 import { drain } from '../src/worker/queue.js';
 import { backgroundJobs } from '../src/jobs.js';
-import { acquirerControl } from './helpers/acquirer.js';
+import { acquirerControl, errorFault } from './helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge } from './helpers/http.js';
 import { apiUrl, createMerchant, type Merchant } from './helpers/merchants.js';
@@ -25,6 +24,7 @@ import {
   type StaffAccount,
   type StaffSession,
 } from './helpers/operator.js';
+import { payByCard } from './helpers/charges.js';
 
 interface ChargeBody {
   id: string;
@@ -72,12 +72,7 @@ async function createCharges(count: number, amount: number): Promise<ChargeBody[
 async function paidCharge(amount: number): Promise<ChargeBody> {
   const [charge] = await createCharges(1, amount);
   if (!charge) throw new Error('no charge');
-  const payment = await services().acquirers.sandbox.acquirer.authorize(
-    charge.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Jobs Test' },
-    'https://shop.example/back',
-  );
-  await services().completion.apply(charge.id, payment);
+  await payByCard(services(), charge, 'Jobs Test');
   return charge;
 }
 
@@ -163,13 +158,7 @@ describe('charge expiry on the job kit', () => {
   it('expires the good charges behind more failing ones than a batch, backs the failing ones off, then parks them', async () => {
     const failing = await createCharges(6, 666);
     const good = await createCharges(3, 777);
-    await control().addFault({
-      operation: 'cancel',
-      action: 'error',
-      status: 503,
-      code: 'down',
-      match: { amount: '666' },
-    });
+    await control().addFault(errorFault('cancel', 503, 'down', { match: { amount: '666' } }));
     t.clock.advance(DAY + MINUTE);
 
     // Batches of 4: the failing charges come first in due order and fill the first batch.
@@ -271,13 +260,7 @@ describe('refund retry on the job kit', () => {
   it('finishes the good refunds behind more failing ones than a batch, backs the failing ones off, then parks them', async () => {
     const failing = await pendingRefunds(6, 666);
     const good = await pendingRefunds(3, 777);
-    await control().addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 503,
-      code: 'down',
-      match: { amount: '666' },
-    });
+    await control().addFault(errorFault('refund', 503, 'down', { match: { amount: '666' } }));
     t.clock.advance(2 * MINUTE);
 
     expect(await drain(() => services().refunds.retryPendingBatch(4))).toEqual({ rows: 3, errors: 6 });

@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
-import { luhnValid } from '../src/shared/card-numbers.js';
 import { scrubSecrets } from '../src/logger.js';
 import { accountGateway, t, useTestGateway } from './helpers/suite.js';
 import { linkIn, mailsTo, textOf, totpCode, WebClient } from './helpers/accounts.js';
@@ -22,6 +21,7 @@ import {
   loginStaff,
   uniqueEmail,
 } from './helpers/operator.js';
+import { freshCardNumber } from './helpers/charges.js';
 
 useTestGateway(accountGateway());
 
@@ -30,16 +30,6 @@ function remember(label: string, value: string | undefined): string {
   if (!value) throw new Error(`no value for ${label}`);
   secrets.set(label, value);
   return value;
-}
-
-/** A Luhn-valid card number no test card uses (the sandbox approves it). */
-function freshCardNumber(): string {
-  for (;;) {
-    const body = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
-    for (let check = 0; check < 10; check++) {
-      if (luhnValid(`${body}${check}`)) return `${body}${check}`;
-    }
-  }
 }
 
 async function fullRun(): Promise<void> {

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../src/worker/worker.js';
-import { acquirerControl } from './helpers/acquirer.js';
+import { acquirerControl, errorFault } from './helpers/acquirer.js';
 import { chainControl } from './helpers/chain.js';
 import { apiRequest } from './helpers/client.js';
 import { onPostgres } from './helpers/database.js';
@@ -183,12 +183,7 @@ describe('/metrics: queues, outcomes and the rate ticker', () => {
 
     // A refund left pending by an acquirer outage, and a checkout nobody pays (it expires in a minute).
     const charge = await paidCharge(t, merchant, 'sandbox', 4_000);
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 503,
-      code: 'down',
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(errorFault('refund', 503, 'down'));
     const refund = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${charge.id}/refunds`, {
       amount: 500,
     });
@@ -226,13 +221,9 @@ describe('/metrics: queues, outcomes and the rate ticker', () => {
       amount: 1_000,
     });
     expect(refunded.status, refunded.text).toBe(201);
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 422,
-      code: 'refund_window_closed',
-      times: 1,
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(
+      errorFault('refund', 422, 'refund_window_closed', { times: 1 }),
+    );
     const refused = await merchantApi(t, merchant, 'sandbox', `/v1/charges/${charge.id}/refunds`, {
       amount: 1_000,
     });

@@ -8,13 +8,13 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
-import { acquirerControl, type AcquirerPaymentBody } from './helpers/acquirer.js';
+import { acquirerControl, type AcquirerPaymentBody, errorFault } from './helpers/acquirer.js';
 import { t, useTestGateway } from './helpers/suite.js';
 import { postCharge, readCharge } from './helpers/charges.js';
 import { request, type ErrorBody } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
+import type { AlertBody } from './helpers/bodies.js';
 
 interface ChargeBody {
   id: string;
@@ -22,18 +22,6 @@ interface ChargeBody {
   amount: string;
   providerStatus: string;
   providerPaymentId: string;
-}
-
-interface AlertBody {
-  id: string;
-  kind: string;
-  organizationId: string | null;
-  environment: string | null;
-  subjectId: string;
-  chargeId: string | null;
-  message: string;
-  details: Record<string, unknown>;
-  acknowledgedAt: string | null;
 }
 
 let merchant: Merchant;
@@ -59,17 +47,7 @@ async function getCharge(id: string): Promise<ChargeBody> {
 /** Really paid at the acquirer, with the acquirer's own notifications of it dropped: the test sends its own. */
 async function paidSilently(charge: ChargeBody): Promise<AcquirerPaymentBody> {
   await acquirer().addFault({ operation: 'notification', action: 'drop', match: { reference: charge.id } });
-  const res = await request(`${t.sandboxAcquirer.url}/v1/payments/${charge.providerPaymentId}/authorize`, {
-    body: {
-      number: TEST_CARDS.visa.number,
-      expMonth: 12,
-      expYear: 2030,
-      cvc: '123',
-      holderName: 'Test Customer',
-      returnUrl: 'https://shop.example/back',
-    },
-    headers: { authorization: `Bearer ${t.sandboxAcquirer.apiKey}` },
-  });
+  const res = await acquirer().authorize(charge.providerPaymentId);
   expect(res.status, res.text).toBe(200);
   const payment = await acquirer().payment(charge.providerPaymentId);
   expect(payment.status).toBe('succeeded');
@@ -234,14 +212,9 @@ describe('a notification that would credit money is confirmed by a read-back', (
   it('when the acquirer cannot be asked: 502 provider_unavailable, nothing recorded; the retry is confirmed', async () => {
     const charge = await createCharge();
     const payment = await paidSilently(charge);
-    await acquirer().addFault({
-      operation: 'get_payment',
-      action: 'error',
-      status: 503,
-      code: 'maintenance',
-      match: { reference: charge.id },
-      times: 1000,
-    });
+    await acquirer().addFault(
+      errorFault('get_payment', 503, 'maintenance', { match: { reference: charge.id }, times: 1000 }),
+    );
     try {
       const res = await notify(payment, 'ntf_read_back_down');
       expect(res.status, res.text).toBe(502);
@@ -261,14 +234,9 @@ describe('a notification that would credit money is confirmed by a read-back', (
   it('when the acquirer answers the read-back "not now" (429) on every attempt: the same, never refused', async () => {
     const charge = await createCharge();
     const payment = await paidSilently(charge);
-    await acquirer().addFault({
-      operation: 'get_payment',
-      action: 'error',
-      status: 429,
-      code: 'rate_limited',
-      match: { reference: charge.id },
-      times: 1000,
-    });
+    await acquirer().addFault(
+      errorFault('get_payment', 429, 'rate_limited', { match: { reference: charge.id }, times: 1000 }),
+    );
     try {
       const res = await notify(payment, 'ntf_read_back_throttled');
       expect(res.status, res.text).toBe(502);

@@ -25,6 +25,7 @@ import {
   type Result,
   type StaffAccount,
   type StaffSession,
+  type DemoMerchant,
 } from './helpers/operator.js';
 
 // The operator API (/operator/v1 on the operator listener), through real HTTP: staff sessions, the CLI's
@@ -1561,14 +1562,10 @@ describe('mailbox', () => {
 
 describe('demo merchants', () => {
   it('creates a ready merchant: KYC, flags, a dashboard login and both keys, stored only as hashes', async () => {
-    const res = await admin.post<{
-      organizationId: string;
-      applicationId: string;
-      kycStatus: string;
-      featureFlags: string[];
-      dashboard: { url: string; email: string; password: string };
-      keys: { sandbox: string; live: string };
-    }>('/operator/v1/demo-merchants', { kycStatus: 'APPROVED', flags: ['events', 'apiKeys'] });
+    const res = await admin.post<DemoMerchant>('/operator/v1/demo-merchants', {
+      kycStatus: 'APPROVED',
+      flags: ['events', 'apiKeys'],
+    });
     expect(res.status, res.text).toBe(201);
     const demo = res.body;
     expect(demo).toEqual({

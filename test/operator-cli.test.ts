@@ -18,7 +18,12 @@ import {
   type CliResult,
   type GatewayProcess,
 } from './helpers/process.js';
-import { uniqueEmail, type ApplicationView, type OrganizationView } from './helpers/operator.js';
+import {
+  uniqueEmail,
+  type ApplicationView,
+  type OrganizationView,
+  type DemoMerchant,
+} from './helpers/operator.js';
 
 // The operator CLI (src/cli/operator.ts) as a real process: on the PGlite pass directly on the embedded
 // database in DATA_DIR and through the operator API of a gateway that holds that DATA_DIR; on the
@@ -48,14 +53,7 @@ async function cliFails(args: string[], env: Record<string, string>): Promise<st
   return result.stderr;
 }
 
-interface Demo {
-  organizationId: string;
-  applicationId: string;
-  kycStatus: string;
-  featureFlags: string[];
-  dashboard: { url: string; email: string; password: string };
-  keys: { sandbox: string; live: string };
-}
+type Demo = DemoMerchant;
 
 interface StaffOutput {
   id: string;

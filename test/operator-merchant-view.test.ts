@@ -15,6 +15,7 @@ import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
 import { merchantApi, TRON_ADDRESS } from './helpers/payouts.js';
+import { payByCard } from './helpers/charges.js';
 
 interface Charge {
   id: string;
@@ -67,12 +68,7 @@ async function charge(
   const res = await merchantApi<Charge>(t, merchant, 'sandbox', '/v1/charges', validCharge(overrides));
   expect(res.status, res.text).toBe(201);
   if (card === null) return res.body;
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS[card].number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Merchant View' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(res.body.id, payment);
+  await payByCard(t.gateway.services, res.body, 'Merchant View', { number: TEST_CARDS[card].number });
   return res.body;
 }
 

@@ -5,40 +5,35 @@
  * of 20 organizations, analysed: a sequential scan of `charges` fails the test, on PGlite and PostgreSQL.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.js';
-import type { TestGateway } from './helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
 import {
   analyze,
   indexesOf,
   planOf,
   recordWhile,
   seqScansOn,
-  startRecordedGateway,
+  recordedSuite,
+  seededChargeTimes,
+  t,
+  raw,
 } from './helpers/plans.js';
-import { statementRecorder, type CapturedStatement } from './helpers/statements.js';
+import { type CapturedStatement } from './helpers/statements.js';
 import { createOrganization } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
 
 const SEEDED = 10_000;
 const ORGANIZATIONS = 20;
 
-const recorder = statementRecorder();
-
-let t: TestGateway;
-let raw: Database;
 let support: StaffSession;
 
-beforeAll(async () => {
-  ({ t, raw } = await startRecordedGateway(recorder, {
-    env: { ROLES: 'api,operator,sandbox-acquirer' },
-    readDb: true,
-  }));
-  const organizations: string[] = [];
-  for (let i = 0; i < ORGANIZATIONS; i++) organizations.push(await createOrganization(raw.db, t.clock));
-  // Spread over the organizations and both environments; a third paid by card (one of 50 last fours),
-  // most with a customer e-mail (one of 500), every reference used by two organizations.
-  await sql`
+const recorder = recordedSuite(
+  { env: { ROLES: 'api,operator,sandbox-acquirer' }, readDb: true },
+  async () => {
+    const organizations: string[] = [];
+    for (let i = 0; i < ORGANIZATIONS; i++) organizations.push(await createOrganization(raw.db, t.clock));
+    // Spread over the organizations and both environments; a third paid by card (one of 50 last fours),
+    // most with a customer e-mail (one of 500), every reference used by two organizations.
+    await sql`
     INSERT INTO charges (id, organization_id, environment, amount, currency, payment_method, merchant_reference,
                          status, creation_state, provider, provider_request, provider_payment_id,
                          provider_status, customer_email, card_brand, card_last4, expires_at, created_at, updated_at)
@@ -51,15 +46,13 @@ beforeAll(async () => {
            CASE WHEN i % 10 = 0 THEN NULL ELSE 'Buyer' || (i % 500) || '@Example.test' END,
            CASE WHEN i % 3 = 0 THEN 'visa' END,
            CASE WHEN i % 3 = 0 THEN lpad((1000 + i % 50)::text, 4, '0') END,
-           ${t.clock.now()}::timestamptz + interval '1 day',
-           ${t.clock.now()}::timestamptz - (i % 720) * interval '1 hour',
-           ${t.clock.now()}::timestamptz - (i % 720) * interval '1 hour'
+           ${seededChargeTimes(t.clock.now(), 720)}
     FROM generate_series(1, ${SEEDED}) AS i
   `.execute(raw.db);
-  await analyze(raw.db, 'charges');
-  support = await loginStaff(t, await createStaffUser(t, 'support'));
-}, 120_000);
-afterAll(async () => t?.close());
+    await analyze(raw.db, 'charges');
+    support = await loginStaff(t, await createStaffUser(t, 'support'));
+  },
+);
 
 /** The search's statement on `charges` for this query, with the indexes its plan reads. */
 async function searched(query: string): Promise<{ html: string; indexes: string[]; seqScan: boolean }> {

@@ -6,18 +6,10 @@
  * do what (anonymous, support, admin, the CLI's token).
  */
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_TEST_ENV } from './helpers/accounts.js';
 import { chainControl } from './helpers/chain.js';
-import { t, useTestGateway } from './helpers/suite.js';
+import { t, useTestGateway, accountGateway } from './helpers/suite.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
-import {
-  anonymousClient,
-  bearerClient,
-  createStaffUser,
-  loginStaff,
-  type OperatorClient,
-  type StaffSession,
-} from './helpers/operator.js';
+import { type OperatorClient, type StaffSession, operatorCallers } from './helpers/operator.js';
 import {
   ETH_ADDRESS,
   liveFundedMerchant,
@@ -69,19 +61,9 @@ let cli: OperatorClient;
 let anonymous: OperatorClient;
 
 // No worker role: the test runs the engine's confirmation batches itself, so every step is observed.
-useTestGateway(
-  {
-    env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
-  },
-  async () => {
-    admin = await loginStaff(t, await createStaffUser(t, 'admin'));
-    support = await loginStaff(t, await createStaffUser(t, 'support'));
-    const token = t.gateway.operatorCliToken;
-    if (token === undefined) throw new Error('the test gateway has no operator CLI token');
-    cli = bearerClient(t, token);
-    anonymous = anonymousClient(t);
-  },
-);
+useTestGateway(accountGateway('api,operator,sandbox-acquirer,sandbox-chain'), async () => {
+  ({ admin, support, cli, anonymous } = await operatorCallers(t));
+});
 
 const api = <T>(merchant: Merchant, environment: 'sandbox' | 'live', path: string, body?: unknown) =>
   merchantApi<T>(t, merchant, environment, path, body);

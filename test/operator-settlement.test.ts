@@ -8,17 +8,9 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/shared/canonical-json.js';
 import { createManualClock } from '../src/shared/clock.js';
-import { ACCOUNT_TEST_ENV } from './helpers/accounts.js';
-import { t, useTestGateway } from './helpers/suite.js';
+import { t, useTestGateway, accountGateway } from './helpers/suite.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
-import {
-  anonymousClient,
-  bearerClient,
-  createStaffUser,
-  loginStaff,
-  type OperatorClient,
-  type StaffSession,
-} from './helpers/operator.js';
+import { loginStaff, type OperatorClient, type StaffSession, operatorCallers } from './helpers/operator.js';
 import { chainControl } from './helpers/chain.js';
 import { liveFundedMerchant, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
 
@@ -39,16 +31,11 @@ let anonymous: OperatorClient;
 
 useTestGateway(
   {
-    env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
+    ...accountGateway('api,operator,sandbox-acquirer,sandbox-chain'),
     clock: createManualClock(new Date('2027-02-01T10:00:00.000Z')), // a Monday
   },
   async () => {
-    admin = await loginStaff(t, await createStaffUser(t, 'admin'));
-    support = await loginStaff(t, await createStaffUser(t, 'support'));
-    const token = t.gateway.operatorCliToken;
-    if (token === undefined) throw new Error('the test gateway has no operator CLI token');
-    cli = bearerClient(t, token);
-    anonymous = anonymousClient(t);
+    ({ admin, support, cli, anonymous } = await operatorCallers(t));
   },
 );
 

@@ -41,20 +41,7 @@ async function getCharge(id: string): Promise<ChargeBody> {
 
 /** Pays at the acquirer directly, as the checkout would, so that the acquirer notifies the gateway. */
 async function payAtAcquirer(paymentId: string, number: string = TEST_CARDS.visa.number) {
-  const res = await request<AcquirerPaymentBody>(
-    `${t.sandboxAcquirer.url}/v1/payments/${paymentId}/authorize`,
-    {
-      body: {
-        number,
-        expMonth: 12,
-        expYear: 2030,
-        cvc: '123',
-        holderName: 'Test Customer',
-        returnUrl: 'https://shop.example/back',
-      },
-      headers: { authorization: `Bearer ${t.sandboxAcquirer.apiKey}` },
-    },
-  );
+  const res = await acquirer().authorize(paymentId, number);
   expect(res.status, res.text).toBe(200);
   return res.body;
 }

@@ -6,7 +6,6 @@
  * the run that marks a payout submitting sends it: one an operator canceled first is never sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import type { PayoutService } from '../src/modules/payouts/service.js';
 import { MINUTE } from '../src/shared/clock.js';
 import { chainControl } from './helpers/chain.js';
@@ -14,6 +13,7 @@ import { apiRequest } from './helpers/client.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { payByCard } from './helpers/charges.js';
 
 interface PayoutBody {
   id: string;
@@ -54,12 +54,7 @@ async function fundedMerchant(): Promise<Merchant> {
     '/v1/charges',
     validCharge({ amount: 1_000_000 }),
   );
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    charge.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Engine Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(charge.body.id, payment);
+  await payByCard(t.gateway.services, charge.body, 'Engine Test');
   expect((await api<{ released: boolean }>(merchant, '/v1/test-helpers/settle', {})).body.released).toBe(
     true,
   );

@@ -4,9 +4,6 @@
  * the sandbox chain confirms the transfer, `payout.failed` when the chain fails it, `payout.canceled`
  * when it is canceled, each with the payout as `data` as `GET /v1/payouts/{id}` shows it then.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE } from '../src/shared/clock.js';
 import { chainControl } from './helpers/chain.js';
@@ -14,11 +11,8 @@ import { apiRequest } from './helpers/client.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { paidCharge } from './helpers/payouts.js';
+import { startReceiver, type Received, signedWith } from './helpers/receivers.js';
 
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  raw: Buffer;
-}
 interface Delivered {
   id: string;
   eventType: string;
@@ -32,29 +26,6 @@ const PAYOUT_EVENTS = ['payout.created', 'payout.completed', 'payout.failed', 'p
 
 let t: TestGateway;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-/** A webhook receiver on loopback that answers 200 and keeps every request as it arrived. */
-async function startReceiver() {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 beforeAll(async () => {
   // No worker role: the test runs the payout engine and the webhook dispatcher itself, step by step.
@@ -74,16 +45,7 @@ const api = <T>(merchant: Merchant, path: string, body?: unknown) =>
     ...(body === undefined ? {} : { body }),
   });
 
-/** HMAC-SHA256 of `${timestamp}.${rawBody}` with the endpoint's secret (spec section 6), compared in constant time. */
-function verifies(request: Received, secret: string): boolean {
-  const signature = request.headers['service-signature'];
-  const timestamp = request.headers['service-timestamp'];
-  if (typeof signature !== 'string' || typeof timestamp !== 'string') return false;
-  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(request.raw).digest('hex');
-  return (
-    signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
-  );
-}
+const verifies = signedWith;
 
 /** Sends every due delivery now and returns what the receiver got since `from`. */
 async function deliver(from: number): Promise<Received[]> {

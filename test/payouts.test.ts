@@ -9,7 +9,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { createBusinessCalendar, utcDateOf } from '../src/shared/business-calendar.js';
 import { chainControl } from './helpers/chain.js';
 import { apiRequest } from './helpers/client.js';
@@ -18,6 +17,7 @@ import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
 import { liveFundedMerchant, merchantApi } from './helpers/payouts.js';
+import { payByCard } from './helpers/charges.js';
 
 interface PayoutBody {
   id: string;
@@ -62,12 +62,7 @@ async function paidCharge(merchant: Merchant, amount: number): Promise<void> {
     body: validCharge({ amount }),
   });
   expect(res.status, res.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Payout Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(res.body.id, payment);
+  await payByCard(t.gateway.services, res.body, 'Payout Test');
 }
 
 /** A sandbox merchant with both flags, a default TRON wallet and `available` funds (one paid charge, released). */

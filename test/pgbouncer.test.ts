@@ -11,7 +11,6 @@
  * It needs a PostgreSQL server on both passes (the pooler is in front of one): the PGlite pass uses the
  * local server every machine that runs the suite has (`postgresServerUrl`), in a database of its own.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,6 +38,7 @@ import {
   type BannerUrls,
   type GatewayProcess,
 } from './helpers/process.js';
+import { signedWith } from './helpers/receivers.js';
 
 const CREDENTIALS = {
   apiKey: 'sa_pgbouncer_test_key',
@@ -147,15 +147,7 @@ const call = <T>(path: string, init: { method?: string; body?: unknown } = {}) =
     headers: { 'x-api-key': apiKey },
   });
 
-function signedBy(delivery: Received, secret: string): boolean {
-  const signature = delivery.headers['service-signature'];
-  const timestamp = delivery.headers['service-timestamp'];
-  if (typeof signature !== 'string' || typeof timestamp !== 'string') return false;
-  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(delivery.raw).digest('hex');
-  return (
-    signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
-  );
-}
+const signedBy = signedWith;
 
 const eventsOf = (chargeId: string) =>
   received

@@ -55,6 +55,23 @@ describe('the public application limit of a deployment with REDIS_URL', () => {
   });
 });
 
+/**
+ * What the instances of one deployment share: a fresh database, and the environment of Redis under a key
+ * prefix of their own, the address of the proxy they trust and their keys (the counters' names are keyed
+ * with them).
+ */
+async function oneDeployment() {
+  const sharedDatabaseUrl = await createFreshDatabase();
+  databases.push(sharedDatabaseUrl);
+  const env = {
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: `gw-test-${randomBytes(4).toString('hex')}:`,
+    TRUSTED_PROXIES: '127.0.0.1',
+    ENCRYPTION_KEYS: generateEncryptionKeys(),
+  };
+  return { sharedDatabaseUrl, env };
+}
+
 // The login forms' post limit counts per client address and typed e-mail, in Redis when REDIS_URL is
 // set; the proof that an account signed in from an address lives in the database (decision 0066).
 describe('the login limits of a deployment with REDIS_URL', () => {
@@ -62,15 +79,7 @@ describe('the login limits of a deployment with REDIS_URL', () => {
     'count one account from one address across instances, and never keep another account out',
     { timeout: 120_000 },
     async () => {
-      const sharedDatabaseUrl = await createFreshDatabase();
-      databases.push(sharedDatabaseUrl);
-      const env = {
-        REDIS_URL: redisUrl,
-        REDIS_KEY_PREFIX: `gw-test-${randomBytes(4).toString('hex')}:`,
-        TRUSTED_PROXIES: '127.0.0.1',
-        // Instances of one deployment share its keys (the counters' names are keyed with them).
-        ENCRYPTION_KEYS: generateEncryptionKeys(),
-      };
+      const { sharedDatabaseUrl, env } = await oneDeployment();
       // One clock for both: the login throttle's waits are compared across instances.
       const clock = createManualClock(new Date('2026-11-23T10:00:00.000Z'));
       const a = await startTestGateway({ env, sharedDatabaseUrl, clock });
@@ -124,14 +133,7 @@ describe('the login limits of a deployment with REDIS_URL', () => {
 // account through a neighbour's flood, and nobody else (decisions 0066 and 0072).
 describe('the login flood guard of a deployment with REDIS_URL', () => {
   it('shares its count and its proofs between instances', { timeout: 120_000 }, async () => {
-    const sharedDatabaseUrl = await createFreshDatabase();
-    databases.push(sharedDatabaseUrl);
-    const env = {
-      REDIS_URL: redisUrl,
-      REDIS_KEY_PREFIX: `gw-test-${randomBytes(4).toString('hex')}:`,
-      TRUSTED_PROXIES: '127.0.0.1',
-      ENCRYPTION_KEYS: generateEncryptionKeys(),
-    };
+    const { sharedDatabaseUrl, env } = await oneDeployment();
     const a = await startTestGateway({ env, sharedDatabaseUrl });
     started.push(a);
     const b = await startTestGateway({ env, sharedDatabaseUrl });

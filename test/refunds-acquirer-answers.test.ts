@@ -9,7 +9,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
 import { createManualClock, MINUTE } from '../src/shared/clock.js';
 import { apiRequest } from './helpers/client.js';
@@ -17,6 +16,7 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
+import { payByCard, postRefund } from './helpers/charges.js';
 
 interface ChargeBody {
   id: string;
@@ -142,22 +142,13 @@ const api = <T>(
   path: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
 ) => apiRequest<T>(t.urls, path, { ...init, key: merchant.keys.sandbox.secret });
-const refund = (
-  chargeId: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<HttpResult<Body>> =>
-  api<Body>(`/v1/charges/${chargeId}/refunds`, { method: 'POST', body, headers });
+const refund = (chargeId: string, body: unknown, headers: Record<string, string> = {}) =>
+  postRefund<Body>(t, merchant, chargeId, body, headers);
 
 async function paidCharge(amount = 4000): Promise<ChargeBody> {
   const created = await api<ChargeBody>('/v1/charges', { method: 'POST', body: validCharge({ amount }) });
   expect(created.status, created.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    created.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Answer Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(created.body.id, payment);
+  await payByCard(t.gateway.services, created.body, 'Answer Test');
   return (await api<ChargeBody>(`/v1/charges/${created.body.id}`)).body;
 }
 

@@ -9,28 +9,12 @@ import { cardPaidCharge, succeededRefund, tryBalanceOf } from './helpers/charges
 import { request } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
 import { createStaffUser, loginStaff, type StaffSession } from './helpers/operator.js';
+import type { AlertBody, BalanceRow } from './helpers/bodies.js';
 
 interface ChargeBody {
   id: string;
   providerPaymentId: string;
 }
-interface BalanceRow {
-  currency: string;
-  pending: string;
-  available: string;
-  inTransit: string;
-  debt: string;
-}
-interface AlertBody {
-  id: string;
-  kind: string;
-  organizationId: string | null;
-  environment: string | null;
-  subjectId: string;
-  chargeId: string | null;
-  details: Record<string, unknown>;
-}
-
 let admin: StaffSession;
 
 useTestGateway({}, async () => {

@@ -9,10 +9,11 @@ import { canonicalJson } from '../src/shared/canonical-json.js';
 import { DAY, MINUTE } from '../src/shared/clock.js';
 import { sha256Hex } from '../src/shared/crypto.js';
 import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
-import { acquirerControl } from './helpers/acquirer.js';
+import { acquirerControl, errorFault } from './helpers/acquirer.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
+import { request, validCharge, type ErrorBody } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+import { payByCard, postRefund } from './helpers/charges.js';
 
 interface ChargeBody {
   id: string;
@@ -56,22 +57,25 @@ async function createCharge(amount = 10_000): Promise<ChargeBody> {
 /** A charge paid with a test card, its success applied as the checkout applies the acquirer's answer. */
 async function paidCharge(amount = 10_000): Promise<ChargeBody> {
   const charge = await createCharge(amount);
-  const acquirer = t.gateway.services.acquirers.sandbox.acquirer;
-  const payment = await acquirer.authorize(
-    charge.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Refund Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(charge.id, payment);
+  await payByCard(t.gateway.services, charge, 'Refund Test');
   return (await api<ChargeBody>(`/v1/charges/${charge.id}`)).body;
 }
 
-const refund = (
-  chargeId: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<HttpResult<Body>> =>
-  api<Body>(`/v1/charges/${chargeId}/refunds`, { method: 'POST', body, headers });
+/** Pays at the acquirer directly with the Visa test card (no holder name), as a late customer would. */
+const authorizeAtAcquirer = (paymentId: string) =>
+  request(`${t.sandboxAcquirer.url}/v1/payments/${paymentId}/authorize`, {
+    body: {
+      number: TEST_CARDS.visa.number,
+      expMonth: 12,
+      expYear: 2030,
+      cvc: '123',
+      returnUrl: 'https://x.example/',
+    },
+    headers: { authorization: `Bearer ${t.sandboxAcquirer.apiKey}` },
+  });
+
+const refund = (chargeId: string, body: unknown, headers: Record<string, string> = {}) =>
+  postRefund<Body>(t, merchant, chargeId, body, headers);
 
 async function balance(): Promise<{ pending: string }> {
   const res = await api<{ balances: Array<{ currency: string; pending: string }> }>('/v1/balance');
@@ -172,12 +176,7 @@ describe('refunds', () => {
     expect(replayed.map((res) => res.status)).toEqual([201, 201]);
     expect(replayed[1]?.body.id).toBe(replayed[0]?.body.id);
 
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 503,
-      code: 'down',
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(errorFault('refund', 503, 'down'));
     const outage = await refund(charge.id, { amount: 1000 }, { 'x-idempotency-key': 'rf-2' });
     expect(outage.status).toBe(502);
     expect(outage.body.error.code).toBe('provider_unavailable');
@@ -192,12 +191,7 @@ describe('refunds', () => {
 
   /** The first request of `body` under `key` ends in 502 provider_unavailable: the key is not remembered. */
   async function refundInOutage(chargeId: string, body: unknown, key: string): Promise<string> {
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 503,
-      code: 'down',
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(errorFault('refund', 503, 'down'));
     try {
       const outage = await refund(chargeId, body, { 'x-idempotency-key': key });
       expect(outage.status, outage.text).toBe(502);
@@ -363,12 +357,7 @@ describe('refunds', () => {
 
   it('finishes a refund left pending by an outage in the background', async () => {
     const charge = await paidCharge(4000);
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 503,
-      code: 'down',
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(errorFault('refund', 503, 'down'));
     expect((await refund(charge.id, { amount: 500 })).status).toBe(502);
     await acquirerControl(t.sandboxAcquirer).clearFaults();
     t.clock.advance(2 * MINUTE);
@@ -379,12 +368,7 @@ describe('refunds', () => {
 
   it('keeps a refund pending after a "not now" 4xx on every attempt, retries it later, and rides out one', async () => {
     const charge = await paidCharge(4000);
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 429,
-      code: 'rate_limited',
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(errorFault('refund', 429, 'rate_limited'));
     const throttled = await refund(charge.id, { amount: 500 });
     expect(throttled.status, throttled.text).toBe(502);
     expect(throttled.body.error.code).toBe('provider_unavailable');
@@ -401,13 +385,9 @@ describe('refunds', () => {
     expect(listed.body.data.map((item) => [item.amount, item.status])).toEqual([['500', 'succeeded']]);
 
     // One 429 among the attempts is ridden out within the request.
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 429,
-      code: 'rate_limited',
-      times: 1,
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(
+      errorFault('refund', 429, 'rate_limited', { times: 1 }),
+    );
     const second = await refund(charge.id, { amount: 700 });
     expect(second.status, second.text).toBe(201);
     expect(second.body.status).toBe('succeeded');
@@ -416,13 +396,11 @@ describe('refunds', () => {
 
   it('records an acquirer refusal as a failed refund and answers provider_rejected', async () => {
     const charge = await paidCharge(4000);
-    await acquirerControl(t.sandboxAcquirer).addFault({
-      operation: 'refund',
-      action: 'error',
-      status: 422,
-      code: 'refund_window_closed',
-      message: 'Refund window closed at /srv/psp/refunds.js:12',
-    });
+    await acquirerControl(t.sandboxAcquirer).addFault(
+      errorFault('refund', 422, 'refund_window_closed', {
+        message: 'Refund window closed at /srv/psp/refunds.js:12',
+      }),
+    );
     const res = await refund(charge.id, { amount: 500 });
     expect(res.status).toBe(502);
     expect(res.body.error.code).toBe('provider_rejected');
@@ -525,16 +503,7 @@ describe('expiry', () => {
       .execute();
     expect(events.map((event) => event.type)).toEqual(['charge.expired']);
     // Nothing can pay it any more.
-    const late = await request(`${t.sandboxAcquirer.url}/v1/payments/${charge.providerPaymentId}/authorize`, {
-      body: {
-        number: TEST_CARDS.visa.number,
-        expMonth: 12,
-        expYear: 2030,
-        cvc: '123',
-        returnUrl: 'https://x.example/',
-      },
-      headers: { authorization: `Bearer ${t.sandboxAcquirer.apiKey}` },
-    });
+    const late = await authorizeAtAcquirer(charge.providerPaymentId);
     expect(late.status).toBe(409);
   });
 
@@ -542,19 +511,7 @@ describe('expiry', () => {
     const control = acquirerControl(t.sandboxAcquirer);
     const charge = await createCharge();
     await control.addFault({ operation: 'notification', action: 'drop' });
-    const payment = await request(
-      `${t.sandboxAcquirer.url}/v1/payments/${charge.providerPaymentId}/authorize`,
-      {
-        body: {
-          number: TEST_CARDS.visa.number,
-          expMonth: 12,
-          expYear: 2030,
-          cvc: '123',
-          returnUrl: 'https://x.example/',
-        },
-        headers: { authorization: `Bearer ${t.sandboxAcquirer.apiKey}` },
-      },
-    );
+    const payment = await authorizeAtAcquirer(charge.providerPaymentId);
     expect(payment.status).toBe(200);
     t.clock.advance(DAY + MINUTE);
     await t.gateway.services.completion.expireDue();

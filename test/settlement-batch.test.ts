@@ -17,8 +17,15 @@ import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { chainControl } from './helpers/chain.js';
 import { t, useTestGateway } from './helpers/suite.js';
 import { validCharge } from './helpers/http.js';
-import { createMerchant, type Merchant } from './helpers/merchants.js';
-import { liveFundedMerchant, merchantApi, paidCharge, TRON_ADDRESS } from './helpers/payouts.js';
+import { type Merchant } from './helpers/merchants.js';
+import {
+  liveFundedMerchant,
+  merchantApi,
+  paidCharge,
+  TRON_ADDRESS,
+  sandboxMerchant,
+} from './helpers/payouts.js';
+import { payByCard, postCharge } from './helpers/charges.js';
 
 interface Balance {
   pending: string;
@@ -76,25 +83,13 @@ async function batchesOf(merchant: Merchant) {
     .execute();
 }
 
-async function sandboxMerchant(options: { wallet: boolean }): Promise<Merchant> {
-  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
-  if (options.wallet) {
-    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
-      network: 'tron',
-      address: TRON_ADDRESS,
-    });
-    expect(wallet.status, wallet.text).toBe(201);
-  }
-  return merchant;
-}
-
 /** 10 000.00 TRY by card: the default fee is 3.50 % + 1.00 TRY, so 9 649.00 TRY reach pending. */
 const CHARGE = 1_000_000;
 const NET = 964_900n;
 
 describe('the daily batch across the calendar', () => {
   it("waits out the weekend: Friday's charges go in Monday's batch, paid out to the default wallet once", async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', CHARGE);
     expect(await balance(merchant)).toMatchObject({ pending: NET.toString(), available: '0' });
 
@@ -160,7 +155,7 @@ describe('the daily batch across the calendar', () => {
   });
 
   it('skips the days of Ramazan Bayramı; the eve is a business day; the next business day takes everything', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     at('2027-03-08T10:00:00.000Z'); // Monday, the eve (arife): open, after its 03:00 cutoff
     await paidCharge(t, merchant, 'sandbox', CHARGE);
     for (const holiday of ['2027-03-09', '2027-03-10', '2027-03-11']) {
@@ -205,7 +200,7 @@ describe('the daily batch across the calendar', () => {
       error: { code: 'reason_required' },
     });
 
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     at('2027-04-01T10:00:00.000Z');
     await paidCharge(t, merchant, 'sandbox', CHARGE);
     at('2027-04-02T03:00:30.000Z');
@@ -278,7 +273,7 @@ describe('the payout phase', () => {
   });
 
   it('carries the funds without a wallet, e-mails the owner once, and pays everything once a wallet exists', async () => {
-    const merchant = await sandboxMerchant({ wallet: false });
+    const merchant = await sandboxMerchant(t, { wallet: false });
     const owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
     at('2027-04-07T10:00:00.000Z');
     await paidCharge(t, merchant, 'sandbox', CHARGE);
@@ -322,7 +317,7 @@ describe('the payout phase', () => {
   });
 
   it('carries the funds of a merchant paying out by hand, and the schedule change is audited', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     const services = t.gateway.services.settlementBatches;
     expect(await services.schedule(merchant.organizationId)).toBe('daily');
     expect(await services.setSchedule(merchant.organizationId, 'manual', { actor: 'staff:stf_ops' })).toEqual(
@@ -355,7 +350,7 @@ describe('the payout phase', () => {
   });
 
   it('resumes a batch released before a crash: the next run pays it out once', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     at('2027-04-13T10:00:00.000Z');
     await paidCharge(t, merchant, 'sandbox', CHARGE);
     // The release committed, then the process died before the payout phase.
@@ -374,7 +369,7 @@ describe('the payout phase', () => {
   });
 
   it('POST /v1/test-helpers/settle runs the same batch now: released and paid out on the sandbox chain', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', CHARGE);
     const res = await merchantApi<{ released: boolean; batch: { status: string; payoutId: string } }>(
       t,
@@ -399,8 +394,8 @@ describe('the payout phase', () => {
 
 describe('where the daily run looks for owners', () => {
   it("is not moved by a sandbox settle-now cut later than another owner's credits", async () => {
-    const quiet = await sandboxMerchant({ wallet: true });
-    const tester = await sandboxMerchant({ wallet: true });
+    const quiet = await sandboxMerchant(t, { wallet: true });
+    const tester = await sandboxMerchant(t, { wallet: true });
     at('2027-07-05T10:00:00.000Z');
     await paidCharge(t, quiet, 'sandbox', CHARGE);
     at('2027-07-05T20:00:00.000Z');
@@ -422,7 +417,7 @@ describe('where the daily run looks for owners', () => {
   });
 
   it('releases a credit entered before the last cutoff but committed after its run in the next batch, once', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     // Twenty minutes before Monday's cutoff: in Monday's batch, and inside the hour the next run reads again.
     at('2027-07-12T02:40:00.000Z');
     const early = await paidCharge(t, merchant, 'sandbox', CHARGE);
@@ -545,8 +540,8 @@ describe("the items' charges and merchant references", () => {
 
   it('are read from the credit entries, or looked up for entries written before they recorded them', async () => {
     // The daily run settles a plain owner in a chunk; the sandbox test helper releases one owner alone.
-    const chunked = await sandboxMerchant({ wallet: true });
-    const alone = await sandboxMerchant({ wallet: true });
+    const chunked = await sandboxMerchant(t, { wallet: true });
+    const alone = await sandboxMerchant(t, { wallet: true });
     at('2027-07-19T10:00:00.000Z');
     const ofChunked = await creditsOfBoth(chunked);
     const ofAlone = await creditsOfBoth(alone);
@@ -568,23 +563,9 @@ describe("the items' charges and merchant references", () => {
 describe('money in equals money out', () => {
   /** A charge paid at the sandbox acquirer; its id. */
   async function paid(merchant: Merchant, amount: number): Promise<string> {
-    const res = await merchantApi<{ id: string; providerPaymentId: string }>(
-      t,
-      merchant,
-      'sandbox',
-      '/v1/charges',
-      validCharge({ amount }),
-    );
-    expect(res.status, res.text).toBe(201);
-    const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
-    if (!acquirer) throw new Error('no sandbox acquirer');
-    const payment = await acquirer.authorize(
-      res.body.providerPaymentId,
-      { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Property' },
-      'https://shop.example/back',
-    );
-    await t.gateway.services.completion.apply(res.body.id, payment);
-    return res.body.id;
+    const res = await postCharge<{ id: string; providerPaymentId: string }>(t, merchant, { amount });
+    await payByCard(t.gateway.services, res, 'Property');
+    return res.id;
   }
 
   it('charges = fees + refunds + payouts + what stays available, to the minor unit, whatever the sequence', async () => {
@@ -610,7 +591,7 @@ describe('money in equals money out', () => {
           { minLength: 1, maxLength: 4 },
         ),
         async (steps) => {
-          const merchant = await sandboxMerchant({ wallet: true });
+          const merchant = await sandboxMerchant(t, { wallet: true });
           at(new Date(day + 10 * 3_600_000).toISOString());
           let gross = 0n;
           for (const step of steps) {
@@ -663,7 +644,7 @@ describe('money in equals money out', () => {
 
 describe('the rolling reserve', () => {
   it('holds a share of each batch for its days and releases it with the first batch on or after its date', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     const services = t.gateway.services.settlementBatches;
     // 10 % held for 3 days.
     expect(
@@ -762,7 +743,7 @@ describe('the rolling reserve', () => {
 
 describe('a reserve released while a refund debt waits', () => {
   it('releases the reserve alone and nets the waiting refund against the next credits', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     const services = t.gateway.services.settlementBatches;
     await services.setReserve(
       merchant.organizationId,
@@ -864,7 +845,7 @@ describe('owners side by side', () => {
     at('2027-11-01T10:00:00.000Z'); // a Monday
     const merchants: Merchant[] = [];
     for (let i = 0; i < 9; i += 1) {
-      const merchant = await sandboxMerchant({ wallet: i % 3 !== 2 }); // every third has no wallet: carried
+      const merchant = await sandboxMerchant(t, { wallet: i % 3 !== 2 }); // every third has no wallet: carried
       await paidCharge(t, merchant, 'sandbox', CHARGE);
       merchants.push(merchant);
     }
@@ -913,9 +894,9 @@ describe('an open batch of an earlier business date', () => {
     const chain = chainControl(t.sandboxChain);
     const services = t.gateway.services.settlementBatches;
     at('2027-12-02T10:00:00.000Z'); // a Thursday
-    const quiet = await sandboxMerchant({ wallet: true }); // no credits after Thursday
-    const busy = await sandboxMerchant({ wallet: true }); // new credits on Saturday
-    const crashed = await sandboxMerchant({ wallet: true }); // released on Friday, then the worker died
+    const quiet = await sandboxMerchant(t, { wallet: true }); // no credits after Thursday
+    const busy = await sandboxMerchant(t, { wallet: true }); // new credits on Saturday
+    const crashed = await sandboxMerchant(t, { wallet: true }); // released on Friday, then the worker died
     for (const merchant of [quiet, busy, crashed]) await paidCharge(t, merchant, 'sandbox', CHARGE);
 
     // Friday: the rate is an hour old all day (a ticker outage); the period is run again, still held.
@@ -1018,7 +999,7 @@ describe('a frozen organization', () => {
     const services = t.gateway.services.settlementBatches;
     const organizations = t.gateway.services.organizations;
     at('2027-12-07T10:00:00.000Z'); // a Tuesday
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', CHARGE);
     const frozen = await organizations.freeze(merchant.organizationId, 'risk review', {
       actor: 'staff:risk',
@@ -1087,7 +1068,7 @@ describe("the sandbox's settle-now", () => {
     }>(t, merchant, 'sandbox', '/v1/test-helpers/settle', {});
 
   it('dates every batch the day of its call, however many that day has; the daily run makes its own beside them', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     const chain = chainControl(t.sandboxChain);
     at('2028-03-07T01:00:00.000Z'); // a Tuesday
     await chain.setRate('0.0285', t.clock.now().toISOString());
@@ -1136,7 +1117,7 @@ describe("the sandbox's settle-now", () => {
   });
 
   it('pays out, at its next call, a batch an earlier call released but whose process died before the payout', async () => {
-    const merchant = await sandboxMerchant({ wallet: true });
+    const merchant = await sandboxMerchant(t, { wallet: true });
     at('2028-03-08T10:00:00.000Z');
     await chainControl(t.sandboxChain).setRate('0.0285', t.clock.now().toISOString());
     await paidCharge(t, merchant, 'sandbox', CHARGE);

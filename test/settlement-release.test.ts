@@ -10,18 +10,12 @@ import { t, useTestGateway } from './helpers/suite.js';
 import { cardPaidCharge, succeededRefund, tryBalanceOf } from './helpers/charges.js';
 import { request } from './helpers/http.js';
 import { apiUrl, createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+import type { BalanceRow } from './helpers/bodies.js';
 
 interface ChargeBody {
   id: string;
   providerPaymentId: string;
   merchantReference: string;
-}
-interface BalanceRow {
-  currency: string;
-  pending: string;
-  available: string;
-  inTransit: string;
-  debt: string;
 }
 interface SettleBody {
   released: boolean;

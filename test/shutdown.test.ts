@@ -30,6 +30,7 @@ import {
   type ProgramDatabase,
 } from './helpers/process.js';
 import { startWebhookReceiver } from './helpers/receivers.js';
+import { payByCard } from './helpers/charges.js';
 
 const cleanups = programCleanups();
 
@@ -312,12 +313,7 @@ describe('the webhook dispatcher stopped between its claim and the send', { time
         { body: validCharge(), headers: { 'x-api-key': key } },
       );
       expect(charge.status, charge.text).toBe(201);
-      const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-        charge.body.providerPaymentId,
-        { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Stop Test' },
-        'https://shop.example/back',
-      );
-      await t.gateway.services.completion.apply(charge.body.id, payment);
+      await payByCard(t.gateway.services, charge.body, 'Stop Test');
     }
 
     const dispatcher = t.gateway.services.webhooks.dispatcher;

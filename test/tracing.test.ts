@@ -13,7 +13,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { luhnValid } from '../src/shared/card-numbers.js';
 import { tracingSettings, TracingConfigError } from '../src/observability/tracing.js';
 import { projectRoot } from '../src/paths.js';
 import { apiAt } from './helpers/client.js';
@@ -22,6 +21,7 @@ import { passDatabase } from './helpers/database.js';
 import { validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { eventually, spawnGateway, type GatewayProcess } from './helpers/process.js';
 import { startWebhookReceiver } from './helpers/receivers.js';
+import { freshCardNumber } from './helpers/charges.js';
 
 const cleanups = programCleanups();
 
@@ -132,17 +132,6 @@ function plain(value: OtlpValue): string | number | boolean | undefined {
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.arrayValue) return JSON.stringify(value.arrayValue.values?.map(plain) ?? []);
   return undefined;
-}
-
-/** A Luhn-valid Visa-like number that no test card uses: the sandbox approves it. */
-function freshCardNumber(): string {
-  for (;;) {
-    const body = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
-    for (let check = 0; check < 10; check++) {
-      const number = `${body}${check}`;
-      if (luhnValid(number)) return number;
-    }
-  }
 }
 
 describe('the OTEL_ variables the gateway reads', () => {

@@ -3,10 +3,10 @@
  * (IPv4-compatible, IPv4-mapped, SIIT, NAT64, 6to4, Teredo, ISATAP), at registration and at connect time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { request, validCharge, type ErrorBody } from './helpers/http.js';
+import { request, type ErrorBody } from './helpers/http.js';
 import { createMerchant, type Merchant } from './helpers/merchants.js';
+import { payByCard, serviceCharge } from './helpers/charges.js';
 
 /** IPv6 literals that carry 127.0.0.1 or 10.0.0.1 (or are otherwise not global unicast). */
 const EMBEDDING_PRIVATE_IPV4 = [
@@ -79,18 +79,8 @@ describe('connect time', () => {
     const seen = new Set<string>(['']);
     for (const address of EMBEDDING_PRIVATE_IPV4) {
       resolver.pin('rebinding6.example', [address]);
-      const charge = await t.gateway.services.charges.create(
-        { organizationId: m.organizationId, environment: 'sandbox' },
-        validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
-        { idempotencyKey: undefined },
-      );
-      if (!charge.ok) throw new Error(charge.error.code);
-      const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-        charge.value.providerPaymentId,
-        { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Rebind' },
-        'https://shop.example/back',
-      );
-      await t.gateway.services.completion.apply(charge.value.id, payment);
+      const charge = await serviceCharge(t.gateway.services, m.organizationId);
+      await payByCard(t.gateway.services, charge, 'Rebind');
       expect(await t.gateway.services.webhooks.dispatcher.deliverDue(), address).toBe(1);
       const attempts = await db
         .selectFrom('webhook_attempts')

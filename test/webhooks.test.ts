@@ -4,18 +4,17 @@
  * feed. Fault, crash and isolation cases are in webhooks-faults.test.ts.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { apiRequest } from './helpers/client.js';
-import { TEST_CARDS } from '../sandbox-acquirer/cards.js';
 import { HOUR } from '../src/shared/clock.js';
-import { createWebhookDispatcher } from '../src/modules/webhooks/index.js';
 import { loadConfig } from '../src/config.js';
 import { generateEncryptionKeys } from '../src/shared/secret-box.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { request, validCharge, type ErrorBody, type HttpResult } from './helpers/http.js';
 import { createMerchant, issueKey, type Merchant } from './helpers/merchants.js';
+import { payByCard, serviceCharge } from './helpers/charges.js';
+import { startReceiver, type Received } from './helpers/receivers.js';
+import { dispatcherOf } from './helpers/webhook-dispatch.js';
 
 interface Endpoint {
   id: string;
@@ -51,35 +50,7 @@ interface EventBody {
   data: { id: string; metadata?: Record<string, unknown> };
   payment?: { id: string; paymentId: string; merchantReference: string };
 }
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  raw: Buffer;
-}
 
-/** A real HTTP receiver on loopback that records every request and answers as `answer` says. */
-async function startReceiver(answer: (res: http.ServerResponse) => void = (res) => res.end('ok')) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-      answer(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    port,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 /** Verification as spec section 6 says: raw body, constant time with a length check. */
@@ -165,12 +136,7 @@ async function paidCharge(metadata: Record<string, unknown> = { cart: 'c-1' }) {
     body: validCharge({ metadata }),
   });
   expect(res.status, res.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Webhook Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(res.body.id, payment);
+  await payByCard(t.gateway.services, res.body, 'Webhook Test');
   return res.body;
 }
 
@@ -412,18 +378,8 @@ describe('webhook endpoints', () => {
           .where('url', '=', 'https://good.example/hooks')
           .execute();
         resolver.pin('rebinding.example', ['127.0.0.1']);
-        const charge = await strict.gateway.services.charges.create(
-          { organizationId: m.organizationId, environment: 'sandbox' },
-          validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
-          { idempotencyKey: undefined },
-        );
-        if (!charge.ok) throw new Error(charge.error.code);
-        const payment = await strict.gateway.services.acquirers.sandbox.acquirer.authorize(
-          charge.value.providerPaymentId,
-          { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Rebind' },
-          'https://shop.example/back',
-        );
-        await strict.gateway.services.completion.apply(charge.value.id, payment);
+        const charge = await serviceCharge(strict.gateway.services, m.organizationId);
+        await payByCard(strict.gateway.services, charge, 'Rebind');
         expect(await strict.gateway.services.webhooks.dispatcher.deliverDue()).toBe(1);
         expect(target.received).toHaveLength(0);
         const attempts = await strict.gateway.database.db
@@ -470,18 +426,8 @@ describe('webhook endpoints', () => {
         expect(res.body.error.code, url).toBe('validation_failed');
       }
       expect((await register(`${origin}/hooks`)).status).toBe(201);
-      const charge = await listed.gateway.services.charges.create(
-        { organizationId: m.organizationId, environment: 'sandbox' },
-        validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
-        { idempotencyKey: undefined },
-      );
-      if (!charge.ok) throw new Error(charge.error.code);
-      const payment = await listed.gateway.services.acquirers.sandbox.acquirer.authorize(
-        charge.value.providerPaymentId,
-        { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Listed' },
-        'https://shop.example/back',
-      );
-      await listed.gateway.services.completion.apply(charge.value.id, payment);
+      const charge = await serviceCharge(listed.gateway.services, m.organizationId);
+      await payByCard(listed.gateway.services, charge, 'Listed');
       expect(await listed.gateway.services.webhooks.dispatcher.deliverDue()).toBe(1);
       expect(target.received).toHaveLength(1);
     } finally {
@@ -655,13 +601,8 @@ describe('delivery', () => {
   });
 
   it('answers 404 for the attempts of an unknown or foreign charge, and for a foreign retry', async () => {
-    const foreignCharge = await t.gateway.services.charges.create(
-      { organizationId: other.organizationId, environment: 'sandbox' },
-      validCharge() as Parameters<TestGateway['gateway']['services']['charges']['create']>[1],
-      { idempotencyKey: undefined },
-    );
-    if (!foreignCharge.ok) throw new Error(foreignCharge.error.code);
-    expect((await api(`/v1/charges/${foreignCharge.value.id}/webhook-deliveries`)).status).toBe(404);
+    const foreignCharge = await serviceCharge(t.gateway.services, other.organizationId);
+    expect((await api(`/v1/charges/${foreignCharge.id}/webhook-deliveries`)).status).toBe(404);
     expect((await api('/v1/charges/ch_unknown/webhook-deliveries')).status).toBe(404);
     const delivery = await db().selectFrom('webhook_deliveries').select('id').executeTakeFirstOrThrow();
     const res = await api(`/v1/webhook-deliveries/${delivery.id}/retry`, {
@@ -829,21 +770,7 @@ describe('an endpoint that stops selecting a kind (spec section 6)', () => {
     await deleteAllEndpoints();
     const { services } = t.gateway;
     // Two slots per endpoint: five waiting deliveries of the dropped kind take three claims to finish.
-    const worker = createWebhookDispatcher({
-      db: services.db,
-      clock: t.clock,
-      box: services.box,
-      mailer: services.mailer,
-      ownerEmails: (trx, organizationId) => services.users.activeOwnerEmails(trx, organizationId),
-      events: services.eventLookup,
-      logger: services.logger,
-      resolver: services.webhooks.resolver,
-      allowPrivateTargets: true,
-      timeoutMs: 1000,
-      concurrency: 4,
-      perEndpoint: 2,
-      dashboardUrl: () => t.urls.web,
-    });
+    const worker = dispatcherOf(t, { timeoutMs: 1000, concurrency: 4, perEndpoint: 2 });
     try {
       const endpoint = await createEndpoint({ enabledEvents: ['charge.succeeded', 'charge.failed'] });
       const record = (type: 'charge.succeeded' | 'charge.failed', i: number) =>

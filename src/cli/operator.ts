@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { DataDirLockedError } from '../db/data-dir-lock.js';
+import { DataDirLockedError, isAlive } from '../db/data-dir-lock.js';
 import { CLI_TOKEN_FILE, DATABASE_KIND_FILE } from '../data-dir-files.js';
 import { ApiError } from '../http/errors.js';
 import { FEATURE_FLAGS, KYC_STATUSES } from '../modules/organizations/types.js';
@@ -284,7 +284,7 @@ function runningGateway(dataDir: string): { url: string; token: string } | undef
   }
   if (typeof content.url !== 'string' || typeof content.token !== 'string') return undefined;
   // A file left by a gateway that was killed (SIGKILL) names a dead process: not a gateway to talk to.
-  if (typeof content.pid === 'number' && !processAlive(content.pid)) return undefined;
+  if (typeof content.pid === 'number' && !isAlive(content.pid)) return undefined;
   return { url: content.url, token: content.token };
 }
 
@@ -296,15 +296,6 @@ function recordedDatabaseKind(dataDir: string): string | undefined {
     return typeof content.database === 'string' ? content.database : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -93,7 +93,8 @@ function readOwner(lockPath: string): number | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` runs (one of another user's counts: signalling it is refused, not absent). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

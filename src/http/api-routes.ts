@@ -1,9 +1,16 @@
-import type { FastifyContextConfig, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type { Static, TSchema } from 'typebox';
 import type { FeatureFlag } from '../db/schema.js';
 import type { Result } from '../shared/result.js';
 import { errorResponses, toApiError, type ErrorTable } from './errors.js';
-import { IdempotencyHeaderSchema, idempotencyHooks, type IdempotencyOptions } from './idempotency.js';
+import {
+  IDEMPOTENCY_HEADER,
+  IdempotencyHeaderSchema,
+  idempotencyHooks,
+  type IdempotencyOptions,
+} from './idempotency.js';
 import type { RouteAuth } from './route-config.js';
+import type { App } from './server.js';
 
 /**
  * What the merchant API's route declarations share (spec sections 2 to 4): the OpenAPI tags and feature
@@ -41,18 +48,89 @@ export interface RouteDoc {
 
 type Hooks = ReturnType<typeof idempotencyHooks>;
 
+/** What a module's routes share: their OpenAPI tags, feature flag and idempotency hooks. */
+export interface RouteKitOptions {
+  tags: string[];
+  feature?: FeatureFlag;
+  idempotency?: IdempotencyOptions;
+}
+
+/** The `{id}` of a route that names one resource (its `params` schema requires it). */
+const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
+
 /**
  * A module's route options: `route` for a route without `X-Idempotency-Key` (`auth` defaults to
  * `read`), `idempotent` for a write that honours it (`auth` defaults to `write`), through the hooks
  * `idempotency` makes.
  */
-export function routeKit(kit: { tags: string[]; feature?: FeatureFlag; idempotency?: IdempotencyOptions }) {
+export function routeKit(kit: RouteKitOptions) {
   const hooks = kit.idempotency === undefined ? undefined : idempotencyHooks(kit.idempotency);
   const config = (auth: RouteAuth): FastifyContextConfig =>
     kit.feature === undefined ? { auth } : { auth, feature: kit.feature };
+  const route = <S extends object>(doc: RouteDoc, schema: S, auth: RouteAuth = 'read') => ({
+    schema: { ...doc, tags: kit.tags, ...schema },
+    config: config(auth),
+  });
   return {
-    route<S extends object>(doc: RouteDoc, schema: S, auth: RouteAuth = 'read') {
-      return { schema: { ...doc, tags: kit.tags, ...schema }, config: config(auth) };
+    route,
+    /**
+     * `GET url`: one page of the list `page`, as `read` answers the `querystring`. A list under a
+     * resource (`params`) fails as a retrieve does: an unknown resource is 404.
+     */
+    list<Q extends TSchema, R extends TSchema, P extends TSchema | undefined = undefined>(
+      app: App,
+      url: string,
+      querystring: Q,
+      page: R,
+      spec: RouteDoc & {
+        params?: P;
+        read: (
+          request: FastifyRequest,
+          query: Static<Q>,
+          params: P extends TSchema ? Static<P> : undefined,
+        ) => Promise<Static<R>>;
+      },
+    ): void {
+      const { operationId, summary, description, params, read } = spec;
+      const kind = params === undefined ? 'list' : 'retrieve';
+      const response = { 200: page, ...failures(kind) };
+      app.route({
+        method: 'GET',
+        url,
+        ...route(
+          { operationId, summary, description },
+          params === undefined ? { querystring, response } : { params, querystring, response },
+        ),
+        handler: async (request: FastifyRequest) => {
+          const named = params === undefined ? undefined : request.params;
+          return read(request, request.query as Static<Q>, named as Parameters<typeof read>[2]);
+        },
+      });
+    },
+    /**
+     * A route without a body on one resource named by its `{id}` (`params`), answering `item`: what
+     * `read` answers for the id, 404 for an unknown one. `GET` and scope `read` unless `spec` says
+     * otherwise.
+     */
+    byId<R extends TSchema>(
+      app: App,
+      url: string,
+      params: TSchema,
+      item: R,
+      spec: RouteDoc & {
+        method?: 'GET' | 'POST' | 'DELETE';
+        auth?: RouteAuth;
+        read: (request: FastifyRequest, id: string) => Promise<Static<R>>;
+      },
+    ): void {
+      const { operationId, summary, description, method = 'GET', auth, read } = spec;
+      const response = { 200: item, ...failures('retrieve') };
+      app.route({
+        method,
+        url,
+        ...route({ operationId, summary, description }, { params, response }, auth),
+        handler: async (request: FastifyRequest) => read(request, idOf(request)),
+      });
     },
     /**
      * `before` runs ahead of the key's claim (a body the claim should fingerprint as it is stored);
@@ -75,6 +153,12 @@ export function routeKit(kit: { tags: string[]; feature?: FeatureFlag; idempoten
       };
     },
   };
+}
+
+/** The `X-Idempotency-Key` of a request (the first, if sent more than once). */
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers[IDEMPOTENCY_HEADER];
+  return Array.isArray(header) ? header[0] : header;
 }
 
 /** A module's `unwrap`: the value of a result, or its error's envelope thrown, through the module's table. */

@@ -168,14 +168,8 @@ export function idempotencyHooks(options: IdempotencyOptions): {
  */
 function withRequestId(body: string, status: number, requestId: string): string {
   if (status < 400) return body;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (parsed === null || typeof parsed !== 'object' || !('error' in parsed)) return body;
-  const error = (parsed as { error: unknown }).error;
+  const parsed = jsonObject(body);
+  const error = parsed?.error;
   if (error === null || typeof error !== 'object') return body;
   return JSON.stringify({ ...parsed, error: { ...error, requestId } });
 }
@@ -222,16 +216,21 @@ export function sealedSecretOnSend(options: {
 
 /** The JSON body with its top-level `secret` transformed; other bodies (errors) unchanged. */
 function mapSecret(body: string, transform: (secret: string) => string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (parsed === null || typeof parsed !== 'object' || !('secret' in parsed)) return body;
-  const record = parsed as Record<string, unknown>;
-  if (typeof record.secret !== 'string') return body;
+  const record = jsonObject(body);
+  if (typeof record?.secret !== 'string') return body;
   return JSON.stringify({ ...record, secret: transform(record.secret) });
+}
+
+/** The body parsed when it is a JSON object; undefined for other JSON and for text that is not JSON. */
+function jsonObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

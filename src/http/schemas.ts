@@ -1,4 +1,5 @@
-import { Type, type TObjectOptions, type TSchema } from 'typebox';
+import { Type, type TObjectOptions, type TProperties, type TSchema } from 'typebox';
+import { ListQuerySchema } from './list-query.js';
 
 /**
  * Schema pieces the merchant API's resources share, so that a time, a page, an id in the path and
@@ -47,3 +48,11 @@ export const MetadataSchema = (description: string) =>
     propertyNames: { maxLength: 100 },
     description,
   });
+
+/** A request body or query of these members only: any other member is refused (400). */
+export const StrictObject = <T extends TProperties>(properties: T) =>
+  Type.Object(properties, { additionalProperties: false });
+
+/** The query of a list with filters of its own, besides `limit` and `cursor` (spec section 4). */
+export const ListQueryWith = <T extends TProperties>(filters: T) =>
+  StrictObject({ ...ListQuerySchema.properties, ...filters });

@@ -23,3 +23,12 @@ export function assertAllowed<S extends string>(
     throw new Error(`${what}: no transition from ${from.join(' | ')} to ${to}`);
   }
 }
+
+/** The end states of a `Transitions` table: nothing leaves them. Spread into the table after the others. */
+export function endStates<S extends string>(
+  ...states: readonly S[]
+): { readonly [K in S]: readonly never[] } {
+  return Object.fromEntries(states.map((state) => [state, []])) as unknown as {
+    readonly [K in S]: readonly never[];
+  };
+}

@@ -4,10 +4,9 @@ import { createActiveUser } from '../helpers/accounts.js';
 import { expectPage } from '../helpers/browser.js';
 import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { validCharge } from '../helpers/http.js';
 import { SCRIPTED_SVG, solidPng } from '../helpers/images.js';
 import { createMerchant } from '../helpers/merchants.js';
-import { merchantApi } from '../helpers/payouts.js';
+import { postCharge } from '../helpers/charges.js';
 
 // The merchant's branding in a real Chromium at phone width (issue 15 item 6): an owner opens Branding,
 // is refused a colour too light for white text and an SVG logo (before anything is sent), sets a name,
@@ -92,15 +91,8 @@ describe('branding in Chromium', () => {
     await expectStrictPhonePage(page, 'the saved branding');
 
     // The checkout of one of its charges.
-    const charge = await merchantApi<{ providerPaymentId: string; paymentPageUrl: string }>(
-      t,
-      merchant,
-      'sandbox',
-      '/v1/charges',
-      validCharge(),
-    );
-    expect(charge.status, charge.text).toBe(201);
-    await page.goto(`${charge.body.paymentPageUrl}?lang=en`);
+    const charge = await postCharge<{ providerPaymentId: string; paymentPageUrl: string }>(t, merchant);
+    await page.goto(`${charge.paymentPageUrl}?lang=en`);
     expect(await page.locator('#merchant-name').textContent()).toBe(NAME);
     expect(await page.locator('#merchant-name b').count()).toBe(0);
     expect(await colorOf(page, '#merchant-name', 'color')).toBe('rgb(26, 94, 32)');

@@ -6,23 +6,17 @@ import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { computeFee, defaultFeeRate } from '../../src/modules/ledger/fees.js';
 import { expectPage } from '../helpers/browser.js';
 import { useBrowserSuite } from '../helpers/browser-suite.js';
-import { acquirerControl } from '../helpers/acquirer.js';
+import { acquirerControl, latencyFault } from '../helpers/acquirer.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { request, validCharge } from '../helpers/http.js';
-import { apiUrl, createMerchant, type Merchant } from '../helpers/merchants.js';
+import { request } from '../helpers/http.js';
+import { createMerchant, type Merchant } from '../helpers/merchants.js';
+import { postCharge, readCharge, type CheckoutCharge } from '../helpers/charges.js';
 
 // The hosted checkout in a real Chromium: a 3-D Secure card payment through the sandbox acquirer's bank
 // page, declines up to the attempt limit, a bank transfer whose page updates by itself, expiry, both
 // languages on a phone-sized screen, and never a console error or a CSP violation.
 
-interface ChargeBody {
-  id: string;
-  status: string;
-  providerPaymentId: string;
-  providerStatus: string;
-  paymentPageUrl: string;
-  expiresAt: string;
-}
+type ChargeBody = CheckoutCharge;
 
 const ATTEMPTS = 2;
 let t: TestGateway;
@@ -48,19 +42,11 @@ async function createCharge(
   overrides: Record<string, unknown> = {},
   environment: Environment = 'sandbox',
 ): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${apiUrl(t.urls, environment)}/v1/charges`, {
-    method: 'POST',
-    body: validCharge(overrides),
-    headers: { 'x-api-key': merchant.keys[environment].secret },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  return postCharge<ChargeBody>(t, merchant, overrides, environment);
 }
 
 async function getCharge(id: string): Promise<ChargeBody> {
-  const res = await request<ChargeBody>(`${t.urls.sandboxApi}/v1/charges/${id}`, {
-    headers: { 'x-api-key': merchant.keys.sandbox.secret },
-  });
+  const res = await readCharge<ChargeBody>(t, merchant, id);
   expect(res.status, res.text).toBe(200);
   return res.body;
 }
@@ -174,13 +160,7 @@ describe('the hosted checkout in Chromium', () => {
   it('shows a second tab that the payment is in progress while the card is at the acquirer, then the outcome by itself', async () => {
     const charge = await createCharge();
     const control = acquirerControl(t.sandboxAcquirer);
-    await control.addFault({
-      operation: 'authorize',
-      action: 'latency',
-      latencyMs: 6000,
-      times: 1,
-      match: { reference: charge.id },
-    });
+    await control.addFault(latencyFault('authorize', 6000, { times: 1, match: { reference: charge.id } }));
     const second = await open({ locale: 'tr-TR' });
     const first = await open();
     await first.page.goto(charge.paymentPageUrl);

@@ -6,7 +6,7 @@ import { accessibilityProblems, expectStrictPhonePage } from '../helpers/browser
 import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
-import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
+import { merchantApi, paidCharge, TRON_ADDRESS, sandboxMerchant } from '../helpers/payouts.js';
 
 // Balance and payouts in a real Chromium at phone and desktop widths (issue 15 item 2): sign in, open
 // Balance, read the cards (the API's balance), find the payout in the table, open it, see the transactions
@@ -36,12 +36,7 @@ const WIDTHS = [
 describe('balance and payouts in Chromium', () => {
   for (const width of WIDTHS) {
     it(`sign in -> Balance -> the payout -> its transactions and statement (${width.name})`, async () => {
-      const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
-      const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
-        network: 'tron',
-        address: TRON_ADDRESS,
-      });
-      expect(wallet.status, wallet.text).toBe(201);
+      const merchant = await sandboxMerchant(t, { wallet: true });
       await paidCharge(t, merchant, 'sandbox', 1_000_000);
       await paidCharge(t, merchant, 'sandbox', 250_000);
       const settled = await merchantApi<{ batch: { id: string; payoutId: string } }>(

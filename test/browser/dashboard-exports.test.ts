@@ -5,9 +5,9 @@ import { createActiveUser } from '../helpers/accounts.js';
 import { expectStrictPhonePage } from '../helpers/browser.js';
 import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { merchantApi } from '../helpers/payouts.js';
+import { postCharge } from '../helpers/charges.js';
 
 // Exports in the dashboard, in a real Chromium at phone width (issue 15 item 4): a viewer signs in, opens
 // Exports from the navigation, picks charges and a range of days, and the browser downloads the CSV,
@@ -24,15 +24,7 @@ const { newPage, signIn, submit, expectProblems } = useBrowserSuite({
 
 async function newCharge(merchant: Merchant, overrides: Record<string, unknown> = {}) {
   t.clock.advance(1000);
-  const res = await merchantApi<{ id: string; createdAt: string }>(
-    t,
-    merchant,
-    'sandbox',
-    '/v1/charges',
-    validCharge(overrides),
-  );
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  return postCharge<{ id: string; createdAt: string }>(t, merchant, overrides);
 }
 
 async function signInViewer(organizationId: string): Promise<Page> {

@@ -8,8 +8,8 @@ import { accessibilityProblems, expectStrictPhonePage } from '../helpers/browser
 import { useBrowserSuite, type SuitePage } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
-import { validCharge } from '../helpers/http.js';
 import { merchantApi, paidCharge } from '../helpers/payouts.js';
+import { postCharge } from '../helpers/charges.js';
 
 // The overview's charts in a real Chromium (issue 15 item 3): the figures a merchant reads on the home
 // page are the API's, the charts are drawn under the strict CSP without a script, they fit a phone, the
@@ -102,14 +102,7 @@ describe('the overview in Chromium', () => {
     const merchant = await createMerchant(t);
     for (let i = 0; i < 11; i += 1) await paidCharge(t, merchant, 'sandbox', 2_000 + i);
     // One charge declined at the acquirer until it failed.
-    const created = await merchantApi<{ id: string; providerPaymentId: string }>(
-      t,
-      merchant,
-      'sandbox',
-      '/v1/charges',
-      validCharge({ amount: 900 }),
-    );
-    expect(created.status, created.text).toBe(201);
+    const created = await postCharge<{ id: string; providerPaymentId: string }>(t, merchant, { amount: 900 });
     const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
     if (!acquirer) throw new Error('no sandbox acquirer');
     const card = {
@@ -119,11 +112,11 @@ describe('the overview in Chromium', () => {
       cvc: '123',
       holderName: 'D',
     };
-    let payment = await acquirer.authorize(created.body.providerPaymentId, card, 'https://shop.example/back');
+    let payment = await acquirer.authorize(created.providerPaymentId, card, 'https://shop.example/back');
     for (let attempt = 0; attempt < 10 && payment.status !== 'failed'; attempt += 1)
-      payment = await acquirer.authorize(created.body.providerPaymentId, card, 'https://shop.example/back');
+      payment = await acquirer.authorize(created.providerPaymentId, card, 'https://shop.example/back');
     expect(payment.status).toBe('failed');
-    await t.gateway.services.completion.apply(created.body.id, payment);
+    await t.gateway.services.completion.apply(created.id, payment);
 
     const { page } = await signInViewer(merchant.organizationId, { width: 1280, height: 900 });
     await page.goto(`${t.urls.web}/dashboard?lang=en&period=7`);

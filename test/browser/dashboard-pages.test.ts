@@ -5,9 +5,9 @@ import { createActiveUser } from '../helpers/accounts.js';
 import { expectPage } from '../helpers/browser.js';
 import { useBrowserSuite } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { merchantApi, paidCharge } from '../helpers/payouts.js';
+import { postCharge } from '../helpers/charges.js';
 
 // Every page of the merchant dashboard and of the checkout, at phone and desktop widths, in English and
 // (at phone width) Turkish (issue 15 item 8): each loads, fits its width without a sideways scroll, carries no inline
@@ -41,15 +41,12 @@ const { newPage, signIn } = useBrowserSuite({
       email: 'ayse@example.com',
     });
     expect(customer.status, customer.text).toBe(201);
-    const pending = await merchantApi<{ paymentPageUrl: string }>(
-      t,
-      merchant,
-      'sandbox',
-      '/v1/charges',
-      validCharge({ amount: 49_990, customerId: customer.body.id, customer: undefined }),
-    );
-    expect(pending.status, pending.text).toBe(201);
-    checkoutUrl = pending.body.paymentPageUrl;
+    const pending = await postCharge<{ paymentPageUrl: string }>(t, merchant, {
+      amount: 49_990,
+      customerId: customer.body.id,
+      customer: undefined,
+    });
+    checkoutUrl = pending.paymentPageUrl;
     const events = await merchantApi<{ data: Array<{ id: string }> }>(t, merchant, 'sandbox', '/v1/events');
     expect(events.status, events.text).toBe(200);
     eventId = events.body.data[0]?.id ?? '';

@@ -6,9 +6,8 @@ import { createActiveUser } from '../helpers/accounts.js';
 import { expectPage } from '../helpers/browser.js';
 import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
-import { merchantApi } from '../helpers/payouts.js';
+import { payByCard, postCharge } from '../helpers/charges.js';
 
 // Payments in the dashboard, in a real Chromium at phone and desktop widths (issue 15 item 1): an owner
 // opens Payments, finds a charge by its filters, opens it, refunds part of it through the confirmation
@@ -37,27 +36,12 @@ async function expectStrictPage(page: Page, width: number, when: string) {
 
 async function newCharge(merchant: Merchant, overrides: Record<string, unknown>) {
   t.clock.advance(1000);
-  const res = await merchantApi<{ id: string; providerPaymentId: string }>(
-    t,
-    merchant,
-    'sandbox',
-    '/v1/charges',
-    validCharge(overrides),
-  );
-  expect(res.status, res.text).toBe(201);
-  return res.body;
+  return postCharge<{ id: string; providerPaymentId: string }>(t, merchant, overrides);
 }
 
 async function paidCharge(merchant: Merchant, overrides: Record<string, unknown>) {
   const charge = await newCharge(merchant, overrides);
-  const acquirer = t.gateway.services.acquirers.sandbox?.acquirer;
-  if (!acquirer) throw new Error('no sandbox acquirer');
-  const payment = await acquirer.authorize(
-    charge.providerPaymentId,
-    { number: CARD_NUMBER, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Ayşe Yılmaz' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(charge.id, payment);
+  await payByCard(t.gateway.services, charge, 'Ayşe Yılmaz', { number: CARD_NUMBER });
   return charge;
 }
 

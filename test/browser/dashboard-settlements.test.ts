@@ -4,8 +4,7 @@ import { createActiveUser } from '../helpers/accounts.js';
 import { expectStrictPhonePage } from '../helpers/browser.js';
 import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { createMerchant } from '../helpers/merchants.js';
-import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
+import { merchantApi, paidCharge, sandboxMerchant } from '../helpers/payouts.js';
 
 // Settlements in the dashboard, in a real Chromium at phone width (issue 14 item 7): sign in, open
 // Settlements, open the batch, download its statement as CSV: the API's statement, byte for byte.
@@ -21,12 +20,7 @@ const { newPage, signIn, submit } = useBrowserSuite({
 
 describe('settlements in Chromium', () => {
   it('sign in -> Settlements -> the batch -> download the CSV statement', async () => {
-    const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
-    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
-      network: 'tron',
-      address: TRON_ADDRESS,
-    });
-    expect(wallet.status, wallet.text).toBe(201);
+    const merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', 1_000_000);
     await paidCharge(t, merchant, 'sandbox', 250_000);
     const settled = await merchantApi<{ batch: { id: string; businessDate: string; payoutId: string } }>(

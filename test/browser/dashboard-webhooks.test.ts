@@ -9,6 +9,7 @@ import { PHONE, useBrowserSuite } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { request, validCharge } from '../helpers/http.js';
 import { issueKey } from '../helpers/merchants.js';
+import { payByCard } from '../helpers/charges.js';
 
 // Webhook endpoints in the dashboard, in a real Chromium at phone width: create one, see its secret once,
 // reload and it is gone, a real delivery shows on the endpoint's page, retry it, rotate the secret, delete.
@@ -54,12 +55,7 @@ async function succeededCharge(key: string): Promise<void> {
     headers: { 'x-api-key': key },
   });
   expect(charge.status, charge.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    charge.body.providerPaymentId,
-    { number: '4242424242424242', expMonth: 12, expYear: 2030, cvc: '123', holderName: 'X' },
-    'https://x.example/',
-  );
-  await t.gateway.services.completion.apply(charge.body.id, payment);
+  await payByCard(t.gateway.services, charge.body, 'X', { returnUrl: 'https://x.example/' });
 }
 
 function signature(secret: string, delivery: Received, header = 'service-signature'): boolean {

@@ -7,7 +7,6 @@ import { createActiveUser, createInvitedOwner, linkIn, mailsTo, totpCode } from 
 import type { PageProblem } from '../helpers/browser.js';
 import { useBrowserSuite } from '../helpers/browser-suite.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import {
   approvedOrganization,
@@ -18,6 +17,7 @@ import {
   type StaffSession,
 } from '../helpers/operator.js';
 import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
+import { postCharge } from '../helpers/charges.js';
 
 // Every page a person sees (the dashboard, the sign-in and activation pages, the apply form, the hosted
 // checkout, the sandbox acquirer's 3-D Secure page and the operator console) at a laptop's 1366 px and a
@@ -245,15 +245,11 @@ function publicPages(): Visit[] {
 }
 
 async function openCheckout(page: Page, overrides: Record<string, unknown>, language = 'en'): Promise<void> {
-  const charge = await merchantApi<{ paymentPageUrl: string }>(
-    t,
-    merchant,
-    'sandbox',
-    '/v1/charges',
-    validCharge({ amount: 1_249_990, ...overrides }),
-  );
-  expect(charge.status, charge.text).toBe(201);
-  await page.goto(withLanguage(charge.body.paymentPageUrl, language));
+  const charge = await postCharge<{ paymentPageUrl: string }>(t, merchant, {
+    amount: 1_249_990,
+    ...overrides,
+  });
+  await page.goto(withLanguage(charge.paymentPageUrl, language));
 }
 
 async function payWith(page: Page, number: string): Promise<void> {

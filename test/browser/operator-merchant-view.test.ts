@@ -1,6 +1,5 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
 import { accessibilityProblems, expectStrictPhonePage, type PageProblem } from '../helpers/browser.js';
 import { useBrowserSuite } from '../helpers/browser-suite.js';
@@ -9,6 +8,7 @@ import { validCharge } from '../helpers/http.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
 import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
 import { merchantApi } from '../helpers/payouts.js';
+import { payByCard, postCharge } from '../helpers/charges.js';
 
 // The operator console's merchant view and payment search in a real Chromium (issue 15 item 7): a
 // support member signs in, finds a customer's charge by e-mail across organizations, opens its
@@ -29,27 +29,12 @@ const { newPage, signInOperator } = useBrowserSuite({
     support = await createStaffUser(t, 'support');
     merchant = await createMerchant(t, { name: 'Kapadokya Crafts' });
     other = await createMerchant(t, { name: 'Ege Olive Oil' });
-    const res = await merchantApi<{ id: string; providerPaymentId: string }>(
-      t,
-      merchant,
-      'sandbox',
-      '/v1/charges',
-      validCharge({ amount: 48_000, customer: { name: 'Deniz Müşteri', email } }),
-    );
-    expect(res.status, res.text).toBe(201);
-    chargeId = res.body.id;
-    const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-      res.body.providerPaymentId,
-      {
-        number: TEST_CARDS.visa.number,
-        expMonth: 12,
-        expYear: 2030,
-        cvc: '123',
-        holderName: 'Deniz Musteri',
-      },
-      'https://shop.example/back',
-    );
-    await t.gateway.services.completion.apply(chargeId, payment);
+    const res = await postCharge<{ id: string; providerPaymentId: string }>(t, merchant, {
+      amount: 48_000,
+      customer: { name: 'Deniz Müşteri', email },
+    });
+    chargeId = res.id;
+    await payByCard(t.gateway.services, res, 'Deniz Musteri');
     // The other organization's charge has another customer: the search must not show it.
     const foreign = await merchantApi(
       t,

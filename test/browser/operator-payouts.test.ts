@@ -2,13 +2,11 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { MINUTE } from '../../src/shared/clock.js';
-import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import type { PageProblem } from '../helpers/browser.js';
-import { useBrowserSuite, type SuitePage } from '../helpers/browser-suite.js';
+import { type SuitePage } from '../helpers/browser-suite.js';
 import { chainControl } from '../helpers/chain.js';
-import type { TestGateway } from '../helpers/gateway.js';
-import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
+import { type StaffAccount } from '../helpers/operator.js';
 import { liveFundedMerchant, livePayout, TRON_ADDRESS } from '../helpers/payouts.js';
+import { t, admin, support, useConsoleSuite, refusedForm } from '../helpers/console-suite.js';
 
 // The operator console's payouts in a real Chromium (issue 13 item 8): the queue and its filter, the
 // treasury export downloaded as CSV, a transaction hash recorded on the payout's page and confirmed by
@@ -20,30 +18,14 @@ interface Payout {
   payoutAmount: string;
 }
 
-let t: TestGateway;
-let admin: StaffAccount;
-let support: StaffAccount;
-
-const { newPage, signInOperator } = useBrowserSuite({
-  // No worker: the test runs the confirmation job itself.
-  gateway: { env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } },
-  async setUp(started) {
-    t = started;
-    admin = await createStaffUser(t, 'admin');
-    support = await createStaffUser(t, 'support');
-  },
-  allowed: [isRefusedForm],
-  timeout: 30_000,
-});
-
 /** Chromium's own console line for a refused console form: the page shown again, answered 400. */
-function isRefusedForm(problem: PageProblem): boolean {
-  return (
-    problem.kind === 'console' &&
-    /\/payouts\/po_[0-9a-z]+\/transaction$|\/payout-minimums$/.test(problem.url ?? '') &&
-    problem.text === 'Failed to load resource: the server responded with a status of 400 (Bad Request)'
-  );
-}
+const isRefusedForm = refusedForm([
+  /\/payouts\/po_[0-9a-z]+\/transaction$|\/payout-minimums$/,
+  '400 (Bad Request)',
+]);
+
+// No worker: the test runs the confirmation job itself.
+const { newPage, signInOperator } = useConsoleSuite({ allowed: [isRefusedForm] });
 
 async function signIn(account: StaffAccount, viewport = { width: 1280, height: 900 }): Promise<SuitePage> {
   const opened = await newPage({ viewport, acceptDownloads: true });

@@ -1,43 +1,19 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import type { PageProblem } from '../helpers/browser.js';
-import { useBrowserSuite } from '../helpers/browser-suite.js';
-import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant } from '../helpers/merchants.js';
-import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
+import { type StaffAccount } from '../helpers/operator.js';
 import { paidCharge } from '../helpers/payouts.js';
+import { t, admin, support, useConsoleSuite, refusedForm } from '../helpers/console-suite.js';
 
 // The operator console's reconciliation and live FX rates in a real Chromium (issue 14 items 3, 7 and 8):
 // an admin reconciles a live date from the form and lands on the run with its totals; a date not over is
 // refused on the page; an admin enters the live rate (a bad one is refused on the page); a support member
 // sees the runs and the rates and no form.
 
-let t: TestGateway;
-let admin: StaffAccount;
-let support: StaffAccount;
-
-const { newPage, signInOperator } = useBrowserSuite({
-  gateway: { env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' } },
-  async setUp(started) {
-    t = started;
-    admin = await createStaffUser(t, 'admin');
-    support = await createStaffUser(t, 'support');
-  },
-  allowed: [isRefusedForm],
-  timeout: 30_000,
+const { newPage, signInOperator } = useConsoleSuite({
+  // Chromium's own console lines for the refused forms: the page shown again, answered 409 or 400.
+  allowed: [refusedForm([/\/reconciliation\/runs$/, '409 (Conflict)'], [/\/fx-rates$/, '400 (Bad Request)'])],
 });
-
-/** Chromium's own console line for the refused form: the page shown again, answered 409. */
-function isRefusedForm(problem: PageProblem): boolean {
-  return (
-    problem.kind === 'console' &&
-    ((/\/reconciliation\/runs$/.test(problem.url ?? '') &&
-      problem.text === 'Failed to load resource: the server responded with a status of 409 (Conflict)') ||
-      (/\/fx-rates$/.test(problem.url ?? '') &&
-        problem.text === 'Failed to load resource: the server responded with a status of 400 (Bad Request)'))
-  );
-}
 
 async function signIn(account: StaffAccount): Promise<Page> {
   const { page } = await newPage({ viewport: { width: 1280, height: 900 } });

@@ -1,65 +1,38 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createManualClock, DAY } from '../../src/shared/clock.js';
-import { ACCOUNT_TEST_ENV } from '../helpers/accounts.js';
-import type { PageProblem } from '../helpers/browser.js';
-import { useBrowserSuite } from '../helpers/browser-suite.js';
-import type { TestGateway } from '../helpers/gateway.js';
 import { createMerchant, type Merchant } from '../helpers/merchants.js';
-import { createStaffUser, type StaffAccount } from '../helpers/operator.js';
-import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
+import { type StaffAccount } from '../helpers/operator.js';
+import { merchantApi, paidCharge, TRON_ADDRESS, sandboxMerchant } from '../helpers/payouts.js';
+import { t, admin, support, useConsoleSuite, refusedForm } from '../helpers/console-suite.js';
 
 // The operator console's settlement in a real Chromium (issue 14 item 8): running a business date from
 // the batches page and its report, a weekend refused on the page, a closure declared and removed, an
 // organization's rolling reserve and payout schedule set, an out-of-range reserve refused with a 400
 // page, the statements verified, and a support member who sees everything and can change nothing.
 
-let t: TestGateway;
-let admin: StaffAccount;
-let support: StaffAccount;
 let merchant: Merchant;
 
-const { newPage, signInOperator } = useBrowserSuite({
-  gateway: {
-    env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
-    clock: createManualClock(new Date('2027-03-01T10:00:00.000Z')), // a Monday
-  },
-  async setUp(started) {
-    t = started;
-    admin = await createStaffUser(t, 'admin');
-    support = await createStaffUser(t, 'support');
+const { newPage, signInOperator } = useConsoleSuite({
+  clock: createManualClock(new Date('2027-03-01T10:00:00.000Z')), // a Monday
+  async setUp() {
     // A sandbox merchant with a default wallet and a paid charge pending on Monday.
-    merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
-    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
-      network: 'tron',
-      address: TRON_ADDRESS,
-    });
-    expect(wallet.status, wallet.text).toBe(201);
+    merchant = await sandboxMerchant(t, { wallet: true });
     await paidCharge(t, merchant, 'sandbox', 1_000_000);
     // Tuesday after its 03:00 UTC cutoff; before any sign-in, which a move of the clock would expire.
     t.clock.set(new Date('2027-03-02T03:05:00.000Z'));
   },
-  allowed: [isRefusedForm],
-  timeout: 30_000,
-});
-
-/** Chromium's own console line for a refused console form or filter: the page shown with its status. */
-const REFUSALS: Array<[RegExp, string]> = [
-  [/\/settlement\/runs$|\/settlement\/closures$/, '409 (Conflict)'],
-  [
-    /\/settlement\/organizations\/org_[0-9a-z]+\/reserve$|\/settlement\?businessDate=2027-02-30$/,
-    '400 (Bad Request)',
+  // Chromium's own console line for a refused console form or filter: the page shown with its status.
+  allowed: [
+    refusedForm(
+      [/\/settlement\/runs$|\/settlement\/closures$/, '409 (Conflict)'],
+      [
+        /\/settlement\/organizations\/org_[0-9a-z]+\/reserve$|\/settlement\?businessDate=2027-02-30$/,
+        '400 (Bad Request)',
+      ],
+    ),
   ],
-];
-
-function isRefusedForm(problem: PageProblem): boolean {
-  return REFUSALS.some(
-    ([url, status]) =>
-      problem.kind === 'console' &&
-      url.test(problem.url ?? '') &&
-      problem.text === `Failed to load resource: the server responded with a status of ${status}`,
-  );
-}
+});
 
 async function signIn(account: StaffAccount, viewport = { width: 1280, height: 900 }): Promise<Page> {
   const { page } = await newPage({ viewport });

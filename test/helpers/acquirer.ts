@@ -40,6 +40,21 @@ export interface AcquirerPaymentBody {
   [member: string]: unknown;
 }
 
+/** A fault that has the acquirer answer `operation` with an error (each time unless `times` says). */
+export const errorFault = (
+  operation: FaultRule['operation'],
+  status: number,
+  code: string,
+  more: Pick<FaultRule, 'message' | 'times' | 'match'> = {},
+): FaultRule => ({ operation, action: 'error', status, code, ...more });
+
+/** A fault that has the acquirer answer `operation` `latencyMs` late (each time unless `times` says). */
+export const latencyFault = (
+  operation: FaultRule['operation'],
+  latencyMs: number,
+  more: Pick<FaultRule, 'times' | 'match'> = {},
+): FaultRule => ({ operation, action: 'latency', latencyMs, ...more });
+
 /** The sandbox acquirer's own API and its `/_control` endpoints (docs/sandbox-acquirer.md), over HTTP. */
 export function acquirerControl(acquirer: { url: string; apiKey: string }) {
   const headers = { authorization: `Bearer ${acquirer.apiKey}` };

@@ -2,10 +2,21 @@
 import { expect } from 'vitest';
 import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import type { Environment } from '../../src/db/schema.js';
+import { luhnValid } from '../../src/shared/card-numbers.js';
 import { apiRequest } from './client.js';
 import type { TestGateway } from './gateway.js';
 import { request, validCharge, type HttpResult } from './http.js';
 import { apiUrl, type Merchant } from './merchants.js';
+
+/** A charge as the checkout tests read it. */
+export interface CheckoutCharge {
+  id: string;
+  status: string;
+  providerPaymentId: string;
+  providerStatus: string;
+  paymentPageUrl: string;
+  expiresAt: string;
+}
 
 /** A valid charge with `overrides`, created with the merchant's key of `environment` (201 expected). */
 export async function postCharge<T>(
@@ -47,14 +58,68 @@ export async function cardPaidCharge<T extends { id: string; providerPaymentId: 
 ): Promise<T> {
   const res = await sandboxCall<T>(t, merchant, '/v1/charges', validCharge({ amount }));
   expect(res.status, res.text).toBe(201);
-  const payment = await t.gateway.services.acquirers.sandbox.acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(res.body.id, payment);
+  await payByCard(t.gateway.services, res.body, holderName);
   return res.body;
 }
+
+type Services = TestGateway['gateway']['services'];
+
+export interface PayByCardOptions {
+  /** The card's number: the Visa test card's unless told. */
+  number?: string;
+  returnUrl?: string;
+  environment?: Environment;
+}
+
+/**
+ * Pays the charge by card at its environment's acquirer (sandbox unless told) and applies the answer as
+ * the checkout applies it.
+ */
+export async function payByCard(
+  services: Services,
+  charge: { id: string; providerPaymentId: string },
+  holderName: string,
+  {
+    number = TEST_CARDS.visa.number,
+    returnUrl = 'https://shop.example/back',
+    environment = 'sandbox',
+  }: PayByCardOptions = {},
+): Promise<void> {
+  const acquirer = services.acquirers[environment]?.acquirer;
+  if (!acquirer) throw new Error(`no ${environment} acquirer`);
+  const payment = await acquirer.authorize(
+    charge.providerPaymentId,
+    { number, expMonth: 12, expYear: 2030, cvc: '123', holderName },
+    returnUrl,
+  );
+  await services.completion.apply(charge.id, payment);
+}
+
+/** A valid sandbox charge of the organization made by the charges service itself, as a request makes it. */
+export async function serviceCharge(services: Services, organizationId: string) {
+  const charge = await services.charges.create(
+    { organizationId, environment: 'sandbox' },
+    validCharge() as Parameters<Services['charges']['create']>[1],
+    { idempotencyKey: undefined },
+  );
+  if (!charge.ok) throw new Error(charge.error.code);
+  return charge.value;
+}
+
+/** `POST /v1/charges/{id}/refunds` with the merchant's sandbox key (and `headers`); the raw answer. */
+export const postRefund = <T>(
+  t: TestGateway,
+  merchant: Merchant,
+  chargeId: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) =>
+  apiRequest<T>(t.urls, `/v1/charges/${chargeId}/refunds`, {
+    method: 'POST',
+    body,
+    headers,
+    key: merchant.keys.sandbox.secret,
+  });
 
 /** A refund of the sandbox charge (in full without `amount`) that succeeded at once. */
 export async function succeededRefund(t: TestGateway, merchant: Merchant, chargeId: string, amount?: number) {
@@ -79,4 +144,15 @@ export async function tryBalanceOf<T extends { currency: string }>(
   const row = res.body.balances.find((balance) => balance.currency === 'TRY');
   if (!row) throw new Error('no TRY balance');
   return row;
+}
+
+/** A Luhn-valid Visa-like number that no test card uses: the sandbox approves it. */
+export function freshCardNumber(): string {
+  for (;;) {
+    const body = `4${Array.from({ length: 14 }, () => Math.floor(Math.random() * 10)).join('')}`;
+    for (let check = 0; check < 10; check++) {
+      const number = `${body}${check}`;
+      if (luhnValid(number)) return number;
+    }
+  }
 }

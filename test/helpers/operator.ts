@@ -87,6 +87,13 @@ export function bearerClient(t: TestGateway, token: string): OperatorClient {
   return client(t.urls.operator, () => ({ authorization: `Bearer ${token}` }));
 }
 
+/** The operator CLI's bearer client of the gateway (its token from the gateway's start). */
+export function cliClient(t: TestGateway): OperatorClient {
+  const token = t.gateway.operatorCliToken;
+  if (token === undefined) throw new Error('the test gateway has no operator CLI token');
+  return bearerClient(t, token);
+}
+
 export interface StaffSession extends OperatorClient {
   account: StaffAccount;
   /** `gw_operator=<token>`, as sent back in the Cookie header. */
@@ -179,6 +186,16 @@ export interface OrganizationView {
   [key: string]: unknown;
 }
 
+/** A demo merchant as `POST /operator/v1/demo-merchants` (and the CLI's `demo-merchant`) answer it. */
+export interface DemoMerchant {
+  organizationId: string;
+  applicationId: string;
+  kycStatus: string;
+  featureFlags: string[];
+  dashboard: { url: string; email: string; password: string };
+  keys: { sandbox: string; live: string };
+}
+
 export interface ApprovalView {
   application: ApplicationView;
   organization: OrganizationView;
@@ -222,4 +239,19 @@ export async function approvalSecrets(
     activationUrl: activation[1],
     activationToken: activation[2],
   };
+}
+
+/** Who calls the operator API in a file: an admin's and a support member's sessions, the CLI, nobody. */
+export interface OperatorCallers {
+  admin: StaffSession;
+  support: StaffSession;
+  cli: OperatorClient;
+  anonymous: OperatorClient;
+}
+
+/** A new admin and support member signed in, the CLI's bearer client and an anonymous client. */
+export async function operatorCallers(t: TestGateway): Promise<OperatorCallers> {
+  const admin = await loginStaff(t, await createStaffUser(t, 'admin'));
+  const support = await loginStaff(t, await createStaffUser(t, 'support'));
+  return { admin, support, cli: cliClient(t), anonymous: anonymousClient(t) };
 }

@@ -1,11 +1,10 @@
 import { expect } from 'vitest';
-import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import { createActiveUser, linkIn, mailsTo } from './accounts.js';
 import { chainControl } from './chain.js';
 import { apiRequest } from './client.js';
 import type { TestGateway } from './gateway.js';
-import { validCharge } from './http.js';
 import { createMerchant, type Merchant } from './merchants.js';
+import { payByCard, postCharge } from './charges.js';
 
 export const TRON_ADDRESS = 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL';
 export const ETH_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -33,23 +32,30 @@ export async function paidCharge(
   environment: 'sandbox' | 'live',
   amount: number,
 ): Promise<{ id: string; providerPaymentId: string }> {
-  const res = await merchantApi<{ id: string; providerPaymentId: string }>(
+  const res = await postCharge<{ id: string; providerPaymentId: string }>(
     t,
     merchant,
+    { amount },
     environment,
-    '/v1/charges',
-    validCharge({ amount }),
   );
-  expect(res.status, res.text).toBe(201);
-  const acquirer = t.gateway.services.acquirers[environment]?.acquirer;
-  if (!acquirer) throw new Error(`no ${environment} acquirer`);
-  const payment = await acquirer.authorize(
-    res.body.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName: 'Payout Test' },
-    'https://shop.example/back',
-  );
-  await t.gateway.services.completion.apply(res.body.id, payment);
-  return res.body;
+  await payByCard(t.gateway.services, res, 'Payout Test', { environment });
+  return res;
+}
+
+/**
+ * A sandbox merchant with the `payouts` and `wallets` flags; with `wallet`, a default TRON wallet added
+ * through the API (its batches then pay out), else none (they carry).
+ */
+export async function sandboxMerchant(t: TestGateway, options: { wallet: boolean }): Promise<Merchant> {
+  const merchant = await createMerchant(t, { featureFlags: ['payouts', 'wallets'] });
+  if (options.wallet) {
+    const wallet = await merchantApi(t, merchant, 'sandbox', '/v1/wallets', {
+      network: 'tron',
+      address: TRON_ADDRESS,
+    });
+    expect(wallet.status, wallet.text).toBe(201);
+  }
+  return merchant;
 }
 
 /**

@@ -4,9 +4,10 @@
  * test's seeded, analysed tables.
  */
 import { CompiledQuery, sql } from 'kysely';
+import { afterAll, beforeAll } from 'vitest';
 import type { Database, Kdb } from '../../src/db/database.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
-import type { CapturedStatement, StatementRecorder } from './statements.js';
+import { statementRecorder, type CapturedStatement, type StatementRecorder } from './statements.js';
 
 export interface PlanNode {
   'Node Type': string;
@@ -20,6 +21,12 @@ export interface PlanNode {
 /** The node and every node below it. */
 export const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
+export interface RecordedGatewayOptions {
+  env: Record<string, string>;
+  track?: boolean;
+  readDb?: boolean;
+}
+
 /**
  * A gateway (no worker unless `env` says so) whose database handle sends every statement through
  * `recorder`: its plugin, or with `track` its watched handle that also counts transactions; `readDb`
@@ -28,7 +35,7 @@ export const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? 
  */
 export async function startRecordedGateway(
   recorder: StatementRecorder,
-  options: { env: Record<string, string>; track?: boolean; readDb?: boolean },
+  options: RecordedGatewayOptions,
 ): Promise<{ t: TestGateway; raw: Database }> {
   let raw: Database | undefined;
   const t = await startTestGateway({
@@ -42,6 +49,40 @@ export async function startRecordedGateway(
   if (raw === undefined) throw new Error('the gateway never opened its database');
   return { t, raw };
 }
+
+/** The recorded gateway of the file that called `recordedSuite`, and its raw database (live bindings, as in suite.ts). */
+export let t: TestGateway;
+export let raw: Database;
+
+export interface RecordedSuiteOptions extends RecordedGatewayOptions {
+  /** How long starting and `setUp` may take (ms); two minutes unless given. */
+  timeout?: number;
+}
+
+/**
+ * Starts a recorded gateway (`startRecordedGateway`) before the file's tests, then `setUp` (its seeded
+ * rows and accounts), and closes it after them; the recorder of the file.
+ */
+export function recordedSuite(options: RecordedSuiteOptions, setUp: () => Promise<void>): StatementRecorder {
+  const recorder = statementRecorder();
+  let started: TestGateway | undefined;
+  beforeAll(async () => {
+    ({ t, raw } = await startRecordedGateway(recorder, options));
+    started = t;
+    await setUp();
+  }, options.timeout ?? 120_000);
+  afterAll(async () => started?.close());
+  return recorder;
+}
+
+/**
+ * The `expires_at, created_at, updated_at` of seeded charges (row `i` of a generate_series): due a day
+ * after `now`, made `i % hours` hours before it.
+ */
+export const seededChargeTimes = (now: Date, hours: number) => sql`
+  ${now}::timestamptz + interval '1 day',
+  ${now}::timestamptz - (i % ${sql.lit(hours)}) * interval '1 hour',
+  ${now}::timestamptz - (i % ${sql.lit(hours)}) * interval '1 hour'`;
 
 /** Refreshes the planner's statistics of the seeded tables. */
 export async function analyze(db: Kdb, ...tables: string[]): Promise<void> {

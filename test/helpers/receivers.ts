@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -68,4 +69,52 @@ export async function startWebhookReceiver() {
         server.close(() => resolve());
       }),
   };
+}
+
+/** One request as a `startReceiver` receiver got it. */
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  raw: Buffer;
+}
+
+/** A real HTTP receiver on loopback that records every request and answers as `answer` says (200 `ok`). */
+export async function startReceiver(answer: (res: http.ServerResponse) => void = (res) => res.end('ok')) {
+  const received: Received[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
+      answer(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Whether the request carries the signature of the endpoint's secret (spec section 6): HMAC-SHA256 of
+ * `${timestamp}.${rawBody}`, compared in constant time.
+ */
+export function signedWith(
+  request: { headers: http.IncomingHttpHeaders; raw: Buffer },
+  secret: string,
+): boolean {
+  const signature = request.headers['service-signature'];
+  const timestamp = request.headers['service-timestamp'];
+  if (typeof signature !== 'string' || typeof timestamp !== 'string') return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(request.raw).digest('hex');
+  return (
+    signature.length === expected.length && timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
+  );
 }

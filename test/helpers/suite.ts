@@ -11,6 +11,9 @@ export let t: TestGateway;
 export let web: string;
 /** The gateway's database, as the test reads it behind the API. */
 export const db = (): Kdb => t.testDb.database.db;
+/** The kinds of the events recorded about a resource (a charge, a refund, a payout), read by the gateway's handle. */
+export const eventsOf = (resourceId: string) =>
+  t.gateway.database.db.selectFrom('events').select('type').where('resource_id', '=', resourceId).execute();
 
 /**
  * Starts a gateway before the calling file's tests (then runs `setUp`, the file's own fixtures) and closes

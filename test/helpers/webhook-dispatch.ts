@@ -4,7 +4,6 @@
  * made in the gateway's process, and a clean slate before each test.
  */
 import { expect } from 'vitest';
-import { TEST_CARDS } from '../../sandbox-acquirer/cards.js';
 import type { Kdb } from '../../src/db/database.js';
 import {
   createWebhookDispatcher,
@@ -12,8 +11,9 @@ import {
   type WebhookDispatcher,
 } from '../../src/modules/webhooks/index.js';
 import type { TestGateway } from './gateway.js';
-import { request, validCharge, type ErrorBody } from './http.js';
+import { request, type ErrorBody } from './http.js';
 import type { Merchant } from './merchants.js';
+import { payByCard, serviceCharge } from './charges.js';
 
 /** A dispatcher on the gateway's services, with the test's timeout and slots; private targets allowed. */
 export function dispatcherOf(
@@ -68,19 +68,9 @@ export async function createEndpoint(
 /** A sandbox charge of the merchant paid by card in the gateway's process: its `charge.succeeded` is due. */
 export async function paidCharge(t: TestGateway, merchant: Merchant, holderName: string): Promise<string> {
   const { services } = t.gateway;
-  const created = await services.charges.create(
-    { organizationId: merchant.organizationId, environment: 'sandbox' },
-    validCharge() as Parameters<typeof services.charges.create>[1],
-    { idempotencyKey: undefined },
-  );
-  if (!created.ok) throw new Error(created.error.code);
-  const payment = await services.acquirers.sandbox.acquirer.authorize(
-    created.value.providerPaymentId,
-    { number: TEST_CARDS.visa.number, expMonth: 12, expYear: 2030, cvc: '123', holderName },
-    'https://shop.example/back',
-  );
-  await services.completion.apply(created.value.id, payment);
-  return created.value.id;
+  const created = await serviceCharge(services, merchant.organizationId);
+  await payByCard(services, created, holderName);
+  return created.id;
 }
 
 /** `count` `charge.succeeded` events in one transaction: one delivery each to every enabled endpoint. */

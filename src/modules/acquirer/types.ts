@@ -1,3 +1,5 @@
+import type { ChargeProviderStatus } from '../../db/schema.js';
+
 /**
  * The provider adapter interface (product decision 19): what the gateway needs from an upstream acquirer.
  * The sandbox acquirer (`sandbox-acquirer/`, docs/sandbox-acquirer.md) speaks the HTTP protocol that
@@ -6,14 +8,7 @@
 export type AcquirerMethod = 'card' | 'bank_transfer';
 
 /** The payment's state at the acquirer: what `providerStatus` shows. */
-export type ProviderStatus =
-  | 'awaiting_payment'
-  | 'requires_action'
-  | 'succeeded'
-  | 'failed'
-  | 'canceled'
-  | 'partially_refunded'
-  | 'refunded';
+export type ProviderStatus = ChargeProviderStatus;
 
 export interface AcquirerPayment {
   id: string;

@@ -3,9 +3,8 @@ import type { Logger } from 'pino';
 import { DAY, MINUTE, type Clock } from '../../shared/clock.js';
 import { sha256Hex } from '../../shared/crypto.js';
 import { throttleAddress } from '../../shared/client-address.js';
+import { countInRedisWindow, MEMORY_SWEEP_AT, REDIS_WARN_INTERVAL_MS } from './redis-window.js';
 
-const MEMORY_SWEEP_AT = 10_000;
-const REDIS_WARN_INTERVAL_MS = 10_000;
 /** How long a key that authenticated from an address stays proven there (since its last success). */
 export const PROVEN_FOR_MS = DAY;
 /** A busy key renews its proof at most this often per process: one Redis write, not one per request. */
@@ -112,15 +111,8 @@ async function fail(state: ThrottleState, address: string): Promise<ThrottleDeci
   let count = memoryCount(state, address, window) + 1;
   if (redis) {
     try {
-      const key = redisKey(state, address, window);
-      const results = await redis
-        .multi()
-        .incr(key)
-        .pexpire(key, 2 * windowMs)
-        .exec();
-      const [incrError, shared] = results?.[0] ?? [new Error('empty reply'), null];
-      if (incrError) throw incrError;
-      count = Math.max(count, Number(shared));
+      const shared = await countInRedisWindow(redis, redisKey(state, address, window), 2 * windowMs);
+      count = Math.max(count, shared);
     } catch (error) {
       warn(state, error, at);
     }

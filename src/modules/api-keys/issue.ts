@@ -3,9 +3,9 @@ import type { ApiKeyScope, Environment } from '../../db/schema.js';
 import type { ValidationIssue } from '../../http/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { err, ok, type Result } from '../../shared/result.js';
+import { err, ok } from '../../shared/result.js';
 import { holdsScope, keyActor, type ApiKeyAuth } from './context.js';
-import type { ApiKeyError } from './errors.js';
+import type { ApiKeyResult } from './errors.js';
 import { normalizeCidr } from './ip-allowlist.js';
 import { generateApiKey } from './key-format.js';
 import { findKey } from './repository.js';
@@ -79,7 +79,7 @@ export async function createKey(
   caller: ApiKeyAuth,
   input: CreateKeyRequest,
   meta: RequestMeta,
-): Promise<Result<CreatedApiKey, ApiKeyError>> {
+): Promise<ApiKeyResult<CreatedApiKey>> {
   const { db, clock, audit } = deps;
   const missingScopes = input.scopes.filter((scope) => !holdsScope(caller.scopes, scope));
   if (missingScopes.length > 0) return err({ code: 'scope_not_held', missingScopes });

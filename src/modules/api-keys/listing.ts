@@ -1,3 +1,4 @@
+import { cursorPage } from '../../shared/cursor-page.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { ApiKeyAuth } from './context.js';
 import type { ApiKeyError } from './errors.js';
@@ -11,15 +12,12 @@ export async function listCallerKeys(
   caller: ApiKeyAuth,
   { limit, cursor }: { limit: number; cursor?: string },
 ): Promise<Result<ApiKeyPage, ApiKeyError>> {
-  const pages = deps.cursors.for({ list: 'api_keys', ...scopeOf(caller) });
-  const after = cursor === undefined ? undefined : pages.decode(cursor);
-  if (after && !after.ok) return after;
-  const rows = await listKeys(deps.db, scopeOf(caller), { limit, ...(after ? { after: after.value } : {}) });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return ok({
-    data: page.map(toApiKeyView),
-    nextCursor: rows.length > limit && last ? pages.encode(last.created_at, last.id) : null,
+  return cursorPage(deps.cursors, {
+    list: 'api_keys',
+    owner: scopeOf(caller),
+    query: { limit, cursor },
+    rows: (after) => listKeys(deps.db, scopeOf(caller), { limit, ...(after ? { after } : {}) }),
+    view: (rows) => rows.map(toApiKeyView),
   });
 }
 

@@ -1,13 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Environment } from '../../db/schema.js';
+import { countInRedisWindow, MEMORY_SWEEP_AT, REDIS_WARN_INTERVAL_MS } from './redis-window.js';
 
 /** Product decision 35: requests per second per key, unless the organization has its own limit. */
 export const DEFAULT_RATE_LIMITS: Record<Environment, number> = { live: 100, sandbox: 25 };
 
 const WINDOW_MS = 1000;
-const MEMORY_SWEEP_AT = 10_000;
-const REDIS_WARN_INTERVAL_MS = 10_000;
 
 export interface RateDecision {
   allowed: boolean;
@@ -51,17 +50,8 @@ export function createKeyRateLimiter(options: {
     return 1;
   };
 
-  const countInRedis = async (redis: Redis, keyId: string, window: number): Promise<number> => {
-    const key = `${options.keyPrefix}rate:api-key:${keyId}:${window}`;
-    const results = await redis
-      .multi()
-      .incr(key)
-      .pexpire(key, 2 * WINDOW_MS)
-      .exec();
-    const [incrError, count] = results?.[0] ?? [new Error('empty reply'), null];
-    if (incrError) throw incrError;
-    return Number(count);
-  };
+  const countInRedis = (redis: Redis, keyId: string, window: number): Promise<number> =>
+    countInRedisWindow(redis, `${options.keyPrefix}rate:api-key:${keyId}:${window}`, 2 * WINDOW_MS);
 
   return {
     async hit(keyId, limit) {

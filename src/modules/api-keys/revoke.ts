@@ -1,19 +1,18 @@
-import { err, ok, type Result } from '../../shared/result.js';
+import { err, ok } from '../../shared/result.js';
 import { holdsScope, keyActor, type ApiKeyAuth } from './context.js';
-import type { ApiKeyError } from './errors.js';
+import type { ApiKeyResult } from './errors.js';
 import { findKey, markRevoked } from './repository.js';
 import type { ApiKeyServiceDeps, ApiKeyView, RequestMeta } from './types.js';
 import { scopeOf, toApiKeyView } from './views.js';
 
 /** Revokes a key at once on every instance; revoking a revoked key changes nothing. */
 export async function revokeKey(
-  deps: ApiKeyServiceDeps,
+  { db, clock, audit }: ApiKeyServiceDeps,
   caller: ApiKeyAuth,
   id: string,
   meta: RequestMeta,
-): Promise<Result<ApiKeyView, ApiKeyError>> {
-  const { db, clock, audit } = deps;
-  return db.transaction().execute(async (trx): Promise<Result<ApiKeyView, ApiKeyError>> => {
+): Promise<ApiKeyResult<ApiKeyView>> {
+  return db.transaction().execute(async (trx): Promise<ApiKeyResult<ApiKeyView>> => {
     const row = await findKey(trx, scopeOf(caller), id, { forUpdate: true });
     if (!row) return err({ code: 'not_found' });
     // A key may revoke itself, or keys no more powerful than itself: a leaked read key cannot

@@ -98,65 +98,38 @@ export async function apiKeyRoutes(app: App, options: ApiKeyRoutesOptions): Prom
     },
   );
 
-  app.get(
-    '/v1/api-keys',
-    kit.route(
-      {
-        operationId: 'listApiKeys',
-        summary: 'List API keys',
-        description: `Keys of this environment, revoked ones included, newest first. Needs scope \`read\`. ${FLAG_NOTE}`,
-      },
-      {
-        querystring: ApiKeyListQuerySchema,
-        response: { 200: ApiKeyListSchema, ...failures('list') },
-      },
-    ),
-    async (request) => {
-      const page = unwrap(await service.list(callerOf(request), request.query));
+  kit.list(app, '/v1/api-keys', ApiKeyListQuerySchema, ApiKeyListSchema, {
+    operationId: 'listApiKeys',
+    summary: 'List API keys',
+    description: `Keys of this environment, revoked ones included, newest first. Needs scope \`read\`. ${FLAG_NOTE}`,
+    read: async (request, query) => {
+      const page = unwrap(await service.list(callerOf(request), query));
       return { data: page.data.map(toApiKeyResponse), nextCursor: page.nextCursor };
     },
-  );
+  });
 
-  app.get(
-    '/v1/api-keys/:id',
-    kit.route(
-      {
-        operationId: 'getApiKey',
-        summary: 'Retrieve an API key',
-        description: `Needs scope \`read\`. A key of another organization or environment is 404 \`not_found\`. ${FLAG_NOTE}`,
-      },
-      {
-        params: ApiKeyIdParamsSchema,
-        response: { 200: ApiKeySchema, ...failures('retrieve') },
-      },
-    ),
-    async (request) => toApiKeyResponse(unwrap(await service.get(callerOf(request), request.params.id))),
-  );
+  kit.byId(app, '/v1/api-keys/:id', ApiKeyIdParamsSchema, ApiKeySchema, {
+    operationId: 'getApiKey',
+    summary: 'Retrieve an API key',
+    description: `Needs scope \`read\`. A key of another organization or environment is 404 \`not_found\`. ${FLAG_NOTE}`,
+    read: async (request, id) => toApiKeyResponse(unwrap(await service.get(callerOf(request), id))),
+  });
 
-  app.get(
-    '/v1/api-keys/:id/requests',
-    kit.route(
-      {
-        operationId: 'listApiKeyRequests',
-        summary: 'List the requests of an API key',
-        description:
-          'The requests the key made in the last 30 days, newest first, revoked keys included: method, ' +
-          'route template, the object named or created, status, request id, client address and time; never ' +
-          'a body, a header or a secret. Requests refused before the key was identified (401) or by its ' +
-          'rate limit (429) are not listed. Entries reach the log within about a second of the answer. ' +
-          `Needs scope \`read\`. ${FLAG_NOTE}`,
-      },
-      {
-        params: ApiKeyIdParamsSchema,
-        querystring: ApiKeyListQuerySchema,
-        response: { 200: ApiKeyRequestListSchema, ...failures('retrieve') },
-      },
-    ),
-    async (request) => {
-      const page = unwrap(await service.listRequests(callerOf(request), request.params.id, request.query));
+  kit.list(app, '/v1/api-keys/:id/requests', ApiKeyListQuerySchema, ApiKeyRequestListSchema, {
+    operationId: 'listApiKeyRequests',
+    summary: 'List the requests of an API key',
+    description:
+      'The requests the key made in the last 30 days, newest first, revoked keys included: method, ' +
+      'route template, the object named or created, status, request id, client address and time; never ' +
+      'a body, a header or a secret. Requests refused before the key was identified (401) or by its ' +
+      'rate limit (429) are not listed. Entries reach the log within about a second of the answer. ' +
+      `Needs scope \`read\`. ${FLAG_NOTE}`,
+    params: ApiKeyIdParamsSchema,
+    read: async (request, query, { id }) => {
+      const page = unwrap(await service.listRequests(callerOf(request), id, query));
       return { data: page.data.map(toRequestResponse), nextCursor: page.nextCursor };
     },
-  );
+  });
 
   app.post(
     '/v1/api-keys/:id/revoke',

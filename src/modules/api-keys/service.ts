@@ -1,6 +1,5 @@
-import type { Result } from '../../shared/result.js';
 import type { ApiKeyAuth } from './context.js';
-import type { ApiKeyError } from './errors.js';
+import type { ApiKeyResult } from './errors.js';
 import { createKey } from './issue.js';
 import { listRequests, requestsOfKey } from './key-requests.js';
 import { getKey, listCallerKeys, listForOrganization } from './listing.js';
@@ -22,26 +21,23 @@ export interface ApiKeyService {
     caller: ApiKeyAuth,
     input: CreateKeyRequest,
     meta: RequestMeta,
-  ): Promise<Result<CreatedApiKey, ApiKeyError>>;
-  list(
-    caller: ApiKeyAuth,
-    page: { limit: number; cursor?: string },
-  ): Promise<Result<ApiKeyPage, ApiKeyError>>;
-  get(caller: ApiKeyAuth, id: string): Promise<Result<ApiKeyView, ApiKeyError>>;
+  ): Promise<ApiKeyResult<CreatedApiKey>>;
+  list(caller: ApiKeyAuth, page: { limit: number; cursor?: string }): Promise<ApiKeyResult<ApiKeyPage>>;
+  get(caller: ApiKeyAuth, id: string): Promise<ApiKeyResult<ApiKeyView>>;
   /** Revokes a key at once on every instance; revoking a revoked key changes nothing. */
-  revoke(caller: ApiKeyAuth, id: string, meta: RequestMeta): Promise<Result<ApiKeyView, ApiKeyError>>;
+  revoke(caller: ApiKeyAuth, id: string, meta: RequestMeta): Promise<ApiKeyResult<ApiKeyView>>;
   /** The key's requests of the last 30 days, newest first (a key of the caller's organization and environment). */
   listRequests(
     caller: ApiKeyAuth,
     id: string,
     page: { limit: number; cursor?: string },
-  ): Promise<Result<KeyRequestPage, ApiKeyError>>;
+  ): Promise<ApiKeyResult<KeyRequestPage>>;
   /** Operator views: every key of an organization, and any key's request log. */
   listForOrganization(organizationId: string): Promise<ApiKeyView[]>;
   requestsOfKey(
     id: string,
     page: { limit: number; cursor?: string },
-  ): Promise<Result<KeyRequestPage & { key: ApiKeyView; organizationId: string }, ApiKeyError>>;
+  ): Promise<ApiKeyResult<KeyRequestPage & { key: ApiKeyView; organizationId: string }>>;
   /** Purges one batch of audit trails of keys revoked more than 30 days ago; returns the keys done. */
   purgeRevokedAuditTrails(batchSize?: number): Promise<number>;
   /** Deletes one batch of request-log entries older than 30 days; returns how many. */

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
-import { olderThan, toPage, type CursorCodec, type CursorError } from '../../shared/pagination.js';
+import { keysetPage, type Cursor } from '../../db/keyset.js';
+import { toPage, type CursorCodec, type CursorError } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 
 /** The audit log refuses only a cursor it did not issue (docs/decisions/0020-domain-errors.md). */
@@ -122,12 +123,7 @@ export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): Au
     },
 
     async list(db, { limit, cursor, organizationId, targetId }) {
-      let query = db
-        .selectFrom('audit_log')
-        .selectAll()
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1);
+      let query = db.selectFrom('audit_log').selectAll();
       if (organizationId) query = query.where('organization_id', '=', organizationId);
       if (targetId) query = query.where('target_id', '=', targetId);
       const pages = deps.cursors.for({
@@ -135,17 +131,17 @@ export function createAuditLog(deps: { clock: Clock; cursors: CursorCodec }): Au
         organizationId: organizationId ?? null,
         filter: targetId ?? null,
       });
+      let after: Cursor | undefined;
       if (cursor !== undefined) {
         // Entries are numbered, not prefixed ids; the cursor carries them as `aud_<n>`.
-        const after = pages.decode(cursor);
-        if (!after.ok) return after;
-        const number = after.value.id.replace(/^aud_/, '');
+        const decoded = pages.decode(cursor);
+        if (!decoded.ok) return decoded;
+        const number = decoded.value.id.replace(/^aud_/, '');
         if (!/^\d{1,18}$/.test(number)) return err({ code: 'invalid_cursor' });
-        query = query.where(olderThan(after.value, number));
+        after = { createdAt: decoded.value.createdAt, id: number };
       }
-      const page = toPage(await query.execute(), limit, (row) =>
-        pages.encode(row.created_at, `aud_${row.id}`),
-      );
+      const rows = await query.$call(keysetPage(after, limit + 1)).execute();
+      const page = toPage(rows, limit, (row) => pages.encode(row.created_at, `aud_${row.id}`));
       return ok({
         data: page.data.map((row) => ({
           id: String(row.id),

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Kdb } from '../../db/database.js';
+import { ownedBy } from '../../db/scopes.js';
 import type { PaymentMethod } from '../../db/schema.js';
 import type { Owner } from '../../shared/owner.js';
 
@@ -17,28 +18,33 @@ export interface DailyChargeActivity {
   pending: number;
 }
 
+/** A read of the dashboard's overview: the owner's activity of `[since, until)`, per UTC day (and kind). */
+export type DailyActivity<Day> = (
+  db: Kdb,
+  owner: Owner,
+  range: { since: Date; until: Date },
+) => Promise<Day[]>;
+
+/** A row's UTC creation day, `YYYY-MM-DD`: a daily activity's first column, which groups and orders it. */
+export const creationDay = sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day');
+
 /**
  * The owner's created charges of `[since, until)` counted per UTC day and payment method, by their
  * present status. One statement over the list index (`organization_id, environment, created_at`): at most
  * days × methods rows.
  */
-export async function dailyChargeActivity(
-  db: Kdb,
-  owner: Owner,
-  range: { since: Date; until: Date },
-): Promise<DailyChargeActivity[]> {
+export const dailyChargeActivity: DailyActivity<DailyChargeActivity> = async (db, owner, range) => {
   const rows = await db
     .selectFrom('charges')
     .select([
-      sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'),
+      creationDay,
       'payment_method',
       sql<string>`count(*) filter (where status = 'succeeded')`.as('succeeded'),
       sql<string>`coalesce(sum(amount) filter (where status = 'succeeded'), 0)`.as('volume'),
       sql<string>`count(*) filter (where status in ('failed', 'expired'))`.as('unsuccessful'),
       sql<string>`count(*) filter (where status = 'pending')`.as('pending'),
     ])
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .$call(ownedBy(owner))
     .where('creation_state', '=', 'created')
     .where('created_at', '>=', range.since)
     .where('created_at', '<', range.until)
@@ -53,4 +59,4 @@ export async function dailyChargeActivity(
     unsuccessful: Number(row.unsuccessful),
     pending: Number(row.pending),
   }));
-}
+};

@@ -22,6 +22,13 @@ export async function takeCardAttempt(
   });
 }
 
+/** What the acquirer answered to one card attempt (`error`: it could not be asked). */
+export interface CardAttemptOutcome {
+  outcome: 'succeeded' | 'declined' | 'challenge' | 'error';
+  failureCode: string | null;
+  card: { brand: string | null; last4: string } | null;
+}
+
 /**
  * Attempt `number` is over, in one transaction under the charge's row lock: what the acquirer answered,
  * the payment it reported applied when there is one, and the attempt's claim ended.
@@ -30,11 +37,7 @@ export async function finishCardAttempt(
   deps: ChargeCompletionDeps,
   chargeId: string,
   number: number,
-  attempt: {
-    outcome: 'succeeded' | 'declined' | 'challenge' | 'error';
-    failureCode: string | null;
-    card: { brand: string | null; last4: string } | null;
-  },
+  attempt: CardAttemptOutcome,
   payment: AcquirerPayment | null,
 ): Promise<ChargeRow> {
   const { db, clock } = deps;

@@ -4,9 +4,15 @@ import { HOUR, MINUTE } from '../../shared/clock.js';
 import type { BatchReport, RetryPolicy } from '../../worker/queue.js';
 import type { AcquirerPayment } from '../acquirer/types.js';
 import { applyLocked, lockAndApply, sync, type ApplyOutcome } from './apply-payment.js';
-import { endStaleCardAttempt, finishCardAttempt, takeCardAttempt } from './card-attempts.js';
+import {
+  endStaleCardAttempt,
+  finishCardAttempt,
+  takeCardAttempt,
+  type CardAttemptOutcome,
+} from './card-attempts.js';
 import type { ChargeCompletionDeps } from './deps.js';
-import { expireDueBatch } from './expiry.js';
+import { workDueBatch } from '../../worker/due-batch.js';
+import { expireClaimed } from './expiry.js';
 import type { ChargeRow } from './model.js';
 import * as charges from './repository/charges.js';
 
@@ -42,11 +48,7 @@ export interface ChargeCompletionService {
   finishCardAttempt(
     chargeId: string,
     number: number,
-    attempt: {
-      outcome: 'succeeded' | 'declined' | 'challenge' | 'error';
-      failureCode: string | null;
-      card: { brand: string | null; last4: string } | null;
-    },
+    attempt: CardAttemptOutcome,
     payment: AcquirerPayment | null,
   ): Promise<ChargeRow>;
   /** Ends the claim of attempt `number` if its lease has run out (one a crashed process left). */
@@ -74,6 +76,9 @@ export function createChargeCompletionService(deps: ChargeCompletionDeps): Charg
     retry: EXPIRY_RETRY,
   });
 
+  const expireDueBatch = (limit = 50) =>
+    workDueBatch(expiry, limit, (claimed) => expireClaimed(deps, expiry, claimed));
+
   return {
     findByPaymentId: (paymentId) => charges.findByPaymentId(deps.db, paymentId),
     apply: (chargeId, payment) => lockAndApply(deps, chargeId, payment),
@@ -83,9 +88,9 @@ export function createChargeCompletionService(deps: ChargeCompletionDeps): Charg
     finishCardAttempt: (chargeId, number, attempt, payment) =>
       finishCardAttempt(deps, chargeId, number, attempt, payment),
     endStaleCardAttempt: (chargeId, number) => endStaleCardAttempt(deps, chargeId, number),
-    async expireDue(limit = 50) {
-      return (await expireDueBatch(deps, expiry, limit)).done;
+    async expireDue(limit) {
+      return (await expireDueBatch(limit)).done;
     },
-    expireDueBatch: (limit) => expireDueBatch(deps, expiry, limit),
+    expireDueBatch,
   };
 }

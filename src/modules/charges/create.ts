@@ -34,6 +34,15 @@ const ACQUIRER_METHOD: Record<ChargeRow['payment_method'], AcquirerMethod> = {
   credit_card_international: 'card',
 };
 
+/** How a creation is asked for, besides its body. */
+export interface ChargeCreateOptions {
+  idempotencyKey: string | undefined;
+  /** The organization's feature flags (`customerId` needs `customers`). */
+  features?: readonly FeatureFlag[];
+  /** The request's idempotent outcome, stored in phase 2's statement (ADR 0046). */
+  outcome?: CreationOutcome;
+}
+
 /**
  * Phase 1 of a creation (ADRs 0007, 0046): the checks, then the charge written before the acquirer hears
  * of it; phase 2 (finishCreation) asks the acquirer.
@@ -42,11 +51,7 @@ export async function createCharge(
   deps: ChargeServiceDeps,
   owner: Owner,
   input: ChargeCreate,
-  options: {
-    idempotencyKey: string | undefined;
-    features?: readonly FeatureFlag[];
-    outcome?: CreationOutcome;
-  },
+  options: ChargeCreateOptions,
 ): Promise<Result<ChargeView, ChargeError>> {
   const { db, clock, box } = deps;
   const { idempotencyKey, features } = options;

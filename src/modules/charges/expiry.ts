@@ -1,16 +1,20 @@
 import { AcquirerRejectedError, type AcquirerPayment } from '../acquirer/types.js';
-import type { BatchReport, Claimed, DueQueue } from '../../worker/queue.js';
+import type { Claimed, DueQueue } from '../../worker/queue.js';
 import { applyLocked } from './apply-payment.js';
+import { deferClaimed, type DueOutcome } from '../../worker/due-batch.js';
 import type { ChargeCompletionDeps } from './deps.js';
 import * as charges from './repository/charges.js';
 
-/** Cancels one claimed charge at the acquirer, then applies the answer and ends the claim together. */
-async function expireOne(
+/**
+ * The expiry job's work of one claimed charge (`workDueBatch`): cancels it at the acquirer, then applies
+ * the answer and ends the claim together.
+ */
+export async function expireClaimed(
   deps: ChargeCompletionDeps,
   expiry: DueQueue,
   claimed: Claimed,
-): Promise<'expired' | 'final' | 'failed'> {
-  const { db, logger } = deps;
+): Promise<DueOutcome> {
+  const { db } = deps;
   const charge = await charges.findById(db, claimed.id);
   if (!charge) throw new Error(`charge ${claimed.id} is gone`);
   try {
@@ -34,26 +38,12 @@ async function expireOne(
       await expiry.succeed(trx, claimed);
       return applied;
     });
-    return outcome.charge.status === 'expired' ? 'expired' : 'final';
+    // Final otherwise (paid or failed at the acquirer): not counted as expired.
+    return outcome.charge.status === 'expired' ? 'done' : 'neither';
   } catch (error) {
-    logger.warn({ err: error, chargeId: charge.id }, 'expiry deferred: the acquirer could not cancel');
-    await db.transaction().execute((trx) => expiry.fail(trx, claimed, error));
-    return 'failed';
+    return deferClaimed(deps, expiry, claimed, error, {
+      context: { chargeId: charge.id },
+      message: 'expiry deferred: the acquirer could not cancel',
+    });
   }
-}
-
-/** One batch of the expiry job: claims due charges, and reports what became of them. */
-export async function expireDueBatch(
-  deps: ChargeCompletionDeps,
-  expiry: DueQueue,
-  limit = 50,
-): Promise<BatchReport> {
-  const claimed = await expiry.claim(limit);
-  const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
-  for (const charge of claimed) {
-    const outcome = await expireOne(deps, expiry, charge);
-    if (outcome === 'expired') report.done++;
-    if (outcome === 'failed') report.failed++;
-  }
-  return report;
 }

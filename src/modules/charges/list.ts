@@ -1,8 +1,11 @@
+import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import { toPage, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
-import { ok, type Result } from '../../shared/result.js';
+import { cursorPage, type CreatedPage, type Page } from '../../shared/cursor-page.js';
+import type { Cursor } from '../../shared/pagination.js';
+import type { Result } from '../../shared/result.js';
 import type { ChargeServiceDeps } from './deps.js';
 import type { ChargeError } from './errors.js';
+import type { ChargeRow } from './model.js';
 import * as lists from './repository/lists.js';
 import type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository/lists.js';
 import type { ChargeListQuery, ChargeView } from './schemas.js';
@@ -11,25 +14,36 @@ import type { Owner } from '../../shared/owner.js';
 
 type ListDeps = Pick<ChargeServiceDeps, 'db' | 'readDb' | 'cursors' | 'urls'>;
 
+/** A page of the owner's charges, newest first; its cursors are bound to `filter` (null: none). */
+async function chargePage(
+  deps: ListDeps,
+  owner: Owner,
+  query: { limit: number; cursor?: string | undefined },
+  filter: string | null,
+  rows: (readDb: Kdb, after: Cursor | undefined, limit: number) => Promise<ChargeRow[]>,
+): Promise<Result<Page<ChargeView>, ChargeError>> {
+  const readDb = deps.readDb ?? deps.db;
+  return cursorPage(deps.cursors, {
+    list: 'charges',
+    owner,
+    filter,
+    query,
+    rows: (after) => rows(readDb, after, query.limit + 1),
+    view: (page) => page.map((row) => toView(deps, row)),
+  });
+}
+
 /** One page of the owner's charges, newest first (of one customer with `customerId`). */
 export async function listCharges(
   deps: ListDeps,
   owner: Owner,
   { limit, cursor, customerId }: ChargeListQuery,
-): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>> {
-  const readDb = deps.readDb ?? deps.db;
-  const pages = deps.cursors.for({
-    list: 'charges',
-    organizationId: owner.organizationId,
-    environment: owner.environment,
-    // Unfiltered cursors stay as they were issued before the filter existed.
-    ...(customerId !== undefined ? { filter: JSON.stringify({ customerId }) } : {}),
-  });
-  const after = cursor === undefined ? undefined : pages.decode(cursor);
-  if (after && !after.ok) return after;
-  const rows = await lists.listVisible(readDb, owner, { customerId }, after?.value, limit + 1);
-  const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
-  return ok({ data: page.data.map((row) => toView(deps, row)), nextCursor: page.nextCursor });
+): Promise<Result<Page<ChargeView>, ChargeError>> {
+  // Unfiltered cursors stay as they were issued before the filter existed.
+  const filter = customerId === undefined ? null : JSON.stringify({ customerId });
+  return chargePage(deps, owner, { limit, cursor }, filter, (readDb, after, take) =>
+    lists.listVisible(readDb, owner, { customerId }, after, take),
+  );
 }
 
 /**
@@ -40,19 +54,11 @@ export async function searchCharges(
   deps: ListDeps,
   owner: Owner,
   { limit, cursor, filter, sort }: { limit: number; cursor?: string; filter: ChargeSearch; sort: ChargeSort },
-): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>> {
-  const readDb = deps.readDb ?? deps.db;
-  const pages = deps.cursors.for({
-    list: 'charges',
-    organizationId: owner.organizationId,
-    environment: owner.environment,
-    filter: JSON.stringify({ search: filter, sort }),
-  });
-  const after = cursor === undefined ? undefined : pages.decode(cursor);
-  if (after && !after.ok) return after;
-  const rows = await lists.searchVisible(readDb, owner, filter, sort, after?.value, limit + 1);
-  const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
-  return ok({ data: page.data.map((row) => toView(deps, row)), nextCursor: page.nextCursor });
+): Promise<Result<Page<ChargeView>, ChargeError>> {
+  const bound = JSON.stringify({ search: filter, sort });
+  return chargePage(deps, owner, { limit, cursor }, bound, (readDb, after, take) =>
+    lists.searchVisible(readDb, owner, filter, sort, after, take),
+  );
 }
 
 /**
@@ -62,12 +68,9 @@ export async function searchCharges(
 export async function pageChargesCreatedIn(
   deps: ListDeps,
   owner: Owner,
-  window: CreatedWindow,
-  after: Cursor | undefined,
-  limit: number,
+  ...page: CreatedPage
 ): Promise<ChargeView[]> {
-  const readDb = deps.readDb ?? deps.db;
-  return (await lists.pageCreatedIn(readDb, owner, window, after, limit)).map((row) => toView(deps, row));
+  return (await lists.pageCreatedIn(deps.readDb ?? deps.db, owner, ...page)).map((row) => toView(deps, row));
 }
 
 /**

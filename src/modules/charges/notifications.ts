@@ -77,7 +77,6 @@ async function receive(
   provider: string,
   notification: ProviderNotification,
 ): Promise<Result<NotificationOutcome, NotificationError>> {
-  const { logger } = deps;
   let readBack: ReadBack | undefined;
   let step: Step;
   for (;;) {
@@ -95,7 +94,7 @@ async function receive(
       throw error;
     }
   }
-  logger[step.done === 'mismatch' || step.done === 'unconfirmed' ? 'warn' : 'info'](
+  deps.logger[step.done === 'mismatch' || step.done === 'unconfirmed' ? 'warn' : 'info'](
     {
       provider,
       notificationId: notification.id,
@@ -198,6 +197,21 @@ async function refuse(
   return { done: outcome };
 }
 
+/**
+ * `refuse` as a mismatch, with the reason and the details `explain` gives, when `payment` differs from the
+ * charge; undefined when it does not.
+ */
+async function refuseMismatch(
+  receipt: Receipt,
+  charge: ChargeRow,
+  payment: AcquirerPayment,
+  explain: (differences: string[]) => [reason: string, details: Record<string, unknown>],
+): Promise<Step | undefined> {
+  const differences = paymentDifferences(charge, payment);
+  if (differences.length === 0) return undefined;
+  return refuse(receipt, charge, 'mismatch', ...explain(differences));
+}
+
 /** One pass under the charge's lock; asks for a read-back (and writes nothing) when money would move. */
 async function attempt(
   deps: NotificationInboxDeps,
@@ -221,18 +235,11 @@ async function attempt(
     .executeTakeFirst();
   if (seen) return { done: 'duplicate' };
 
-  const differences = paymentDifferences(charge, reported);
-  if (differences.length > 0) {
-    return refuse(
-      receipt,
-      charge,
-      'mismatch',
-      `the notification's ${differences.join(', ')} differ from the charge`,
-      {
-        differences,
-      },
-    );
-  }
+  const mismatch = await refuseMismatch(receipt, charge, reported, (differences) => [
+    `the notification's ${differences.join(', ')} differ from the charge`,
+    { differences },
+  ]);
+  if (mismatch) return mismatch;
 
   let payment: AcquirerPayment = reported;
   if (wouldCredit(charge, reported.status)) {
@@ -252,19 +259,11 @@ async function attempt(
       );
     }
     const confirmed = readBack.payment;
-    const readBackDifferences = paymentDifferences(charge, confirmed);
-    if (readBackDifferences.length > 0) {
-      return refuse(
-        receipt,
-        charge,
-        'mismatch',
-        `the acquirer's own record of the payment differs in ${readBackDifferences.join(', ')}`,
-        {
-          differences: readBackDifferences,
-          readBack: describe(confirmed),
-        },
-      );
-    }
+    const readBackMismatch = await refuseMismatch(receipt, charge, confirmed, (differences) => [
+      `the acquirer's own record of the payment differs in ${differences.join(', ')}`,
+      { differences, readBack: describe(confirmed) },
+    ]);
+    if (readBackMismatch) return readBackMismatch;
     if (!wouldCredit(charge, confirmed.status)) {
       // The acquirer's word is applied (it never credits here); the notification's claim is not.
       const step = await refuse(

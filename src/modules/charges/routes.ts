@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
-import { claimedOutcome, IDEMPOTENCY_HEADER, type IdempotencyOptions } from '../../http/idempotency.js';
+import { failures, idempotencyKeyOf, routeKit, unwrapWith } from '../../http/api-routes.js';
+import { claimedOutcome, type IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
 import { chargeCreations } from '../../metrics/registry.js';
 import { callerOf, callerScope, ownerOf } from '../api-keys/context.js';
@@ -53,19 +53,15 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
       },
       {
         body: ChargeCreateSchema,
-        response: {
-          201: ChargeViewSchema,
-          ...failures('create', 502),
-        },
+        response: { 201: ChargeViewSchema, ...failures('create', 502) },
       },
     ),
     async (request, reply) => {
-      const header = request.headers[IDEMPOTENCY_HEADER];
       // With an idempotency claim, phase 2 and the stored outcome commit in one statement (ADR 0046);
       // the claim is then done with and the stored bytes are the answer.
       const claimed = claimedOutcome<ChargeView>(request, reply, options.idempotency.store, 201);
       const result = await service.create(ownerOf(request), request.body, {
-        idempotencyKey: Array.isArray(header) ? header[0] : header,
+        idempotencyKey: idempotencyKeyOf(request),
         features: callerOf(request).featureFlags,
         ...(claimed === undefined ? {} : { outcome: claimed.seam }),
       });
@@ -89,41 +85,23 @@ export async function chargeRoutes(app: App, options: ChargeRoutesOptions): Prom
     },
   );
 
-  app.get(
-    '/v1/charges/:id',
-    kit.route(
-      {
-        operationId: 'getCharge',
-        summary: 'Retrieve a charge',
-        description:
-          'The charge with its customer block (never the ID number) and `providerStatus`. Needs scope `read`. ' +
-          'A charge of another organization or environment, or an unknown id, is 404 `not_found`.',
-      },
-      {
-        params: ChargeIdParamsSchema,
-        response: { 200: ChargeViewSchema, ...failures('retrieve') },
-      },
-    ),
-    async (request) => unwrap(await service.get(ownerOf(request), request.params.id)),
-  );
+  kit.byId(app, '/v1/charges/:id', ChargeIdParamsSchema, ChargeViewSchema, {
+    operationId: 'getCharge',
+    summary: 'Retrieve a charge',
+    description:
+      'The charge with its customer block (never the ID number) and `providerStatus`. Needs scope `read`. ' +
+      'A charge of another organization or environment, or an unknown id, is 404 `not_found`.',
+    read: async (request, id) => unwrap(await service.get(ownerOf(request), id)),
+  });
 
-  app.get(
-    '/v1/charges',
-    kit.route(
-      {
-        operationId: 'listCharges',
-        summary: 'List charges',
-        description:
-          'Charges of this environment, newest first, `limit` (1 to 100, default 20) per page. Pass ' +
-          '`nextCursor` back as `cursor` for the next page; it is null on the last page. Charges created while ' +
-          'you page appear on a new first page, never as duplicates or gaps. `customerId` (flag `customers`) ' +
-          'keeps the charges made for one customer. Needs scope `read`.',
-      },
-      {
-        querystring: ChargeListQuerySchema,
-        response: { 200: ChargeListSchema, ...failures('list') },
-      },
-    ),
-    async (request) => unwrap(await service.list(ownerOf(request), request.query)),
-  );
+  kit.list(app, '/v1/charges', ChargeListQuerySchema, ChargeListSchema, {
+    operationId: 'listCharges',
+    summary: 'List charges',
+    description:
+      'Charges of this environment, newest first, `limit` (1 to 100, default 20) per page. Pass ' +
+      '`nextCursor` back as `cursor` for the next page; it is null on the last page. Charges created while ' +
+      'you page appear on a new first page, never as duplicates or gaps. `customerId` (flag `customers`) ' +
+      'keeps the charges made for one customer. Needs scope `read`.',
+    read: async (request, query) => unwrap(await service.list(ownerOf(request), query)),
+  });
 }

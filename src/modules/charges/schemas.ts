@@ -1,7 +1,14 @@
 import { Type, type Static } from 'typebox';
 import { METADATA_MAX_BYTES, PLAIN_TEXT } from '../../http/input.js';
-import { ListQuerySchema } from '../../http/list-query.js';
-import { IdParamsSchema, MetadataSchema, NEXT_CURSOR, PageSchema, Timestamp } from '../../http/schemas.js';
+import {
+  IdParamsSchema,
+  ListQueryWith,
+  MetadataSchema,
+  NEXT_CURSOR,
+  PageSchema,
+  StrictObject,
+  Timestamp,
+} from '../../http/schemas.js';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'credit_card_tr', 'credit_card_international'] as const;
 export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed', 'expired'] as const;
@@ -16,96 +23,93 @@ export const CHARGE_LIMITS = {
   returnUrl: 2048,
 } as const;
 
-export const ChargeCreateSchema = Type.Object(
-  {
-    amount: Type.Integer({
-      minimum: 1,
-      maximum: Number.MAX_SAFE_INTEGER,
+export const ChargeCreateSchema = StrictObject({
+  amount: Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description:
+      'Minor units (kuruş): 12550 is 125.50 TRY. A JSON integer from 1 to 9007199254740991; a string, a ' +
+      'fraction, zero or a negative number is refused.',
+    examples: [12550],
+  }),
+  currency: Type.Enum(['TRY'], { description: 'Only `TRY`.' }),
+  paymentMethod: Type.Enum([...PAYMENT_METHODS], {
+    description:
+      'Which page the hosted checkout shows: a card form (Turkish or international cards) or bank transfer.',
+  }),
+  merchantReference: Type.String({
+    minLength: 1,
+    maxLength: CHARGE_LIMITS.merchantReference,
+    pattern: PLAIN_TEXT,
+    description:
+      'Your order reference, at most 120 characters, unique per organization and environment (409 ' +
+      '`duplicate_merchant_reference`). A charge the acquirer refused does not hold its reference.',
+  }),
+  customer: Type.Optional(
+    Type.Object(
+      {
+        name: Type.Optional(Type.String({ minLength: 1, maxLength: CHARGE_LIMITS.customerName })),
+        email: Type.Optional(Type.String({ format: 'email', maxLength: CHARGE_LIMITS.customerEmail })),
+        phone: Type.Optional(
+          Type.String({
+            minLength: 4,
+            maxLength: CHARGE_LIMITS.customerPhone,
+            pattern: '^\\+?[0-9][0-9 ().-]*[0-9]$',
+            description: 'Digits, optionally with a leading `+`, spaces, dots, dashes and parentheses.',
+          }),
+        ),
+        reference: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: CHARGE_LIMITS.customerReference,
+            pattern: PLAIN_TEXT,
+            description: 'Your identifier of the customer.',
+          }),
+        ),
+        idNumber: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: CHARGE_LIMITS.customerIdNumber,
+            pattern: PLAIN_TEXT,
+            description:
+              'National ID (T.C. kimlik no) or passport number. Stored encrypted (AES-256-GCM); never returned ' +
+              'by any endpoint and never logged.',
+          }),
+        ),
+      },
+      {
+        additionalProperties: false,
+        description: 'Used for receipts and reconciliation.',
+      },
+    ),
+  ),
+  customerId: Type.Optional(
+    Type.String({
+      minLength: 5,
+      maxLength: 64,
+      pattern: '^cus_[0-9A-Za-z_]+$',
       description:
-        'Minor units (kuruş): 12550 is 125.50 TRY. A JSON integer from 1 to 9007199254740991; a string, a ' +
-        'fraction, zero or a negative number is refused.',
-      examples: [12550],
+        'A customer of this environment (`cus_…`, flag `customers`: 403 `forbidden` without it) whose ' +
+        'details the charge copies, instead of an inline `customer` block (not both: 400 ' +
+        '`validation_failed`). An unknown or deleted customer is 400 `validation_failed`.',
     }),
-    currency: Type.Enum(['TRY'], { description: 'Only `TRY`.' }),
-    paymentMethod: Type.Enum([...PAYMENT_METHODS], {
+  ),
+  metadata: Type.Optional(
+    MetadataSchema(
+      'Your own data, echoed in webhooks: a JSON object of at most 8 KB serialized (UTF-8 bytes of its ' +
+        'compact JSON).',
+    ),
+  ),
+  returnUrl: Type.Optional(
+    Type.String({
+      format: 'uri',
+      maxLength: CHARGE_LIMITS.returnUrl,
       description:
-        'Which page the hosted checkout shows: a card form (Turkish or international cards) or bank transfer.',
+        'Where the hosted checkout sends the customer back after paying. `https` in live mode; the ' +
+        'sandbox also accepts `http`.',
     }),
-    merchantReference: Type.String({
-      minLength: 1,
-      maxLength: CHARGE_LIMITS.merchantReference,
-      pattern: PLAIN_TEXT,
-      description:
-        'Your order reference, at most 120 characters, unique per organization and environment (409 ' +
-        '`duplicate_merchant_reference`). A charge the acquirer refused does not hold its reference.',
-    }),
-    customer: Type.Optional(
-      Type.Object(
-        {
-          name: Type.Optional(Type.String({ minLength: 1, maxLength: CHARGE_LIMITS.customerName })),
-          email: Type.Optional(Type.String({ format: 'email', maxLength: CHARGE_LIMITS.customerEmail })),
-          phone: Type.Optional(
-            Type.String({
-              minLength: 4,
-              maxLength: CHARGE_LIMITS.customerPhone,
-              pattern: '^\\+?[0-9][0-9 ().-]*[0-9]$',
-              description: 'Digits, optionally with a leading `+`, spaces, dots, dashes and parentheses.',
-            }),
-          ),
-          reference: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: CHARGE_LIMITS.customerReference,
-              pattern: PLAIN_TEXT,
-              description: 'Your identifier of the customer.',
-            }),
-          ),
-          idNumber: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: CHARGE_LIMITS.customerIdNumber,
-              pattern: PLAIN_TEXT,
-              description:
-                'National ID (T.C. kimlik no) or passport number. Stored encrypted (AES-256-GCM); never returned ' +
-                'by any endpoint and never logged.',
-            }),
-          ),
-        },
-        {
-          additionalProperties: false,
-          description: 'Used for receipts and reconciliation.',
-        },
-      ),
-    ),
-    customerId: Type.Optional(
-      Type.String({
-        minLength: 5,
-        maxLength: 64,
-        pattern: '^cus_[0-9A-Za-z_]+$',
-        description:
-          'A customer of this environment (`cus_…`, flag `customers`: 403 `forbidden` without it) whose ' +
-          'details the charge copies, instead of an inline `customer` block (not both: 400 ' +
-          '`validation_failed`). An unknown or deleted customer is 400 `validation_failed`.',
-      }),
-    ),
-    metadata: Type.Optional(
-      MetadataSchema(
-        'Your own data, echoed in webhooks: a JSON object of at most 8 KB serialized (UTF-8 bytes of its ' +
-          'compact JSON).',
-      ),
-    ),
-    returnUrl: Type.Optional(
-      Type.String({
-        format: 'uri',
-        maxLength: CHARGE_LIMITS.returnUrl,
-        description:
-          'Where the hosted checkout sends the customer back after paying. `https` in live mode; the ' +
-          'sandbox also accepts `http`.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 export type ChargeCreate = Static<typeof ChargeCreateSchema>;
 
 export const CustomerViewSchema = Type.Object(
@@ -181,19 +185,15 @@ export const ChargeListSchema = PageSchema(ChargeViewSchema, NEXT_CURSOR, {
   description: 'A page of charges, newest first (spec section 2.4).',
 });
 
-export const ChargeListQuerySchema = Type.Object(
-  {
-    ...ListQuerySchema.properties,
-    customerId: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'Only the charges made for this customer (`cus_…`).',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const ChargeListQuerySchema = ListQueryWith({
+  customerId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Only the charges made for this customer (`cus_…`).',
+    }),
+  ),
+});
 export type ChargeListQuery = Static<typeof ChargeListQuerySchema>;
 
 export const ChargeIdParamsSchema = IdParamsSchema('Charge identifier, prefix `ch_`.');

@@ -1,11 +1,10 @@
 import type { Kdb, Trx } from '../../db/database.js';
-import type { Environment, FeatureFlag } from '../../db/schema.js';
+import type { Environment } from '../../db/schema.js';
 import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
 import type { Result } from '../../shared/result.js';
-import { createCharge } from './create.js';
+import { createCharge, type ChargeCreateOptions } from './create.js';
 import type { ChargeServiceDeps } from './deps.js';
 import type { ChargeError } from './errors.js';
-import type { CreationOutcome } from './finish-creation.js';
 import {
   listCharges,
   pageChargesCreatedIn,
@@ -23,23 +22,19 @@ import type { Owner } from '../../shared/owner.js';
 export type { ChargeRow } from './model.js';
 export type { ChargeSearch, ChargeSort, OperatorChargeMatch } from './repository/lists.js';
 
+/** One page of a list of charges, and the cursor of the next (null on the last). */
+export interface ChargePage {
+  data: ChargeView[];
+  nextCursor: string | null;
+}
+
+/** What a use case of the service answers: its value, or the refusal. */
+type ChargeAnswer<T> = Promise<Result<T, ChargeError>>;
+
 export interface ChargeService {
-  create(
-    owner: Owner,
-    input: ChargeCreate,
-    options: {
-      idempotencyKey: string | undefined;
-      /** The organization's feature flags (`customerId` needs `customers`). */
-      features?: readonly FeatureFlag[];
-      /** The request's idempotent outcome, stored in phase 2's statement (ADR 0046). */
-      outcome?: CreationOutcome;
-    },
-  ): Promise<Result<ChargeView, ChargeError>>;
-  get(owner: Owner, id: string): Promise<Result<ChargeView, ChargeError>>;
-  list(
-    owner: Owner,
-    query: ChargeListQuery,
-  ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
+  create(owner: Owner, input: ChargeCreate, options: ChargeCreateOptions): ChargeAnswer<ChargeView>;
+  get(owner: Owner, id: string): ChargeAnswer<ChargeView>;
+  list(owner: Owner, query: ChargeListQuery): ChargeAnswer<ChargePage>;
   /**
    * The dashboard's Payments list: the owner's charges matching the filters, in one of the sorts, cursor
    * paged. A cursor is bound to its filters and sort: another list's is refused.
@@ -47,9 +42,9 @@ export interface ChargeService {
   search(
     owner: Owner,
     query: { limit: number; cursor?: string; filter: ChargeSearch; sort: ChargeSort },
-  ): Promise<Result<{ data: ChargeView[]; nextCursor: string | null }, ChargeError>>;
+  ): ChargeAnswer<ChargePage>;
   /** The charge page: the charge and what its timeline needs (attempts, notifications, when it ended). */
-  details(owner: Owner, id: string): Promise<Result<ChargeDetails, ChargeError>>;
+  details(owner: Owner, id: string): ChargeAnswer<ChargeDetails>;
   /**
    * One page of an export: the created charges made in `window`, oldest first, after the (createdAt, id)
    * of the previous page's last one; at most `limit`.
@@ -77,16 +72,24 @@ export interface ChargeService {
   ): Promise<{ finished: number; abandoned: number; deferred: number }>;
 }
 
+/** A use case as the service's method: the deps bound as its first argument. */
+function bound<Deps, Args extends unknown[], Out>(
+  deps: Deps,
+  useCase: (deps: Deps, ...args: Args) => Out,
+): (...args: Args) => Out {
+  return (...args) => useCase(deps, ...args);
+}
+
 export function createChargeService(deps: ChargeServiceDeps): ChargeService {
   return {
-    create: (owner, input, options) => createCharge(deps, owner, input, options),
-    get: (owner, id) => getCharge(deps, owner, id),
-    list: (owner, query) => listCharges(deps, owner, query),
-    search: (owner, query) => searchCharges(deps, owner, query),
-    details: (owner, id) => chargeDetails(deps, owner, id),
-    pageCreatedIn: (owner, window, after, limit) => pageChargesCreatedIn(deps, owner, window, after, limit),
-    searchAcrossOrganizations: (match, limit) => searchChargesAcrossOrganizations(deps, match, limit),
-    recoverInterruptedCreations: (limit) => recoverInterruptedCreations(deps, limit),
+    create: bound(deps, createCharge),
+    get: bound(deps, getCharge),
+    list: bound(deps, listCharges),
+    search: bound(deps, searchCharges),
+    details: bound(deps, chargeDetails),
+    pageCreatedIn: bound(deps, pageChargesCreatedIn),
+    searchAcrossOrganizations: bound(deps, searchChargesAcrossOrganizations),
+    recoverInterruptedCreations: bound(deps, recoverInterruptedCreations),
   };
 }
 

@@ -40,3 +40,18 @@ export async function syncQuietly(
     return charge;
   }
 }
+
+/**
+ * After a step the acquirer failed: anything but an acquirer problem is a bug and is thrown again; a
+ * problem is logged and the payment read back, so that what did reach the acquirer is on the charge.
+ */
+export async function afterAcquirerProblem(
+  deps: Pick<CheckoutServiceDeps, 'completion' | 'logger'>,
+  error: unknown,
+  charge: ChargeRow,
+  step: string,
+): Promise<{ charge: ChargeRow; problem: AcquirerProblem }> {
+  if (!isAcquirerProblem(error)) throw error;
+  logProblem(deps, error, charge.id, step);
+  return { charge: await syncQuietly(deps, charge, step), problem: problemOf(error) };
+}

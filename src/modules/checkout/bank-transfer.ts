@@ -1,11 +1,5 @@
 import type { ChargeStatus } from '../../db/schema.js';
-import {
-  isAcquirerProblem,
-  logProblem,
-  problemOf,
-  syncQuietly,
-  type AcquirerProblem,
-} from './acquirer-problems.js';
+import { afterAcquirerProblem, syncQuietly, type AcquirerProblem } from './acquirer-problems.js';
 import type { CheckoutServiceDeps } from './deps.js';
 import { bankTransferPage, effectiveStatus, type BankTransferPage } from './page.js';
 
@@ -70,12 +64,10 @@ export async function simulateTransfer(
   try {
     await completion.apply(charge.id, await acquirer.simulateTransfer(paymentId));
   } catch (error) {
-    if (!isAcquirerProblem(error)) throw error;
-    logProblem(deps, error, charge.id, 'simulate_transfer');
-    const after = await syncQuietly(deps, charge, 'simulate_transfer');
+    const { charge: after, problem } = await afterAcquirerProblem(deps, error, charge, 'simulate_transfer');
     // Refused because it is already paid (or failed): the page shows that.
     if (effectiveStatus(deps, after) !== 'pending') return { outcome: 'show_page' };
-    return { outcome: 'acquirer_error', page: bankTransferPage(after), problem: problemOf(error) };
+    return { outcome: 'acquirer_error', page: bankTransferPage(after), problem };
   }
   return { outcome: 'show_page' };
 }

@@ -104,11 +104,29 @@ export const message = (
       extra.retry && extra.paymentId ? localized(pathOf(extra.paymentId), localeOf(request)) : undefined,
   });
 
+/** The words of the 404 page: an unknown payment or path. */
+export const notFoundText = (m: CheckoutMessages) => ({
+  title: m.errors.notFoundTitle,
+  body: m.errors.notFound,
+});
+
 export const showPage = (request: FastifyRequest, reply: FastifyReply, paymentId: string) =>
   reply
     .code(303)
     .header('cache-control', 'no-store')
     .redirect(localized(pathOf(paymentId), localeOf(request)), 303);
+
+/** A step's answer when there is nothing else to say: the 404 page of an unknown payment, else its page. */
+export const showStepOutcome = (
+  kit: CheckoutPageKit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  paymentId: string,
+  outcome: 'not_found' | 'show_page',
+) =>
+  outcome === 'not_found'
+    ? message(kit, request, reply, 404, notFoundText, { paymentId })
+    : showPage(request, reply, paymentId);
 
 export const renderCard = (
   kit: CheckoutPageKit,
@@ -180,16 +198,7 @@ export const showCheckoutPage = (
 ) => {
   switch (page.kind) {
     case 'not_found':
-      return message(
-        kit,
-        request,
-        reply,
-        404,
-        (m) => ({ title: m.errors.notFoundTitle, body: m.errors.notFound }),
-        {
-          paymentId,
-        },
-      );
+      return message(kit, request, reply, 404, notFoundText, { paymentId });
     case 'card':
       return renderCard(kit, request, reply, page, 200);
     case 'bank_transfer':
@@ -212,14 +221,10 @@ export const showCheckoutPage = (
         pageHref: localized(pathOf(paymentId), localeOf(request)),
       });
     case 'attempts_exhausted':
-      return message(
-        kit,
-        request,
-        reply,
-        200,
-        (m) => ({ title: m.attemptsExhausted.title, body: m.attemptsExhausted.body }),
-        { charge: page.charge, paymentId },
-      );
+      return message(kit, request, reply, 200, (m) => m.attemptsExhausted, {
+        charge: page.charge,
+        paymentId,
+      });
     case 'unavailable':
       return message(
         kit,

@@ -1,12 +1,6 @@
 import type { Acquirer } from '../acquirer/types.js';
 import { checkCard, type CardField, type CardForm, type CardIssue } from './card.js';
-import {
-  isAcquirerProblem,
-  logProblem,
-  problemOf,
-  syncQuietly,
-  type AcquirerProblem,
-} from './acquirer-problems.js';
+import { afterAcquirerProblem, type AcquirerProblem } from './acquirer-problems.js';
 import type { CheckoutServiceDeps } from './deps.js';
 import { CARD_METHODS, effectiveStatus, pageFor, type CardPage } from './page.js';
 
@@ -59,12 +53,10 @@ export async function payByCard(
   try {
     result = await acquirer.authorize(paymentId, checked.card, returnUrl);
   } catch (error) {
-    // Anything else is a bug: the claim is left to run out, as a crash's would.
-    if (!isAcquirerProblem(error)) throw error;
-    logProblem(deps, error, charge.id, 'authorize');
-    // Read back under the claim: a card that did reach the acquirer is on the charge before the
-    // next one may be taken.
-    await syncQuietly(deps, charge, 'authorize');
+    // Anything but an acquirer problem is a bug: the claim is left to run out, as a crash's would. The
+    // read-back is under the claim: a card that did reach the acquirer is on the charge before the next
+    // one may be taken.
+    const { problem } = await afterAcquirerProblem(deps, error, charge, 'authorize');
     const finished = await completion.finishCardAttempt(
       charge.id,
       attemptNumber,
@@ -74,7 +66,7 @@ export async function payByCard(
     // The attempt stays counted: a card tester gains nothing from an upstream failure.
     const after = await pageFor(deps, finished);
     return after.kind === 'card'
-      ? { outcome: 'acquirer_error', page: after, problem: problemOf(error) }
+      ? { outcome: 'acquirer_error', page: after, problem }
       : { outcome: 'show_page' };
   }
   const { attempt, ...payment } = result;

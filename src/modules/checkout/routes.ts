@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import { ApiError, envelope, errorResponses } from '../../http/errors.js';
 import { toApiError, type App } from '../../http/server.js';
 import { MINUTE, type Clock } from '../../shared/clock.js';
@@ -10,13 +11,14 @@ import {
   localeOf,
   localized,
   message,
+  notFoundText,
   pathOf,
   problemStatus,
   problemText,
   renderBankTransfer,
   renderCard,
   showCheckoutPage,
-  showPage,
+  showStepOutcome,
 } from './pages.js';
 import {
   CardFormSchema,
@@ -101,7 +103,7 @@ function errorPages(app: App, options: CheckoutRoutesOptions): void {
         case 'too_many_requests':
           return { title: m.errors.errorTitle, body: m.errors.rateLimited };
         case 'not_found':
-          return { title: m.errors.notFoundTitle, body: m.errors.notFound };
+          return notFoundText(m);
         case 'validation_failed':
         case 'unsupported_media_type':
         case 'payload_too_large':
@@ -117,24 +119,42 @@ function errorPages(app: App, options: CheckoutRoutesOptions): void {
   });
 
   // Any other path under /c/ (a mangled link, an id longer than a route parameter may be) is a page too.
-  app.setNotFoundHandler((request, reply) =>
-    message(options, request, reply, 404, (m) => ({
-      title: m.errors.notFoundTitle,
-      body: m.errors.notFound,
-    })),
-  );
+  app.setNotFoundHandler((request, reply) => message(options, request, reply, 404, notFoundText));
+}
+
+/**
+ * A route of one payment (`:paymentId` in its path), hidden from the API document: a page (GET) or a
+ * step without a form body (POST, with its same-origin check and per-IP limit).
+ */
+function paymentRoute(
+  app: App,
+  route: {
+    method: 'GET' | 'POST';
+    url: string;
+    querystring: TSchema;
+    onRequest?: SameOriginHook;
+    rateLimit?: (typeof CHECKOUT_RATE_LIMITS)[keyof typeof CHECKOUT_RATE_LIMITS];
+  },
+  answer: (request: FastifyRequest, reply: FastifyReply, paymentId: string) => Promise<unknown>,
+): void {
+  app.route({
+    method: route.method,
+    url: route.url,
+    schema: { hide: true, params: CheckoutParamsSchema, querystring: route.querystring },
+    ...(route.onRequest ? { onRequest: route.onRequest } : {}),
+    ...(route.rateLimit ? { config: { rateLimit: route.rateLimit } } : {}),
+    handler: async (request, reply) => answer(request, reply, request.params.paymentId),
+  });
 }
 
 /** `/c/<paymentId>`: whatever the charge is at, its page. */
 function pageRoute(app: App, options: CheckoutRoutesOptions): void {
   const { checkout } = options;
-  app.get(
-    '/:paymentId',
-    { schema: { hide: true, params: CheckoutParamsSchema, querystring: LangQuerySchema } },
-    async (request, reply) => {
-      const { paymentId } = request.params;
-      return showCheckoutPage(options, request, reply, paymentId, await checkout.page(paymentId));
-    },
+  paymentRoute(
+    app,
+    { method: 'GET', url: '/:paymentId', querystring: LangQuerySchema },
+    async (request, reply, paymentId) =>
+      showCheckoutPage(options, request, reply, paymentId, await checkout.page(paymentId)),
   );
 }
 
@@ -160,9 +180,8 @@ function cardStepRoute(app: App, options: CheckoutRoutesOptions, sameOrigin: Sam
       const result = await checkout.payByCard(paymentId, request.body, returnUrl);
       switch (result.outcome) {
         case 'not_found':
-          return showCheckoutPage(options, request, reply, paymentId, { kind: 'not_found' });
         case 'show_page':
-          return showPage(request, reply, paymentId);
+          return showStepOutcome(options, request, reply, paymentId, result.outcome);
         case 'invalid':
           // Shown again without the number and the CVC.
           return renderCard(options, request, reply, result.page, 422, {
@@ -181,15 +200,12 @@ function cardStepRoute(app: App, options: CheckoutRoutesOptions, sameOrigin: Sam
 /** Where the 3-D Secure page sends the customer back. */
 function challengeReturnRoute(app: App, options: CheckoutRoutesOptions): void {
   const { checkout } = options;
-  app.get(
-    '/:paymentId/return',
-    { schema: { hide: true, params: CheckoutParamsSchema, querystring: ReturnQuerySchema } },
-    async (request, reply) => {
-      const { paymentId } = request.params;
-      if ((await checkout.returned(paymentId)) === 'not_found') {
-        return showCheckoutPage(options, request, reply, paymentId, { kind: 'not_found' });
-      }
-      return showPage(request, reply, paymentId);
+  paymentRoute(
+    app,
+    { method: 'GET', url: '/:paymentId/return', querystring: ReturnQuerySchema },
+    async (request, reply, paymentId) => {
+      const found = (await checkout.returned(paymentId)) === 'found';
+      return showStepOutcome(options, request, reply, paymentId, found ? 'show_page' : 'not_found');
     },
   );
 }
@@ -214,31 +230,28 @@ function bankTransferRoutes(app: App, options: CheckoutRoutesOptions, sameOrigin
     },
   );
 
-  app.post(
-    '/:paymentId/simulate-transfer',
+  paymentRoute(
+    app,
     {
-      schema: { hide: true, params: CheckoutParamsSchema, querystring: LangQuerySchema },
+      method: 'POST',
+      url: '/:paymentId/simulate-transfer',
+      querystring: LangQuerySchema,
       onRequest: sameOrigin,
-      config: { rateLimit: CHECKOUT_RATE_LIMITS.simulateTransfer },
+      rateLimit: CHECKOUT_RATE_LIMITS.simulateTransfer,
     },
-    async (request, reply) => {
-      const { paymentId } = request.params;
+    async (request, reply, paymentId) => {
       const result = await checkout.simulateTransfer(paymentId);
-      switch (result.outcome) {
-        case 'not_found':
-          return showCheckoutPage(options, request, reply, paymentId, { kind: 'not_found' });
-        case 'show_page':
-          return showPage(request, reply, paymentId);
-        case 'acquirer_error':
-          return renderBankTransfer(
-            options,
-            request,
-            reply,
-            result.page,
-            problemStatus(result.problem),
-            problemText(CHECKOUT_MESSAGES[localeOf(request)], result.problem),
-          );
+      if (result.outcome !== 'acquirer_error') {
+        return showStepOutcome(options, request, reply, paymentId, result.outcome);
       }
+      return renderBankTransfer(
+        options,
+        request,
+        reply,
+        result.page,
+        problemStatus(result.problem),
+        problemText(CHECKOUT_MESSAGES[localeOf(request)], result.problem),
+      );
     },
   );
 }

@@ -56,40 +56,22 @@ export async function customerRoutes(
       reply.code(201).send(unwrap(await service.create(ownerOf(request), request.body))),
   );
 
-  app.get(
-    '/v1/customers',
-    kit.route(
-      {
-        operationId: 'listCustomers',
-        summary: 'List customers',
-        description:
-          'Customers of this environment, newest first, `limit` (1 to 100, default 20) per page, optionally ' +
-          'those with one `email` (case-insensitive); pass `nextCursor` back as `cursor` with the same ' +
-          `filter. Deleted customers are not listed. Needs scope \`read\`. ${FLAG}`,
-      },
-      {
-        querystring: CustomerListQuerySchema,
-        response: { 200: CustomerListSchema, ...failures('list') },
-      },
-    ),
-    async (request) => unwrap(await service.list(ownerOf(request), request.query)),
-  );
+  kit.list(app, '/v1/customers', CustomerListQuerySchema, CustomerListSchema, {
+    operationId: 'listCustomers',
+    summary: 'List customers',
+    description:
+      'Customers of this environment, newest first, `limit` (1 to 100, default 20) per page, optionally ' +
+      'those with one `email` (case-insensitive); pass `nextCursor` back as `cursor` with the same ' +
+      `filter. Deleted customers are not listed. Needs scope \`read\`. ${FLAG}`,
+    read: async (request, query) => unwrap(await service.list(ownerOf(request), query)),
+  });
 
-  app.get(
-    '/v1/customers/:id',
-    kit.route(
-      {
-        operationId: 'getCustomer',
-        summary: 'Retrieve a customer',
-        description: `${SECRET} Needs scope \`read\`. ${OWNERSHIP} ${FLAG}`,
-      },
-      {
-        params: CustomerIdParamsSchema,
-        response: { 200: CustomerViewSchema, ...failures('retrieve') },
-      },
-    ),
-    async (request) => unwrap(await service.get(ownerOf(request), request.params.id)),
-  );
+  kit.byId(app, '/v1/customers/:id', CustomerIdParamsSchema, CustomerViewSchema, {
+    operationId: 'getCustomer',
+    summary: 'Retrieve a customer',
+    description: `${SECRET} Needs scope \`read\`. ${OWNERSHIP} ${FLAG}`,
+    read: async (request, id) => unwrap(await service.get(ownerOf(request), id)),
+  });
 
   app.post(
     '/v1/customers/:id',
@@ -111,23 +93,15 @@ export async function customerRoutes(
     async (request) => unwrap(await service.update(ownerOf(request), request.params.id, request.body)),
   );
 
-  app.delete(
-    '/v1/customers/:id',
-    kit.route(
-      {
-        operationId: 'deleteCustomer',
-        summary: 'Delete a customer',
-        description:
-          'Erases what identifies the person (name, e-mail, phone, reference, ID number, metadata) and hides ' +
-          'the customer from every read; its charges keep their own copy of the details and its id. A second ' +
-          `delete is 404 \`not_found\`. Needs scope \`write\`. ${OWNERSHIP} ${FLAG}`,
-      },
-      {
-        params: CustomerIdParamsSchema,
-        response: { 200: CustomerDeletedSchema, ...failures('retrieve') },
-      },
-      'write',
-    ),
-    async (request) => unwrap(await service.remove(ownerOf(request), request.params.id)),
-  );
+  kit.byId(app, '/v1/customers/:id', CustomerIdParamsSchema, CustomerDeletedSchema, {
+    operationId: 'deleteCustomer',
+    summary: 'Delete a customer',
+    description:
+      'Erases what identifies the person (name, e-mail, phone, reference, ID number, metadata) and hides ' +
+      'the customer from every read; its charges keep their own copy of the details and its id. A second ' +
+      `delete is 404 \`not_found\`. Needs scope \`write\`. ${OWNERSHIP} ${FLAG}`,
+    method: 'DELETE',
+    auth: 'write',
+    read: async (request, id) => unwrap(await service.remove(ownerOf(request), id)),
+  });
 }

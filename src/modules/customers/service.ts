@@ -1,8 +1,9 @@
 import type { Kdb } from '../../db/database.js';
+import { cursorPage } from '../../shared/cursor-page.js';
 import { metadataIssues } from '../../http/input.js';
 import type { Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
-import { toPage, type CursorCodec } from '../../shared/pagination.js';
+import type { CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import type { CustomerError } from './errors.js';
@@ -110,17 +111,14 @@ export function createCustomerService(deps: {
 
     async list(owner, query) {
       const filter = { email: query.email?.toLowerCase() };
-      const pages = deps.cursors.for({
+      return cursorPage(deps.cursors, {
         list: 'customers',
-        organizationId: owner.organizationId,
-        environment: owner.environment,
+        owner,
         filter: JSON.stringify(filter),
+        query,
+        rows: (after) => customers.listVisible(db, scope(owner), filter, after, query.limit + 1),
+        view: (rows) => rows.map(customerView),
       });
-      const after = query.cursor === undefined ? undefined : pages.decode(query.cursor);
-      if (after && !after.ok) return after;
-      const rows = await customers.listVisible(db, scope(owner), filter, after?.value, query.limit + 1);
-      const page = toPage(rows, query.limit, (row) => pages.encode(row.created_at, row.id));
-      return ok({ data: page.data.map(customerView), nextCursor: page.nextCursor });
     },
 
     async detailsForCharge(on, owner, id) {

@@ -5,7 +5,7 @@ import { BALANCE_MESSAGES, type BalanceMessages, type PayoutProblem } from './ba
 import type { DashboardBalancePagesOptions } from './balance-options.js';
 import { format } from './i18n.js';
 import { CursorQuerySchema, cursorOf, IdParamsSchema, ownerOf, type PageRequest } from './kit.js';
-import { formatMoney } from './money.js';
+import { moneyViews } from './money.js';
 import { SETTLEMENT_MESSAGES } from './settlement-i18n.js';
 import type { Owner } from '../../shared/owner.js';
 
@@ -36,8 +36,7 @@ export function pageData(request: FastifyRequest, current: SignedIn) {
     environment: current.session.environment,
     bm: messages,
     sm: SETTLEMENT_MESSAGES[locale],
-    money: (amount: string, currency: 'TRY' | 'USDT' = 'TRY') => formatMoney(amount, currency, locale),
-    rate: (value: string) => (locale === 'tr' ? value.replace('.', ',') : value),
+    ...moneyViews(locale),
     percent: (bps: number) => percentOf(bps, locale),
   };
 }

@@ -7,7 +7,7 @@ import { activeDefaultWallet, balanceOf, balancePage, bm, pageData, refusedPage 
 import type { DashboardBalancePagesOptions } from './balance-options.js';
 import {
   AmountQuerySchema,
-  confirmationKey,
+  confirmationOf,
   confirmedAmountValid,
   CONFIRMED_FORM,
   notTheConfirmationForm,
@@ -142,10 +142,9 @@ export async function confirmPayout(
     ...data,
     title: () => data.bm.create.confirmTitle,
     csrf: current.session.csrfToken,
-    amount: amount.toString(),
+    ...confirmationOf(amount),
     balance,
     wallet,
-    key: confirmationKey(),
   });
 }
 

@@ -13,7 +13,7 @@ import {
   type LogoChange,
 } from '../organizations/branding.js';
 import type { BrandingIssues } from '../organizations/errors.js';
-import { contextOf, DASHBOARD_RATE_LIMITS, localeOf, type SignedIn } from '../users/http.js';
+import { contextOf, localeOf, type SignedIn } from '../users/http.js';
 import {
   BRANDING_MESSAGES,
   ratioText,
@@ -21,7 +21,16 @@ import {
   type BrandingProblem,
 } from './branding-i18n.js';
 import { format } from './i18n.js';
-import { PageQuerySchema, type PageKit } from './kit.js';
+import {
+  guardedRoute,
+  pageRoute,
+  pageSchema,
+  registerPages,
+  SETTINGS_POST,
+  signedIn,
+  type PageKit,
+  type PageRequest,
+} from './kit.js';
 
 export interface DashboardBrandingPagesOptions {
   kit: PageKit;
@@ -85,107 +94,112 @@ function describeIssues(issues: PageIssues, locale: Locale) {
   return out;
 }
 
+const BrandingRoute = pageSchema({});
+const BrandingSaveRoute = pageSchema({ body: BrandingFormSchema });
+
 /**
  * The branding page of the merchant dashboard: the name, brand colour and logo the
  * checkout shows. Every role reads it; owners and admins change it (`manageBranding`), audited by the
  * organizations module. Colours are refused below WCAG AA contrast with white, logos by their bytes.
  */
 export async function brandingPages(app: App, options: DashboardBrandingPagesOptions): Promise<void> {
-  const { kit, branding } = options;
-  kit.handleErrors(app);
-
-  const bm = (request: FastifyRequest): BrandingMessages => BRANDING_MESSAGES[localeOf(request)];
-
-  const page = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    current: SignedIn,
-    status: number,
-    extra: {
-      saved?: boolean;
-      error?: string;
-      issues?: FormIssues;
-      form?: { displayName: string; brandColor: string };
-    } = {},
-  ) => {
-    const messages = bm(request);
-    const locale = localeOf(request);
-    const saved = await branding.get(current.account.organization.id);
-    if (!saved) throw new Error('the session’s organization is gone');
-    return kit.render(request, reply, 'dashboard-branding', status, {
-      title: () => messages.title,
-      script: 'branding.js',
-      nav: true,
-      csrf: current.session.csrfToken,
-      bm: messages,
-      canManage: kit.may(current, 'manageBranding'),
-      branding: saved,
-      contrast:
-        saved.brandColor === null
-          ? undefined
-          : format(messages.contrast, {
-              ratio: ratioText(shownRatio(contrastRatio(saved.brandColor, BRAND_BACKGROUND)), locale),
-            }),
-      colorHint: format(messages.brandColorHint, { min: ratioText(MIN_CONTRAST, locale) }),
-      logoHint: format(messages.logoHint, { max: LOGO_MAX_BYTES / 1024 }),
-      logoMaxBytes: LOGO_MAX_BYTES,
-      // What branding.js says before a file is sent; `{size}` is filled in by the script.
-      clientText: {
-        tooLarge: format(messages.problems.too_large, { max: LOGO_MAX_BYTES / 1024, size: '{size}' }),
-        svg: messages.problems.svg,
-        unsupported: messages.problems.unsupported,
-        unreadable: messages.problems.unreadable,
-      },
-      form: extra.form ?? { displayName: saved.displayName, brandColor: saved.brandColor ?? '' },
-      issues: extra.issues ?? {},
-      error: extra.error,
-      saved: extra.saved ?? false,
-    });
-  };
-
-  app.get(
-    '/dashboard/branding',
-    { schema: { hide: true, querystring: PageQuerySchema } },
-    async (request, reply) => {
-      const current = await kit.signedIn(request, reply);
-      if (!current) return reply;
-      return page(request, reply, current, 200, { saved: request.query.notice === 'saved' });
-    },
-  );
-
-  app.post(
-    '/dashboard/branding',
-    {
-      schema: { hide: true, querystring: PageQuerySchema, body: BrandingFormSchema },
+  registerPages(app, options, [
+    guardedRoute('GET', '/dashboard/branding', BrandingRoute, signedIn, showBranding),
+    pageRoute('POST', '/dashboard/branding', BrandingSaveRoute, saveBranding, {
+      ...SETTINGS_POST,
       bodyLimit: BRANDING_BODY_LIMIT,
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-    },
-    async (request, reply) => {
-      const current = await kit.signedInPost(request, reply);
-      if (!current) return reply;
-      const messages = bm(request);
-      const form = {
-        displayName: request.body.displayName ?? '',
-        brandColor: request.body.brandColor ?? '',
-      };
-      if (!kit.may(current, 'manageBranding'))
-        return page(request, reply, current, 403, { error: messages.notPermitted, form });
+    }),
+  ]);
+}
 
+const bm = (request: FastifyRequest): BrandingMessages => BRANDING_MESSAGES[localeOf(request)];
+
+async function page(
+  { kit, branding }: DashboardBrandingPagesOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  current: SignedIn,
+  status: number,
+  extra: {
+    saved?: boolean;
+    error?: string;
+    issues?: FormIssues;
+    form?: { displayName: string; brandColor: string };
+  } = {},
+) {
+  const messages = bm(request);
+  const locale = localeOf(request);
+  const saved = await branding.get(current.account.organization.id);
+  if (!saved) throw new Error('the session’s organization is gone');
+  return kit.render(request, reply, 'dashboard-branding', status, {
+    title: () => messages.title,
+    script: 'branding.js',
+    nav: true,
+    csrf: current.session.csrfToken,
+    bm: messages,
+    canManage: kit.may(current, 'manageBranding'),
+    branding: saved,
+    contrast:
+      saved.brandColor === null
+        ? undefined
+        : format(messages.contrast, {
+            ratio: ratioText(shownRatio(contrastRatio(saved.brandColor, BRAND_BACKGROUND)), locale),
+          }),
+    colorHint: format(messages.brandColorHint, { min: ratioText(MIN_CONTRAST, locale) }),
+    logoHint: format(messages.logoHint, { max: LOGO_MAX_BYTES / 1024 }),
+    logoMaxBytes: LOGO_MAX_BYTES,
+    // What branding.js says before a file is sent; `{size}` is filled in by the script.
+    clientText: {
+      tooLarge: format(messages.problems.too_large, { max: LOGO_MAX_BYTES / 1024, size: '{size}' }),
+      svg: messages.problems.svg,
+      unsupported: messages.problems.unsupported,
+      unreadable: messages.problems.unreadable,
+    },
+    form: extra.form ?? { displayName: saved.displayName, brandColor: saved.brandColor ?? '' },
+    issues: extra.issues ?? {},
+    error: extra.error,
+    saved: extra.saved ?? false,
+  });
+}
+
+async function showBranding(
+  options: DashboardBrandingPagesOptions,
+  request: PageRequest<typeof BrandingRoute>,
+  reply: FastifyReply,
+  current: SignedIn,
+) {
+  return page(options, request, reply, current, 200, { saved: request.query.notice === 'saved' });
+}
+
+async function saveBranding(
+  options: DashboardBrandingPagesOptions,
+  request: PageRequest<typeof BrandingSaveRoute>,
+  reply: FastifyReply,
+) {
+  const messages = bm(request);
+  const form = {
+    displayName: request.body.displayName ?? '',
+    brandColor: request.body.brandColor ?? '',
+  };
+  return options.kit.command(request, reply, {
+    permission: 'manageBranding',
+    refused: (current) => page(options, request, reply, current, 403, { error: messages.notPermitted, form }),
+    run: async (current) => {
+      const refused = (issues: PageIssues) =>
+        page(options, request, reply, current, 400, {
+          error: messages.fix,
+          issues: describeIssues(issues, localeOf(request)),
+          form,
+        });
       const encoded = (request.body.logo ?? '').replace(/\s+/g, '');
       let logo: LogoChange = { action: 'keep' };
       if (request.body.removeLogo === 'true') logo = { action: 'remove' };
       else if (encoded !== '') {
-        if (!BASE64.test(encoded)) {
-          return page(request, reply, current, 400, {
-            error: messages.fix,
-            issues: describeIssues({ logo: { problem: 'unreadable' } }, localeOf(request)),
-            form,
-          });
-        }
+        if (!BASE64.test(encoded)) return { reply: await refused({ logo: { problem: 'unreadable' } }) };
         logo = { action: 'set', bytes: new Uint8Array(Buffer.from(encoded, 'base64')) };
       }
 
-      const result = await branding.update(
+      const result = await options.branding.update(
         current.account.organization.id,
         { displayName: form.displayName, brandColor: form.brandColor, logo },
         { actor: `user:${current.account.user.id}`, ...contextOf(request) },
@@ -193,13 +207,9 @@ export async function brandingPages(app: App, options: DashboardBrandingPagesOpt
       if (!result.ok) {
         if (result.error.code === 'organization_not_found')
           throw new Error('the session’s organization is gone');
-        return page(request, reply, current, 400, {
-          error: messages.fix,
-          issues: describeIssues(result.error.issues, localeOf(request)),
-          form,
-        });
+        return { reply: await refused(result.error.issues) };
       }
-      return kit.redirect(request, reply, '/dashboard/branding', { notice: 'saved' });
+      return { path: '/dashboard/branding', notice: 'saved' };
     },
-  );
+  });
 }

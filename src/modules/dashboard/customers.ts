@@ -7,7 +7,17 @@ import type { ChargeService } from '../charges/service.js';
 import type { CustomerService } from '../customers/index.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { CUSTOMER_MESSAGES, type CustomerMessages } from './customer-i18n.js';
-import { ownerOf, PageQuerySchema, type PageKit } from './kit.js';
+import {
+  CursorQuerySchema,
+  cursorOf,
+  guardedRoute,
+  IdParamsSchema,
+  ownerOf,
+  registerPages,
+  sessionFields,
+  viewReader,
+} from './kit.js';
+import type { PageKit, PageRequest } from './kit.js';
 import { PAYMENT_MESSAGES } from './payment-i18n.js';
 import { refundStateOf } from './payment-views.js';
 
@@ -25,14 +35,14 @@ const CHARGE_PAGE_LIMIT = 20;
 /** The longest e-mail address a customer may have (RFC 5321; the API's limit). */
 const EMAIL_MAX = 254;
 
-const Cursor = Type.Optional(Type.String({ maxLength: 512 }));
-const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const CustomerListQuerySchema = Type.Object({
-  ...PageQuerySchema.properties,
-  cursor: Cursor,
-  email: Type.Optional(Type.String({ maxLength: EMAIL_MAX })),
-});
-const CustomerPageQuerySchema = Type.Object({ ...PageQuerySchema.properties, cursor: Cursor });
+const CustomerListRoute = {
+  hide: true,
+  querystring: Type.Object({
+    ...CursorQuerySchema.properties,
+    email: Type.Optional(Type.String({ maxLength: EMAIL_MAX })),
+  }),
+};
+const CustomerRoute = { hide: true, querystring: CursorQuerySchema, params: IdParamsSchema };
 
 /**
  * The customer pages of the merchant dashboard, only for an organization with the
@@ -42,94 +52,85 @@ const CustomerPageQuerySchema = Type.Object({ ...PageQuerySchema.properties, cur
  * and a deleted one, is 404.
  */
 export async function customerPages(app: App, options: DashboardCustomerPagesOptions): Promise<void> {
-  const { kit, customers, charges } = options;
-  kit.handleErrors(app);
+  registerPages(app, options, [
+    guardedRoute('GET', '/dashboard/customers', CustomerListRoute, reader, showCustomers),
+    guardedRoute('GET', '/dashboard/customers/:id', CustomerRoute, reader, showCustomer),
+  ]);
+}
 
-  const cm = (request: FastifyRequest): CustomerMessages => CUSTOMER_MESSAGES[localeOf(request)];
-  const noSuchPage = () => new ApiError('not_found', 'No such page.');
-  const noSuchCustomer = () => new ApiError('not_found', 'No such customer.');
+const cm = (request: FastifyRequest): CustomerMessages => CUSTOMER_MESSAGES[localeOf(request)];
 
-  const pageData = (request: FastifyRequest, current: SignedIn) => {
-    const messages = cm(request);
-    const locale = localeOf(request);
-    return {
-      title: () => messages.title,
-      csrf: current.session.csrfToken,
-      environment: current.session.environment,
-      cm: messages,
-      money: (amount: string, currency: string) => formatAmount(amount, currency, locale),
-    };
+/**
+ * The signed-in user who may read customers; otherwise the redirect to login, the refusal page, or
+ * (without the flag) the page that does not exist.
+ */
+const reader = viewReader<DashboardCustomerPagesOptions>({
+  permission: 'readCustomers',
+  feature: 'customers',
+  view: 'dashboard-customers',
+  data: pageData,
+});
+
+function pageData(request: FastifyRequest, current: SignedIn) {
+  const messages = cm(request);
+  const locale = localeOf(request);
+  return {
+    title: () => messages.title,
+    ...sessionFields(current),
+    cm: messages,
+    money: (amount: string, currency: string) => formatAmount(amount, currency, locale),
   };
+}
 
-  /**
-   * The signed-in user who may read customers; otherwise the redirect to login, the refusal page, or
-   * (without the flag) the page that does not exist.
-   */
-  const reader = async (request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined> => {
-    const current = await kit.signedIn(request, reply);
-    if (!current) return undefined;
-    if (!kit.hasFeature(current, 'customers')) throw noSuchPage();
-    if (kit.may(current, 'readCustomers')) return current;
-    await kit.render(request, reply, 'dashboard-customers', 403, {
-      ...pageData(request, current),
-      refused: true,
-    });
-    return undefined;
-  };
+async function showCustomers(
+  { kit, customers }: DashboardCustomerPagesOptions,
+  request: PageRequest<typeof CustomerListRoute>,
+  reply: FastifyReply,
+  current: SignedIn,
+) {
+  const email = request.query.email?.trim() || undefined;
+  const cursor = cursorOf(request.query.cursor);
+  const listed = await customers.list(ownerOf(current), {
+    limit: CUSTOMER_PAGE_LIMIT,
+    ...(cursor === undefined ? {} : { cursor }),
+    ...(email === undefined ? {} : { email }),
+  });
+  if (!listed.ok) throw new ApiError('not_found', 'No such page of customers.');
+  return kit.render(request, reply, 'dashboard-customers', 200, {
+    ...pageData(request, current),
+    customers: listed.value.data,
+    email: email ?? '',
+    emailMax: EMAIL_MAX,
+    nextCursor: listed.value.nextCursor,
+    paged: cursor !== undefined,
+  });
+}
 
-  app.get(
-    '/dashboard/customers',
-    { schema: { hide: true, querystring: CustomerListQuerySchema } },
-    async (request, reply) => {
-      const current = await reader(request, reply);
-      if (!current) return reply;
-      const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
-      const email = request.query.email?.trim() || undefined;
-      const listed = await customers.list(ownerOf(current), {
-        limit: CUSTOMER_PAGE_LIMIT,
-        ...(cursor === undefined ? {} : { cursor }),
-        ...(email === undefined ? {} : { email }),
-      });
-      if (!listed.ok) throw new ApiError('not_found', 'No such page of customers.');
-      return kit.render(request, reply, 'dashboard-customers', 200, {
-        ...pageData(request, current),
-        customers: listed.value.data,
-        email: email ?? '',
-        emailMax: EMAIL_MAX,
-        nextCursor: listed.value.nextCursor,
-        paged: cursor !== undefined,
-      });
-    },
-  );
-
-  app.get(
-    '/dashboard/customers/:id',
-    { schema: { hide: true, querystring: CustomerPageQuerySchema, params: IdParamsSchema } },
-    async (request, reply) => {
-      const current = await reader(request, reply);
-      if (!current) return reply;
-      const owner = ownerOf(current);
-      const found = await customers.get(owner, request.params.id);
-      if (!found.ok) throw noSuchCustomer();
-      const customer = found.value;
-      const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
-      const listed = await charges.list(owner, {
-        limit: CHARGE_PAGE_LIMIT,
-        customerId: customer.id,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      if (!listed.ok) throw new ApiError('not_found', 'No such page of charges.');
-      const data = pageData(request, current);
-      return kit.render(request, reply, 'dashboard-customer', 200, {
-        ...data,
-        title: () => customer.name ?? customer.email ?? customer.id,
-        customer,
-        // A refunded charge stays `succeeded`: what refunds gave back is said beside the status.
-        charges: listed.value.data.map((charge) => ({ ...charge, refundState: refundStateOf(charge) })),
-        refundStates: PAYMENT_MESSAGES[localeOf(request)].refundStates,
-        nextCursor: listed.value.nextCursor,
-        paged: cursor !== undefined,
-      });
-    },
-  );
+async function showCustomer(
+  { kit, customers, charges }: DashboardCustomerPagesOptions,
+  request: PageRequest<typeof CustomerRoute>,
+  reply: FastifyReply,
+  current: SignedIn,
+) {
+  const owner = ownerOf(current);
+  const found = await customers.get(owner, request.params.id);
+  if (!found.ok) throw new ApiError('not_found', 'No such customer.');
+  const customer = found.value;
+  const cursor = cursorOf(request.query.cursor);
+  const listed = await charges.list(owner, {
+    limit: CHARGE_PAGE_LIMIT,
+    customerId: customer.id,
+    ...(cursor === undefined ? {} : { cursor }),
+  });
+  if (!listed.ok) throw new ApiError('not_found', 'No such page of charges.');
+  return kit.render(request, reply, 'dashboard-customer', 200, {
+    ...pageData(request, current),
+    title: () => customer.name ?? customer.email ?? customer.id,
+    customer,
+    // A refunded charge stays `succeeded`: what refunds gave back is said beside the status.
+    charges: listed.value.data.map((charge) => ({ ...charge, refundState: refundStateOf(charge) })),
+    refundStates: PAYMENT_MESSAGES[localeOf(request)].refundStates,
+    nextCursor: listed.value.nextCursor,
+    paged: cursor !== undefined,
+  });
 }

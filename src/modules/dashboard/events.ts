@@ -6,7 +6,18 @@ import type { EventFeed } from '../events/feed.js';
 import { EVENT_TYPES, type EventPayload, type EventType } from '../events/service.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { EVENT_MESSAGES, type EventMessages } from './event-i18n.js';
-import { ownerOf, PageQuerySchema, type PageKit } from './kit.js';
+import {
+  CursorQuerySchema,
+  cursorOf,
+  guardedRoute,
+  IdParamsSchema,
+  ownerOf,
+  PageQuerySchema,
+  registerPages,
+  viewReader,
+  type PageKit,
+  type PageRequest,
+} from './kit.js';
 
 export interface DashboardEventPagesOptions {
   kit: PageKit;
@@ -16,12 +27,14 @@ export interface DashboardEventPagesOptions {
 
 const EVENT_PAGE_LIMIT = 25;
 
-const IdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const EventListQuerySchema = Type.Object({
-  ...PageQuerySchema.properties,
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
-  type: Type.Optional(Type.String({ maxLength: 64 })),
-});
+const EventListRoute = {
+  hide: true,
+  querystring: Type.Object({
+    ...CursorQuerySchema.properties,
+    type: Type.Optional(Type.String({ maxLength: 64 })),
+  }),
+};
+const EventRoute = { hide: true, querystring: PageQuerySchema, params: IdParamsSchema };
 
 /** Where the dashboard shows what an event is about, if it has a page for it. */
 function linkOf(event: EventPayload): { path: string; kind: 'payment' | 'payout' } | undefined {
@@ -40,78 +53,73 @@ function linkOf(event: EventPayload): { path: string; kind: 'payment' | 'payout'
  * link to what it is about. Read only; every role reads them (`readEvents`).
  */
 export async function eventPages(app: App, options: DashboardEventPagesOptions): Promise<void> {
-  const { kit, events } = options;
-  kit.handleErrors(app);
+  registerPages(app, options, [
+    guardedRoute('GET', '/dashboard/events', EventListRoute, reader, showEvents),
+    guardedRoute('GET', '/dashboard/events/:id', EventRoute, reader, showEvent),
+  ]);
+}
 
-  const em = (request: FastifyRequest): EventMessages => EVENT_MESSAGES[localeOf(request)];
-  const pageData = (request: FastifyRequest, current: SignedIn) => {
-    const messages = em(request);
-    return { title: () => messages.title, environment: current.session.environment, em: messages };
+const em = (request: FastifyRequest): EventMessages => EVENT_MESSAGES[localeOf(request)];
+
+function pageData(request: FastifyRequest, current: SignedIn) {
+  const messages = em(request);
+  return { title: () => messages.title, environment: current.session.environment, em: messages };
+}
+
+const reader = viewReader<DashboardEventPagesOptions>({
+  permission: 'readEvents',
+  feature: 'events',
+  view: 'dashboard-events',
+  data: pageData,
+});
+
+async function showEvents(
+  { kit, events }: DashboardEventPagesOptions,
+  request: PageRequest<typeof EventListRoute>,
+  reply: FastifyReply,
+  current: SignedIn,
+) {
+  const cursor = cursorOf(request.query.cursor);
+  const typeText = request.query.type === '' ? undefined : request.query.type;
+  const type = EVENT_TYPES.find((candidate) => candidate === typeText);
+  const page = {
+    ...pageData(request, current),
+    types: EVENT_TYPES,
+    type: typeText ?? '',
+    events: [] as EventPayload[],
+    nextCursor: null as string | null,
+    paged: cursor !== undefined,
+    linkOf,
   };
+  if (typeText !== undefined && type === undefined)
+    return kit.render(request, reply, 'dashboard-events', 400, { ...page, badType: true });
+  const listed = await events.list(ownerOf(current), {
+    limit: EVENT_PAGE_LIMIT,
+    ...(cursor === undefined ? {} : { cursor }),
+    ...(type === undefined ? {} : { type: type satisfies EventType }),
+  });
+  if (!listed.ok) throw new ApiError('not_found', 'No such page of events.');
+  return kit.render(request, reply, 'dashboard-events', 200, {
+    ...page,
+    events: listed.value.data,
+    nextCursor: listed.value.nextCursor,
+  });
+}
 
-  const reader = async (request: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined> => {
-    const current = await kit.signedIn(request, reply);
-    if (!current) return undefined;
-    if (!kit.hasFeature(current, 'events')) throw new ApiError('not_found', 'No such page.');
-    if (kit.may(current, 'readEvents')) return current;
-    await kit.render(request, reply, 'dashboard-events', 403, {
-      ...pageData(request, current),
-      refused: true,
-    });
-    return undefined;
-  };
-
-  app.get(
-    '/dashboard/events',
-    { schema: { hide: true, querystring: EventListQuerySchema } },
-    async (request, reply) => {
-      const current = await reader(request, reply);
-      if (!current) return reply;
-      const cursor = request.query.cursor === '' ? undefined : request.query.cursor;
-      const typeText = request.query.type === '' ? undefined : request.query.type;
-      const type = EVENT_TYPES.find((candidate) => candidate === typeText);
-      const data = pageData(request, current);
-      const page = {
-        ...data,
-        types: EVENT_TYPES,
-        type: typeText ?? '',
-        events: [] as EventPayload[],
-        nextCursor: null as string | null,
-        paged: cursor !== undefined,
-        linkOf,
-      };
-      if (typeText !== undefined && type === undefined)
-        return kit.render(request, reply, 'dashboard-events', 400, { ...page, badType: true });
-      const listed = await events.list(ownerOf(current), {
-        limit: EVENT_PAGE_LIMIT,
-        ...(cursor === undefined ? {} : { cursor }),
-        ...(type === undefined ? {} : { type: type satisfies EventType }),
-      });
-      if (!listed.ok) throw new ApiError('not_found', 'No such page of events.');
-      return kit.render(request, reply, 'dashboard-events', 200, {
-        ...page,
-        events: listed.value.data,
-        nextCursor: listed.value.nextCursor,
-      });
-    },
-  );
-
-  app.get(
-    '/dashboard/events/:id',
-    { schema: { hide: true, querystring: PageQuerySchema, params: IdParamsSchema } },
-    async (request, reply) => {
-      const current = await reader(request, reply);
-      if (!current) return reply;
-      const found = await events.get(ownerOf(current), request.params.id);
-      if (!found.ok) throw new ApiError('not_found', 'No such event.');
-      const event = found.value;
-      return kit.render(request, reply, 'dashboard-event', 200, {
-        ...pageData(request, current),
-        title: () => event.eventType,
-        event,
-        link: linkOf(event),
-        payload: JSON.stringify(event, null, 2),
-      });
-    },
-  );
+async function showEvent(
+  { kit, events }: DashboardEventPagesOptions,
+  request: PageRequest<typeof EventRoute>,
+  reply: FastifyReply,
+  current: SignedIn,
+) {
+  const found = await events.get(ownerOf(current), request.params.id);
+  if (!found.ok) throw new ApiError('not_found', 'No such event.');
+  const event = found.value;
+  return kit.render(request, reply, 'dashboard-event', 200, {
+    ...pageData(request, current),
+    title: () => event.eventType,
+    event,
+    link: linkOf(event),
+    payload: JSON.stringify(event, null, 2),
+  });
 }

@@ -17,8 +17,9 @@ import {
   pageSchema,
   registerPages,
   SETTINGS_POST,
+  sessionFields,
   signedIn,
-  signedInPost,
+  type PageCommand,
   type PageKit,
   type PageRequest,
 } from './kit.js';
@@ -62,7 +63,7 @@ export async function apiKeyPages(app: App, options: ApiKeyPagesOptions): Promis
   registerPages(app, options, [
     guardedRoute('GET', '/dashboard/api-keys', KeyListRoute, signedIn, showKeys),
     guardedRoute('GET', '/dashboard/api-keys/:id', KeyRoute, signedIn, showKey),
-    guardedRoute('POST', '/dashboard/api-keys', KeyCreateRoute, signedInPost, createKey, SETTINGS_POST),
+    pageRoute('POST', '/dashboard/api-keys', KeyCreateRoute, createKey, SETTINGS_POST),
     pageRoute('POST', '/dashboard/api-keys/:id/revoke', KeyRevokeRoute, revokeKey, SETTINGS_POST),
   ]);
 }
@@ -93,14 +94,12 @@ async function apiKeysPage(
   status: number,
   extra: { errors?: ApiKeyFormError[]; form?: ApiKeyFormValues; notice?: 'revoked' } = {},
 ) {
-  const { session } = current;
   const listed = await apiKeys.list(keyCallerOf(current), { limit: API_KEY_PAGE_LIMIT });
   if (!listed.ok) throw apiKeyRefusal(listed.error);
   const page = listed.value;
   return kit.render(request, reply, 'dashboard-api-keys', status, {
     title: (m) => m.apiKeys.title,
-    csrf: session.csrfToken,
-    environment: session.environment,
+    ...sessionFields(current),
     keys: page.data,
     canManage: kit.may(current, 'manageApiKeys'),
     scopeChoices: API_KEY_SCOPES,
@@ -142,8 +141,7 @@ async function showKey(
   if (!key.ok || !requests.ok) throw new ApiError('not_found', 'No such API key.');
   return kit.render(request, reply, 'dashboard-api-key', 200, {
     title: (m) => m.apiKeys.title,
-    csrf: current.session.csrfToken,
-    environment: current.session.environment,
+    ...sessionFields(current),
     key: key.value,
     requests: requests.value.data,
     nextCursor: requests.value.nextCursor,
@@ -151,13 +149,26 @@ async function showKey(
   });
 }
 
+/** A command of the keys page for the roles that manage keys; any other role gets the page with the refusal. */
+function keyCommand(
+  options: ApiKeyPagesOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: PageCommand['run'],
+) {
+  return options.kit.command(request, reply, {
+    permission: 'manageApiKeys',
+    refused: (current) =>
+      apiKeysPage(options, request, reply, current, 403, { errors: [{ key: 'not_permitted' }] }),
+    run,
+  });
+}
+
 async function createKey(
   options: ApiKeyPagesOptions,
   request: PageRequest<typeof KeyCreateRoute>,
   reply: FastifyReply,
-  current: SignedIn,
 ) {
-  const { kit, apiKeys } = options;
   const rawScopes = request.body.scopes ?? [];
   const form: ApiKeyFormValues = {
     name: (request.body.name ?? '').trim(),
@@ -165,10 +176,20 @@ async function createKey(
     allowedIps: request.body.allowedIps ?? '',
     expiresAt: (request.body.expiresAt ?? '').trim(),
   };
-  if (!kit.may(current, 'manageApiKeys')) {
-    return apiKeysPage(options, request, reply, current, 403, { errors: [{ key: 'not_permitted' }] });
-  }
+  return keyCommand(options, request, reply, async (current) => ({
+    reply: await createdKey(options, request, reply, current, form),
+  }));
+}
 
+/** The form checked, then the key made and shown once; or the keys page again with what is wrong (400). */
+async function createdKey(
+  options: ApiKeyPagesOptions,
+  request: PageRequest<typeof KeyCreateRoute>,
+  reply: FastifyReply,
+  current: SignedIn,
+  form: ApiKeyFormValues,
+) {
+  const { kit, apiKeys } = options;
   const errors: ApiKeyFormError[] = [];
   const scopes = API_KEY_SCOPES.filter((scope) => form.scopes.includes(scope)) as ApiKeyScope[];
   if (scopes.length === 0) errors.push({ key: 'no_scope' });
@@ -231,16 +252,10 @@ async function revokeKey(
   request: PageRequest<typeof KeyRevokeRoute>,
   reply: FastifyReply,
 ) {
-  const { kit, apiKeys } = options;
   const { id } = request.params;
-  return kit.command(request, reply, {
-    permission: 'manageApiKeys',
-    refused: (current) =>
-      apiKeysPage(options, request, reply, current, 403, { errors: [{ key: 'not_permitted' }] }),
-    run: async (current) => {
-      const result = await apiKeys.revoke(keyCallerOf(current), id, keyMeta(request, current));
-      if (!result.ok) throw new ApiError('not_found', 'No such API key.');
-      return { path: '/dashboard/api-keys', notice: 'revoked' };
-    },
+  return keyCommand(options, request, reply, async (current) => {
+    const result = await options.apiKeys.revoke(keyCallerOf(current), id, keyMeta(request, current));
+    if (!result.ok) throw new ApiError('not_found', 'No such API key.');
+    return { path: '/dashboard/api-keys', notice: 'revoked' };
   });
 }

@@ -256,6 +256,8 @@ export function createPageKit(deps: {
 export interface PageRouteSettings {
   config?: { rateLimit: { max: number; timeWindow: number } };
   logLevel?: typeof QUIET;
+  /** A form larger than Fastify's default body (an uploaded logo). */
+  bodyLimit?: number;
 }
 /** The rate limit of the forms that change an account's settings. */
 export const SETTINGS_POST: PageRouteSettings = {
@@ -300,6 +302,37 @@ export const signedIn: PageGuard<{ kit: PageKit }> = ({ kit }, request, reply) =
 /** A form post of the signed-in user, its CSRF token checked: else the redirect to login. */
 export const signedInPost: PageGuard<{ kit: PageKit }> = ({ kit }, request, reply) =>
   kit.signedInPost(request, reply);
+
+/**
+ * The guard of an area's pages that only some roles read (see `PageKit.reader`): its rule, and the page
+ * that says the role may not, given the area's options.
+ */
+export function readerGuard<O extends { kit: PageKit }>(
+  rule: Omit<PageReadRule, 'refused'>,
+  refused: (options: O, request: FastifyRequest, reply: FastifyReply, current: SignedIn) => unknown,
+): PageGuard<O> {
+  return (options, request, reply) =>
+    options.kit.reader(request, reply, {
+      ...rule,
+      refused: (current) => refused(options, request, reply, current),
+    });
+}
+
+/**
+ * The guard of an area's pages whose refusal is the area's page itself, status 403, saying the role may
+ * not (`view`, with the page's `data` and `refused`).
+ */
+export function viewReader<O extends { kit: PageKit }>(
+  rule: Omit<PageReadRule, 'refused'> & {
+    view: string;
+    data: (request: FastifyRequest, current: SignedIn) => Parameters<PageKit['render']>[4];
+  },
+): PageGuard<O> {
+  const { view, data, ...read } = rule;
+  return readerGuard<O>(read, ({ kit }, request, reply, current) =>
+    kit.render(request, reply, view, 403, { ...data(request, current), refused: true }),
+  );
+}
 
 /** A route whose handler runs for the user its guard lets through (see `PageGuard`). */
 export function guardedRoute<O, S extends FastifySchema>(
@@ -357,8 +390,14 @@ export const CONFIRMED_FORM = {
   key: Type.String({ maxLength: 64 }),
 };
 
-/** The key a confirmation page gives its form: a second submission of the same form is the same command. */
-export const confirmationKey = () => randomBytes(18).toString('base64url');
+/**
+ * What a confirmation page gives its confirmed form: the amount to confirm, and the form's key (a second
+ * submission of the same form is the same command).
+ */
+export const confirmationOf = (amount: bigint) => ({
+  amount: amount.toString(),
+  key: randomBytes(18).toString('base64url'),
+});
 
 /** The refusal of a confirmed form whose key or amount is not the confirmation page's. */
 export const notTheConfirmationForm = () =>
@@ -402,6 +441,18 @@ function errorPage(
   };
   return kit.message(request, reply, apiError.statusCode, (m) => ({ title: m.brand, body: body(m) }), 'none');
 }
+
+/** What a page of the session gives its forms and its banner: the CSRF token and the environment. */
+export function sessionFields({ session }: SignedIn) {
+  return { csrf: session.csrfToken, environment: session.environment };
+}
+
+/** A file to download, never cached: its name and its type (the body is sent after). */
+export const attachment = (reply: FastifyReply, filename: string, type: string) =>
+  reply
+    .header('cache-control', 'no-store')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .type(type);
 
 /** The organization and the session's environment: whose data a page reads and changes. */
 export function ownerOf({ account, session }: SignedIn) {

@@ -15,3 +15,11 @@ export function formatMoney(amount: string, currency: 'TRY' | 'USDT', locale: Lo
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, locale === 'tr' ? '.' : ',');
   return locale === 'tr' ? `${sign}${grouped},${fraction} USDT` : `${sign}USDT ${grouped}.${fraction}`;
 }
+
+/** How the money pages (the balance, the settlements) show amounts and exchange rates in the page's language. */
+export function moneyViews(locale: Locale) {
+  return {
+    money: (amount: string, currency: 'TRY' | 'USDT' = 'TRY') => formatMoney(amount, currency, locale),
+    rate: (value: string) => (locale === 'tr' ? value.replace('.', ',') : value),
+  };
+}

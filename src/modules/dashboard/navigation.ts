@@ -27,84 +27,77 @@ export interface NavGroup {
   links: NavLink[];
 }
 
+type NavLabel = keyof DashboardMessages['nav'];
+
 interface Area {
   id: string;
   path: string;
   hash?: string;
-  label: (m: DashboardMessages) => string;
+  /** The words of the link, in the navigation's messages. */
+  label: NavLabel;
   permission?: DashboardPermission;
   feature?: FeatureFlag;
   /** Other path prefixes whose pages belong to this area (a payout's page belongs to Balance). */
   also?: readonly string[];
 }
 
-const GROUPS: ReadonlyArray<{ label: ((m: DashboardMessages) => string) | undefined; areas: Area[] }> = [
+const GROUPS: ReadonlyArray<{ label: NavLabel | undefined; areas: Area[] }> = [
   {
     label: undefined,
     areas: [
-      { id: 'home-link', path: '/dashboard', label: (m) => m.nav.home },
-      {
-        id: 'payments-link',
-        path: '/dashboard/payments',
-        label: (m) => m.nav.payments,
-        permission: 'readPayments',
-      },
+      { id: 'home-link', path: '/dashboard', label: 'home' },
+      { id: 'payments-link', path: '/dashboard/payments', label: 'payments', permission: 'readPayments' },
       {
         id: 'customers-link',
         path: '/dashboard/customers',
-        label: (m) => m.nav.customers,
+        label: 'customers',
         permission: 'readCustomers',
         feature: 'customers',
       },
-      {
-        id: 'exports-link',
-        path: '/dashboard/exports',
-        label: (m) => m.nav.exports,
-        permission: 'exportRecords',
-      },
+      { id: 'exports-link', path: '/dashboard/exports', label: 'exports', permission: 'exportRecords' },
     ],
   },
   {
-    label: (m) => m.nav.money,
+    label: 'money',
     areas: [
       {
         id: 'balance-link',
         path: '/dashboard/balance',
-        label: (m) => m.nav.balance,
+        label: 'balance',
         permission: 'readSettlements',
         also: ['/dashboard/payouts'],
       },
       {
         id: 'settlements-link',
         path: '/dashboard/settlements',
-        label: (m) => m.nav.settlements,
+        label: 'settlements',
         permission: 'readSettlements',
       },
-      { id: 'wallets-link', path: '/dashboard/wallets', label: (m) => m.nav.wallets },
+      { id: 'wallets-link', path: '/dashboard/wallets', label: 'wallets' },
     ],
   },
   {
-    label: (m) => m.nav.developers,
+    label: 'developers',
     areas: [
-      { id: 'api-keys-link', path: '/dashboard/api-keys', label: (m) => m.nav.apiKeys },
-      { id: 'webhooks-link', path: '/dashboard/webhooks', label: (m) => m.nav.webhooks },
+      { id: 'api-keys-link', path: '/dashboard/api-keys', label: 'apiKeys' },
+      { id: 'webhooks-link', path: '/dashboard/webhooks', label: 'webhooks' },
       {
         id: 'events-link',
         path: '/dashboard/events',
-        label: (m) => m.nav.events,
+        label: 'events',
         permission: 'readEvents',
         feature: 'events',
       },
     ],
   },
   {
-    label: (m) => m.nav.settings,
+    label: 'settings',
     areas: [
       // The team and its invitations live on the home page, below the organization.
-      { id: 'team-link', path: '/dashboard', hash: '#team-heading', label: (m) => m.nav.team },
-      { id: 'security-nav-link', path: '/dashboard/security', label: (m) => m.nav.security },
+      { id: 'team-link', path: '/dashboard', hash: '#team-heading', label: 'team' },
+      { id: 'security-nav-link', path: '/dashboard/security', label: 'security' },
       // Every role sees the checkout's branding; owners and admins change it (`manageBranding`).
-      { id: 'branding-link', path: '/dashboard/branding', label: (m) => m.nav.branding },
+      { id: 'branding-link', path: '/dashboard/branding', label: 'branding' },
     ],
   },
 ];
@@ -140,10 +133,11 @@ export function navigationOf(current: SignedIn, m: DashboardMessages, path: stri
         id: area.id,
         path: area.path,
         hash: area.hash ?? '',
-        label: area.label(m),
+        label: m.nav[area.label],
         current: area.hash === undefined && area.path === here,
       }));
-    if (links.length > 0) groups.push({ label: group.label?.(m), links });
+    if (links.length > 0)
+      groups.push({ label: group.label === undefined ? undefined : m.nav[group.label], links });
   }
   return groups;
 }

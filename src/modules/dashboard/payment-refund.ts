@@ -4,7 +4,7 @@ import type { RefundError } from '../refunds/errors.js';
 import { contextOf, localeOf, type SignedIn } from '../users/http.js';
 import {
   AmountQuerySchema,
-  confirmationKey,
+  confirmationOf,
   confirmedAmountValid,
   CONFIRMED_FORM,
   IdParamsSchema,
@@ -72,9 +72,8 @@ export async function confirmRefund(
     ...pageData(options, request, current),
     title: () => messages.refund.confirmTitle,
     charge,
-    amount: amount.toString(),
+    ...confirmationOf(amount),
     fee: fee === undefined ? '0' : negate(fee),
-    key: confirmationKey(),
   });
 }
 

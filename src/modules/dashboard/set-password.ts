@@ -51,16 +51,28 @@ const linkProblemPage = (
   state: 'used' | 'invalid',
 ) => kit.message(request, reply, state === 'used' ? 410 : 404, (m) => linkProblem(m, state));
 
+/** What a valid link is for; otherwise the page of its problem, and undefined. */
+async function linkedView(
+  { kit, users }: SignInDeps,
+  kind: LinkKind,
+  token: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const view = await users.inspectToken(kind, token);
+  if (view.state === 'valid') return view;
+  await linkProblemPage(kit, request, reply, view.state);
+  return undefined;
+}
+
 export async function showSetPassword(
   options: SignInDeps,
   kind: LinkKind,
   request: PageRequest<typeof TokenPageRoute>,
   reply: FastifyReply,
 ) {
-  const { kit, users } = options;
-  const view = await users.inspectToken(kind, request.params.token);
-  if (view.state !== 'valid') return linkProblemPage(kit, request, reply, view.state);
-  return setPasswordPage(options, request, reply, 200, { kind, view });
+  const view = await linkedView(options, kind, request.params.token, request, reply);
+  return view ? setPasswordPage(options, request, reply, 200, { kind, view }) : reply;
 }
 
 export async function setPassword(
@@ -74,8 +86,8 @@ export async function setPassword(
   const { token } = request.params;
   const { password, passwordConfirmation } = request.body;
   const name = request.body.name ?? '';
-  const view = await users.inspectToken(kind, token);
-  if (view.state !== 'valid') return linkProblemPage(kit, request, reply, view.state);
+  const view = await linkedView(options, kind, token, request, reply);
+  if (!view) return reply;
   if (password !== passwordConfirmation) {
     return setPasswordPage(options, request, reply, 400, { kind, view, error: 'mismatch', name });
   }
@@ -84,8 +96,7 @@ export async function setPassword(
       const error = passwordProblemKey(failure.problem);
       return setPasswordPage(options, request, reply, 400, { kind, view, error, name });
     }
-    const state = failure.code === 'token_used' ? 'used' : 'invalid';
-    return kit.message(request, reply, state === 'used' ? 410 : 404, (m) => linkProblem(m, state));
+    return linkProblemPage(kit, request, reply, failure.code === 'token_used' ? 'used' : 'invalid');
   };
   if (kind === 'activation') {
     const result = await users.activate({ token, password }, contextOf(request));

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
-import { formatMoney } from './money.js';
+import { moneyViews } from './money.js';
 import type { PayoutService } from '../payouts/service.js';
 import type { SettlementBatchService } from '../settlement/batch.js';
 import { StatementSchema } from '../settlement/schemas.js';
@@ -10,6 +10,7 @@ import { statementCsv, type Statement } from '../settlement/statement.js';
 import { localeOf, type SignedIn } from '../users/http.js';
 import { format } from './i18n.js';
 import {
+  attachment,
   CursorQuerySchema,
   cursorOf,
   guardedRoute,
@@ -17,6 +18,8 @@ import {
   ownerOf,
   pageSchema,
   registerPages,
+  sessionFields,
+  viewReader,
   type PageKit,
   type PageRequest,
 } from './kit.js';
@@ -65,28 +68,21 @@ const noSuchBatch = () => new ApiError('not_found', 'No such settlement batch.')
 
 function pageData(request: FastifyRequest, current: SignedIn) {
   const messages = sm(request);
-  const locale = localeOf(request);
   return {
     title: () => messages.title,
-    csrf: current.session.csrfToken,
-    environment: current.session.environment,
+    ...sessionFields(current),
     sm: messages,
-    money: (amount: string, currency: 'TRY' | 'USDT' = 'TRY') => formatMoney(amount, currency, locale),
-    rate: (value: string) => (locale === 'tr' ? value.replace('.', ',') : value),
+    ...moneyViews(localeOf(request)),
     held: (reason: string) => holdReasonText(messages, reason),
   };
 }
 
 /** The signed-in user who may read settlements; otherwise the redirect to login or the refusal page. */
-const reader = ({ kit }: DashboardSettlementPagesOptions, request: FastifyRequest, reply: FastifyReply) =>
-  kit.reader(request, reply, {
-    permission: 'readSettlements',
-    refused: (current) =>
-      kit.render(request, reply, 'dashboard-settlements', 403, {
-        ...pageData(request, current),
-        refused: true,
-      }),
-  });
+const reader = viewReader<DashboardSettlementPagesOptions>({
+  permission: 'readSettlements',
+  view: 'dashboard-settlements',
+  data: pageData,
+});
 
 async function payoutOf(
   { payouts }: DashboardSettlementPagesOptions,
@@ -156,12 +152,6 @@ async function statementOf(
   return found.value;
 }
 
-const download = (reply: FastifyReply, filename: string, type: string) =>
-  reply
-    .header('cache-control', 'no-store')
-    .header('content-disposition', `attachment; filename="${filename}"`)
-    .type(type);
-
 /** The statement as a file: the same bytes as `GET /v1/settlements/{id}/statement(.csv)`. */
 const STATEMENT_FILES = {
   csv: { type: 'text/csv; charset=utf-8', body: statementCsv },
@@ -177,7 +167,7 @@ function downloadStatement(kind: keyof typeof STATEMENT_FILES) {
   ) => {
     const statement = await statementOf(options, current, request.params.id);
     const file = STATEMENT_FILES[kind];
-    return download(reply, `statement-${statement.batch.id}.${kind}`, file.type).send(file.body(statement));
+    return attachment(reply, `statement-${statement.batch.id}.${kind}`, file.type).send(file.body(statement));
   };
 }
 

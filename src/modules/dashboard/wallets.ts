@@ -14,6 +14,7 @@ import {
   QUIET,
   registerPages,
   SETTINGS_POST,
+  sessionFields,
   signedIn,
   signedInPost,
   type PageCommand,
@@ -65,10 +66,10 @@ export async function walletPages(app: App, options: DashboardWalletPagesOptions
     pageRoute('POST', url, WalletCommandRoute, handle, SETTINGS_POST);
   registerPages(app, options, [
     guardedRoute('GET', '/dashboard/wallets', WalletListRoute, signedIn, showWallets),
-    guardedRoute('POST', '/dashboard/wallets', WalletCreateRoute, signedInPost, createWallet, SETTINGS_POST),
+    pageRoute('POST', '/dashboard/wallets', WalletCreateRoute, createWallet, SETTINGS_POST),
     command('/dashboard/wallets/:id/make-default', walletAction('makeDefault')),
     command('/dashboard/wallets/:id/archive', walletAction('archive')),
-    command('/dashboard/wallet-changes/:id/cancel', cancelChange),
+    command('/dashboard/wallet-changes/:id/cancel', walletAction('cancelChange')),
     guardedRoute('GET', CONFIRM, ConfirmPageRoute, signedIn, showConfirmation, quiet),
     guardedRoute('POST', CONFIRM, ConfirmRoute, signedInPost, confirmChange, {
       config: { rateLimit: DASHBOARD_RATE_LIMITS.secondFactor },
@@ -96,8 +97,7 @@ async function listPage(
   const messages = wm(request);
   return kit.render(request, reply, 'dashboard-wallets', status, {
     title: () => messages.title,
-    csrf: current.session.csrfToken,
-    environment: current.session.environment,
+    ...sessionFields(current),
     wm: messages,
     wallets: overview.wallets,
     changes: overview.changes,
@@ -122,44 +122,46 @@ async function createWallet(
   options: DashboardWalletPagesOptions,
   request: PageRequest<typeof WalletCreateRoute>,
   reply: FastifyReply,
-  current: SignedIn,
 ) {
-  const { kit, wallets } = options;
   const form = {
     network: request.body.network === 'ethereum' ? 'ethereum' : 'tron',
     address: (request.body.address ?? '').trim(),
     label: (request.body.label ?? '').trim(),
   } as const;
-  if (!canManage(kit, current))
-    return listPage(options, request, reply, current, 403, { error: 'not_permitted', form });
-  const created = await wallets.create(
-    ownerOf(current),
-    {
-      network: form.network,
-      address: form.address,
-      ...(form.label === '' ? {} : { label: form.label.slice(0, 100) }),
-      ...(request.body.makeDefault === 'true' ? { makeDefault: true } : {}),
-    },
-    actorOf(request, current),
-  );
-  if (!created.ok)
-    return listPage(options, request, reply, current, 400, { error: created.error.code, form });
-  return kit.redirect(request, reply, '/dashboard/wallets', {
-    notice: created.value.pendingChange ? 'requested' : 'created',
-  });
+  const run: PageCommand['run'] = async (current) => {
+    const created = await options.wallets.create(
+      ownerOf(current),
+      {
+        network: form.network,
+        address: form.address,
+        ...(form.label === '' ? {} : { label: form.label.slice(0, 100) }),
+        ...(request.body.makeDefault === 'true' ? { makeDefault: true } : {}),
+      },
+      actorOf(request, current),
+    );
+    if (!created.ok)
+      return {
+        reply: await listPage(options, request, reply, current, 400, { error: created.error.code, form }),
+      };
+    return { path: '/dashboard/wallets', notice: created.value.pendingChange ? 'requested' : 'created' };
+  };
+  return walletCommand(options, request, reply, run, form);
 }
 
-/** A command of the list for owners and admins; any other role gets the list with the refusal. */
+/**
+ * A command of the list for owners and admins; any other role gets the list with the refusal (and the
+ * form as it was typed).
+ */
 function walletCommand(
   options: DashboardWalletPagesOptions,
   request: FastifyRequest,
   reply: FastifyReply,
   run: PageCommand['run'],
+  form?: Record<string, string>,
 ) {
-  const { kit } = options;
-  return kit.command(request, reply, {
+  return options.kit.command(request, reply, {
     permission: 'requestWalletChange',
-    refused: (current) => listPage(options, request, reply, current, 403, { error: 'not_permitted' }),
+    refused: (current) => listPage(options, request, reply, current, 403, { error: 'not_permitted', form }),
     run,
   });
 }
@@ -170,8 +172,15 @@ type WalletCommand = (
   reply: FastifyReply,
 ) => Promise<FastifyReply>;
 
-/** Making a wallet the default, or archiving it. */
-function walletAction(act: 'makeDefault' | 'archive'): WalletCommand {
+/** The commands of the list on one wallet or one open change: the wallet service's methods. */
+type WalletAction = 'makeDefault' | 'archive' | 'cancelChange';
+
+/**
+ * Making a wallet the default, archiving it, or canceling an open change: 404 when the wallet or the
+ * change is not there, 409 for any other refusal.
+ */
+function walletAction(act: WalletAction): WalletCommand {
+  const missing = act === 'cancelChange' ? 'change_not_found' : 'wallet_not_found';
   return (options, request, reply) =>
     walletCommand(options, request, reply, async (current) => {
       const result = await options.wallets[act](
@@ -180,36 +189,20 @@ function walletAction(act: 'makeDefault' | 'archive'): WalletCommand {
         actorOf(request, current),
       );
       if (!result.ok) {
-        const status = result.error.code === 'wallet_not_found' ? 404 : 409;
+        const status = result.error.code === missing ? 404 : 409;
         return {
           reply: await listPage(options, request, reply, current, status, { error: result.error.code }),
         };
       }
-      const notice: Notice =
-        act === 'archive' ? 'archived' : result.value.pendingChange ? 'requested' : 'default';
-      return { path: '/dashboard/wallets', notice };
+      return { path: '/dashboard/wallets', notice: noticeOf(act, result.value) };
     });
 }
 
-async function cancelChange(
-  options: DashboardWalletPagesOptions,
-  request: PageRequest<typeof WalletCommandRoute>,
-  reply: FastifyReply,
-) {
-  return walletCommand(options, request, reply, async (current) => {
-    const result = await options.wallets.cancelChange(
-      ownerOf(current),
-      request.params.id,
-      actorOf(request, current),
-    );
-    if (!result.ok) {
-      const status = result.error.code === 'change_not_found' ? 404 : 409;
-      return {
-        reply: await listPage(options, request, reply, current, status, { error: result.error.code }),
-      };
-    }
-    return { path: '/dashboard/wallets', notice: 'canceled' };
-  });
+/** The notice of a command of the list: a new default waits for its confirmation if the change says so. */
+function noticeOf(act: WalletAction, made: object): Notice {
+  if (act === 'archive') return 'archived';
+  if (act === 'cancelChange') return 'canceled';
+  return 'pendingChange' in made && made.pendingChange ? 'requested' : 'default';
 }
 
 // ---------------------------------------------------------------- the e-mailed confirmation link
@@ -262,9 +255,8 @@ async function confirmChange(
   reply: FastifyReply,
   current: SignedIn,
 ) {
-  const { kit, wallets } = options;
   const { user, organization } = current.account;
-  const result = await wallets.confirm(
+  const result = await options.wallets.confirm(
     request.params.token,
     { id: user.id, organizationId: organization.id, role: user.role, totp: user.totp },
     request.body.code,
@@ -277,7 +269,7 @@ async function confirmChange(
   }
   const messages = wm(request);
   const change = result.value;
-  return kit.render(request, reply, 'dashboard-wallet-confirmed', 200, {
+  return options.kit.render(request, reply, 'dashboard-wallet-confirmed', 200, {
     title: () => messages.confirmedTitle,
     csrf: current.session.csrfToken,
     wm: messages,

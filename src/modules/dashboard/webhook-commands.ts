@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../http/errors.js';
 import { contextOf } from '../users/http.js';
@@ -9,42 +8,25 @@ import {
   DEFAULT_GRACE,
   DEFAULT_PAUSE,
   endpointChange,
-  endpointCommand,
   endpointOr404,
   endpointPath,
   GRACE_CHOICES,
   noSuchEndpoint,
+  onEndpoint,
   PAUSE_CHOICES,
   type EndpointCommandRoute,
 } from './webhook-pages.js';
-import type { DashboardWebhookPagesOptions } from './webhook-options.js';
+
+// ---------------------------------------------------------------- the signing secret (ADR 0068)
 
 const RotateFormSchema = Type.Object(
   { _csrf: Csrf, gracePeriodSeconds: Type.Optional(Type.Enum([...GRACE_CHOICES])) },
   { additionalProperties: false },
 );
-const SwitchFormSchema = Type.Object(
-  { _csrf: Csrf, pauseSeconds: Type.Optional(Type.Enum([...PAUSE_CHOICES])) },
-  { additionalProperties: false },
-);
-const RetryParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64 }),
-  deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
-});
-
 export const RotateRoute = pageSchema({ params: IdParamsSchema, body: RotateFormSchema });
-export const SwitchRoute = pageSchema({ params: IdParamsSchema, body: SwitchFormSchema });
-export const RetryRoute = pageSchema({ params: RetryParamsSchema, body: CsrfFormSchema });
 
-// ---------------------------------------------------------------- the signing secret (ADR 0068)
-
-export async function rotateSecret(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof RotateRoute>,
-  reply: FastifyReply,
-) {
-  const { id } = request.params;
-  return endpointCommand(options, request, reply, id, async (current) => {
+export const rotateSecret = onEndpoint<PageRequest<typeof RotateRoute>>(
+  async (options, request, reply, current, id) => {
     const gracePeriodSeconds = Number(request.body.gracePeriodSeconds ?? DEFAULT_GRACE);
     const result = await options.webhooks.rotateSecret(ownerOf(current), id, { gracePeriodSeconds });
     if (!result.ok) throw noSuchEndpoint();
@@ -63,8 +45,14 @@ export async function rotateSecret(
         noLanguageSwitch: true,
       }),
     };
-  });
-}
+  },
+);
+
+const SwitchFormSchema = Type.Object(
+  { _csrf: Csrf, pauseSeconds: Type.Optional(Type.Enum([...PAUSE_CHOICES])) },
+  { additionalProperties: false },
+);
+export const SwitchRoute = pageSchema({ params: IdParamsSchema, body: SwitchFormSchema });
 
 const pauseOf = (request: PageRequest<typeof SwitchRoute>) =>
   Number(request.body.pauseSeconds ?? DEFAULT_PAUSE);
@@ -95,14 +83,16 @@ export const deleteEndpoint = endpointChange<PageRequest<typeof EndpointCommandR
   outcome: () => ({ path: '/dashboard/webhooks', notice: 'deleted' }),
 });
 
-export async function retryDelivery(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof RetryRoute>,
-  reply: FastifyReply,
-) {
-  const { webhooks: endpoints, users } = options;
-  const { id, deliveryId } = request.params;
-  return endpointCommand(options, request, reply, id, async (current) => {
+const RetryParamsSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
+});
+export const RetryRoute = pageSchema({ params: RetryParamsSchema, body: CsrfFormSchema });
+
+export const retryDelivery = onEndpoint<PageRequest<typeof RetryRoute>>(
+  async (options, request, _reply, current, id) => {
+    const { webhooks: endpoints, users } = options;
+    const { deliveryId } = request.params;
     const endpoint = await endpointOr404(options, current, id);
     // A delivery of another endpoint (or organization) is not this page's to retry.
     if (!(await endpoints.isDeliveryOfEndpoint(ownerOf(current), endpoint.id, deliveryId))) {
@@ -117,5 +107,5 @@ export async function retryDelivery(
       after: { endpointId: endpoint.id, eventId: result.value.eventId },
     });
     return { path: endpointPath(id), notice: 'retried' };
-  });
-}
+  },
+);

@@ -9,13 +9,13 @@ import {
   chosenEventsOf,
   detailPage,
   endpointChange,
-  endpointCommand,
   endpointFormOf,
   endpointOr404,
   endpointPath,
   LIMITS,
   listPage,
   noSuchEndpoint,
+  onEndpoint,
   urlProblemOf,
   type EditFieldErrors,
 } from './webhook-pages.js';
@@ -117,13 +117,8 @@ export const setEndpointStatus = endpointChange<PageRequest<typeof EndpointStatu
   }),
 });
 
-export async function editEndpoint(
-  options: DashboardWebhookPagesOptions,
-  request: PageRequest<typeof EndpointEditRoute>,
-  reply: FastifyReply,
-) {
-  const { id } = request.params;
-  return endpointCommand(options, request, reply, id, async (current) => {
+export const editEndpoint = onEndpoint<PageRequest<typeof EndpointEditRoute>>(
+  async (options, request, reply, current, id) => {
     const before = await endpointOr404(options, current, id);
     const form = endpointFormOf(request.body);
     const enabledEvents = chosenEventsOf(form) as NonNullable<WebhookEndpointUpdate['enabledEvents']>;
@@ -170,8 +165,8 @@ export async function editEndpoint(
       enabledEvents: result.value.enabledEvents,
     });
     return { path: endpointPath(before.id), notice: 'updated' };
-  });
-}
+  },
+);
 
 // ---------------------------------------------------------------- deleting an endpoint
 
@@ -181,12 +176,11 @@ export async function confirmDelete(
   reply: FastifyReply,
   current: SignedIn,
 ) {
-  const { kit } = options;
   const endpoint = await endpointOr404(options, current, request.params.id);
-  if (!canManage(kit, current)) {
+  if (!canManage(options.kit, current)) {
     return detailPage(options, request, reply, current, endpoint.id, 403, { error: 'not_permitted' });
   }
-  return kit.render(request, reply, 'dashboard-webhooks-delete', 200, {
+  return options.kit.render(request, reply, 'dashboard-webhooks-delete', 200, {
     title: (_m, w) => w.confirmTitle,
     csrf: current.session.csrfToken,
     endpoint,

@@ -12,6 +12,7 @@ import {
   IdParamsSchema,
   ownerOf,
   pageSchema,
+  type CommandOutcome,
   type PageCommand,
   type PageKit,
   type PageRequest,
@@ -207,6 +208,24 @@ export function endpointCommand(
   });
 }
 
+/** The handler of a command on the endpoint of the path (`:id`), for the roles that manage webhooks. */
+export function onEndpoint<R extends PageRequest<typeof EndpointCommandRoute>>(
+  run: (
+    options: DashboardWebhookPagesOptions,
+    request: R,
+    reply: FastifyReply,
+    current: SignedIn,
+    id: string,
+  ) => Promise<CommandOutcome>,
+) {
+  return (options: DashboardWebhookPagesOptions, request: R, reply: FastifyReply) => {
+    const { id } = request.params;
+    return endpointCommand(options, request, reply, id, (current) =>
+      run(options, request, reply, current, id),
+    );
+  };
+}
+
 /** A change of one endpoint through the webhooks service (404 unless it is theirs), then audited. */
 export interface EndpointChange<R> {
   change(
@@ -225,20 +244,17 @@ export interface EndpointChange<R> {
 
 /** The handler of an endpoint command that makes one change (see `EndpointChange`). */
 export function endpointChange<R extends PageRequest<typeof EndpointCommandRoute>>(spec: EndpointChange<R>) {
-  return (options: DashboardWebhookPagesOptions, request: R, reply: FastifyReply) => {
-    const { id } = request.params;
-    return endpointCommand(options, request, reply, id, async (current) => {
-      const result = await spec.change(options.webhooks, ownerOf(current), id, request);
-      if (!result.ok) {
-        if (result.error.code !== spec.shown) throw noSuchEndpoint();
-        const shown = { error: spec.shown };
-        return { reply: await detailPage(options, request, reply, current, id, 409, shown) };
-      }
-      const { action, after } = spec.audit(request);
-      await audit(options, request, current, action, result.value.id, after);
-      return spec.outcome(id, request);
-    });
-  };
+  return onEndpoint<R>(async (options, request, reply, current, id) => {
+    const result = await spec.change(options.webhooks, ownerOf(current), id, request);
+    if (!result.ok) {
+      if (result.error.code !== spec.shown) throw noSuchEndpoint();
+      const shown = { error: spec.shown };
+      return { reply: await detailPage(options, request, reply, current, id, 409, shown) };
+    }
+    const { action, after } = spec.audit(request);
+    await audit(options, request, current, action, result.value.id, after);
+    return spec.outcome(id, request);
+  });
 }
 
 /** The form error of a URL problem the webhooks service reported (its messages are English). */

@@ -1,6 +1,7 @@
 import type { Kdb } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import { olderThan, type CursorCodec } from '../../shared/pagination.js';
+import { cursorPage } from '../../shared/cursor-page.js';
+import { olderThan, type Cursor, type CursorCodec } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { EventError } from './errors.js';
 import type { EventPayload, EventType } from './service.js';
@@ -21,31 +22,27 @@ export function createEventFeed(deps: { db: Kdb; cursors: CursorCodec }): EventF
   const { db, cursors } = deps;
   return {
     async list(owner, { limit, cursor, type }) {
-      const pages = cursors.for({
+      const rows = async (after: Cursor | undefined) => {
+        let query = db
+          .selectFrom('events')
+          .select(['id', 'payload', 'created_at'])
+          .where('organization_id', '=', owner.organizationId)
+          .where('environment', '=', owner.environment);
+        if (type !== undefined) query = query.where('type', '=', type);
+        if (after) query = query.where(olderThan(after));
+        return query
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit + 1)
+          .execute();
+      };
+      return cursorPage(cursors, {
         list: 'events',
-        organizationId: owner.organizationId,
-        environment: owner.environment,
+        owner,
         filter: type ?? null,
-      });
-      const after = cursor === undefined ? undefined : pages.decode(cursor);
-      if (after && !after.ok) return after;
-      let query = db
-        .selectFrom('events')
-        .select(['id', 'payload', 'created_at'])
-        .where('organization_id', '=', owner.organizationId)
-        .where('environment', '=', owner.environment);
-      if (type !== undefined) query = query.where('type', '=', type);
-      if (after) query = query.where(olderThan(after.value));
-      const rows = await query
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return ok({
-        data: page.map((row) => row.payload as unknown as EventPayload),
-        nextCursor: rows.length > limit && last ? pages.encode(last.created_at, last.id) : null,
+        query: { limit, cursor },
+        rows,
+        view: (page) => page.map((row) => row.payload as unknown as EventPayload),
       });
     },
     async get(owner, id) {

@@ -20,29 +20,31 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export interface EventInput {
-  organizationId: string;
-  environment: Environment;
-  type: EventType;
-  /** The charge, refund or payout the event is about. */
-  resourceId: string;
+/** What an event says of its resource: the same in what records it and in its payload. */
+interface EventContent {
   /** The resource as the API shows it, `metadata` included. */
   data: Record<string, unknown>;
   /** Charge events: the charge id, the acquirer payment id and the merchant's reference. */
   payment?: { id: string; paymentId: string; merchantReference: string };
 }
 
+export interface EventInput extends EventContent {
+  organizationId: string;
+  environment: Environment;
+  type: EventType;
+  /** The charge, refund or payout the event is about. */
+  resourceId: string;
+}
+
 /**
  * The payload of product decision 28, fixed when the event is recorded: every delivery attempt of the
  * event sends these same bytes' content, with the same `id`.
  */
-export interface EventPayload {
+export interface EventPayload extends EventContent {
   id: string;
   eventType: EventType;
   createdAt: string;
   livemode: boolean;
-  data: Record<string, unknown>;
-  payment?: { id: string; paymentId: string; merchantReference: string };
 }
 
 export interface EventRecorder {

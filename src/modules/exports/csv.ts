@@ -57,57 +57,51 @@ function money<Item>(
   ];
 }
 
+/** The keys of an item's fields that are a cell as they are. */
+type CellKey<Item> = { [Key in keyof Item]-?: Item[Key] extends string | null ? Key : never }[keyof Item] &
+  string;
+
+/** Columns of fields as they are, each headed by the field's name in snake case (`chargeId`: `charge_id`). */
+function fields<Item>(...keys: Array<CellKey<Item>>): Array<CsvColumn<Item>> {
+  return keys.map((key) => ({
+    header: key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+    cell: (item) => item[key] as string | null,
+  }));
+}
+
 export const CHARGE_COLUMNS: ReadonlyArray<CsvColumn<ChargeLine>> = [
-  { header: 'id', cell: (c) => c.id },
-  { header: 'created_at', cell: (c) => c.createdAt },
-  { header: 'status', cell: (c) => c.status },
+  ...fields<ChargeLine>('id', 'createdAt', 'status'),
   ...money<ChargeLine>('amount', 'TRY', (c) => c.amount),
   ...money<ChargeLine>('amount_refunded', 'TRY', (c) => c.amountRefunded),
   ...money<ChargeLine>('fee', 'TRY', (c) => c.split?.fee),
   ...money<ChargeLine>('net', 'TRY', (c) => c.split?.net),
-  { header: 'currency', cell: (c) => c.currency },
-  { header: 'payment_method', cell: (c) => c.paymentMethod },
-  { header: 'merchant_reference', cell: (c) => c.merchantReference },
+  ...fields<ChargeLine>('currency', 'paymentMethod', 'merchantReference'),
   { header: 'customer_email', cell: (c) => c.customer.email },
   { header: 'card_brand', cell: (c) => c.card?.brand ?? null },
   { header: 'card_last4', cell: (c) => c.card?.last4 ?? null },
   { header: 'failure_code', cell: (c) => c.failure?.code ?? null },
-  { header: 'updated_at', cell: (c) => c.updatedAt },
+  ...fields<ChargeLine>('updatedAt'),
 ];
 
 export const REFUND_COLUMNS: ReadonlyArray<CsvColumn<RefundView>> = [
-  { header: 'id', cell: (r) => r.id },
-  { header: 'charge_id', cell: (r) => r.chargeId },
-  { header: 'created_at', cell: (r) => r.createdAt },
-  { header: 'status', cell: (r) => r.status },
+  ...fields<RefundView>('id', 'chargeId', 'createdAt', 'status'),
   ...money<RefundView>('amount', 'TRY', (r) => r.amount),
-  { header: 'currency', cell: (r) => r.currency },
-  { header: 'reason', cell: (r) => r.reason },
-  { header: 'failure_code', cell: (r) => r.failureCode },
-  { header: 'updated_at', cell: (r) => r.updatedAt },
+  ...fields<RefundView>('currency', 'reason', 'failureCode', 'updatedAt'),
 ];
 
 export const PAYOUT_COLUMNS: ReadonlyArray<CsvColumn<PayoutView>> = [
-  { header: 'id', cell: (p) => p.id },
-  { header: 'created_at', cell: (p) => p.createdAt },
-  { header: 'status', cell: (p) => p.status },
+  ...fields<PayoutView>('id', 'createdAt', 'status'),
   ...money<PayoutView>('amount', 'TRY', (p) => p.amount),
-  { header: 'currency', cell: (p) => p.currency },
+  ...fields<PayoutView>('currency'),
   ...money<PayoutView>('payout_amount', 'USDT', (p) => p.payoutAmount),
-  { header: 'payout_currency', cell: (p) => p.payoutCurrency },
-  { header: 'network', cell: (p) => p.network },
-  { header: 'wallet_id', cell: (p) => p.walletId },
+  ...fields<PayoutView>('payoutCurrency', 'network', 'walletId'),
   { header: 'wallet_address', cell: (p) => p.address },
   { header: 'rate', cell: (p) => p.rate.value },
   { header: 'rate_source', cell: (p) => p.rate.source },
   { header: 'rate_at', cell: (p) => p.rate.at },
   ...money<PayoutView>('spread_amount', 'TRY', (p) => p.spreadAmount),
   { header: 'automatic', cell: (p) => String(p.automatic) },
-  { header: 'tx_hash', cell: (p) => p.txHash },
-  { header: 'arrival_date', cell: (p) => p.arrivalDate },
-  { header: 'completed_at', cell: (p) => p.completedAt },
-  { header: 'failure_code', cell: (p) => p.failureCode },
-  { header: 'updated_at', cell: (p) => p.updatedAt },
+  ...fields<PayoutView>('txHash', 'arrivalDate', 'completedAt', 'failureCode', 'updatedAt'),
 ];
 
 const keyOf = (item: { id: string; createdAt: string }): Cursor => ({

@@ -1,6 +1,6 @@
 import type { Trx } from '../../db/database.js';
 import { computeFee } from './fees.js';
-import { CURRENCY, newEntry, parseAmount, postOnce, sumOf } from './journal.js';
+import { checkedPost, CURRENCY, newEntry, parseAmount, postOnce, sumOf } from './journal.js';
 import { findEntriesOf, type EntryLines } from './repository/entries.js';
 import { lockPendingBalance } from './repository/locks.js';
 import { sumPending } from './repository/balances.js';
@@ -60,8 +60,7 @@ export async function postRefund(
   trx: Trx,
   refund: RefundForLedger,
 ): Promise<{ created: boolean; pendingAfter: string }> {
-  const amount = parseAmount(refund.amount, `refund ${refund.id}`);
-  if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+  const amount = checkedPost(trx, refund, `refund ${refund.id}`);
   await lockPendingBalance(trx, refund, CURRENCY);
   const entry = {
     ...newEntry(refund, 'refund', refund.id),

@@ -51,6 +51,16 @@ export function newEntry(owner: Owner, kind: JournalEntryKind, sourceId: string)
   };
 }
 
+/**
+ * What a post checks before it takes a lock: `item`'s amount (`parseAmount`), and that it runs in the
+ * caller's transaction.
+ */
+export function checkedPost(trx: Trx, item: { amount: string }, what: string): bigint {
+  const amount = parseAmount(item.amount, what);
+  if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+  return amount;
+}
+
 /** Amounts arrive as the decimal strings of bigint columns; anything else is a caller's bug. */
 export function parseAmount(value: string, what: string): bigint {
   if (!/^[1-9][0-9]*$/.test(value)) throw new TypeError(`${what}: amount must be a positive decimal string`);
@@ -117,6 +127,31 @@ export async function postMoveOnce(
   ]);
   if (!outcome.created) assertAmount(outcome.existing, move.from, amount, what);
   return { created: outcome.created };
+}
+
+/**
+ * The ledger's post of `move` once per item (`postMoveOnce`), `what` naming the item in errors. With
+ * `before` (a lock to take, a check to make), the item is checked first (`checkedPost`), then `before`
+ * runs, then the move is posted.
+ */
+export function moveOnce(
+  move: Move,
+  what: (item: MoveOf) => string,
+  before?: (trx: Trx, item: MoveOf) => Promise<void>,
+) {
+  return async (deps: Pick<LedgerDeps, 'clock'>, trx: Trx, item: MoveOf): Promise<{ created: boolean }> => {
+    if (before) {
+      checkedPost(trx, item, what(item));
+      await before(trx, item);
+    }
+    return postMoveOnce(deps, trx, item, move, what(item));
+  };
+}
+
+/** The ledger's set-based post of `move` (`postMovesAtOnce`), of items none of which was posted before. */
+export function movesAtOnce(move: Move, names: { whatOf: (item: MoveOf) => string; plural: string }) {
+  return (deps: Pick<LedgerDeps, 'clock'>, trx: Trx, items: readonly MoveOf[]): Promise<void> =>
+    postMovesAtOnce(deps, trx, items, move, names);
 }
 
 /**

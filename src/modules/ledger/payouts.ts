@@ -2,11 +2,12 @@ import type { Trx } from '../../db/database.js';
 import {
   assertAmount,
   assertSameOwner,
+  checkedPost,
   CURRENCY,
   newEntry,
+  moveOnce,
+  movesAtOnce,
   parseAmount,
-  postMoveOnce,
-  postMovesAtOnce,
   postOnce,
   type Move,
 } from './journal.js';
@@ -33,8 +34,7 @@ export async function postPayoutCreated(
   trx: Trx,
   payout: PayoutForLedger,
 ): Promise<PayoutDebit> {
-  const amount = parseAmount(payout.amount, `payout ${payout.id}`);
-  if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
+  const amount = checkedPost(trx, payout, `payout ${payout.id}`);
   await lockAvailableBalance(trx, payout, CURRENCY);
   const existing = await findEntry(trx, 'payout_created', payout.id);
   if (existing) {
@@ -68,17 +68,14 @@ export async function postPayoutPaid(
   return { created: outcome.created };
 }
 
-export async function postPayoutReturned(
-  deps: LedgerDeps,
-  trx: Trx,
-  payout: PayoutForLedger,
-): Promise<{ created: boolean }> {
-  parseAmount(payout.amount, `payout ${payout.id}`);
-  if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
-  if (await findEntry(trx, 'payout_paid', payout.id))
-    throw new Error(`payout ${payout.id} was paid out; it cannot be returned`);
-  return postMoveOnce(deps, trx, payout, PAYOUT_RETURNED, `payout ${payout.id}`);
-}
+export const postPayoutReturned = moveOnce(
+  PAYOUT_RETURNED,
+  (payout) => `payout ${payout.id}`,
+  async (trx, payout) => {
+    if (await findEntry(trx, 'payout_paid', payout.id))
+      throw new Error(`payout ${payout.id} was paid out; it cannot be returned`);
+  },
+);
 
 export async function lockedAvailable(trx: Trx, owner: Owner): Promise<string> {
   if (!trx.isTransaction) throw new Error('the available balance is locked inside the caller transaction');
@@ -86,16 +83,10 @@ export async function lockedAvailable(trx: Trx, owner: Owner): Promise<string> {
   return sumAvailable(trx, owner, CURRENCY);
 }
 
-export async function postPayoutsCreated(
-  deps: LedgerDeps,
-  trx: Trx,
-  payouts: readonly PayoutForLedger[],
-): Promise<void> {
-  await postMovesAtOnce(deps, trx, payouts, PAYOUT_CREATED, {
-    whatOf: (payout) => `payout ${payout.id}`,
-    plural: 'payout entries',
-  });
-}
+export const postPayoutsCreated = movesAtOnce(PAYOUT_CREATED, {
+  whatOf: (payout) => `payout ${payout.id}`,
+  plural: 'payout entries',
+});
 
 /** A paid payout's amount as it splits: what was sent (at the market rate), and the FX spread kept. */
 function splitOf(payout: PayoutForLedger, amount: bigint): { sent: bigint; spread: bigint } {

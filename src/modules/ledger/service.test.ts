@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { Kdb } from '../../db/database.js';
+import type { Trx } from '../../db/database.js';
 import type { LedgerAccount } from '../../db/schema.js';
 import { onPostgres } from '../../../test/helpers/database.js';
 import { computeFee, defaultFeeRate } from './fees.js';
@@ -238,7 +238,7 @@ describe('balance', () => {
 });
 
 describe(`what the database itself guarantees (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  async function entryWith(owner: Owner, trx: Kdb, amounts: bigint[]): Promise<string> {
+  async function entryWith(owner: Owner, trx: Trx, amounts: bigint[]): Promise<string> {
     const entry = await trx
       .insertInto('journal_entries')
       .values({

@@ -1,9 +1,8 @@
 import type { Trx } from '../../db/database.js';
-import { CURRENCY, parseAmount, postMoveOnce, postMovesAtOnce, type Move } from './journal.js';
+import { CURRENCY, moveOnce, movesAtOnce, type Move } from './journal.js';
 import { accountBalanceOf } from './repository/balances.js';
 import { findPendingCredits, type PendingCredit } from './repository/credits.js';
 import { availableLockKey, lockKeys, lockPendingBalance, pendingLockKey } from './repository/locks.js';
-import type { LedgerDeps, ReleaseForLedger } from './types.js';
 import type { Owner } from '../../shared/owner.js';
 
 /** A batch's release: pending to available. */
@@ -19,32 +18,18 @@ const RESERVE_RELEASED: Move = {
 // What a settlement batch writes and reads: releases, the rolling reserve, and the set-based forms of a
 // chunk (docs/decisions/0041-settlement-chunks.md).
 
-export async function postRelease(
-  deps: LedgerDeps,
-  trx: Trx,
-  release: ReleaseForLedger,
-): Promise<{ created: boolean }> {
-  parseAmount(release.amount, `release ${release.id}`);
-  if (!trx.isTransaction) throw new Error('ledger entries must be written inside the caller transaction');
-  await lockPendingBalance(trx, release, CURRENCY);
-  return postMoveOnce(deps, trx, release, RELEASE, `release ${release.id}`);
-}
+export const postRelease = moveOnce(
+  RELEASE,
+  (release) => `release ${release.id}`,
+  (trx, release) => lockPendingBalance(trx, release, CURRENCY),
+);
 
-export async function postReserveHeld(
-  deps: LedgerDeps,
-  trx: Trx,
-  reserve: ReleaseForLedger,
-): Promise<{ created: boolean }> {
-  return postMoveOnce(deps, trx, reserve, RESERVE_HELD, `reserve of ${reserve.id}`);
-}
+export const postReserveHeld = moveOnce(RESERVE_HELD, (reserve) => `reserve of ${reserve.id}`);
 
-export async function postReserveReleased(
-  deps: LedgerDeps,
-  trx: Trx,
-  reserve: ReleaseForLedger,
-): Promise<{ created: boolean }> {
-  return postMoveOnce(deps, trx, reserve, RESERVE_RELEASED, `reserve release of ${reserve.id}`);
-}
+export const postReserveReleased = moveOnce(
+  RESERVE_RELEASED,
+  (reserve) => `reserve release of ${reserve.id}`,
+);
 
 export function pendingCredits(trx: Trx, owner: Owner, after: Date, upTo: Date): Promise<PendingCredit[]> {
   return findPendingCredits(
@@ -68,13 +53,7 @@ export async function availableOf(trx: Trx, owners: readonly Owner[]): Promise<M
   return new Map([...balances].map(([key, balance]) => [key, -balance]));
 }
 
-export async function postReleases(
-  deps: LedgerDeps,
-  trx: Trx,
-  releases: readonly ReleaseForLedger[],
-): Promise<void> {
-  await postMovesAtOnce(deps, trx, releases, RELEASE, {
-    whatOf: (release) => `release ${release.id}`,
-    plural: 'release entries',
-  });
-}
+export const postReleases = movesAtOnce(RELEASE, {
+  whatOf: (release) => `release ${release.id}`,
+  plural: 'release entries',
+});

@@ -1,4 +1,5 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
+import type { App } from '../../http/server.js';
 import type { ErrorEnvelopeSchema } from '../../http/errors.js';
 import type { OperatorAuth } from '../../http/route-config.js';
 import { API_ERRORS } from './schemas.js';
@@ -43,5 +44,35 @@ export function apiRoute<const I extends RouteInput, R extends TSchema, C extend
 export const PageOf = <T extends TSchema>(item: T) =>
   Type.Object({ data: Type.Array(item), nextCursor: Type.Union([Type.String(), Type.Null()]) });
 
+/** The paging part of a cursor-paged list's query; the rest of the query filters it. */
+interface PageQuery {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * The handler of a cursor-paged list route: the query's `limit` and `cursor` page the list, the rest of
+ * the query is its filter.
+ */
+export function pagedList<Q extends PageQuery, A>(
+  list: (filter: Omit<Q, keyof PageQuery>, page: PageQuery) => Promise<A>,
+): (request: { query: Q }) => Promise<A> {
+  return (request) => {
+    const { limit, cursor, ...filter } = request.query;
+    return list(filter, { limit, cursor });
+  };
+}
+
 /** A whole list's answer: its items, in one page. */
 export const ListOf = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item) });
+
+/** A whole list's route, readers' (`read`): GET `path`, answering every item `list` reads, in one page. */
+export function wholeListApi<T extends TSchema>(
+  app: App,
+  path: string,
+  item: T,
+  description: string,
+  list: () => Promise<Static<ReturnType<typeof ListOf<T>>>['data']>,
+): void {
+  app.get(path, apiRoute('read', ListOf(item), { description }), async () => ({ data: await list() }));
+}

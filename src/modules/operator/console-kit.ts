@@ -9,7 +9,7 @@ import type { Renderer } from '../../web/render.js';
 import type { Actor } from '../organizations/types.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './command-input.js';
-import { IdParamsSchema } from './schemas.js';
+import { ENVIRONMENTS, IdParamsSchema } from './schemas.js';
 import { can, type StaffPermission, type StaffService } from './staff.js';
 
 /**
@@ -127,6 +127,10 @@ export function recordPage(
 
 /** A form's reason (a cancelation, a closure, a rate): its command trims it and says when it is too long. */
 export const ReasonField = { reason: Type.String({ maxLength: REASON_MAX_LENGTH }) };
+/** A form's environment, one of the two. */
+export const EnvironmentField = { environment: Type.Enum([...ENVIRONMENTS]) };
+/** A short text field (an amount, a rate, a date), at most 40 characters: the route parses it. */
+export const ShortText = Type.String({ maxLength: 40 });
 
 type FormOf<F extends Record<string, TSchema>> = Static<ReturnType<typeof FormBody<F>>>;
 
@@ -213,6 +217,29 @@ export interface ConsoleKit {
     status: number,
     data: { title: string; heading: string; backTo: string; error?: string },
   ): FastifyReply;
+}
+
+/**
+ * A page read afresh for each request and shown with the notice or the refusal of `extra`: the list page
+ * a form's refusal shows again, as its GET route does.
+ */
+export function freshPage(
+  kit: ConsoleKit,
+  view: string,
+  data: (request: FastifyRequest) => Promise<Record<string, unknown>>,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply, extra: PageExtra = {}) =>
+    kit.show(request, reply, view, await data(request), extra);
+}
+
+/** The same for the page of one record (`recordPage`): `data` reads what it shows of the record `id`. */
+export function freshRecordPage(
+  kit: ConsoleKit,
+  view: string,
+  data: (id: string) => Promise<Record<string, unknown>>,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply, id: string, extra: PageExtra = {}) =>
+    kit.show(request, reply, view, await data(id), extra);
 }
 
 export function createConsoleKit(renderer: Renderer): ConsoleKit {

@@ -88,6 +88,13 @@ function organizationPages(app: App, page: NoticedPage, deps: OrganizationConsol
   });
 }
 
+/** The fee a form sets for a payment method: its basis points and its fixed part (minor units). */
+const feeOf = (paymentMethod: string, form: { basisPoints: string; fixedMinor: string }) => ({
+  paymentMethod: paymentMethod as PaymentMethod,
+  basisPoints: Number(form.basisPoints),
+  fixedMinor: BigInt(form.fixedMinor),
+});
+
 function organizationForms(app: App, page: NoticedPage, { commands }: OrganizationConsole): void {
   const back = ({ id }: { id: string }) => `/organizations/${id}`;
 
@@ -104,16 +111,7 @@ function organizationForms(app: App, page: NoticedPage, { commands }: Organizati
     path: '/organizations/:id/fees/:paymentMethod',
     permission: 'administer',
     schema: { params: FeeParamsSchema, body: FeeFormSchema },
-    command: ({ id, paymentMethod }, form, by) =>
-      commands.setFee(
-        id,
-        {
-          paymentMethod: paymentMethod as PaymentMethod,
-          basisPoints: Number(form.basisPoints),
-          fixedMinor: BigInt(form.fixedMinor),
-        },
-        by,
-      ),
+    command: ({ id, paymentMethod }, form, by) => commands.setFee(id, feeOf(paymentMethod, form), by),
     back,
     notice: 'fees',
   });

@@ -4,7 +4,7 @@ import { PAYOUT_STATUSES, PayoutViewSchema } from '../payouts/schemas.js';
 import { FX_REASON_MAX_LENGTH } from '../payouts/rates.js';
 import type { PayoutService } from '../payouts/service.js';
 import { EXPORT_COLUMNS, exportCsv } from '../payouts/treasury.js';
-import { apiRoute, PageOf, ListOf } from './api-kit.js';
+import { apiRoute, pagedList, PageOf, wholeListApi } from './api-kit.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './command-input.js';
 import { NETWORKS, RAILS, payoutValue, sendCsv } from './payout-helpers.js';
@@ -145,13 +145,7 @@ function payoutQueueApi(app: App, payouts: PayoutService): void {
         'organization; cursor paged.',
       querystring: QueueQuerySchema,
     }),
-    async (request) =>
-      payoutValue(
-        await payouts.operatorList(filterOf(request.query), {
-          limit: request.query.limit,
-          cursor: request.query.cursor,
-        }),
-      ),
+    pagedList(async (filter, page) => payoutValue(await payouts.operatorList(filterOf(filter), page))),
   );
 
   app.get(
@@ -238,12 +232,12 @@ function payoutCommandApi(app: App, payouts: PayoutService): void {
 
 /** The smallest payout per network and environment. */
 function payoutMinimumApi(app: App, payouts: PayoutService): void {
-  app.get(
+  wholeListApi(
+    app,
     '/operator/v1/payout-minimums',
-    apiRoute('read', ListOf(MinimumSchema), {
-      description: 'The smallest payout per network and environment, in TRY minor units.',
-    }),
-    async () => ({ data: await payouts.minimums() }),
+    MinimumSchema,
+    'The smallest payout per network and environment, in TRY minor units.',
+    () => payouts.minimums(),
   );
 
   app.put(
@@ -267,15 +261,14 @@ function payoutMinimumApi(app: App, payouts: PayoutService): void {
 
 /** The live rates operators entered, and the live rate's source. */
 function fxRateApi(app: App, payouts: PayoutService): void {
-  app.get(
+  wholeListApi(
+    app,
     '/operator/v1/fx-rates',
-    apiRoute('read', ListOf(FxRateSchema), {
-      description:
-        'The live TRY -> USDT rates operators entered, newest first (at most 50). The newest, while younger ' +
-        'than `FX_OPERATOR_RATE_MAX_AGE_SECONDS`, is the live ticker’s fallback (the live rate itself without ' +
-        'a ticker). The sandbox converts at the sandbox chain’s rate feed.',
-    }),
-    async () => ({ data: await payouts.enteredRates('live', 50) }),
+    FxRateSchema,
+    'The live TRY -> USDT rates operators entered, newest first (at most 50). The newest, while younger ' +
+      'than `FX_OPERATOR_RATE_MAX_AGE_SECONDS`, is the live ticker’s fallback (the live rate itself without ' +
+      'a ticker). The sandbox converts at the sandbox chain’s rate feed.',
+    () => payouts.enteredRates('live', 50),
   );
 
   app.post(
@@ -337,14 +330,13 @@ function fxRateApi(app: App, payouts: PayoutService): void {
 
 /** Each environment's FX spread. */
 function fxSpreadApi(app: App, payouts: PayoutService): void {
-  app.get(
+  wholeListApi(
+    app,
     '/operator/v1/fx-spreads',
-    apiRoute('read', ListOf(FxSpreadSchema), {
-      description:
-        'Each environment’s FX spread: payouts convert at the market rate less it, and what it is worth is ' +
-        'booked as FX revenue when the payout is paid (docs/payouts.md).',
-    }),
-    async () => ({ data: await payouts.spreads() }),
+    FxSpreadSchema,
+    'Each environment’s FX spread: payouts convert at the market rate less it, and what it is worth is ' +
+      'booked as FX revenue when the payout is paid (docs/payouts.md).',
+    () => payouts.spreads(),
   );
 
   app.put(

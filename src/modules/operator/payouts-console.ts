@@ -11,11 +11,14 @@ import { actorOf } from './auth.js';
 import {
   backTo,
   consoleRoute,
+  EnvironmentField,
   FormBody,
+  freshPage,
   ReasonField,
   recordForm,
   recordPage,
   redirectTo,
+  ShortText,
   type ConsoleKit,
   type PageExtra,
 } from './console-kit.js';
@@ -189,11 +192,7 @@ function payoutMinimumPages(app: App, { kit, payouts }: PayoutConsole): void {
   app.post(
     '/payout-minimums',
     consoleRoute('administer', {
-      body: FormBody({
-        environment: Type.Enum([...ENVIRONMENTS]),
-        network: Type.Enum([...NETWORKS]),
-        amount: Type.String({ maxLength: 40 }),
-      }),
+      body: FormBody({ ...EnvironmentField, network: Type.Enum([...NETWORKS]), amount: ShortText }),
     }),
     async (request, reply) => {
       const amount = request.body.amount.trim();
@@ -216,41 +215,32 @@ function payoutMinimumPages(app: App, { kit, payouts }: PayoutConsole): void {
 }
 
 /** Live rates operators entered (the ticker's fallback), the spreads and the rate source. */
-async function showRates(
-  { kit, payouts }: PayoutConsole,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  extra: PageExtra = {},
-) {
-  const data = {
+const ratesPage = ({ kit, payouts }: PayoutConsole) =>
+  freshPage(kit, 'operator/fx-rates', async () => ({
     title: 'FX rates',
     rates: await payouts.enteredRates('live', 50),
     spreads: await payouts.spreads(),
     rateSource: await payouts.rateSource(),
-  };
-  return kit.show(request, reply, 'operator/fx-rates', data, extra);
-}
+  }));
 
 /** The rates page, and the forms of administrators: a spread, the rate source, a rate. */
 function fxRatePages(app: App, deps: PayoutConsole): void {
   const { payouts } = deps;
+  const showRates = ratesPage(deps);
   app.get('/fx-rates', { config: { operator: 'read' } }, async (request, reply) => {
     const query = request.query as { notice?: string };
-    return showRates(deps, request, reply, { notice: RATE_NOTICES[query.notice ?? ''] });
+    return showRates(request, reply, { notice: RATE_NOTICES[query.notice ?? ''] });
   });
 
   app.post(
     '/fx-spreads',
     consoleRoute('administer', {
-      body: FormBody({
-        environment: Type.Enum([...ENVIRONMENTS]),
-        spreadBps: Type.String({ maxLength: 40 }),
-      }),
+      body: FormBody({ ...EnvironmentField, spreadBps: ShortText }),
     }),
     async (request, reply) => {
       const text = request.body.spreadBps.trim();
       if (!/^[0-9]{1,4}$/.test(text) || Number(text) > 1000) {
-        return showRates(deps, request, reply, {
+        return showRates(request, reply, {
           error: 'A spread is a whole number of basis points from 0 to 1000.',
           status: 400,
         });
@@ -274,17 +264,14 @@ function fxRatePages(app: App, deps: PayoutConsole): void {
         actorOf(request),
       );
       if (chosen.ok) return redirectTo(reply, '/fx-rates', 'source');
-      return showRates(deps, request, reply, { error: 'Give a reason of 1 to 500 characters.', status: 400 });
+      return showRates(request, reply, { error: 'Give a reason of 1 to 500 characters.', status: 400 });
     },
   );
 
   app.post(
     '/fx-rates',
     consoleRoute('administer', {
-      body: FormBody({
-        rate: Type.String({ maxLength: 40 }),
-        ...ReasonField,
-      }),
+      body: FormBody({ rate: ShortText, ...ReasonField }),
     }),
     async (request, reply) => {
       const entered = await payouts.enterRate(
@@ -293,7 +280,7 @@ function fxRatePages(app: App, deps: PayoutConsole): void {
         actorOf(request),
       );
       if (entered.ok) return redirectTo(reply, '/fx-rates', 'entered');
-      return showRates(deps, request, reply, {
+      return showRates(request, reply, {
         error:
           entered.error.code === 'invalid_rate'
             ? 'The rate is a positive decimal, USDT per TRY (for example 0.0291).'

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import type { App } from '../../http/server.js';
 import type { ReconciliationService } from '../reconciliation/service.js';
-import { apiRoute, PageOf } from './api-kit.js';
+import { apiRoute, pagedList, PageOf } from './api-kit.js';
 import { actorOf } from './auth.js';
 import { reconciliationValue } from './reconciliation-errors.js';
 import { ENVIRONMENTS } from './schemas.js';
@@ -94,10 +94,7 @@ export async function operatorReconciliationApi(
       },
       { errors },
     ),
-    async (request) => {
-      const { limit, cursor, ...filter } = request.query;
-      return reconciliationValue(await reconciliation.list(filter, { limit, cursor }));
-    },
+    pagedList(async (filter, page) => reconciliationValue(await reconciliation.list(filter, page))),
   );
 
   app.get(

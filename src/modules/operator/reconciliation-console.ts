@@ -5,7 +5,14 @@ import type { App } from '../../http/server.js';
 import type { ReconciliationService } from '../reconciliation/service.js';
 import { addDays, utcDateOf } from '../../shared/business-calendar.js';
 import { actorOf } from './auth.js';
-import { consoleRoute, FormBody, type ConsoleKit, type PageExtra } from './console-kit.js';
+import {
+  consoleRoute,
+  EnvironmentField,
+  FormBody,
+  ShortText,
+  type ConsoleKit,
+  type PageExtra,
+} from './console-kit.js';
 import { RECONCILIATION_ERRORS, reconciliationValue } from './reconciliation-errors.js';
 import { ENVIRONMENTS } from './schemas.js';
 
@@ -81,10 +88,7 @@ export async function operatorReconciliationConsole(app: App, deps: Reconciliati
   app.post(
     '/reconciliation/runs',
     consoleRoute('administer', {
-      body: FormBody({
-        environment: Type.Enum([...ENVIRONMENTS]),
-        reportDate: Type.String({ maxLength: 40 }),
-      }),
+      body: FormBody({ ...EnvironmentField, reportDate: ShortText }),
     }),
     async (request, reply) => {
       const result = await reconciliation.run(request.body.environment, request.body.reportDate.trim(), {

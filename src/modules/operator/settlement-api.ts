@@ -3,7 +3,7 @@ import { withoutOutboundDeadline } from '../../shared/request-budget.js';
 import type { App } from '../../http/server.js';
 import type { SettlementBatchService } from '../settlement/batch.js';
 import { SettlementBatchSchema } from '../settlement/schemas.js';
-import { apiRoute, PageOf, ListOf } from './api-kit.js';
+import { apiRoute, pagedList, PageOf, ListOf } from './api-kit.js';
 import { actorOf } from './auth.js';
 import { REASON_MAX_LENGTH } from './command-input.js';
 import { settlementValue } from './settlement-helpers.js';
@@ -17,29 +17,29 @@ const OperatorBatchSchema = Type.Intersect(
   },
 );
 
+/** A number the run counts, and what it counts. */
+const Count = (description: string) => Type.Integer({ description });
+
 const DayReportSchema = Type.Object(
   {
     businessDate: DATE,
     skipped: Type.Boolean({ description: 'Not a business day: nothing ran.' }),
-    owners: Type.Integer({ description: 'Organizations and environments visited.' }),
-    paidOut: Type.Integer({ description: 'Batches this run paid out.' }),
-    carried: Type.Integer({ description: 'Batches this run carried (no payout; the funds stay available).' }),
-    held: Type.Integer({
-      description:
-        'Batches (of the date or an earlier one) waiting for a usable rate; the daily job retries them.',
-    }),
-    frozen: Type.Integer({
-      description:
-        'Batches held because their organization is frozen (`organization_frozen`); a later run pays them ' +
+    owners: Count('Organizations and environments visited.'),
+    paidOut: Count('Batches this run paid out.'),
+    carried: Count('Batches this run carried (no payout; the funds stay available).'),
+    held: Count(
+      'Batches (of the date or an earlier one) waiting for a usable rate; the daily job retries them.',
+    ),
+    frozen: Count(
+      'Batches held because their organization is frozen (`organization_frozen`); a later run pays them ' +
         'out once it is unfrozen.',
-    }),
-    unchanged: Type.Integer({ description: 'Batches of the date an earlier run had already ended.' }),
-    failed: Type.Integer({ description: 'Owners whose batch failed (logged); run the date again.' }),
-    chunked: Type.Integer({ description: 'Of paidOut, the owners settled by a set-based chunk (ADR 0041).' }),
-    chunksFailed: Type.Integer({
-      description:
-        'Chunks rolled back and settled one owner at a time instead (logged at error level): 0 on a healthy run.',
-    }),
+    ),
+    unchanged: Count('Batches of the date an earlier run had already ended.'),
+    failed: Count('Owners whose batch failed (logged); run the date again.'),
+    chunked: Count('Of paidOut, the owners settled by a set-based chunk (ADR 0041).'),
+    chunksFailed: Count(
+      'Chunks rolled back and settled one owner at a time instead (logged at error level): 0 on a healthy run.',
+    ),
   },
   { description: 'What one run of a business date did.' },
 );
@@ -85,10 +85,7 @@ function batchApi(app: App, batches: SettlementBatchService): void {
         { additionalProperties: false },
       ),
     }),
-    async (request) => {
-      const { limit, cursor, ...filter } = request.query;
-      return settlementValue(await batches.operatorList(filter, { limit, cursor }));
-    },
+    pagedList(async (filter, page) => settlementValue(await batches.operatorList(filter, page))),
   );
 
   app.get(

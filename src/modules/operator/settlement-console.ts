@@ -16,6 +16,7 @@ import {
   commandThenRedirect,
   consoleRoute,
   FormBody,
+  freshRecordPage,
   noticeOf,
   ReasonField,
   recordForm,
@@ -287,33 +288,23 @@ function closurePages(app: App, deps: SettlementConsole): void {
   );
 }
 
-async function showOrganization(
-  { kit, batches }: SettlementConsole,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  organizationId: string,
-  extra: PageExtra = {},
-) {
-  const [schedule, reserve, verifications] = await Promise.all([
-    batches.schedule(organizationId),
-    batches.reserve(organizationId),
-    Promise.all(ENVIRONMENTS.map((environment) => batches.verifyStatements({ organizationId, environment }))),
-  ]);
-  return kit.show(
-    request,
-    reply,
-    'operator/settlement-organization',
-    { title: `Settlement of ${organizationId}`, organizationId, schedule, reserve, verifications },
-    extra,
-  );
-}
+const organizationPage = ({ kit, batches }: SettlementConsole) =>
+  freshRecordPage(kit, 'operator/settlement-organization', async (organizationId) => {
+    const [schedule, reserve, verifications] = await Promise.all([
+      batches.schedule(organizationId),
+      batches.reserve(organizationId),
+      Promise.all(
+        ENVIRONMENTS.map((environment) => batches.verifyStatements({ organizationId, environment })),
+      ),
+    ]);
+    return { title: `Settlement of ${organizationId}`, organizationId, schedule, reserve, verifications };
+  });
 
 /** An organization's settings, and their forms: the command, then back to its page; a refusal is shown there. */
 function organizationPages(app: App, deps: SettlementConsole): void {
   const { batches } = deps;
-  recordPage(app, '/settlement/organizations/:id', ORGANIZATION_NOTICES, (request, reply, id, extra) =>
-    showOrganization(deps, request, reply, id, extra),
-  );
+  const showOrganization = organizationPage(deps);
+  recordPage(app, '/settlement/organizations/:id', ORGANIZATION_NOTICES, showOrganization);
 
   const backToOrganization = (notice: string) => (request: FastifyRequest, reply: FastifyReply, id: string) =>
     backTo(
@@ -322,7 +313,7 @@ function organizationPages(app: App, deps: SettlementConsole): void {
       notice,
       (extra, error) => {
         if (error.code === 'not_found') throw error;
-        return showOrganization(deps, request, reply, id, extra);
+        return showOrganization(request, reply, id, extra);
       },
     );
 
@@ -349,7 +340,7 @@ function organizationPages(app: App, deps: SettlementConsole): void {
       const reserveBps = wholeNumber(request.body.reserveBps, 10_000);
       const days = wholeNumber(request.body.days, 365);
       if (reserveBps === undefined || days === undefined) {
-        return showOrganization(deps, request, reply, request.params.id, {
+        return showOrganization(request, reply, request.params.id, {
           error:
             'The reserve is a whole number of basis points from 0 to 10000, held for a whole number of days ' +
             'from 0 to 365.',

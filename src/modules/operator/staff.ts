@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
+import { findOne } from '../../db/rows.js';
 import type { StaffRole, StaffUsersTable } from '../../db/schema.js';
 import { createLoginThrottle, type LoginAttempt } from '../../http/login-throttle.js';
 import type { Clock } from '../../shared/clock.js';
@@ -119,12 +120,7 @@ export function createStaffService(deps: { db: Kdb; clock: Clock; audit: AuditLo
     },
 
     async get(id) {
-      const row = await db
-        .selectFrom('staff_users')
-        .selectAll()
-        .where('id', '=', id)
-        .where('disabled_at', 'is', null)
-        .executeTakeFirst();
+      const row = await findOne(db, 'staff_users', { id, disabled_at: null });
       return row ? toStaff(row) : undefined;
     },
 

@@ -59,18 +59,17 @@ interface Setting {
 }
 
 /** Locks the row, applies the change, audits before and after, in one transaction. */
-async function change(
+export async function change(
   deps: OrganizationAdminDeps,
   id: string,
   by: Actor,
   setting: Setting,
 ): Promise<Result<Organization, OrganizationError>> {
-  const { db, clock } = deps;
-  return db.transaction().execute(async (trx) => {
+  return deps.db.transaction().execute(async (trx) => {
     const found = await mustFind(trx, id, true);
     if (!found.ok) return found;
     const before = found.value;
-    const now = clock.now();
+    const now = deps.clock.now();
     await trx
       .updateTable('organizations')
       .set({ ...setting.set(before, now), updated_at: now })
@@ -85,18 +84,40 @@ async function change(
 
 const describeFrozen = (o: Organization) => ({ frozen: o.frozen, frozenReason: o.frozenReason });
 
-export function setKycStatus(
-  deps: OrganizationAdminDeps,
-  id: string,
-  status: KycStatus,
-  by: Actor,
-): Promise<Result<Organization, OrganizationError>> {
-  return change(deps, id, by, {
+/** The settings `change` applies, from the operator's arguments. */
+export const settings = {
+  kycStatus: (status: KycStatus): Setting => ({
     action: 'organization.kyc_status_set',
     set: () => ({ kyc_status: status }),
     describe: (o) => ({ kycStatus: o.kycStatus }),
-  });
-}
+  }),
+  featureFlag: (flag: FeatureFlag, enabled: boolean): Setting => ({
+    action: enabled ? 'organization.flag_enabled' : 'organization.flag_disabled',
+    set: (before) => {
+      const flags = new Set(before.featureFlags);
+      if (enabled) flags.add(flag);
+      else flags.delete(flag);
+      return { feature_flags: [...flags].sort() };
+    },
+    describe: (o) => ({ featureFlags: o.featureFlags }),
+  }),
+  rateLimits: (limits: { live: number | null; sandbox: number | null }): Setting => ({
+    action: 'organization.rate_limits_set',
+    set: () => ({ rate_limit_live: limits.live, rate_limit_sandbox: limits.sandbox }),
+    describe: (o) => ({ rateLimits: o.rateLimits }),
+  }),
+  frozen: (reason: string): Setting => ({
+    action: 'organization.frozen',
+    // Frozen already: the first freeze's time and reason stay.
+    set: (before, now) => (before.frozen ? {} : { frozen_at: now, frozen_reason: reason }),
+    describe: describeFrozen,
+  }),
+  unfrozen: (): Setting => ({
+    action: 'organization.unfrozen',
+    set: () => ({ frozen_at: null, frozen_reason: null }),
+    describe: describeFrozen,
+  }),
+};
 
 export async function setFee(
   deps: OrganizationAdminDeps,
@@ -121,64 +142,6 @@ export async function setFee(
     return ok();
   });
   return set.ok ? ok(await listFeeSchedule(db, id)) : set;
-}
-
-export function setFeatureFlag(
-  deps: OrganizationAdminDeps,
-  id: string,
-  flag: FeatureFlag,
-  enabled: boolean,
-  by: Actor,
-): Promise<Result<Organization, OrganizationError>> {
-  return change(deps, id, by, {
-    action: enabled ? 'organization.flag_enabled' : 'organization.flag_disabled',
-    set: (before) => {
-      const flags = new Set(before.featureFlags);
-      if (enabled) flags.add(flag);
-      else flags.delete(flag);
-      return { feature_flags: [...flags].sort() };
-    },
-    describe: (o) => ({ featureFlags: o.featureFlags }),
-  });
-}
-
-export function setRateLimits(
-  deps: OrganizationAdminDeps,
-  id: string,
-  limits: { live: number | null; sandbox: number | null },
-  by: Actor,
-): Promise<Result<Organization, OrganizationError>> {
-  return change(deps, id, by, {
-    action: 'organization.rate_limits_set',
-    set: () => ({ rate_limit_live: limits.live, rate_limit_sandbox: limits.sandbox }),
-    describe: (o) => ({ rateLimits: o.rateLimits }),
-  });
-}
-
-export function freeze(
-  deps: OrganizationAdminDeps,
-  id: string,
-  reason: string,
-  by: Actor,
-): Promise<Result<Organization, OrganizationError>> {
-  return change(deps, id, by, {
-    action: 'organization.frozen',
-    // Frozen already: the first freeze's time and reason stay.
-    set: (before, now) => (before.frozen ? {} : { frozen_at: now, frozen_reason: reason }),
-    describe: describeFrozen,
-  });
-}
-
-export function unfreeze(
-  deps: OrganizationAdminDeps,
-  id: string,
-  by: Actor,
-): Promise<Result<Organization, OrganizationError>> {
-  return change(deps, id, by, {
-    action: 'organization.unfrozen',
-    set: () => ({ frozen_at: null, frozen_reason: null }),
-    describe: describeFrozen,
-  });
 }
 
 function feesForAudit(fees: FeeScheduleEntry[]) {

@@ -30,6 +30,22 @@ export async function lockPending(
   return ok(application);
 }
 
+/**
+ * One step of an application's review, in one transaction: the application locked while it is still to
+ * be decided (the refusal otherwise), then the step on it.
+ */
+export function onPending<T>(
+  deps: Pick<UnderwritingDeps, 'db' | 'applications'>,
+  id: string,
+  action: string,
+  step: (trx: Trx, application: ApplicationRow) => Promise<Result<T, OrganizationError>>,
+): Promise<Result<T, OrganizationError>> {
+  return deps.db.transaction().execute(async (trx): Promise<Result<T, OrganizationError>> => {
+    const pending = await lockPending(deps, trx, id, action);
+    return pending.ok ? step(trx, pending.value) : pending;
+  });
+}
+
 /** The audit entry of a step of an application's review: its status before it, and what it is after. */
 export function auditDecision(
   deps: Pick<UnderwritingDeps, 'audit'>,

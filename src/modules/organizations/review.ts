@@ -3,7 +3,7 @@ import { err, ok, type Result } from '../../shared/result.js';
 import { toPage, type CursorError } from '../../shared/pagination.js';
 import { applicationRejectedEmail } from '../email/templates.js';
 import type { OrganizationError } from './errors.js';
-import { auditDecision, decided, lockPending } from './pending-application.js';
+import { auditDecision, decided, onPending } from './pending-application.js';
 import type { Actor } from './types.js';
 import type { ApplicationPage, UnderwritingDeps } from './underwriting-types.js';
 
@@ -28,22 +28,15 @@ export async function getApplication(
   return row ? ok(row) : err({ code: 'application_not_found', id });
 }
 
-export async function startReview(
+export function startReview(
   deps: UnderwritingDeps,
   id: string,
   by: Actor,
 ): Promise<Result<ApplicationRow, OrganizationError>> {
-  const { db, clock } = deps;
-  return db.transaction().execute(async (trx) => {
-    const pending = await lockPending(deps, trx, id, 'reviewed');
-    if (!pending.ok) return pending;
-    const before = pending.value;
+  return onPending(deps, id, 'reviewed', async (trx, before) => {
     if (before.status === 'IN_REVIEW') return ok(before);
-    const now = clock.now();
-    const after = await decided(
-      deps.applications.decide(trx, id, ['NEW'], 'IN_REVIEW', { reviewed_by: by.actor, updated_at: now }),
-      id,
-    );
+    const fields = { reviewed_by: by.actor, updated_at: deps.clock.now() };
+    const after = await decided(deps.applications.decide(trx, id, ['NEW'], 'IN_REVIEW', fields), id);
     await auditDecision(deps, trx, by, {
       id,
       action: 'application.review_started',
@@ -60,12 +53,9 @@ export async function reject(
   reason: string,
   by: Actor,
 ): Promise<Result<ApplicationRow, OrganizationError>> {
-  const { db, clock, mailer } = deps;
-  const rejected = await db.transaction().execute(async (trx) => {
-    const pending = await lockPending(deps, trx, id, 'rejected');
-    if (!pending.ok) return pending;
-    const before = pending.value;
-    const now = clock.now();
+  const { mailer } = deps;
+  const rejected = await onPending(deps, id, 'rejected', async (trx, before) => {
+    const now = deps.clock.now();
     const after = await decided(
       deps.applications.decide(trx, id, ['NEW', 'IN_REVIEW'], 'REJECTED', {
         reviewed_by: by.actor,

@@ -5,14 +5,11 @@ import type { Result } from '../../shared/result.js';
 import { approve } from './approve.js';
 import type { OrganizationError } from './errors.js';
 import {
-  freeze,
+  change,
   listOrganizations,
   mustFind,
-  setFeatureFlag,
   setFee,
-  setKycStatus,
-  setRateLimits,
-  unfreeze,
+  settings,
   type OrganizationAdminDeps,
 } from './organization-admin.js';
 import { findOrganization, listFeeSchedule, lockFrozen } from './repository.js';
@@ -88,12 +85,12 @@ export function createOrganizationAdminService(deps: OrganizationAdminDeps): Org
     find: (id) => findOrganization(db, id),
     get: (id) => mustFind(db, id),
     feeSchedule: (id) => listFeeSchedule(db, id),
-    setKycStatus: (id, status, by) => setKycStatus(deps, id, status, by),
+    setKycStatus: (id, status, by) => change(deps, id, by, settings.kycStatus(status)),
     setFee: (id, fee, by) => setFee(deps, id, fee, by),
-    setFeatureFlag: (id, flag, enabled, by) => setFeatureFlag(deps, id, flag, enabled, by),
-    setRateLimits: (id, limits, by) => setRateLimits(deps, id, limits, by),
-    freeze: (id, reason, by) => freeze(deps, id, reason, by),
-    unfreeze: (id, by) => unfreeze(deps, id, by),
+    setFeatureFlag: (id, flag, enabled, by) => change(deps, id, by, settings.featureFlag(flag, enabled)),
+    setRateLimits: (id, limits, by) => change(deps, id, by, settings.rateLimits(limits)),
+    freeze: (id, reason, by) => change(deps, id, by, settings.frozen(reason)),
+    unfreeze: (id, by) => change(deps, id, by, settings.unfrozen()),
   };
 }
 

@@ -2,14 +2,14 @@ import type { Trx } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { payoutsCreated } from '../../metrics/registry.js';
 import { newId } from '../../shared/ids.js';
-import { formatMinor, type Minor } from '../../shared/money.js';
+import type { Minor } from '../../shared/money.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutDestination } from './ports.js';
 import { conversion, spreadOf, type RateQuote } from './rates.js';
 import * as payouts from './repository.js';
 import { payoutView, type PayoutView } from './schemas.js';
-import { arrivalDateOf, insertPayout, payoutRowOf } from './new-payout.js';
-import { ownerOfRow } from './views.js';
+import { arrivalDateOf, debitNewPayout, insertPayout, payoutForLedger, payoutRowOf } from './new-payout.js';
+import { eventOfRow, ownerOfRow } from './views.js';
 import type { Owner } from '../../shared/owner.js';
 
 /** The settlement batch's automatic payouts: an owner's whole available balance to its default wallet. */
@@ -56,14 +56,7 @@ export async function createAutomatic(
   if (available < minimum || converted.converted === 0n) {
     return { ok: false, reason: 'below_minimum', minimum: minimum.toString() };
   }
-  const now = deps.clock.now();
-  const id = newId('po', now);
-  const debit = await deps.ledger.postPayoutCreated(trx, {
-    id,
-    amount: formatMinor(converted.covered),
-    spread: converted.spread.toString(),
-    ...owner,
-  });
+  const { id, now, debit } = await debitNewPayout(deps, trx, owner, converted);
   if (!debit.ok) throw new Error(`payout ${id}: the available balance moved under its lock`);
   const row = await insertPayout(deps, trx, owner, {
     id,
@@ -159,12 +152,7 @@ export async function createPlanned(
   const made = plans.map((plan) => ({ ...plan, id: newId('po', now) }));
   await deps.ledger.postPayoutsCreated(
     trx,
-    made.map((plan) => ({
-      id: plan.id,
-      amount: formatMinor(plan.covered),
-      spread: plan.spread.toString(),
-      ...plan.owner,
-    })),
+    made.map((plan) => payoutForLedger(plan.id, plan, plan.owner)),
   );
   const arrivalDate = await arrivalDateOf(deps, trx, now);
   const rows = await payouts.insertMany(
@@ -191,13 +179,13 @@ export async function createPlanned(
   const views = new Map(rows.map((row) => [`${row.organization_id}:${row.environment}`, payoutView(row)]));
   await deps.events.recordMany(
     trx,
-    rows.map((row) => ({
-      organizationId: row.organization_id,
-      environment: row.environment,
-      type: 'payout.created' as const,
-      resourceId: row.id,
-      data: views.get(`${row.organization_id}:${row.environment}`) ?? payoutView(row),
-    })),
+    rows.map((row) =>
+      eventOfRow(
+        row,
+        'payout.created',
+        views.get(`${row.organization_id}:${row.environment}`) ?? payoutView(row),
+      ),
+    ),
   );
   for (const row of rows) payoutsCreated.inc({ environment: row.environment, kind: 'automatic' });
   return views;

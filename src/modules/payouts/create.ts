@@ -1,8 +1,6 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import { keyReuseOf, requestFingerprint } from '../../shared/idempotent-write.js';
 import { DAY } from '../../shared/clock.js';
-import { newId } from '../../shared/ids.js';
-import { formatMinor } from '../../shared/money.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutError } from './errors.js';
@@ -10,7 +8,7 @@ import type { PayoutRow } from './model.js';
 import { conversion, quote, spreadOf } from './rates.js';
 import * as payouts from './repository.js';
 import { payoutView, type PayoutCreate, type PayoutView } from './schemas.js';
-import { insertPayout, type KeyedRequest } from './new-payout.js';
+import { debitNewPayout, insertPayout, type KeyedRequest } from './new-payout.js';
 import type { Owner } from '../../shared/owner.js';
 
 /** How long a key names its payout: as long as the idempotency store remembers the key (spec section 4). */
@@ -91,14 +89,7 @@ export async function createPayout(
       if (BigInt(input.amount) < BigInt(minimum) || converted.converted === 0n) {
         return err({ code: 'amount_below_minimum', minimum, network: wallet.network });
       }
-      const now = deps.clock.now();
-      const id = newId('po', now);
-      const debit = await deps.ledger.postPayoutCreated(trx, {
-        id,
-        amount: formatMinor(converted.covered),
-        spread: converted.spread.toString(),
-        ...owner,
-      });
+      const { id, now, debit } = await debitNewPayout(deps, trx, owner, converted);
       if (!debit.ok) {
         // The same request sent twice at once (a double click on the dashboard's confirmation): the
         // other one took the balance under the lock this one waited on, and its payout is the answer.

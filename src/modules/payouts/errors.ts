@@ -31,6 +31,11 @@ export type PayoutError =
   | { code: 'invalid_rate' }
   | CursorError;
 
+/** An error table's entry for a refusal that is the API's `not_found` (404) with `message`. */
+export function notFound(message: string): () => ApiError {
+  return () => new ApiError('not_found', message);
+}
+
 const WALLET_REASONS: Record<DestinationRefusal, string> = {
   no_default_wallet: 'The organization has no active default wallet in this environment.',
   wallet_not_found: 'No such wallet.',
@@ -38,7 +43,7 @@ const WALLET_REASONS: Record<DestinationRefusal, string> = {
 };
 
 export const PAYOUT_ERRORS: ErrorTable<PayoutError> = {
-  not_found: () => new ApiError('not_found', 'No such payout.'),
+  not_found: notFound('No such payout.'),
   wallet_not_configured: (error) =>
     new ApiError('wallet_not_configured', WALLET_REASONS[error.reason], {
       reason: error.reason,

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { PayoutRailName, PayoutStatus, PayoutsTable } from '../../db/schema.js';
-import type { Transitions } from '../../shared/state-machine.js';
+import { endStates, type Transitions } from '../../shared/state-machine.js';
 
 export type { PayoutRailName, PayoutStatus };
 
@@ -14,7 +14,5 @@ export type PayoutRow = Selectable<PayoutsTable>;
 export const TRANSITIONS: Transitions<PayoutStatus> = {
   pending: ['in_transit', 'failed', 'canceled'],
   in_transit: ['completed', 'failed'],
-  completed: [],
-  failed: [],
-  canceled: [],
+  ...endStates('completed', 'failed', 'canceled'),
 };

@@ -3,10 +3,12 @@ import type { Trx } from '../../db/database.js';
 import type { PayoutsTable } from '../../db/schema.js';
 import type { RequestFingerprint } from '../../shared/idempotent-write.js';
 import { payoutsCreated } from '../../metrics/registry.js';
+import { newId } from '../../shared/ids.js';
+import { formatMinor, type Minor } from '../../shared/money.js';
 import { addDays, createBusinessCalendar, utcDateOf } from '../../shared/business-calendar.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutRow } from './model.js';
-import type { PayoutDestination } from './ports.js';
+import type { LedgerPayout, PayoutDestination, PayoutLedger } from './ports.js';
 import type { conversion, RateQuote } from './rates.js';
 import * as payouts from './repository.js';
 import { announce } from './views.js';
@@ -43,24 +45,48 @@ export async function arrivalDateOf(
   return calendar.nextBusinessDay(today, closures);
 }
 
+/** A new pending payout of `covered` TRY (`converted` USDT) to `wallet` at `quote`, as its maker gives it. */
+export interface NewPayout {
+  id: string;
+  now: Date;
+  wallet: PayoutDestination;
+  quote: RateQuote;
+  conversion: Pick<ReturnType<typeof conversion>, 'converted' | 'covered' | 'spread' | 'spreadBps' | 'rate'>;
+  automatic: boolean;
+  description: string | null;
+  metadata: Record<string, string>;
+  idempotency?: KeyedRequest | undefined;
+}
+
+/** What the ledger's `payout_created` entry of a new payout carries: the TRY it covers, its FX spread. */
+export function payoutForLedger(
+  id: string,
+  converted: { covered: Minor<'TRY'>; spread: bigint },
+  owner: Owner,
+): LedgerPayout {
+  return { id, amount: formatMinor(converted.covered), spread: converted.spread.toString(), ...owner };
+}
+
+/**
+ * A new payout's id and time, and the ledger's debit of what it covers from the owner's available
+ * balance (under the owner's lock, in `trx`): `ok: false` when the balance no longer holds it.
+ */
+export async function debitNewPayout(
+  deps: Pick<PayoutServiceDeps, 'clock' | 'ledger'>,
+  trx: Trx,
+  owner: Owner,
+  converted: { covered: Minor<'TRY'>; spread: bigint },
+): Promise<{ id: string; now: Date; debit: Awaited<ReturnType<PayoutLedger['postPayoutCreated']>> }> {
+  const now = deps.clock.now();
+  const id = newId('po', now);
+  const debit = await deps.ledger.postPayoutCreated(trx, payoutForLedger(id, converted, owner));
+  return { id, now, debit };
+}
+
 /** The row of a new pending payout of `covered` TRY (`converted` USDT) to `wallet` at `quote`. */
 export function payoutRowOf(
   owner: Owner & { keyId?: string },
-  payout: {
-    id: string;
-    now: Date;
-    wallet: PayoutDestination;
-    quote: RateQuote;
-    conversion: Pick<
-      ReturnType<typeof conversion>,
-      'converted' | 'covered' | 'spread' | 'spreadBps' | 'rate'
-    >;
-    automatic: boolean;
-    description: string | null;
-    metadata: Record<string, string>;
-    idempotency?: KeyedRequest | undefined;
-    arrivalDate: string;
-  },
+  payout: NewPayout & { arrivalDate: string },
 ): Insertable<PayoutsTable> {
   const { now, wallet, quote, conversion: converted } = payout;
   return {
@@ -104,17 +130,7 @@ export async function insertPayout(
   deps: PayoutServiceDeps,
   trx: Trx,
   owner: Owner & { keyId?: string },
-  payout: {
-    id: string;
-    now: Date;
-    wallet: PayoutDestination;
-    quote: RateQuote;
-    conversion: ReturnType<typeof conversion>;
-    automatic: boolean;
-    description: string | null;
-    metadata: Record<string, string>;
-    idempotency?: KeyedRequest | undefined;
-  },
+  payout: NewPayout,
 ): Promise<PayoutRow> {
   const arrivalDate = await arrivalDateOf(deps, trx, payout.now);
   const row = await payouts.insert(trx, payoutRowOf(owner, { ...payout, arrivalDate }));

@@ -8,6 +8,7 @@ import type { PayoutError } from './errors.js';
 import { cancelIn, failIn, recordSentIn } from './lifecycle.js';
 import type { PayoutRow } from './model.js';
 import type { PayoutActor } from './ports.js';
+import { reasonOf } from '../../shared/reasons.js';
 import * as payouts from './repository.js';
 import { payoutView, type PayoutView } from './schemas.js';
 import { exportLine, normalizeTxHash, type TreasuryExportLine } from './treasury.js';
@@ -146,8 +147,8 @@ async function withReasonOnLocked(
   reason: string,
   command: (trx: Trx, row: PayoutRow, reason: string) => Promise<Result<OperatorPayoutView, PayoutError>>,
 ): Promise<Result<OperatorPayoutView, PayoutError>> {
-  const trimmed = reason.trim();
-  if (trimmed === '') return err({ code: 'reason_required' });
+  const trimmed = reasonOf(reason);
+  if (trimmed === undefined) return err({ code: 'reason_required' });
   return deps.db.transaction().execute(async (trx): Promise<Result<OperatorPayoutView, PayoutError>> => {
     const row = await payouts.lockById(trx, id);
     if (!row) return err({ code: 'not_found' });

@@ -46,8 +46,8 @@ export interface PayoutWallets {
   defaultDestinations(trx: Trx, owners: readonly Owner[]): Promise<Map<string, PayoutDestination>>;
 }
 
-/** One line of `GET /v1/payouts/{id}/transactions`: a charge (with its fee) or a refund the payout carries. */
-export interface PayoutTransaction {
+/** A charge (with its fee) or a refund a settlement item released: a payout's line, a statement's line. */
+export interface ReleasedLine {
   /** The settlement item's id. */
   id: string;
   type: 'charge' | 'refund';
@@ -59,6 +59,10 @@ export interface PayoutTransaction {
   amount: string;
   fee: string;
   net: string;
+}
+
+/** One line of `GET /v1/payouts/{id}/transactions`: a charge (with its fee) or a refund the payout carries. */
+export interface PayoutTransaction extends ReleasedLine {
   currency: 'TRY';
   /** When the charge succeeded or the refund was made. */
   createdAt: string;
@@ -91,7 +95,7 @@ export interface PayoutClosures {
 }
 
 /** A payout as the ledger posts it: TRY debited, and the part of it kept as the FX spread. */
-type LedgerPayout = { id: string; amount: string; spread?: string } & Owner;
+export type LedgerPayout = { id: string; amount: string; spread?: string } & Owner;
 
 /** What payouts need of the ledger (src/modules/ledger): the three entries of a payout's life. */
 export interface PayoutLedger {

@@ -17,6 +17,7 @@ import { err, ok, type Result } from '../../shared/result.js';
 import type { AuditLog } from '../audit/service.js';
 import type { PayoutError, RateUnavailableReason } from './errors.js';
 import type { PayoutActor } from './ports.js';
+import { reasonOf } from '../../shared/reasons.js';
 import * as payouts from './repository.js';
 
 /*
@@ -302,8 +303,7 @@ export const FX_REASON_MAX_LENGTH = 500;
 
 /** An operator's reason for an FX change, trimmed; undefined when empty or longer than the limit. */
 function fxReasonOf(text: string): string | undefined {
-  const reason = text.trim();
-  return reason === '' || reason.length > FX_REASON_MAX_LENGTH ? undefined : reason;
+  return reasonOf(text, FX_REASON_MAX_LENGTH);
 }
 
 export interface FxRateView {

@@ -1,4 +1,4 @@
-import { toPage, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
+import { cursorPage, cursorPageBy, type CreatedPage } from '../../shared/cursor-page.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutError } from './errors.js';
@@ -24,11 +24,9 @@ export async function retrieve(
 export async function pageCreatedIn(
   deps: PayoutServiceDeps,
   owner: Owner,
-  window: CreatedWindow,
-  after: Cursor | undefined,
-  limit: number,
+  ...page: CreatedPage
 ): Promise<PayoutView[]> {
-  return (await payouts.pageCreatedIn(deps.readDb ?? deps.db, owner, window, after, limit)).map(payoutView);
+  return (await payouts.pageCreatedIn(deps.readDb ?? deps.db, owner, ...page)).map(payoutView);
 }
 
 export async function list(
@@ -37,27 +35,19 @@ export async function list(
   query: PayoutListQuery,
 ): Promise<Result<{ data: PayoutView[]; nextCursor: string | null }, PayoutError>> {
   const filter = { status: query.status, createdFrom: query.createdFrom, createdTo: query.createdTo };
-  const pages = deps.cursors.for({
+  const dates = {
+    status: query.status,
+    createdFrom: query.createdFrom === undefined ? undefined : new Date(query.createdFrom),
+    createdTo: query.createdTo === undefined ? undefined : new Date(query.createdTo),
+  };
+  return cursorPage(deps.cursors, {
     list: 'payouts',
-    organizationId: owner.organizationId,
-    environment: owner.environment,
-    filter: JSON.stringify(filter),
-  });
-  const after = query.cursor === undefined ? undefined : pages.decode(query.cursor);
-  if (after && !after.ok) return after;
-  const rows = await payouts.listVisible(
-    deps.readDb ?? deps.db,
     owner,
-    {
-      status: query.status,
-      createdFrom: query.createdFrom === undefined ? undefined : new Date(query.createdFrom),
-      createdTo: query.createdTo === undefined ? undefined : new Date(query.createdTo),
-    },
-    after?.value,
-    query.limit + 1,
-  );
-  const page = toPage(rows, query.limit, (row) => pages.encode(row.created_at, row.id));
-  return ok({ data: page.data.map(payoutView), nextCursor: page.nextCursor });
+    filter: JSON.stringify(filter),
+    query,
+    rows: (after) => payouts.listVisible(deps.readDb ?? deps.db, owner, dates, after, query.limit + 1),
+    view: (rows) => rows.map(payoutView),
+  });
 }
 
 export async function transactions(
@@ -68,18 +58,17 @@ export async function transactions(
 ): Promise<Result<PayoutTransactionList, PayoutError>> {
   const row = await payouts.findVisible(deps.db, owner, id);
   if (!row) return err({ code: 'not_found' });
-  const pages = deps.cursors.for({
-    list: 'payout_transactions',
-    organizationId: owner.organizationId,
-    environment: owner.environment,
-    filter: id,
-  });
-  const after = page.cursor === undefined ? undefined : pages.decode(page.cursor);
-  if (after && !after.ok) return after;
-  const items = await deps.contents.list(id, {
-    limit: page.limit + 1,
-    ...(after ? { after: after.value.id } : {}),
-  });
-  const result = toPage(items, page.limit, (item) => pages.encode(new Date(item.availableAt), item.id));
-  return ok(result);
+  return cursorPageBy(
+    deps.cursors,
+    {
+      list: 'payout_transactions',
+      owner,
+      filter: id,
+      query: page,
+      rows: (after) =>
+        deps.contents.list(id, { limit: page.limit + 1, ...(after ? { after: after.id } : {}) }),
+      view: (items) => items,
+    },
+    (item) => [new Date(item.availableAt), item.id],
+  );
 }

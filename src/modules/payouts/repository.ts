@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import type { Environment, FxRatesTable, Network, PayoutsTable } from '../../db/schema.js';
 import { exportPageOf, keysetPage, type Cursor } from '../../db/keyset.js';
-import { findOne } from '../../db/rows.js';
+import { findOne, lockOne } from '../../db/rows.js';
 import { filteredBy, ownedBy, ownerColumns } from '../../db/scopes.js';
 import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import { TRANSITIONS, type PayoutRow, type PayoutStatus } from './model.js';
@@ -27,11 +27,11 @@ export async function findVisible(db: Kdb, owner: Owner, id: string): Promise<Pa
 }
 
 export async function findById(db: Kdb, id: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom('payouts').selectAll().where('id', '=', id).executeTakeFirst();
+  return findOne(db, 'payouts', { id });
 }
 
 export async function lockById(trx: Trx, id: string): Promise<PayoutRow | undefined> {
-  return trx.selectFrom('payouts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return lockOne(trx, 'payouts', { id });
 }
 
 /** The owner's payout that holds an idempotency key (at most one: `payouts_idempotency_key`), of any age. */
@@ -64,7 +64,7 @@ export async function releaseIdempotencyKey(
 
 /** The payout that holds a transaction hash, if any. */
 export async function findByTxHash(db: Kdb, txHash: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom('payouts').selectAll().where('tx_hash', '=', txHash).executeTakeFirst();
+  return findOne(db, 'payouts', { tx_hash: txHash });
 }
 
 export interface PayoutFilter {

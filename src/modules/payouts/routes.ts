@@ -1,5 +1,5 @@
-import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
-import { IDEMPOTENCY_HEADER, type IdempotencyOptions } from '../../http/idempotency.js';
+import { failures, idempotencyKeyOf, routeKit, unwrapWith } from '../../http/api-routes.js';
+import type { IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
 import { ListQuerySchema } from '../../http/list-query.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
@@ -60,65 +60,36 @@ export async function payoutRoutes(
     ),
     async (request, reply) => {
       // The payout carries the key too (ADR 0051): a retry whose claim the store gave up never pays twice.
-      const header = request.headers[IDEMPOTENCY_HEADER];
-      const payout = await service.create(ownerOf(request), request.body, {
-        idempotencyKey: Array.isArray(header) ? header[0] : header,
-      });
+      const idempotencyKey = idempotencyKeyOf(request);
+      const payout = await service.create(ownerOf(request), request.body, { idempotencyKey });
       return reply.code(201).send(unwrap(payout));
     },
   );
 
-  app.get(
-    '/v1/payouts',
-    kit.route(
-      {
-        operationId: 'listPayouts',
-        summary: 'List payouts',
-        description:
-          'Payouts of this environment, newest first, filtered by `status` and creation time ' +
-          `(\`createdFrom\` inclusive, \`createdTo\` exclusive). Needs scope \`read\`. ${FLAG}`,
-      },
-      {
-        querystring: PayoutListQuerySchema,
-        response: { 200: PayoutListSchema, ...failures('list') },
-      },
-    ),
-    async (request) => unwrap(await service.list(ownerOf(request), request.query)),
-  );
+  kit.list(app, '/v1/payouts', PayoutListQuerySchema, PayoutListSchema, {
+    operationId: 'listPayouts',
+    summary: 'List payouts',
+    description:
+      'Payouts of this environment, newest first, filtered by `status` and creation time ' +
+      `(\`createdFrom\` inclusive, \`createdTo\` exclusive). Needs scope \`read\`. ${FLAG}`,
+    read: async (request, query) => unwrap(await service.list(ownerOf(request), query)),
+  });
 
-  app.get(
-    '/v1/payouts/:id',
-    kit.route(
-      {
-        operationId: 'getPayout',
-        summary: 'Retrieve a payout',
-        description: `Another organization's or environment's payout is 404 \`not_found\`. Needs scope \`read\`. ${FLAG}`,
-      },
-      {
-        params: PayoutIdParamsSchema,
-        response: { 200: PayoutViewSchema, ...failures('retrieve') },
-      },
-    ),
-    async (request) => unwrap(await service.retrieve(ownerOf(request), request.params.id)),
-  );
+  kit.byId(app, '/v1/payouts/:id', PayoutIdParamsSchema, PayoutViewSchema, {
+    operationId: 'getPayout',
+    summary: 'Retrieve a payout',
+    description: `Another organization's or environment's payout is 404 \`not_found\`. Needs scope \`read\`. ${FLAG}`,
+    read: async (request, id) => unwrap(await service.retrieve(ownerOf(request), id)),
+  });
 
-  app.get(
-    '/v1/payouts/:id/transactions',
-    kit.route(
-      {
-        operationId: 'listPayoutTransactions',
-        summary: 'List the transactions a payout carries',
-        description:
-          'The charges (with their fees) and refunds released to the available balance since the ' +
-          "organization's previous payout, which this payout carries: reconcile a payout to your orders by " +
-          `\`merchantReference\`. Needs scope \`read\`. ${FLAG}`,
-      },
-      {
-        params: PayoutIdParamsSchema,
-        querystring: ListQuerySchema,
-        response: { 200: PayoutTransactionListSchema, ...failures('retrieve') },
-      },
-    ),
-    async (request) => unwrap(await service.transactions(ownerOf(request), request.params.id, request.query)),
-  );
+  kit.list(app, '/v1/payouts/:id/transactions', ListQuerySchema, PayoutTransactionListSchema, {
+    operationId: 'listPayoutTransactions',
+    summary: 'List the transactions a payout carries',
+    description:
+      'The charges (with their fees) and refunds released to the available balance since the ' +
+      "organization's previous payout, which this payout carries: reconcile a payout to your orders by " +
+      `\`merchantReference\`. Needs scope \`read\`. ${FLAG}`,
+    params: PayoutIdParamsSchema,
+    read: async (request, query, { id }) => unwrap(await service.transactions(ownerOf(request), id, query)),
+  });
 }

@@ -1,5 +1,6 @@
 import type { Trx } from '../../db/database.js';
-import type { EventType } from '../events/service.js';
+import type { EventInput, EventType } from '../events/service.js';
+import type { Environment } from '../../db/schema.js';
 import type { PayoutServiceDeps } from './deps.js';
 import type { PayoutRow } from './model.js';
 import type { PayoutActor } from './ports.js';
@@ -24,6 +25,21 @@ export function ledgerPayout(row: PayoutRow) {
   };
 }
 
+/** The event of `type` about a row (a payout, a settlement batch), its owner's: `data` shows the row. */
+export function eventOfRow(
+  row: { id: string; organization_id: string; environment: Environment },
+  type: EventType,
+  data: EventInput['data'],
+): EventInput {
+  return {
+    organizationId: row.organization_id,
+    environment: row.environment,
+    type,
+    resourceId: row.id,
+    data,
+  };
+}
+
 /** Records the payout's event (`payout.created`, `payout.failed`, ...) in its transaction. */
 export async function announce(
   deps: Pick<PayoutServiceDeps, 'events'>,
@@ -31,13 +47,7 @@ export async function announce(
   row: PayoutRow,
   type: EventType,
 ): Promise<void> {
-  await deps.events.record(trx, {
-    organizationId: row.organization_id,
-    environment: row.environment,
-    type,
-    resourceId: row.id,
-    data: payoutView(row),
-  });
+  await deps.events.record(trx, eventOfRow(row, type, payoutView(row)));
 }
 
 /** The audit entry of an operator's command on a payout, in the command's transaction. */

@@ -1,6 +1,6 @@
 import type { Environment } from '../../db/schema.js';
 import { newId } from '../../shared/ids.js';
-import { err, ok, type Result } from '../../shared/result.js';
+import { err, ok } from '../../shared/result.js';
 import {
   AcquirerRejectedError,
   AcquirerUnavailableError,
@@ -11,7 +11,7 @@ import { addDays, parseBusinessDate, utcDateOf } from '../../shared/business-cal
 import { compare, type NewDifference } from './compare.js';
 import { checkedReport, UnreadableReportError } from './report.js';
 import * as runs from './repository.js';
-import type { ReconciliationDeps, ReconciliationError, RunActor, RunDetail } from './types.js';
+import type { ReconciliationDeps, RunActor, RunOutcome } from './types.js';
 import { differenceView, runView } from './views.js';
 
 /**
@@ -23,7 +23,7 @@ export async function run(
   environment: Environment,
   reportDate: string,
   by: RunActor,
-): Promise<Result<RunDetail, ReconciliationError>> {
+): Promise<RunOutcome> {
   const { db, clock, logger } = deps;
   let from: Date;
   try {

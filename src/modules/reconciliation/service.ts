@@ -5,18 +5,14 @@ import { listRuns, retrieveRun } from './listing.js';
 import type * as runs from './repository.js';
 import { run } from './run.js';
 import { runDay } from './run-day.js';
-import type { ReconciliationDeps, ReconciliationError, RunActor, RunDetail, RunView } from './types.js';
+import type { ReconciliationDeps, RunActor, RunDetail, RunOutcome, RunView } from './types.js';
 
 export interface ReconciliationService {
   /**
    * Compares the acquirer's settlement report of a UTC date that is over with the ledger's clearing
    * entries of that date, and records the run with every difference (an alert when one is not timing).
    */
-  run(
-    environment: Environment,
-    reportDate: string,
-    by: RunActor,
-  ): Promise<Result<RunDetail, ReconciliationError>>;
+  run(environment: Environment, reportDate: string, by: RunActor): Promise<RunOutcome>;
   /**
    * The daily job: the UTC date before `periodStart`, for each environment with an acquirer, unless a
    * scheduled run of it exists. Throws when an acquirer could not be read (the job runs the period again).

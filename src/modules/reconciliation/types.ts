@@ -4,6 +4,7 @@ import type { Environment, ReconciliationDifferenceKind } from '../../db/schema.
 import type { AlertRaiser } from '../../shared/alerts.js';
 import type { Clock } from '../../shared/clock.js';
 import type { CursorCodec } from '../../shared/pagination.js';
+import type { Result } from '../../shared/result.js';
 import type { Acquirer } from '../acquirer/index.js';
 import type { AuditLog } from '../audit/service.js';
 import type { ClearingMovement } from '../ledger/service.js';
@@ -84,3 +85,6 @@ export interface RunView {
 }
 
 export type RunDetail = RunView & { differences: DifferenceView[] };
+
+/** What running a date answers: the run with its differences, or why it did not run. */
+export type RunOutcome = Result<RunDetail, ReconciliationError>;

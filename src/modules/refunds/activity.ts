@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Kdb } from '../../db/database.js';
-import type { Owner } from '../../shared/owner.js';
+import { ownedBy } from '../../db/scopes.js';
+import { creationDay, type DailyActivity } from '../charges/activity.js';
 
 /** One UTC day's succeeded refunds (the dashboard's overview). */
 export interface DailyRefundActivity {
@@ -12,20 +12,11 @@ export interface DailyRefundActivity {
 }
 
 /** The owner's succeeded refunds of `[since, until)` per UTC day (index `refunds_owner_idx`, migration 0021). */
-export async function dailyRefundActivity(
-  db: Kdb,
-  owner: Owner,
-  range: { since: Date; until: Date },
-): Promise<DailyRefundActivity[]> {
+export const dailyRefundActivity: DailyActivity<DailyRefundActivity> = async (db, owner, range) => {
   const rows = await db
     .selectFrom('refunds')
-    .select([
-      sql<string>`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'),
-      sql<string>`count(*)`.as('count'),
-      sql<string>`sum(amount)`.as('amount'),
-    ])
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
+    .select([creationDay, sql<string>`count(*)`.as('count'), sql<string>`sum(amount)`.as('amount')])
+    .$call(ownedBy(owner))
     .where('status', '=', 'succeeded')
     .where('created_at', '>=', range.since)
     .where('created_at', '<', range.until)
@@ -33,4 +24,4 @@ export async function dailyRefundActivity(
     .orderBy(sql`1`)
     .execute();
   return rows.map((row) => ({ day: row.day, count: Number(row.count), amount: BigInt(row.amount) }));
-}
+};

@@ -21,6 +21,9 @@ export interface RefundActor {
   ip?: string | null;
 }
 
+/** The settled refund, or why it was not settled. */
+type Settled = Result<RefundView, HeldRefundError>;
+
 /**
  * An operator's settlement of a held refund (ADR 0063): a pending refund out of the retry queue (held for
  * an answer that disagreed, or parked after its retries), once the operator has asked the acquirer.
@@ -31,7 +34,7 @@ export async function settleHeld(
   refundId: string,
   decision: HeldRefundDecision,
   by: RefundActor,
-): Promise<Result<RefundView, HeldRefundError>> {
+): Promise<Settled> {
   const { db, clock, logger } = deps;
   const reason = decision.reason.trim();
   if (reason === '' || reason.length > 500) return err({ code: 'reason_required' });
@@ -41,7 +44,7 @@ export async function settleHeld(
     if (!/^[\x21-\x7e]{1,255}$/.test(decision.providerRefundId))
       return err({ code: 'invalid_provider_refund_id' });
   }
-  return db.transaction().execute(async (trx): Promise<Result<RefundView, HeldRefundError>> => {
+  return db.transaction().execute(async (trx): Promise<Settled> => {
     const refund = await refunds.lockIfExists(trx, refundId);
     if (!refund) return err({ code: 'refund_not_found' });
     // Held: pending and out of the retry queue (parked), so the job is not asking for it. A retried

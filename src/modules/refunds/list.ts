@@ -1,5 +1,5 @@
-import { toPage, type CreatedWindow, type Cursor } from '../../shared/pagination.js';
-import { err, ok, type Result } from '../../shared/result.js';
+import { cursorPage, type CreatedPage } from '../../shared/cursor-page.js';
+import { err, type Result } from '../../shared/result.js';
 import type { RefundServiceDeps } from './deps.js';
 import type { RefundListError } from './errors.js';
 import * as refunds from './repository.js';
@@ -16,17 +16,14 @@ export async function listRefunds(
   const readDb = deps.readDb ?? deps.db;
   const charge = await deps.charges.findVisible(owner, chargeId);
   if (!charge) return err({ code: 'charge_not_found' });
-  const pages = deps.cursors.for({
+  return cursorPage(deps.cursors, {
     list: 'refunds',
-    organizationId: owner.organizationId,
-    environment: owner.environment,
+    owner,
     filter: charge.id,
+    query,
+    rows: (after) => refunds.pageByCharge(readDb, charge.id, after, query.limit + 1),
+    view: (rows) => rows.map(refundView),
   });
-  const after = query.cursor === undefined ? undefined : pages.decode(query.cursor);
-  if (after && !after.ok) return after;
-  const rows = await refunds.pageByCharge(readDb, charge.id, after?.value, query.limit + 1);
-  const page = toPage(rows, query.limit, (row) => pages.encode(row.created_at, row.id));
-  return ok({ data: page.data.map(refundView), nextCursor: page.nextCursor });
 }
 
 /** What the owner's charge's pending refunds hold back (decimal text of minor units). */
@@ -46,10 +43,7 @@ export async function pendingTotal(
 export async function pageRefundsCreatedIn(
   deps: Pick<RefundServiceDeps, 'db' | 'readDb'>,
   owner: Owner,
-  window: CreatedWindow,
-  after: Cursor | undefined,
-  limit: number,
+  ...page: CreatedPage
 ): Promise<RefundView[]> {
-  const readDb = deps.readDb ?? deps.db;
-  return (await refunds.pageCreatedIn(readDb, owner, window, after, limit)).map(refundView);
+  return (await refunds.pageCreatedIn(deps.readDb ?? deps.db, owner, ...page)).map(refundView);
 }

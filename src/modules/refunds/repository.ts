@@ -5,8 +5,8 @@ import { acquirerLookup } from '../../db/at-acquirer.js';
 import { exportPageOf, keysetPage, type Cursor } from '../../db/keyset.js';
 import { findOne } from '../../db/rows.js';
 import { ownedBy } from '../../db/scopes.js';
-import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
-import { TRANSITIONS, type RefundRow, type RefundStatus } from './model.js';
+import { rowTransition } from '../../shared/row-transition.js';
+import { TRANSITIONS, type RefundRow } from './model.js';
 
 /** The only writer of the `refunds` table; `status` moves only through `transition`. */
 
@@ -24,10 +24,7 @@ export async function lockIfExists(trx: Trx, id: string): Promise<RefundRow | un
 }
 
 /** The refund the acquirer knows by `providerRefundId` (unique), if any. */
-export async function findByProviderRefundId(
-  db: Kdb,
-  providerRefundId: string,
-): Promise<RefundRow | undefined> {
+export function findByProviderRefundId(db: Kdb, providerRefundId: string): Promise<RefundRow | undefined> {
   return findOne(db, 'refunds', { provider_refund_id: providerRefundId });
 }
 
@@ -106,12 +103,7 @@ export async function park(trx: Trx, id: string, now: Date, reason: string): Pro
  * Moves `status` from one of `from` to `to` with `patch`; undefined when the refund was in none of
  * `from`. A single statement: it takes the database or the caller's transaction.
  */
-export const transition: RowTransition<Kdb, RefundStatus, RefundPatch, RefundRow> = rowTransition(
-  'refunds',
-  'status',
-  TRANSITIONS,
-  (id) => `refund ${id}`,
-);
+export const transition = rowTransition('refunds', 'status', TRANSITIONS, (id) => `refund ${id}`);
 
 /** The charge of each refund, by refund id. */
 export async function chargeIdsOf(trx: Trx, ids: readonly string[]): Promise<Map<string, string>> {

@@ -1,17 +1,20 @@
-import type { BatchReport, Claimed, DueQueue } from '../../worker/queue.js';
+import type { Claimed, DueQueue } from '../../worker/queue.js';
 import { AcquirerRejectedError } from '../acquirer/types.js';
+import { deferClaimed, type DueOutcome } from '../../worker/due-batch.js';
 import { ask } from './acquirer-answers.js';
 import type { RefundServiceDeps } from './deps.js';
 import * as refunds from './repository.js';
 
-/** Asks the acquirer again for one claimed refund; its answer moves the refund out of `pending`. */
-async function retryOne(
+/**
+ * The retry job's work of one claimed refund (`workDueBatch`): asks the acquirer again; its answer moves
+ * the refund out of `pending`.
+ */
+export async function retryClaimed(
   deps: RefundServiceDeps,
   retry: DueQueue,
   claimed: Claimed,
-): Promise<'settled' | 'failed'> {
-  const { db, logger } = deps;
-  const row = await refunds.findById(db, claimed.id);
+): Promise<DueOutcome> {
+  const row = await refunds.findById(deps.db, claimed.id);
   try {
     if (!row) throw new Error(`refund ${claimed.id} is gone`);
     const paymentId = await deps.charges.providerPaymentId(row.charge_id);
@@ -25,25 +28,11 @@ async function retryOne(
       // A refusal is recorded (the refund failed); anything else, a "not now" 4xx included, defers it.
       if (!(error instanceof AcquirerRejectedError) || error.transient) throw error;
     }
-    return 'settled';
+    return 'done';
   } catch (error) {
-    logger.warn({ err: error, refundId: claimed.id }, 'refund retry deferred: the acquirer is unavailable');
-    await db.transaction().execute((trx) => retry.fail(trx, claimed, error));
-    return 'failed';
+    return deferClaimed(deps, retry, claimed, error, {
+      context: { refundId: claimed.id },
+      message: 'refund retry deferred: the acquirer is unavailable',
+    });
   }
-}
-
-/** One batch of the retry job: claims due pending refunds, and reports what became of them. */
-export async function retryPendingBatch(
-  deps: RefundServiceDeps,
-  retry: DueQueue,
-  limit = 20,
-): Promise<BatchReport> {
-  const claimed = await retry.claim(limit);
-  const report: BatchReport = { claimed: claimed.length, done: 0, failed: 0 };
-  for (const refund of claimed) {
-    if ((await retryOne(deps, retry, refund)) === 'settled') report.done++;
-    else report.failed++;
-  }
-  return report;
 }

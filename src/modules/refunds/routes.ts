@@ -1,5 +1,5 @@
-import { failures, routeKit, unwrapWith } from '../../http/api-routes.js';
-import { IDEMPOTENCY_HEADER, type IdempotencyOptions } from '../../http/idempotency.js';
+import { failures, idempotencyKeyOf, routeKit, unwrapWith } from '../../http/api-routes.js';
+import type { IdempotencyOptions } from '../../http/idempotency.js';
 import type { App } from '../../http/server.js';
 import { callerScope, ownerOf } from '../api-keys/context.js';
 import { ChargeIdParamsSchema } from '../charges/schemas.js';
@@ -40,42 +40,27 @@ export async function refundRoutes(
       {
         params: ChargeIdParamsSchema,
         body: RefundCreateSchema,
-        response: {
-          201: RefundViewSchema,
-          ...failures('update', 502),
-        },
+        response: { 201: RefundViewSchema, ...failures('update', 502) },
       },
     ),
     async (request, reply) => {
-      const header = request.headers[IDEMPOTENCY_HEADER];
+      const idempotencyKey = idempotencyKeyOf(request);
       const refund = await options.service.create(ownerOf(request), request.params.id, request.body ?? {}, {
-        idempotencyKey: Array.isArray(header) ? header[0] : header,
+        idempotencyKey,
       });
       return reply.code(201).send(unwrap(refund));
     },
   );
 
-  app.get(
-    '/v1/charges/:id/refunds',
-    kit.route(
-      {
-        operationId: 'listRefunds',
-        summary: 'List the refunds of a charge',
-        description:
-          'The refunds of the charge, newest first, a page at a time (`limit` 1 to 100, default 20; pass ' +
-          "`nextCursor` back as `cursor`). A cursor is bound to the charge it was issued for: another charge's " +
-          'is 400 `validation_failed`. Needs scope `read`.',
-      },
-      {
-        params: ChargeIdParamsSchema,
-        querystring: RefundListQuerySchema,
-        response: {
-          200: RefundListSchema,
-          ...failures('retrieve'),
-        },
-      },
-    ),
-    async (request) =>
-      unwrapPage(await options.service.list(ownerOf(request), request.params.id, request.query)),
-  );
+  kit.list(app, '/v1/charges/:id/refunds', RefundListQuerySchema, RefundListSchema, {
+    operationId: 'listRefunds',
+    summary: 'List the refunds of a charge',
+    description:
+      'The refunds of the charge, newest first, a page at a time (`limit` 1 to 100, default 20; pass ' +
+      "`nextCursor` back as `cursor`). A cursor is bound to the charge it was issued for: another charge's " +
+      'is 400 `validation_failed`. Needs scope `read`.',
+    params: ChargeIdParamsSchema,
+    read: async (request, query, { id }) =>
+      unwrapPage(await options.service.list(ownerOf(request), id, query)),
+  });
 }

@@ -4,13 +4,14 @@ import { HOUR, MINUTE } from '../../shared/clock.js';
 import type { CreatedWindow, Cursor } from '../../shared/pagination.js';
 import type { Result } from '../../shared/result.js';
 import type { BatchReport, RetryPolicy } from '../../worker/queue.js';
+import { workDueBatch } from '../../worker/due-batch.js';
 import { createRefund } from './create.js';
 import type { RefundServiceDeps } from './deps.js';
 import type { HeldRefundError, RefundError, RefundListError } from './errors.js';
 import { settleHeld, type HeldRefundDecision, type RefundActor } from './held.js';
 import { listRefunds, pageRefundsCreatedIn, pendingTotal } from './list.js';
 import * as refunds from './repository.js';
-import { retryPendingBatch } from './retry.js';
+import { retryClaimed } from './retry.js';
 import type { RefundCreate, RefundList, RefundListQuery, RefundView } from './schemas.js';
 import type { Owner } from '../../shared/owner.js';
 
@@ -97,15 +98,18 @@ export function createRefundService(deps: RefundServiceDeps): RefundService {
     retry: REFUND_RETRY,
   });
 
+  const retryPendingBatch = (limit = 20) =>
+    workDueBatch(retry, limit, (claimed) => retryClaimed(deps, retry, claimed));
+
   return {
     create: (owner, chargeId, input, options) => createRefund(deps, retry, owner, chargeId, input, options),
     list: (owner, chargeId, query) => listRefunds(deps, owner, chargeId, query),
     settleHeld: (refundId, decision, by) => settleHeld(deps, refundId, decision, by),
     pendingTotal: (owner, chargeId) => pendingTotal(deps, owner, chargeId),
     pageCreatedIn: (owner, window, after, limit) => pageRefundsCreatedIn(deps, owner, window, after, limit),
-    async retryPending(limit = 20) {
-      return (await retryPendingBatch(deps, retry, limit)).done;
+    async retryPending(limit) {
+      return (await retryPendingBatch(limit)).done;
     },
-    retryPendingBatch: (limit) => retryPendingBatch(deps, retry, limit),
+    retryPendingBatch,
   };
 }

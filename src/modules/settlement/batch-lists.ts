@@ -2,6 +2,7 @@ import type { CursorError } from '../../shared/pagination.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { BatchDeps } from './batch-types.js';
 import { parseBusinessDate, utcDateOf } from '../../shared/business-calendar.js';
+import type { BatchRow } from './model.js';
 import * as settlement from './repository.js';
 import { batchView, type BatchView } from './views.js';
 import type { Owner } from '../../shared/owner.js';
@@ -66,21 +67,26 @@ export async function operatorListBatches(
   });
 }
 
-export async function retrieveBatch(
+/** The owner's batch `find` reads by `key` (its id, its payout's id), as the API shows it. */
+async function ownBatchView(
   deps: BatchDeps,
   owner: Owner,
-  id: string,
+  key: string,
+  find: (db: BatchDeps['db'], owner: Owner, key: string) => Promise<BatchRow | undefined>,
 ): Promise<BatchView | undefined> {
-  const row = await settlement.findOwnBatch(deps.db, owner, id);
+  const row = await find(deps.db, owner, key);
   return row && batchView(row);
 }
 
+export function retrieveBatch(deps: BatchDeps, owner: Owner, id: string): Promise<BatchView | undefined> {
+  return ownBatchView(deps, owner, id, settlement.findOwnBatch);
+}
+
 /** The owner's batch whose automatic payout is `payoutId`; undefined for a manual payout. */
-export async function batchOfPayout(
+export function batchOfPayout(
   deps: BatchDeps,
   owner: Owner,
   payoutId: string,
 ): Promise<BatchView | undefined> {
-  const row = await settlement.findBatchOfPayout(deps.db, owner, payoutId);
-  return row && batchView(row);
+  return ownBatchView(deps, owner, payoutId, settlement.findBatchOfPayout);
 }

@@ -15,7 +15,7 @@ import type {
 import { createBusinessCalendar, type BusinessDate } from '../../shared/business-calendar.js';
 import { settlementCutoffOn } from '../../config.js';
 import { createChunkSettler } from './chunk.js';
-import { businessDay, closures, declareClosure, removeClosure } from './closures.js';
+import { businessDay, closures, declareClosure, onTypedDate, removeClosure } from './closures.js';
 import type { BatchContext } from './context.js';
 import { nextBatch } from './next-batch.js';
 import type { ReleaseOptions } from './release-types.js';
@@ -147,7 +147,7 @@ export function createSettlementBatchService(deps: BatchDeps): SettlementBatchSe
   return {
     businessDay: (date) => businessDay(run, date),
     runDay: (cutoff, signal) => runDay(run, cutoff, signal),
-    runDate: (businessDate, by) => runDate(run, businessDate, by),
+    runDate: (businessDate, by) => onTypedDate(businessDate, (date) => runDate(run, date, by)),
     list: (owner, page) => listBatches(run, owner, page),
     retrieve: (owner, id) => retrieveBatch(run, owner, id),
     batchOfPayout: (owner, payoutId) => batchOfPayout(run, owner, payoutId),
@@ -163,7 +163,8 @@ export function createSettlementBatchService(deps: BatchDeps): SettlementBatchSe
     reserve: (organizationId) => reserveOf(run, organizationId),
     setReserve: (organizationId, reserve, by) => setReserve(run, organizationId, reserve, by),
     closures: (range) => closures(run, range),
-    declareClosure: (businessDate, reason, by) => declareClosure(run, businessDate, reason, by),
-    removeClosure: (businessDate, by) => removeClosure(run, businessDate, by),
+    declareClosure: (businessDate, reason, by) =>
+      onTypedDate(businessDate, (date) => declareClosure(run, date, reason, by)),
+    removeClosure: (businessDate, by) => onTypedDate(businessDate, (date) => removeClosure(run, date, by)),
   };
 }

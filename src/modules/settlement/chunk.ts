@@ -10,6 +10,7 @@ import type { PendingCredit } from '../ledger/service.js';
 import type { RateQuote } from '../payouts/rates.js';
 import type { PayoutView } from '../payouts/schemas.js';
 import type { AutomaticPayoutPlan } from '../payouts/automatic.js';
+import { eventOfRow } from '../payouts/views.js';
 import type { ChunkLedger, ChunkPayouts } from './batch-types.js';
 import type { BusinessDate } from '../../shared/business-calendar.js';
 import {
@@ -440,13 +441,9 @@ async function insertChecked(
   if (written !== items.length) throw new Error('the items of the chunk were not all written');
   await deps.events.recordMany(
     trx,
-    inserted.map((row) => ({
-      organizationId: row.organization_id,
-      environment: row.environment,
-      type: 'balance.settled' as const,
-      resourceId: row.id,
-      data: batchView(row) as unknown as Record<string, unknown>,
-    })),
+    inserted.map((row) =>
+      eventOfRow(row, 'balance.settled', batchView(row) as unknown as Record<string, unknown>),
+    ),
   );
   return new Map(inserted.map((row) => [`${row.organization_id}:${row.environment}`, row]));
 }

@@ -1,4 +1,6 @@
 import { err, ok, type Result } from '../../shared/result.js';
+import type { AuditEntry } from '../audit/service.js';
+import { reasonOf } from '../../shared/reasons.js';
 import type { Actor, BatchDeps, ClosureView, SettlementCommandError } from './batch-types.js';
 import { parseBusinessDate, type BusinessDate } from '../../shared/business-calendar.js';
 import type { BatchContext } from './context.js';
@@ -33,56 +35,70 @@ export async function closures(
   return (await settlement.listClosures(deps.db, range.from, range.to)).map(closureView);
 }
 
+/** Declares `date` closed (the caller checked it: `onTypedDate`). */
 export async function declareClosure(
   deps: BatchDeps,
-  businessDate: string,
+  date: BusinessDate,
   reason: string,
   by: Actor,
 ): Promise<Result<ClosureView, SettlementCommandError>> {
-  const date = checkedDate(businessDate);
-  if (!date.ok) return date;
-  const trimmed = reason.trim();
-  if (trimmed === '' || trimmed.length > REASON_MAX_LENGTH) return err({ code: 'reason_required' });
+  const trimmed = reasonOf(reason, REASON_MAX_LENGTH);
+  if (trimmed === undefined) return err({ code: 'reason_required' });
   return deps.db.transaction().execute(async (trx) => {
     const now = deps.clock.now();
-    const row = { business_date: date.value, reason: trimmed, declared_by: by.actor, created_at: now };
+    const row = { business_date: date, reason: trimmed, declared_by: by.actor, created_at: now };
     if (!(await settlement.insertClosure(trx, row))) return err({ code: 'closure_exists' as const });
-    await deps.audit.record(trx, {
-      actor: by.actor,
-      action: 'settlement.closure_declared',
-      targetType: 'business_date',
-      targetId: date.value,
-      organizationId: null,
-      after: { reason: trimmed },
-      requestId: by.requestId ?? null,
-      ip: by.ip ?? null,
-    });
+    await deps.audit.record(
+      trx,
+      dateEntry(by, 'settlement.closure_declared', date, { after: { reason: trimmed } }),
+    );
     return ok(closureView(row));
   });
 }
 
+/** Removes the closure of `date` (the caller checked it: `onTypedDate`). */
 export async function removeClosure(
   deps: BatchDeps,
-  businessDate: string,
+  date: BusinessDate,
   by: Actor,
 ): Promise<Result<ClosureView, SettlementCommandError>> {
-  const date = checkedDate(businessDate);
-  if (!date.ok) return date;
   return deps.db.transaction().execute(async (trx) => {
-    const removed = await settlement.deleteClosure(trx, date.value);
+    const removed = await settlement.deleteClosure(trx, date);
     if (!removed) return err({ code: 'closure_not_found' as const });
-    await deps.audit.record(trx, {
-      actor: by.actor,
-      action: 'settlement.closure_removed',
-      targetType: 'business_date',
-      targetId: date.value,
-      organizationId: null,
-      before: { reason: removed.reason },
-      requestId: by.requestId ?? null,
-      ip: by.ip ?? null,
-    });
+    await deps.audit.record(
+      trx,
+      dateEntry(by, 'settlement.closure_removed', date, { before: { reason: removed.reason } }),
+    );
     return ok(closureView(removed));
   });
+}
+
+/** The audit entry of an operator's command on a business date (a closure declared or removed, a run). */
+export function dateEntry(
+  by: Actor,
+  action: string,
+  date: BusinessDate,
+  change: { before?: unknown; after?: unknown } = {},
+): AuditEntry {
+  return {
+    actor: by.actor,
+    action,
+    targetType: 'business_date',
+    targetId: date,
+    organizationId: null,
+    ...change,
+    requestId: by.requestId ?? null,
+    ip: by.ip ?? null,
+  };
+}
+
+/** `command` on a business date an operator typed (`YYYY-MM-DD`): `invalid_date` before it runs. */
+export async function onTypedDate<T>(
+  text: string,
+  command: (date: BusinessDate) => Promise<Result<T, SettlementCommandError>>,
+): Promise<Result<T, SettlementCommandError>> {
+  const date = checkedDate(text);
+  return date.ok ? command(date.value) : date;
 }
 
 /** A business date as an operator typed it (`YYYY-MM-DD`), or `invalid_date`. */

@@ -1,5 +1,6 @@
 import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
 import { ApiError, type ErrorTable } from '../../http/errors.js';
+import { notFound } from '../payouts/errors.js';
 import type { SettlementCommandError } from './batch-types.js';
 
 /** The operator's settlement commands' refusals as the operator API answers them (ADR 0020). */
@@ -20,8 +21,8 @@ export const SETTLEMENT_ERRORS: ErrorTable<SettlementCommandError | CursorError>
     ApiError.validation([
       { path: 'businessDate', in: 'body', code: 'invalid_format', message: error.message },
     ]),
-  closure_not_found: () => new ApiError('not_found', 'No closure on that date.'),
-  organization_not_found: () => new ApiError('not_found', 'No such organization.'),
+  closure_not_found: notFound('No closure on that date.'),
+  organization_not_found: notFound('No such organization.'),
   closure_exists: () =>
     new ApiError('invalid_state_transition', 'That date is closed already.', { reason: 'closure_exists' }),
   reason_required: () =>

@@ -1,19 +1,13 @@
 import type { Selectable } from 'kysely';
-import type {
-  BusinessClosuresTable,
-  SettlementBatchesTable,
-  SettlementBatchStatus,
-  SettlementItemsTable,
-  SettlementSettingsTable,
-} from '../../db/schema.js';
-import type { Transitions } from '../../shared/state-machine.js';
+import type { DB, SettlementBatchStatus } from '../../db/schema.js';
+import { endStates, type Transitions } from '../../shared/state-machine.js';
 
 export type { SettlementBatchStatus };
 
-export type BatchRow = Selectable<SettlementBatchesTable>;
-export type ItemRow = Selectable<SettlementItemsTable>;
-export type SettingsRow = Selectable<SettlementSettingsTable>;
-export type ClosureRow = Selectable<BusinessClosuresTable>;
+export type BatchRow = Selectable<DB['settlement_batches']>;
+export type ItemRow = Selectable<DB['settlement_items']>;
+export type SettingsRow = Selectable<DB['settlement_settings']>;
+export type ClosureRow = Selectable<DB['business_closures']>;
 
 /**
  * A batch's payout phase (docs/decisions/0022-state-machines.md, `settlement_batches_guard` of migration
@@ -24,8 +18,7 @@ export type ClosureRow = Selectable<BusinessClosuresTable>;
 export const TRANSITIONS: Transitions<SettlementBatchStatus> = {
   released: ['held', 'paid_out', 'carried'],
   held: ['held', 'paid_out', 'carried'],
-  paid_out: [],
-  carried: [],
+  ...endStates('paid_out', 'carried'),
 };
 
 /**

@@ -132,12 +132,12 @@ export async function listByPayout(
 }
 
 export async function findItem(db: Kdb, id: string): Promise<ItemRow | undefined> {
-  return db.selectFrom('settlement_items').selectAll().where('id', '=', id).executeTakeFirst();
+  return findOne(db, 'settlement_items', { id });
 }
 
 /** The batch, locked until the end of the caller's transaction. */
 export async function lockBatch(trx: Trx, id: string): Promise<BatchRow | undefined> {
-  return trx.selectFrom('settlement_batches').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return lockOne(trx, 'settlement_batches', { id });
 }
 
 /**
@@ -212,7 +212,7 @@ export async function listBatches(
 }
 
 export async function findBatchById(db: Kdb, id: string): Promise<BatchRow | undefined> {
-  return db.selectFrom('settlement_batches').selectAll().where('id', '=', id).executeTakeFirst();
+  return findOne(db, 'settlement_batches', { id });
 }
 
 export async function findSettings(db: Kdb, organizationId: string): Promise<SettingsRow | undefined> {
@@ -423,11 +423,12 @@ export async function ownersWithDueReservesOf(
   owners: readonly Owner[],
   businessDate: string,
 ): Promise<Set<string>> {
-  if (owners.length === 0) return new Set();
+  const organizations = [...new Set(owners.map((owner) => owner.organizationId))];
+  if (organizations.length === 0) return new Set();
   const rows = await dueReserveBatches(db, businessDate)
     .select(['b.organization_id', 'b.environment'])
     .distinct()
-    .where('b.organization_id', 'in', [...new Set(owners.map((owner) => owner.organizationId))])
+    .where('b.organization_id', 'in', organizations)
     .execute();
   return new Set(rows.map((row) => `${row.organization_id}:${row.environment}`));
 }

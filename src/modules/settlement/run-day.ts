@@ -6,7 +6,7 @@ import type { Actor, DayReport, SettlementCommandError } from './batch-types.js'
 import { utcDateOf, type BusinessDate } from '../../shared/business-calendar.js';
 import { CHUNK_OWNERS } from './chunk.js';
 import type { BatchContext } from './context.js';
-import { businessDay, checkedDate } from './closures.js';
+import { businessDay, dateEntry } from './closures.js';
 import { FROZEN_HOLD, type BatchRow } from './model.js';
 import { payOut, runQuotes, type QuoteOf, type Quoted } from './pay-out.js';
 import { LATE_COMMIT_WINDOW_MS } from './release.js';
@@ -65,29 +65,20 @@ export async function runDay(run: BatchContext, cutoff: Date, signal?: AbortSign
 
 /**
  * The operator's run of a due or missed business date (`npm run operator -- settle`, the console, the
- * operator API): the same run as the 03:00 job, audited; exactly once still holds.
+ * operator API): the same run as the 03:00 job, audited; exactly once still holds. The caller checked
+ * `date` (`onTypedDate`).
  */
 export async function runDate(
   run: BatchContext,
-  businessDate: string,
+  date: BusinessDate,
   by: Actor,
 ): Promise<Result<DayReport, SettlementCommandError>> {
-  const date = checkedDate(businessDate);
-  if (!date.ok) return date;
-  const day = await businessDay(run, date.value);
-  if (!day.open) return err({ code: 'not_a_business_day', businessDate: date.value, why: day.why });
-  const cutoff = run.cutoffOf(date.value);
+  const day = await businessDay(run, date);
+  if (!day.open) return err({ code: 'not_a_business_day', businessDate: date, why: day.why });
+  const cutoff = run.cutoffOf(date);
   if (cutoff.getTime() > run.clock.now().getTime())
-    return err({ code: 'not_due', businessDate: date.value, cutoff: cutoff.toISOString() });
-  await run.audit.record(run.db, {
-    actor: by.actor,
-    action: 'settlement.run_requested',
-    targetType: 'business_date',
-    targetId: date.value,
-    organizationId: null,
-    requestId: by.requestId ?? null,
-    ip: by.ip ?? null,
-  });
+    return err({ code: 'not_due', businessDate: date, cutoff: cutoff.toISOString() });
+  await run.audit.record(run.db, dateEntry(by, 'settlement.run_requested', date));
   return ok(await runDay(run, cutoff));
 }
 
@@ -141,31 +132,26 @@ async function settleChunks(
   for (let start = 0; start < sorted.length; start += CHUNK_OWNERS)
     pieces.push(sorted.slice(start, start + CHUNK_OWNERS));
   const rest: Owner[] = [];
-  await pMap(
-    pieces,
-    async (piece) => {
-      if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
-      try {
-        const quotes = new Map<Environment, Quoted>();
-        for (const environment of new Set(piece.map((owner) => owner.environment)))
-          quotes.set(environment, await quoteOf(environment));
-        const outcome = await run.chunks.settleChunk(piece, { cutoff, businessDate }, quotes);
-        report.owners += outcome.settled.size;
-        report.paidOut += outcome.settled.size;
-        report.chunked += outcome.settled.size;
-        for (let i = 0; i < outcome.settled.size; i++) settlementOutcomes.inc({ outcome: 'paid_out' });
-        rest.push(...outcome.rest);
-      } catch (error) {
-        report.chunksFailed += 1;
-        run.logger.error(
-          { err: error, owners: piece.length, businessDate },
-          'a settlement chunk failed; its owners are settled one by one',
-        );
-        rest.push(...piece);
-      }
-    },
-    { concurrency: run.concurrency, stopOnError: true },
-  );
+  await eachUntilStopped(run, pieces, signal, async (piece) => {
+    try {
+      const quotes = new Map<Environment, Quoted>();
+      for (const environment of new Set(piece.map((owner) => owner.environment)))
+        quotes.set(environment, await quoteOf(environment));
+      const outcome = await run.chunks.settleChunk(piece, { cutoff, businessDate }, quotes);
+      report.owners += outcome.settled.size;
+      report.paidOut += outcome.settled.size;
+      report.chunked += outcome.settled.size;
+      for (let i = 0; i < outcome.settled.size; i++) settlementOutcomes.inc({ outcome: 'paid_out' });
+      rest.push(...outcome.rest);
+    } catch (error) {
+      report.chunksFailed += 1;
+      run.logger.error(
+        { err: error, owners: piece.length, businessDate },
+        'a settlement chunk failed; its owners are settled one by one',
+      );
+      rest.push(...piece);
+    }
+  });
   return rest;
 }
 
@@ -178,25 +164,15 @@ async function settleOneByOne(
   report: DayReport,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  await pMap(
-    rest,
-    async (owner) => {
-      if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
-      report.owners += 1;
-      try {
-        const outcome = await settleOwner(run, owner, { cutoff, businessDate }, quoteOf);
-        if (outcome.batch !== null) count(report, outcome.batch, outcome.settled);
-      } catch (error) {
-        settlementOutcomes.inc({ outcome: 'failed' });
-        report.failed += 1;
-        run.logger.error(
-          { err: error, ...owner, businessDate },
-          'settlement of an owner failed; retried with the period',
-        );
-      }
-    },
-    { concurrency: run.concurrency, stopOnError: true },
-  );
+  await eachUntilStopped(run, rest, signal, async (owner) => {
+    report.owners += 1;
+    try {
+      const outcome = await settleOwner(run, owner, { cutoff, businessDate }, quoteOf);
+      if (outcome.batch !== null) count(report, outcome.batch, outcome.settled);
+    } catch (error) {
+      failed(run, report, { err: error, ...owner, businessDate }, 'settlement of an owner failed');
+    }
+  });
 }
 
 /**
@@ -212,26 +188,48 @@ async function settleEarlier(
   report: DayReport,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  await eachUntilStopped(run, earlier, signal, async (open) => {
+    const owner = { organizationId: open.organization_id, environment: open.environment };
+    try {
+      const { batch, settled } = await payOut(run, open.id, owner, quoteOf);
+      if (settled && batch.status !== 'held') run.mailer.nudge();
+      count(report, batchView(batch), settled);
+    } catch (error) {
+      failed(
+        run,
+        report,
+        { err: error, ...owner, batchId: open.id, businessDate: open.business_date },
+        'the payout phase of an earlier open batch failed',
+      );
+    }
+  });
+}
+
+/**
+ * `step` of each item, `run.concurrency` at once; once the run is stopped (`signal`), the next item throws
+ * and the run ends (the period runs again).
+ */
+async function eachUntilStopped<T>(
+  run: BatchContext,
+  items: readonly T[],
+  signal: AbortSignal | undefined,
+  step: (item: T) => Promise<void>,
+): Promise<void> {
   await pMap(
-    earlier,
-    async (open) => {
+    items,
+    async (item) => {
       if (signal?.aborted) throw new Error('the settlement run was stopped; the period runs again');
-      const owner = { organizationId: open.organization_id, environment: open.environment };
-      try {
-        const { batch, settled } = await payOut(run, open.id, owner, quoteOf);
-        if (settled && batch.status !== 'held') run.mailer.nudge();
-        count(report, batchView(batch), settled);
-      } catch (error) {
-        settlementOutcomes.inc({ outcome: 'failed' });
-        report.failed += 1;
-        run.logger.error(
-          { err: error, ...owner, batchId: open.id, businessDate: open.business_date },
-          'the payout phase of an earlier open batch failed; retried with the period',
-        );
-      }
+      await step(item);
     },
     { concurrency: run.concurrency, stopOnError: true },
   );
+}
+
+/** An owner's step that failed (`what`): counted, logged with `context`, and retried with the period. */
+function failed(run: BatchContext, report: DayReport, context: object, what: string): void {
+  settlementOutcomes.inc({ outcome: 'failed' });
+  report.failed += 1;
+  run.logger.error(context, `${what}; retried with the period`);
 }
 
 /** Counts a batch the run took up in its report, by where its payout phase stands now. */

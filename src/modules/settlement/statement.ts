@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import { canonicalJson } from '../../shared/canonical-json.js';
+import type { ReleasedLine } from '../payouts/ports.js';
 import type { BatchRow, ItemRow } from './model.js';
+import type { BatchTotals } from './views.js';
 
 /**
  * The statement of a settlement batch (docs/settlement.md "Statements"): every charge
@@ -18,33 +20,17 @@ export interface StatementPayout {
   payoutAmount: string;
 }
 
-export interface StatementLine {
-  id: string;
-  type: 'charge' | 'refund';
-  sourceId: string;
-  chargeId: string;
-  merchantReference: string | null;
-  /** TRY minor units: gross (negative for a refund), fee, net = amount - fee. */
-  amount: string;
-  fee: string;
-  net: string;
+export interface StatementLine extends ReleasedLine {
   occurredAt: string;
 }
 
 /** What the hash covers. */
 export interface StatementContent {
-  batch: {
+  batch: BatchTotals & {
     id: string;
     organizationId: string;
     livemode: boolean;
-    businessDate: string;
-    cutoff: string;
-    gross: string;
-    fees: string;
-    refunds: string;
-    net: string;
     currency: 'TRY';
-    itemCount: number;
     /** The rolling reserve: held back of `net` until `releaseDate`, and earlier reserves released here. */
     reserve: {
       held: string;

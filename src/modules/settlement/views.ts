@@ -1,9 +1,7 @@
 import type { BatchRow } from './model.js';
 
-/** A released batch as the API shows it. */
-export interface BatchView {
-  id: string;
-  object: 'settlement_batch';
+/** What a batch released, as its view and its statement give it: the date, its cutoff, TRY minor units. */
+export interface BatchTotals {
   businessDate: string;
   cutoff: string;
   gross: string;
@@ -11,6 +9,12 @@ export interface BatchView {
   refunds: string;
   net: string;
   itemCount: number;
+}
+
+/** A released batch as the API shows it. */
+export interface BatchView extends BatchTotals {
+  id: string;
+  object: 'settlement_batch';
   /**
    * The rolling reserve: what this batch held back of `net` until `releaseDate` (the first batch on or
    * after it releases it), and what it released of earlier batches' reserves. TRY minor units.

@@ -1,10 +1,9 @@
 import type { Kdb } from '../../db/database.js';
 import { hashPassword } from '../../shared/passwords.js';
-import { newId } from '../../shared/ids.js';
 import { issueApiKey, type IssuedApiKey } from '../api-keys/issue.js';
 import { issueToken, liveToken, redeemToken } from './account-links.js';
 import { record } from './audit.js';
-import { insertUser, retireAccountTokens } from './repository.js';
+import { insertInvitedUser, retireAccountTokens } from './repository.js';
 import type { UserServiceDeps } from './deps.js';
 import type { RequestContext, TokenView, UserResult } from './types.js';
 
@@ -17,20 +16,11 @@ export async function createOwnerUser(
   input: { organizationId: string; email: string; name: string },
 ): Promise<{ userId: string }> {
   const now = deps.clock.now();
-  const row = await insertUser(dbOrTrx, {
-    id: newId('usr', now),
-    organization_id: input.organizationId,
-    email: input.email.trim(),
-    name: input.name,
-    role: 'owner',
-    status: 'invited',
-    password_hash: null,
-    totp_secret_enc: null,
-    totp_enabled_at: null,
-    locked_until: null,
-    created_at: now,
-    updated_at: now,
-  });
+  const row = await insertInvitedUser(
+    dbOrTrx,
+    { organizationId: input.organizationId, email: input.email.trim(), name: input.name, role: 'owner' },
+    now,
+  );
   return { userId: row.id };
 }
 

@@ -1,12 +1,11 @@
 import { isUniqueViolation } from '../../db/errors.js';
 import type { UserRole } from '../../db/schema.js';
-import { newId } from '../../shared/ids.js';
 import { ok } from '../../shared/result.js';
 import { invitationEmail } from '../email/templates.js';
 import { issueToken, redeemToken } from './account-links.js';
 import { record } from './audit.js';
 import { fail } from './errors.js';
-import { findUserByEmail, findUserById, insertUser } from './repository.js';
+import { findUserByEmail, findUserById, insertInvitedUser } from './repository.js';
 import { INVITABLE_ROLES, userMay } from './roles.js';
 import type { UserServiceDeps } from './deps.js';
 import type { RequestContext, UserResult } from './types.js';
@@ -43,20 +42,11 @@ export async function invite(
             .where('status', '=', 'invited')
             .returningAll()
             .executeTakeFirstOrThrow()
-        : await insertUser(trx, {
-            id: newId('usr', now),
-            organization_id: actor.organization_id,
-            email,
-            name: input.name,
-            role: input.role,
-            status: 'invited',
-            password_hash: null,
-            totp_secret_enc: null,
-            totp_enabled_at: null,
-            locked_until: null,
-            created_at: now,
-            updated_at: now,
-          });
+        : await insertInvitedUser(
+            trx,
+            { organizationId: actor.organization_id, email, name: input.name, role: input.role },
+            now,
+          );
       const url = await issueToken(deps, trx, invitee.id, 'invitation');
       await mailer.enqueue(
         trx,

@@ -8,7 +8,7 @@ import { fail, weakPassword } from './errors.js';
 import { DASHBOARD_REALM } from './realm.js';
 import { consumeAccountToken, findUserByEmail, findUserById, retireAccountTokens } from './repository.js';
 import type { UserServiceDeps } from './deps.js';
-import type { RequestContext, UserResult } from './types.js';
+import type { PasswordReset, RequestContext, UserResult } from './types.js';
 import { accountTokenHash } from './tokens.js';
 
 /** How long a password reset request waits after its answer went out before it is worked off. */
@@ -68,16 +68,15 @@ export async function resetPassword(
   throttle: LoginThrottle,
   { token, password }: { token: string; password: string },
   context: RequestContext,
-): Promise<UserResult<{ userId: string; sessionsEnded: number }>> {
-  const { db, clock, sessions } = deps;
+): Promise<UserResult<PasswordReset>> {
   const found = await liveToken(deps, 'password_reset', token);
   if (found.state !== 'valid') return fail('token_invalid');
   const problem = weakPassword(password, found.user.email);
   if (problem) return problem;
   const passwordHash = await hashPassword(password);
   const tokenHash = accountTokenHash(token) as string;
-  const userId = await db.transaction().execute(async (trx) => {
-    const now = clock.now();
+  const userId = await deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
     const consumedBy = await consumeAccountToken(trx, 'password_reset', tokenHash, now);
     if (consumedBy === undefined) return undefined;
     await trx
@@ -93,7 +92,7 @@ export async function resetPassword(
   // The reset proves the mailbox, and whoever guessed at the old password must start again.
   await throttle.clearAccount(DASHBOARD_REALM, found.user.email);
   // Whoever knew the old password may hold a session: a reset ends every one of them.
-  const sessionsEnded = await sessions.endAll(DASHBOARD_REALM, userId);
+  const sessionsEnded = await deps.sessions.endAll(DASHBOARD_REALM, userId);
   return ok({ userId, sessionsEnded });
 }
 

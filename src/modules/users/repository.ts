@@ -1,13 +1,33 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Kdb } from '../../db/database.js';
 import { findAll, findOne } from '../../db/rows.js';
+import { newId } from '../../shared/ids.js';
 import type { AccountTokensTable, UserRole, UsersTable } from '../../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
 export type AccountTokenKind = AccountTokensTable['kind'];
 export type AccountTokenRow = Selectable<AccountTokensTable>;
 
-export async function insertUser(db: Kdb, row: Insertable<UsersTable>): Promise<UserRow> {
+/** A new account, invited: no password, no second factor, not locked, until its link is used. */
+export async function insertInvitedUser(
+  db: Kdb,
+  user: { organizationId: string; email: string; name: string | null; role: UserRole },
+  now: Date,
+): Promise<UserRow> {
+  const row: Insertable<UsersTable> = {
+    id: newId('usr', now),
+    organization_id: user.organizationId,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    status: 'invited',
+    password_hash: null,
+    totp_secret_enc: null,
+    totp_enabled_at: null,
+    locked_until: null,
+    created_at: now,
+    updated_at: now,
+  };
   return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -51,22 +71,19 @@ export async function findAccountToken(
   return findOne(db, 'account_tokens', { token_hash: tokenHash, kind });
 }
 
+/** An update marking the still unused rows of a single-use table (links, recovery codes) used at `now`. */
+function markUnusedUsed(db: Kdb, table: 'account_tokens' | 'recovery_codes', now: Date) {
+  return db.updateTable(table).set({ used_at: now }).where('used_at', 'is', null);
+}
+
 /**
  * Marks a token used if it is still unused and unexpired, in one statement: of two concurrent
  * consumers, the second waits for the first's row lock, re-reads `used_at` and matches nothing.
  */
-export async function consumeAccountToken(
-  db: Kdb,
-  kind: AccountTokenKind,
-  tokenHash: string,
-  now: Date,
-): Promise<string | undefined> {
-  const row = await db
-    .updateTable('account_tokens')
-    .set({ used_at: now })
+export async function consumeAccountToken(db: Kdb, kind: AccountTokenKind, tokenHash: string, now: Date) {
+  const row = await markUnusedUsed(db, 'account_tokens', now)
     .where('token_hash', '=', tokenHash)
     .where('kind', '=', kind)
-    .where('used_at', 'is', null)
     .where('expires_at', '>', now)
     .returning('user_id')
     .executeTakeFirst();
@@ -74,18 +91,10 @@ export async function consumeAccountToken(
 }
 
 /** Retires the user's outstanding tokens of a kind (a newer link replaces older ones). */
-export async function retireAccountTokens(
-  db: Kdb,
-  userId: string,
-  kind: AccountTokenKind,
-  now: Date,
-): Promise<void> {
-  await db
-    .updateTable('account_tokens')
-    .set({ used_at: now })
+export async function retireAccountTokens(db: Kdb, userId: string, kind: AccountTokenKind, now: Date) {
+  await markUnusedUsed(db, 'account_tokens', now)
     .where('user_id', '=', userId)
     .where('kind', '=', kind)
-    .where('used_at', 'is', null)
     .execute();
 }
 
@@ -152,18 +161,10 @@ export async function replaceRecoveryCodes(
     .execute();
 }
 
-export async function useRecoveryCode(
-  db: Kdb,
-  userId: string,
-  codeHash: string,
-  now: Date,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('recovery_codes')
-    .set({ used_at: now })
+export async function useRecoveryCode(db: Kdb, userId: string, codeHash: string, now: Date) {
+  const result = await markUnusedUsed(db, 'recovery_codes', now)
     .where('user_id', '=', userId)
     .where('code_hash', '=', codeHash)
-    .where('used_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import type { App } from '../../http/server.js';
 import { ApiError, errorResponses } from '../../http/errors.js';
 import { sha256Hex } from '../../shared/crypto.js';
@@ -27,6 +28,10 @@ export interface AccountRoutesOptions {
 const FORGOT_PASSWORD_MESSAGE =
   'If an account exists for this address, a link to choose a new password is on its way. It is valid for 1 hour.';
 
+const FORGOT_PASSWORD_DOC =
+  'Always answers 202 with the same body, whether or not the address has an account; a link valid for ' +
+  '1 hour is e-mailed only to an active account. Limited per client IP address.';
+
 const SESSION_DOC =
   'Needs a signed-in dashboard session (cookie) and its CSRF token in the `X-CSRF-Token` header.';
 
@@ -45,6 +50,21 @@ async function requireJson(request: FastifyRequest): Promise<void> {
 interface SessionGuard {
   requireSession(request: FastifyRequest): Promise<void>;
   current(request: FastifyRequest): SignedIn;
+}
+
+/**
+ * The options of an account setting's route: behind the session (checked before the body), limited as
+ * the account settings are, answering `answer` or one of `errors`.
+ */
+function settingRoute<
+  const S extends { summary: string; description: string; body: TSchema },
+  R extends TSchema,
+>(guard: SessionGuard, schema: S, answer: R, errors = errorResponses(400, 401, 403, 409, 415, 429, 500)) {
+  return {
+    schema: { ...schema, response: { 200: answer, ...errors } },
+    config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
+    preValidation: guard.requireSession,
+  };
 }
 
 function sessionGuard(auth: DashboardAuth): SessionGuard {
@@ -82,9 +102,7 @@ function addPasswordRoutes(app: App, users: UserService, guard: SessionGuard): v
     {
       schema: {
         summary: 'Ask for a password reset link',
-        description:
-          'Always answers 202 with the same body, whether or not the address has an account; a link valid for ' +
-          '1 hour is e-mailed only to an active account. Limited per client IP address.',
+        description: FORGOT_PASSWORD_DOC,
         body: ForgotPasswordSchema,
         response: { 202: ForgotPasswordAcceptedSchema, ...errorResponses(400, 415, 429, 500) },
       },
@@ -122,16 +140,16 @@ function addPasswordRoutes(app: App, users: UserService, guard: SessionGuard): v
 
   app.post(
     '/v1/auth/change-password',
-    {
-      schema: {
+    settingRoute(
+      guard,
+      {
         summary: 'Change the password of the signed-in user',
         description: `${SESSION_DOC} Ends every other session of the account.`,
         body: ChangePasswordSchema,
-        response: { 200: PasswordChangedSchema, ...errorResponses(400, 401, 403, 415, 429, 500) },
       },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-      preValidation: guard.requireSession,
-    },
+      PasswordChangedSchema,
+      errorResponses(400, 401, 403, 415, 429, 500),
+    ),
     async (request) => {
       const { session, account } = guard.current(request);
       const result = await users.changePassword(
@@ -149,19 +167,18 @@ function addPasswordRoutes(app: App, users: UserService, guard: SessionGuard): v
 function addTwoFactorRoutes(app: App, users: UserService, guard: SessionGuard): void {
   app.post(
     '/v1/auth/2fa/enroll',
-    {
-      schema: {
+    settingRoute(
+      guard,
+      {
         summary: 'Start two-factor enrollment',
         description:
           `${SESSION_DOC} Draws a new TOTP secret (RFC 6238: SHA1, 6 digits, 30 s) and returns it as an otpauth ` +
           'URI, in base32 and as a QR code. Nothing changes at login until `/v1/auth/2fa/verify` confirms a code. ' +
           '409 `duplicate_request` when two-factor authentication is already on.',
         body: EmptyBodySchema,
-        response: { 200: TotpEnrollmentSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
       },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-      preValidation: guard.requireSession,
-    },
+      TotpEnrollmentSchema,
+    ),
     async (request, reply) => {
       const result = await users.startTotpEnrollment(
         guard.current(request).account.user.id,
@@ -174,19 +191,18 @@ function addTwoFactorRoutes(app: App, users: UserService, guard: SessionGuard): 
 
   app.post(
     '/v1/auth/2fa/verify',
-    {
-      schema: {
+    settingRoute(
+      guard,
+      {
         summary: 'Confirm two-factor enrollment',
         description:
           `${SESSION_DOC} Accepts a current code of the enrolled secret (one step of tolerance either side, each ` +
           'step once), turns two-factor authentication on, ends every other session and returns 10 single-use ' +
           'recovery codes, shown this once.',
         body: TotpCodeSchema,
-        response: { 200: TotpEnabledSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
       },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-      preValidation: guard.requireSession,
-    },
+      TotpEnabledSchema,
+    ),
     async (request, reply) => {
       const { session, account } = guard.current(request);
       const result = await users.confirmTotpEnrollment(account.user.id, request.body.code, {
@@ -202,18 +218,17 @@ function addTwoFactorRoutes(app: App, users: UserService, guard: SessionGuard): 
 
   app.post(
     '/v1/auth/2fa/disable',
-    {
-      schema: {
+    settingRoute(
+      guard,
+      {
         summary: 'Turn two-factor authentication off',
         description:
           `${SESSION_DOC} Needs a current code of the authenticator app or an unused recovery code (which is ` +
           'then spent). Deletes the secret and the remaining recovery codes.',
         body: TotpCodeSchema,
-        response: { 200: TotpDisabledSchema, ...errorResponses(400, 401, 403, 409, 415, 429, 500) },
       },
-      config: { rateLimit: DASHBOARD_RATE_LIMITS.accountSettings },
-      preValidation: guard.requireSession,
-    },
+      TotpDisabledSchema,
+    ),
     async (request) => {
       const result = await users.disableTotp(
         guard.current(request).account.user.id,

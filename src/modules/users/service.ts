@@ -1,7 +1,8 @@
-import type { Kdb, Trx } from '../../db/database.js';
+import type { Trx } from '../../db/database.js';
 import type { UserRole } from '../../db/schema.js';
 import { createLoginThrottle } from '../../http/login-throttle.js';
 import type { IssuedApiKey } from '../api-keys/issue.js';
+import type { OwnerAccounts } from '../organizations/types.js';
 import { account, hasAccount, team } from './accounts.js';
 import {
   activate,
@@ -32,28 +33,19 @@ import { confirmTotpEnrollment, disableTotp, startTotpEnrollment } from './totp-
 import type {
   Account,
   DashboardUser,
+  PasswordReset,
   RequestContext,
   TokenView,
   TotpEnrollment,
   UserResult,
 } from './types.js';
 
-export interface UserService {
-  /** For the approval of an application: the owner account, invited, without a password. */
-  createOwnerUser(
-    db: Kdb,
-    input: { organizationId: string; email: string; name: string },
-  ): Promise<{ userId: string }>;
-  /** For the approval of an application, in its transaction: the 72-hour single-use activation link. */
-  createActivation(db: Kdb, input: { userId: string }): Promise<{ url: string }>;
-  /** Whether a dashboard account (any organization, any status) uses this address, case-insensitively. */
-  hasAccount(db: Kdb, email: string): Promise<boolean>;
-  /**
-   * For a demo merchant (the operator CLI): the invited owner gets this password and is active at once;
-   * the activation link is spent. In the caller's transaction.
-   */
-  activateWithPassword(db: Kdb, input: { userId: string; password: string }): Promise<void>;
-
+/**
+ * Dashboard accounts. Its `OwnerAccounts` part serves the approval of an application (the invited owner
+ * and its activation link) and the demo merchant of the operator CLI (its password set at once, the
+ * activation link spent), each in the caller's transaction.
+ */
+export interface UserService extends OwnerAccounts {
   inspectToken(kind: 'activation' | 'invitation' | 'password_reset', token: string): Promise<TokenView>;
   activate(
     input: { token: string; password: string },
@@ -97,7 +89,7 @@ export interface UserService {
   resetPassword(
     input: { token: string; password: string },
     context: RequestContext,
-  ): Promise<UserResult<{ userId: string; sessionsEnded: number }>>;
+  ): Promise<UserResult<PasswordReset>>;
   changePassword(
     userId: string,
     input: { currentPassword: string; newPassword: string; keepSessionTokenHash: string },

@@ -36,6 +36,12 @@ export type TokenView =
   | { state: 'used' }
   | { state: 'invalid' };
 
+/** A password reset's answer: whose password it set, and how many of their sessions it ended. */
+export interface PasswordReset {
+  userId: string;
+  sessionsEnded: number;
+}
+
 export interface TotpEnrollment {
   secret: string;
   otpauthUri: string;

@@ -10,6 +10,7 @@ import * as repo from './repository.js';
 import { changeView, type WalletChangeView } from './schemas.js';
 import type { WalletServiceDeps } from './deps.js';
 import type { WalletActor } from './types.js';
+import { reasonOf } from '../../shared/reasons.js';
 import type { Owner } from '../../shared/owner.js';
 
 /** Opens a live change: `awaiting_confirmation`, a single-use link to the owners, everyone told. */
@@ -124,7 +125,7 @@ export async function operatorCancel(
   reason: string,
   by: WalletActor,
 ): Promise<Result<WalletChangeView, WalletError>> {
-  const trimmed = reason.trim();
-  if (trimmed === '') return err({ code: 'reason_required' });
+  const trimmed = reasonOf(reason);
+  if (trimmed === undefined) return err({ code: 'reason_required' });
   return deps.db.transaction().execute((trx) => cancelLocked(deps, trx, changeId, undefined, by, trimmed));
 }

@@ -1,6 +1,7 @@
 import { INVALID_CURSOR, type CursorError } from '../../http/cursor-errors.js';
 import { ApiError, type ErrorTable } from '../../http/errors.js';
 import type { AddressProblem, Network } from '../../shared/chain-address.js';
+import { notFound } from '../payouts/errors.js';
 
 /** What the wallet use cases refuse (docs/decisions/0020-domain-errors.md). */
 export type WalletError =
@@ -27,7 +28,7 @@ const REASON_TEXT: Record<AddressProblem, string> = {
 };
 
 export const WALLET_ERRORS: ErrorTable<WalletError> = {
-  wallet_not_found: () => new ApiError('not_found', 'No such wallet.'),
+  wallet_not_found: notFound('No such wallet.'),
   invalid_wallet_address: (error) =>
     new ApiError(
       'invalid_wallet_address',
@@ -62,7 +63,7 @@ export const WALLET_ERRORS: ErrorTable<WalletError> = {
       `This wallet already has an open change (${error.changeId}); confirm or cancel it first.`,
       { changeId: error.changeId },
     ),
-  change_not_found: () => new ApiError('not_found', 'No such wallet change.'),
+  change_not_found: notFound('No such wallet change.'),
   change_closed: (error) =>
     new ApiError('invalid_state_transition', `The change is no longer open; it is ${error.status}.`),
   invalid_cooldown: (error) =>

@@ -1,5 +1,5 @@
 import type { Kdb } from '../../db/database.js';
-import { toPage } from '../../shared/pagination.js';
+import { cursorPage } from '../../shared/cursor-page.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WalletError } from './errors.js';
 import type { WalletChangeRow, WalletRow, WalletStatus } from './model.js';
@@ -21,32 +21,25 @@ export async function list(
   { limit, cursor, status }: { limit: number; cursor?: string; status?: WalletStatus },
 ): Promise<Result<{ data: WalletView[]; nextCursor: string | null }, WalletError>> {
   const { db } = deps;
-  const pages = deps.cursors.for({
+  return cursorPage(deps.cursors, {
     list: 'wallets',
-    organizationId: owner.organizationId,
-    environment: owner.environment,
+    owner,
     filter: status ?? null,
-  });
-  const after = cursor === undefined ? undefined : pages.decode(cursor);
-  if (after && !after.ok) return after;
-  const rows = await repo.listWallets(db, owner, {
-    limit,
-    ...(after ? { after: after.value } : {}),
-    ...(status ? { status } : {}),
-  });
-  const page = toPage(rows, limit, (row) => pages.encode(row.created_at, row.id));
-  const changes = await repo.openChangesOf(
-    db,
-    page.data.map((row) => row.id),
-  );
-  return ok({
-    data: page.data.map((row) =>
-      walletView(
-        row,
-        changes.find((change) => change.wallet_id === row.id),
-      ),
-    ),
-    nextCursor: page.nextCursor,
+    query: { limit, cursor },
+    rows: (after) =>
+      repo.listWallets(db, owner, { limit, ...(after ? { after } : {}), ...(status ? { status } : {}) }),
+    view: async (rows) => {
+      const changes = await repo.openChangesOf(
+        db,
+        rows.map((row) => row.id),
+      );
+      return rows.map((row) =>
+        walletView(
+          row,
+          changes.find((change) => change.wallet_id === row.id),
+        ),
+      );
+    },
   });
 }
 

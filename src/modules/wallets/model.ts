@@ -6,7 +6,7 @@ import type {
   WalletsTable,
   WalletStatus,
 } from '../../db/schema.js';
-import type { Transitions } from '../../shared/state-machine.js';
+import { endStates, type Transitions } from '../../shared/state-machine.js';
 
 export type { WalletChangeKind, WalletChangeStatus, WalletStatus };
 
@@ -20,8 +20,7 @@ export type WalletChangeRow = Selectable<WalletChangesTable>;
 export const WALLET_TRANSITIONS: Transitions<WalletStatus> = {
   pending: ['active', 'canceled'],
   active: ['archived'],
-  archived: [],
-  canceled: [],
+  ...endStates('archived', 'canceled'),
 };
 
 /**
@@ -31,9 +30,7 @@ export const WALLET_TRANSITIONS: Transitions<WalletStatus> = {
 export const CHANGE_TRANSITIONS: Transitions<WalletChangeStatus> = {
   awaiting_confirmation: ['cooling_down', 'canceled', 'expired'],
   cooling_down: ['applied', 'canceled'],
-  applied: [],
-  canceled: [],
-  expired: [],
+  ...endStates('applied', 'canceled', 'expired'),
 };
 
 export const OPEN_CHANGE_STATUSES: readonly WalletChangeStatus[] = ['awaiting_confirmation', 'cooling_down'];

@@ -47,7 +47,7 @@ export async function lockWallet(trx: Trx, owner: Owner, id: string): Promise<Wa
 }
 
 export async function findWalletById(db: Kdb, id: string): Promise<WalletRow | undefined> {
-  return db.selectFrom('wallets').selectAll().where('id', '=', id).executeTakeFirst();
+  return findOne(db, 'wallets', { id });
 }
 
 /** The active wallet with this address, or the one waiting for its addition (the unique index's set). */
@@ -118,11 +118,11 @@ export async function insertChange(
 }
 
 export async function findChange(db: Kdb, id: string): Promise<WalletChangeRow | undefined> {
-  return db.selectFrom('wallet_changes').selectAll().where('id', '=', id).executeTakeFirst();
+  return findOne(db, 'wallet_changes', { id });
 }
 
 export async function lockChange(trx: Trx, id: string): Promise<WalletChangeRow | undefined> {
-  return trx.selectFrom('wallet_changes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return lockOne(trx, 'wallet_changes', { id });
 }
 
 export async function findChangeByTokenHash(

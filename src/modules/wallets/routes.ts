@@ -73,39 +73,21 @@ export async function walletRoutes(
       reply.code(201).send(unwrap(await service.create(owner(request), request.body, actorOf(request)))),
   );
 
-  app.get(
-    '/v1/wallets',
-    kit.route(
-      {
-        operationId: 'listWallets',
-        summary: 'List wallets',
-        description:
-          'Wallets of this environment, newest first, `limit` (1 to 100, default 20) per page, optionally of one ' +
-          `\`status\`; pass \`nextCursor\` back as \`cursor\`. Needs scope \`read\`. ${FLAG}`,
-      },
-      {
-        querystring: WalletListQuerySchema,
-        response: { 200: WalletListSchema, ...failures('list') },
-      },
-    ),
-    async (request) => unwrap(await service.list(owner(request), request.query)),
-  );
+  kit.list(app, '/v1/wallets', WalletListQuerySchema, WalletListSchema, {
+    operationId: 'listWallets',
+    summary: 'List wallets',
+    description:
+      'Wallets of this environment, newest first, `limit` (1 to 100, default 20) per page, optionally of one ' +
+      `\`status\`; pass \`nextCursor\` back as \`cursor\`. Needs scope \`read\`. ${FLAG}`,
+    read: async (request, query) => unwrap(await service.list(owner(request), query)),
+  });
 
-  app.get(
-    '/v1/wallets/:id',
-    kit.route(
-      {
-        operationId: 'getWallet',
-        summary: 'Retrieve a wallet',
-        description: `Needs scope \`read\`. ${OWNERSHIP} ${FLAG}`,
-      },
-      {
-        params: WalletIdParamsSchema,
-        response: { 200: WalletViewSchema, ...failures('retrieve') },
-      },
-    ),
-    async (request) => unwrap(await service.get(owner(request), request.params.id)),
-  );
+  kit.byId(app, '/v1/wallets/:id', WalletIdParamsSchema, WalletViewSchema, {
+    operationId: 'getWallet',
+    summary: 'Retrieve a wallet',
+    description: `Needs scope \`read\`. ${OWNERSHIP} ${FLAG}`,
+    read: async (request, id) => unwrap(await service.get(owner(request), id)),
+  });
 
   app.post(
     '/v1/wallets/:id/make-default',

@@ -1,6 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ListQuerySchema } from '../../http/list-query.js';
-import { PageSchema } from '../../http/schemas.js';
+import { ListQueryWith, PageSchema, StrictObject } from '../../http/schemas.js';
 import type { WalletChangeRow, WalletRow } from './model.js';
 
 const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
@@ -11,34 +10,31 @@ export const NetworkSchema = Type.Enum(['tron', 'ethereum'], {
   description: 'USDT on TRON (TRC-20) or on Ethereum (ERC-20).',
 });
 
-export const WalletCreateSchema = Type.Object(
-  {
-    network: NetworkSchema,
-    address: Type.String({
+export const WalletCreateSchema = StrictObject({
+  network: NetworkSchema,
+  address: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description:
+      'TRON: base58check, 34 characters starting with `T` (version byte 0x41). Ethereum: `0x` and 40 hex ' +
+      'digits; a mixed-case address must carry a valid EIP-55 checksum. The zero address and token ' +
+      'contract addresses are refused: 400 `invalid_wallet_address` with `details.reason`.',
+  }),
+  label: Type.Optional(
+    Type.String({
       minLength: 1,
       maxLength: 100,
-      description:
-        'TRON: base58check, 34 characters starting with `T` (version byte 0x41). Ethereum: `0x` and 40 hex ' +
-        'digits; a mixed-case address must carry a valid EIP-55 checksum. The zero address and token ' +
-        'contract addresses are refused: 400 `invalid_wallet_address` with `details.reason`.',
+      description: 'A name for your records; shown back as given.',
     }),
-    label: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'A name for your records; shown back as given.',
-      }),
-    ),
-    makeDefault: Type.Optional(
-      Type.Boolean({
-        description:
-          'Make it the default wallet (where automatic payouts go). Absent: true when the environment has no ' +
-          'default wallet yet, otherwise false.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+  ),
+  makeDefault: Type.Optional(
+    Type.Boolean({
+      description:
+        'Make it the default wallet (where automatic payouts go). Absent: true when the environment has no ' +
+        'default wallet yet, otherwise false.',
+    }),
+  ),
+});
 export type WalletCreate = Static<typeof WalletCreateSchema>;
 
 export const WalletChangeSummarySchema = Type.Object(
@@ -99,17 +95,13 @@ export const WalletListSchema = PageSchema(
   'Pass it back as `cursor` for the next page; null on the last page.',
 );
 
-export const WalletListQuerySchema = Type.Object(
-  {
-    ...ListQuerySchema.properties,
-    status: Type.Optional(
-      Type.Enum(['pending', 'active', 'archived', 'canceled'], {
-        description: 'Only wallets in this status.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+export const WalletListQuerySchema = ListQueryWith({
+  status: Type.Optional(
+    Type.Enum(['pending', 'active', 'archived', 'canceled'], {
+      description: 'Only wallets in this status.',
+    }),
+  ),
+});
 
 export const WalletIdParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'The wallet, `wal_…`.' }),

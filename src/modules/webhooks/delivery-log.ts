@@ -1,3 +1,4 @@
+import type { Kdb } from '../../db/database.js';
 import type { WebhookAttemptView } from './schemas.js';
 import {
   attemptsOfEndpoint,
@@ -5,6 +6,7 @@ import {
   deliveriesOfEvents,
   deliveryOfEndpoint,
   type EndpointAttempt,
+  type EventsPage,
 } from './repository.js';
 import type { ChargeDelivery, WebhookEndpointServiceDeps } from './endpoint-types.js';
 import { selectsKind } from './model.js';
@@ -14,38 +16,41 @@ import type { Owner } from '../../shared/owner.js';
 export const CHARGE_ATTEMPTS_LIMIT = 20;
 export const CHARGE_DELIVERIES_LIMIT = 50;
 
-export async function attemptsForCharge(
+/** A read of the charge page: rows about the events of one charge. */
+type ChargeLog<View> = (deps: WebhookEndpointServiceDeps, owner: Owner, chargeId: string) => Promise<View[]>;
+
+/**
+ * The rows `read` finds of the events about one charge (at most `limit`; none without any event), each
+ * with its event's type ('' for an event no longer found).
+ */
+async function ofChargeEvents<Row extends { event_id: string }>(
   deps: WebhookEndpointServiceDeps,
   owner: Owner,
   chargeId: string,
-): Promise<WebhookAttemptView[]> {
-  const { db } = deps;
+  read: (db: Kdb, owner: Owner, page: EventsPage) => Promise<Row[]>,
+  limit: number,
+): Promise<Array<{ row: Row; eventType: string }>> {
   const eventIds = await deps.events.idsAboutCharge(owner.organizationId, chargeId);
-  const rows = await attemptsOfEvents(db, owner, eventIds, CHARGE_ATTEMPTS_LIMIT);
+  const rows = eventIds.length === 0 ? [] : await read(deps.db, owner, { eventIds, limit });
   const events = await deps.events.byIds(rows.map((row) => row.event_id));
-  return rows.map((row) => attemptView(row, events.get(row.event_id)?.type ?? ''));
+  return rows.map((row) => ({ row, eventType: events.get(row.event_id)?.type ?? '' }));
 }
 
-export async function deliveriesForCharge(
-  deps: WebhookEndpointServiceDeps,
-  owner: Owner,
-  chargeId: string,
-): Promise<ChargeDelivery[]> {
-  const { db } = deps;
-  const eventIds = await deps.events.idsAboutCharge(owner.organizationId, chargeId);
-  const rows = await deliveriesOfEvents(db, owner, eventIds, CHARGE_DELIVERIES_LIMIT);
-  const events = await deps.events.byIds(rows.map((row) => row.event_id));
-  return rows.map((row) => {
-    const eventType = events.get(row.event_id)?.type ?? '';
-    return {
-      ...deliveryView(row),
-      eventType,
-      url: row.url,
-      retryable: !row.endpoint_deleted && selectsKind(row.enabled_events, eventType),
-      lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
-    };
-  });
-}
+export const attemptsForCharge: ChargeLog<WebhookAttemptView> = async (deps, owner, chargeId) => {
+  const rows = await ofChargeEvents(deps, owner, chargeId, attemptsOfEvents, CHARGE_ATTEMPTS_LIMIT);
+  return rows.map(({ row, eventType }) => attemptView(row, eventType));
+};
+
+export const deliveriesForCharge: ChargeLog<ChargeDelivery> = async (deps, owner, chargeId) => {
+  const rows = await ofChargeEvents(deps, owner, chargeId, deliveriesOfEvents, CHARGE_DELIVERIES_LIMIT);
+  return rows.map(({ row, eventType }) => ({
+    ...deliveryView(row),
+    eventType,
+    url: row.url,
+    retryable: !row.endpoint_deleted && selectsKind(row.enabled_events, eventType),
+    lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+  }));
+};
 
 export async function endpointAttempts(
   deps: WebhookEndpointServiceDeps,

@@ -1,8 +1,11 @@
 import type { Kdb } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
+import type { Owner } from '../../shared/owner.js';
 import type { CursorCodec } from '../../shared/pagination.js';
+import type { Result } from '../../shared/result.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import type { EventLookup } from '../events/lookup.js';
+import type { WebhookError } from './errors.js';
 import type { WebhookDeliveryView, WebhookEndpointView } from './schemas.js';
 import type { HostResolver } from './url-guard.js';
 
@@ -23,6 +26,17 @@ export interface WebhookEndpointServiceDeps {
   /** Event types and the events about a charge, read through the events module. */
   events: EventLookup;
 }
+
+/**
+ * A use case on one of the owner's endpoints or deliveries, named by its id (`not_found` when the owner has
+ * none), with the method's further arguments after it.
+ */
+export type ByIdUseCase<T, Rest extends unknown[] = []> = (
+  deps: WebhookEndpointServiceDeps,
+  owner: Owner,
+  id: string,
+  ...rest: Rest
+) => Promise<Result<T, WebhookError>>;
 
 /** A delivery of an event about a charge, as the dashboard's charge page shows it. */
 export interface ChargeDelivery extends WebhookDeliveryView {

@@ -9,9 +9,10 @@ import {
   insertEndpoint,
   listEndpoints,
   lockEndpointsOf,
+  updateLiveEndpoint,
 } from './repository.js';
 import type { WebhookEndpointCreate, WebhookEndpointUpdate, WebhookEndpointView } from './schemas.js';
-import type { WebhookEndpointServiceDeps } from './endpoint-types.js';
+import type { ByIdUseCase, WebhookEndpointServiceDeps } from './endpoint-types.js';
 import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl, privateTargetAllowed } from './url-guard.js';
 import { endpointView, notFound } from './views.js';
@@ -94,72 +95,54 @@ export async function listEndpointsOf(
   });
 }
 
-export async function getEndpoint(
-  deps: WebhookEndpointServiceDeps,
-  owner: Owner,
-  id: string,
-): Promise<Result<WebhookEndpointView, WebhookError>> {
-  const { db, clock } = deps;
+export const getEndpoint: ByIdUseCase<WebhookEndpointView> = async ({ db, clock }, owner, id) => {
   const row = await findEndpoint(db, owner, id);
   return row ? ok(endpointView(row, clock.now())) : notFound;
-}
+};
 
-export async function updateEndpoint(
-  deps: WebhookEndpointServiceDeps,
-  owner: Owner,
-  id: string,
-  input: WebhookEndpointUpdate,
-): Promise<Result<WebhookEndpointView, WebhookError>> {
-  const { db, clock } = deps;
+export const updateEndpoint: ByIdUseCase<WebhookEndpointView, [input: WebhookEndpointUpdate]> = async (
+  deps,
+  owner,
+  id,
+  input,
+) => {
   if (input.url !== undefined) {
-    if (!(await findEndpoint(db, owner, id))) return notFound;
+    if (!(await findEndpoint(deps.db, owner, id))) return notFound;
     const issues = await checkUrl(deps, input.url, owner);
     if (issues.length > 0) return err({ code: 'invalid_input', issues });
   }
-  const now = clock.now();
-  const row = await db
-    .updateTable('webhook_endpoints')
-    .set({
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.enabledEvents !== undefined ? { enabled_events: input.enabledEvents } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.disabled === true ? { status: 'disabled', disabled_reason: 'merchant' } : {}),
-      // Enabled again: a fresh start, so 5 more days of failure before it is disabled again.
-      ...(input.disabled === false ? { status: 'enabled', disabled_reason: null, failing_since: null } : {}),
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('deleted_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  const now = deps.clock.now();
+  const row = await updateLiveEndpoint(deps.db, owner, id, {
+    ...(input.url !== undefined ? { url: input.url } : {}),
+    ...(input.enabledEvents !== undefined ? { enabled_events: input.enabledEvents } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.disabled === true ? { status: 'disabled', disabled_reason: 'merchant' } : {}),
+    // Enabled again: a fresh start, so 5 more days of failure before it is disabled again.
+    ...(input.disabled === false ? { status: 'enabled', disabled_reason: null, failing_since: null } : {}),
+    updated_at: now,
+  });
   return row ? ok(endpointView(row, now)) : notFound;
-}
+};
 
-export async function removeEndpoint(
-  deps: WebhookEndpointServiceDeps,
-  owner: Owner,
-  id: string,
-): Promise<Result<{ id: string; deleted: true }, WebhookError>> {
-  const { db, clock } = deps;
+export const removeEndpoint: ByIdUseCase<{ id: string; deleted: true }> = async (
+  { db, clock },
+  owner,
+  id,
+) => {
   const now = clock.now();
   // Kept (soft-deleted) so that its delivery log stays readable for 30 days; it never receives again.
   // Its pending deliveries fail in the same transaction: none is left counted in the backlog.
   return db
     .transaction()
     .execute(async (trx): Promise<Result<{ id: string; deleted: true }, WebhookError>> => {
-      const row = await trx
-        .updateTable('webhook_endpoints')
-        .set({ deleted_at: now, status: 'disabled', disabled_reason: 'merchant', updated_at: now })
-        .where('id', '=', id)
-        .where('organization_id', '=', owner.organizationId)
-        .where('environment', '=', owner.environment)
-        .where('deleted_at', 'is', null)
-        .returning('id')
-        .executeTakeFirst();
+      const row = await updateLiveEndpoint(trx, owner, id, {
+        deleted_at: now,
+        status: 'disabled',
+        disabled_reason: 'merchant',
+        updated_at: now,
+      });
       if (!row) return notFound;
       await failPendingDeliveries(trx, row.id, now);
       return ok({ id: row.id, deleted: true as const });
     });
-}
+};

@@ -120,20 +120,14 @@ async function write(
         .where('failing_since', 'is not', null)
         .execute();
     }
-    for (const [endpointId, since] of failingAfterSuccess) {
-      await trx
+    for (const [endpointId, since] of [...failingAfterSuccess, ...failing]) {
+      let update = trx
         .updateTable('webhook_endpoints')
         .set({ failing_since: since })
-        .where('id', '=', endpointId)
-        .execute();
-    }
-    for (const [endpointId, since] of failing) {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ failing_since: since })
-        .where('id', '=', endpointId)
-        .where('failing_since', 'is', null)
-        .execute();
+        .where('id', '=', endpointId);
+      // Without a success in the batch, an endpoint already failing keeps the start of its failure.
+      if (!failingAfterSuccess.has(endpointId)) update = update.where('failing_since', 'is', null);
+      await update.execute();
     }
     const failed = [...failing.keys(), ...failingAfterSuccess.keys()];
     return failed.length > 0 ? disableFailingIn(deps, trx, failed) : 0;

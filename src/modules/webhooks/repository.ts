@@ -1,24 +1,18 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../db/database.js';
 import { lockUntilCommit } from '../../db/locks.js';
-import type {
-  Environment,
-  WebhookAttemptsTable,
-  WebhookDeliveriesTable,
-  WebhookEndpointsTable,
-} from '../../db/schema.js';
+import type { DB, Environment } from '../../db/schema.js';
 import { keysetPage, type Cursor } from '../../db/keyset.js';
-import { ownedBy } from '../../db/scopes.js';
+import { findOne } from '../../db/rows.js';
+import { ownedBy, ownerColumns } from '../../db/scopes.js';
 import { assertAllowed } from '../../shared/state-machine.js';
 import { rowTransition, type RowTransition } from '../../shared/row-transition.js';
 import { DELIVERY_TRANSITIONS, type DeliveryStatus } from './model.js';
 import type { Owner } from '../../shared/owner.js';
 
-export type { Owner };
-
-export type EndpointRow = Selectable<WebhookEndpointsTable>;
-export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
-export type AttemptRow = Selectable<WebhookAttemptsTable>;
+export type EndpointRow = Selectable<DB['webhook_endpoints']>;
+export type DeliveryRow = Selectable<DB['webhook_deliveries']>;
+export type AttemptRow = Selectable<DB['webhook_attempts']>;
 
 /** The owner's endpoints, not deleted. */
 function liveEndpoints(db: Kdb, owner: Owner) {
@@ -47,7 +41,24 @@ export async function countEndpoints(trx: Trx, owner: Owner): Promise<number> {
   return Number(row.count);
 }
 
-export function insertEndpoint(trx: Trx, values: Insertable<WebhookEndpointsTable>) {
+/** Sets columns of one of the owner's endpoints, not deleted; undefined when it has none of that id. */
+export function updateLiveEndpoint(
+  db: Kdb,
+  owner: Owner,
+  id: string,
+  values: Updateable<DB['webhook_endpoints']>,
+) {
+  return db
+    .updateTable('webhook_endpoints')
+    .set(values)
+    .where('id', '=', id)
+    .$call(ownedBy(owner))
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function insertEndpoint(trx: Trx, values: Insertable<DB['webhook_endpoints']>) {
   return trx.insertInto('webhook_endpoints').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -74,24 +85,42 @@ export type AttemptWithDelivery = AttemptRow & {
   next_attempt_at: Date;
 };
 
+/** Events of one charge, and how many of their rows a read returns at the most. */
+export interface EventsPage {
+  /** Not empty. */
+  eventIds: readonly string[];
+  limit: number;
+}
+
+/** What `newestOfEvents` calls of a select. */
+interface EventRowsSelect {
+  where(column: string, operator: 'in', values: string[]): EventRowsSelect;
+  orderBy(column: string, direction: 'desc'): EventRowsSelect;
+  limit(limit: number): EventRowsSelect;
+}
+
+/**
+ * The rows (of the table `alias`) of the page's events, newest by `time` first (then by id), at most its
+ * `limit`, for `.$call(...)` on a select.
+ */
+function newestOfEvents(alias: 'a' | 'd', time: 'attempted_at' | 'created_at', page: EventsPage) {
+  return <Query>(query: Query): Query =>
+    (query as unknown as EventRowsSelect)
+      .where(`${alias}.event_id`, 'in', [...page.eventIds])
+      .orderBy(`${alias}.${time}`, 'desc')
+      .orderBy(`${alias}.id`, 'desc')
+      .limit(page.limit) as unknown as Query;
+}
+
 /** The last attempts of the given events (those about one charge), newest first. */
-export async function attemptsOfEvents(
-  db: Kdb,
-  owner: Owner,
-  eventIds: readonly string[],
-  limit: number,
-): Promise<AttemptWithDelivery[]> {
-  if (eventIds.length === 0) return [];
+export function attemptsOfEvents(db: Kdb, owner: Owner, page: EventsPage): Promise<AttemptWithDelivery[]> {
   return db
     .selectFrom('webhook_attempts as a')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
     .selectAll('a')
     .select(['d.status as delivery_status', 'd.next_attempt_at'])
     .$call(ownedBy(owner, 'a'))
-    .where('a.event_id', 'in', [...eventIds])
-    .orderBy('a.attempted_at', 'desc')
-    .orderBy('a.id', 'desc')
-    .limit(limit)
+    .$call(newestOfEvents('a', 'attempted_at', page))
     .execute();
 }
 
@@ -106,25 +135,15 @@ export type DeliveryWithEndpoint = DeliveryRow & {
 };
 
 /** The deliveries of the given events (those about one charge), newest first. */
-export async function deliveriesOfEvents(
-  db: Kdb,
-  owner: Owner,
-  eventIds: readonly string[],
-  limit: number,
-): Promise<DeliveryWithEndpoint[]> {
-  if (eventIds.length === 0) return [];
-  const rows = await db
+export function deliveriesOfEvents(db: Kdb, owner: Owner, page: EventsPage): Promise<DeliveryWithEndpoint[]> {
+  return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
     .selectAll('d')
-    .select(['w.url', 'w.enabled_events', 'w.deleted_at'])
+    .select(['w.url', 'w.enabled_events', sql<boolean>`w.deleted_at is not null`.as('endpoint_deleted')])
     .$call(ownedBy(owner, 'd'))
-    .where('d.event_id', 'in', [...eventIds])
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(limit)
+    .$call(newestOfEvents('d', 'created_at', page))
     .execute();
-  return rows.map(({ deleted_at, ...row }) => ({ ...row, endpoint_deleted: deleted_at !== null }));
 }
 
 /**
@@ -149,7 +168,7 @@ export async function findDelivery(db: Kdb, owner: Owner, id: string) {
 }
 
 /** Columns of a delivery that change with its status. */
-export type DeliveryPatch = Omit<Updateable<WebhookDeliveriesTable>, 'id' | 'status'>;
+export type DeliveryPatch = Omit<Updateable<DB['webhook_deliveries']>, 'id' | 'status'>;
 
 /**
  * Moves a delivery's `status` from one of `from` to `to` with `patch`; undefined when it was in none of
@@ -194,18 +213,8 @@ export async function attemptsOfEndpoint(
   const rows = await db
     .selectFrom('webhook_attempts as a')
     .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
-    .select([
-      'a.id',
-      'a.delivery_id',
-      'a.event_id',
-      'a.attempted_at',
-      'a.succeeded',
-      'a.status_code',
-      'a.latency_ms',
-      'a.error',
-      'a.response_excerpt',
-      'd.status as delivery_status',
-    ])
+    .selectAll('a')
+    .select('d.status as delivery_status')
     .where('a.endpoint_id', '=', endpointId)
     .$call(ownedBy(owner, 'a'))
     .where('d.organization_id', '=', owner.organizationId)
@@ -213,18 +222,24 @@ export async function attemptsOfEndpoint(
     .orderBy('a.id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    deliveryId: row.delivery_id,
-    eventId: row.event_id,
-    attemptedAt: row.attempted_at,
+  return rows.map((row) => ({ ...attemptIds(row), attemptedAt: row.attempted_at, ...attemptOutcome(row) }));
+}
+
+/** An attempt's id and those of its delivery and event, as the views name them. */
+export function attemptIds(row: AttemptRow) {
+  return { id: row.id, deliveryId: row.delivery_id, eventId: row.event_id };
+}
+
+/** An attempt's outcome and its delivery's status now, as the views name them. */
+export function attemptOutcome(row: AttemptRow & { delivery_status: DeliveryRow['status'] }) {
+  return {
     succeeded: row.succeeded,
     statusCode: row.status_code,
     latencyMs: row.latency_ms,
     error: row.error,
     responseExcerpt: row.response_excerpt,
     deliveryStatus: row.delivery_status,
-  }));
+  };
 }
 
 /** Whether a delivery (by its id) belongs to this endpoint of the organization and environment. */
@@ -234,14 +249,8 @@ export async function deliveryOfEndpoint(
   endpointId: string,
   deliveryId: string,
 ): Promise<boolean> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('id', '=', deliveryId)
-    .where('endpoint_id', '=', endpointId)
-    .$call(ownedBy(owner))
-    .executeTakeFirst();
-  return row !== undefined;
+  const match = { id: deliveryId, endpoint_id: endpointId, ...ownerColumns(owner) };
+  return (await findOne(db, 'webhook_deliveries', match)) !== undefined;
 }
 
 /**

@@ -1,17 +1,11 @@
-import { err, ok, type Result } from '../../shared/result.js';
-import type { WebhookError } from './errors.js';
+import { err, ok } from '../../shared/result.js';
 import { selectsKind } from './model.js';
 import { findDelivery, transitionDelivery } from './repository.js';
 import type { WebhookDeliveryView } from './schemas.js';
-import type { WebhookEndpointServiceDeps } from './endpoint-types.js';
+import type { ByIdUseCase } from './endpoint-types.js';
 import { deliveryView } from './views.js';
-import type { Owner } from '../../shared/owner.js';
 
-export async function retryDelivery(
-  deps: WebhookEndpointServiceDeps,
-  owner: Owner,
-  id: string,
-): Promise<Result<WebhookDeliveryView, WebhookError>> {
+export const retryDelivery: ByIdUseCase<WebhookDeliveryView> = async (deps, owner, id) => {
   const { db, clock } = deps;
   const delivery = await findDelivery(db, owner, id);
   if (!delivery) return err({ code: 'delivery_not_found' });
@@ -29,4 +23,4 @@ export async function retryDelivery(
   });
   if (!row) throw new Error(`webhook delivery ${delivery.id} has a status outside its union`);
   return ok(deliveryView(row));
-}
+};

@@ -94,39 +94,21 @@ function endpointRoutes(app: App, { service, kit, sealed }: RouteGroup): void {
       reply.code(201).send(unwrap(await service.create(ownerOf(request), request.body))),
   );
 
-  app.get(
-    '/v1/webhook-endpoints',
-    kit.route(
-      {
-        operationId: 'listWebhookEndpoints',
-        summary: 'List webhook endpoints',
-        description:
-          'Endpoints of this environment, newest first, `limit` (1 to 100, default 20) per page; pass ' +
-          '`nextCursor` back as `cursor`. Deleted endpoints are not listed. Needs scope `read`.',
-      },
-      {
-        querystring: ListQuerySchema,
-        response: { 200: WebhookEndpointListSchema, ...failures('list') },
-      },
-    ),
-    async (request) => unwrap(await service.list(ownerOf(request), request.query)),
-  );
+  kit.list(app, '/v1/webhook-endpoints', ListQuerySchema, WebhookEndpointListSchema, {
+    operationId: 'listWebhookEndpoints',
+    summary: 'List webhook endpoints',
+    description:
+      'Endpoints of this environment, newest first, `limit` (1 to 100, default 20) per page; pass ' +
+      '`nextCursor` back as `cursor`. Deleted endpoints are not listed. Needs scope `read`.',
+    read: async (request, query) => unwrap(await service.list(ownerOf(request), query)),
+  });
 
-  app.get(
-    '/v1/webhook-endpoints/:id',
-    kit.route(
-      {
-        operationId: 'getWebhookEndpoint',
-        summary: 'Retrieve a webhook endpoint',
-        description: `Needs scope \`read\`. ${OWNERSHIP}`,
-      },
-      {
-        params: IdParamsSchema,
-        response: { 200: WebhookEndpointSchema, ...failures('retrieve') },
-      },
-    ),
-    async (request) => unwrap(await service.get(ownerOf(request), request.params.id)),
-  );
+  kit.byId(app, '/v1/webhook-endpoints/:id', IdParamsSchema, WebhookEndpointSchema, {
+    operationId: 'getWebhookEndpoint',
+    summary: 'Retrieve a webhook endpoint',
+    description: `Needs scope \`read\`. ${OWNERSHIP}`,
+    read: async (request, id) => unwrap(await service.get(ownerOf(request), id)),
+  });
 
   app.post(
     '/v1/webhook-endpoints/:id',
@@ -151,25 +133,17 @@ function endpointRoutes(app: App, { service, kit, sealed }: RouteGroup): void {
     async (request) => unwrap(await service.update(ownerOf(request), request.params.id, request.body)),
   );
 
-  app.delete(
-    '/v1/webhook-endpoints/:id',
-    kit.route(
-      {
-        operationId: 'deleteWebhookEndpoint',
-        summary: 'Delete a webhook endpoint',
-        description:
-          'The endpoint receives nothing more, its waiting deliveries are dropped, and it is no longer ' +
-          'listed. Needs scope `write`. ' +
-          OWNERSHIP,
-      },
-      {
-        params: IdParamsSchema,
-        response: { 200: WebhookEndpointDeletedSchema, ...failures('retrieve') },
-      },
-      'write',
-    ),
-    async (request) => unwrap(await service.remove(ownerOf(request), request.params.id)),
-  );
+  kit.byId(app, '/v1/webhook-endpoints/:id', IdParamsSchema, WebhookEndpointDeletedSchema, {
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Delete a webhook endpoint',
+    description:
+      'The endpoint receives nothing more, its waiting deliveries are dropped, and it is no longer ' +
+      'listed. Needs scope `write`. ' +
+      OWNERSHIP,
+    method: 'DELETE',
+    auth: 'write',
+    read: async (request, id) => unwrap(await service.remove(ownerOf(request), id)),
+  });
 }
 
 /** Rotating and switching an endpoint's secret, and resuming its deliveries after a switch. */
@@ -235,48 +209,41 @@ function secretRoutes(app: App, { service, kit, sealed }: RouteGroup): void {
       unwrap(await service.switchSecret(ownerOf(request), request.params.id, request.body ?? {})),
   );
 
-  app.post(
-    '/v1/webhook-endpoints/:id/resume-deliveries',
-    kit.route(
-      {
-        operationId: 'resumeWebhookEndpointDeliveries',
-        summary: 'Resume the deliveries of a webhook endpoint paused for a switch of secrets',
-        description:
-          'The deliveries that waited since `switch-secret` are sent now, signed with the new secret. ' +
-          'Nothing happens to an endpoint that is not paused. No request body. Needs scope `write`. ' +
-          OWNERSHIP,
-      },
-      {
-        params: IdParamsSchema,
-        response: { 200: WebhookEndpointSchema, ...failures('retrieve') },
-      },
-      'write',
-    ),
-    async (request) => unwrap(await service.resumeDeliveries(ownerOf(request), request.params.id)),
-  );
+  kit.byId(app, '/v1/webhook-endpoints/:id/resume-deliveries', IdParamsSchema, WebhookEndpointSchema, {
+    operationId: 'resumeWebhookEndpointDeliveries',
+    summary: 'Resume the deliveries of a webhook endpoint paused for a switch of secrets',
+    description:
+      'The deliveries that waited since `switch-secret` are sent now, signed with the new secret. ' +
+      'Nothing happens to an endpoint that is not paused. No request body. Needs scope `write`. ' +
+      OWNERSHIP,
+    method: 'POST',
+    auth: 'write',
+    read: async (request, id) => unwrap(await service.resumeDeliveries(ownerOf(request), id)),
+  });
 }
 
 /** The delivery log of a charge and manual retries. */
 function deliveryRoutes(app: App, { service, kit }: RouteGroup, charges: ChargeService): void {
-  app.get(
+  // Listed under the charge it belongs to.
+  routeKit({ tags: ['Charges'] }).byId(
+    app,
     '/v1/charges/:id/webhook-deliveries',
-    routeKit({ tags: ['Charges'] }).route(
-      {
-        operationId: 'listChargeWebhookDeliveries',
-        summary: 'List the webhook attempts of a charge',
-        description:
-          'The last 20 attempts, newest first, to deliver events whose payload `id`, `paymentId`, ' +
-          '`payment.paymentId` or `data.id` equals the charge id (the charge’s own events and refund events), ' +
-          'to every endpoint. Any valid key of the environment. A charge of another organization or ' +
-          'environment, or an unknown id, is 404 `not_found`.',
+    IdParamsSchema,
+    WebhookAttemptListSchema,
+    {
+      operationId: 'listChargeWebhookDeliveries',
+      summary: 'List the webhook attempts of a charge',
+      description:
+        'The last 20 attempts, newest first, to deliver events whose payload `id`, `paymentId`, ' +
+        '`payment.paymentId` or `data.id` equals the charge id (the charge’s own events and refund events), ' +
+        'to every endpoint. Any valid key of the environment. A charge of another organization or ' +
+        'environment, or an unknown id, is 404 `not_found`.',
+      auth: 'key',
+      read: async (request, id) => {
+        const owner = ownerOf(request);
+        const charge = unwrapCharge(await charges.get(owner, id));
+        return { data: await service.attemptsForCharge(owner, charge.id) };
       },
-      { params: IdParamsSchema, response: { 200: WebhookAttemptListSchema, ...failures('retrieve') } },
-      'key',
-    ),
-    async (request) => {
-      const owner = ownerOf(request);
-      const charge = unwrapCharge(await charges.get(owner, request.params.id));
-      return { data: await service.attemptsForCharge(owner, charge.id) };
     },
   );
 

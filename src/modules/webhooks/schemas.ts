@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { NullableTimestamp, PageSchema, Timestamp } from '../../http/schemas.js';
+import { NullableTimestamp, PageSchema, StrictObject, Timestamp } from '../../http/schemas.js';
 import { EVENT_TYPES } from '../events/service.js';
 
 export const EventKindSchema = Type.Enum([...EVENT_TYPES, '*'], {
@@ -22,10 +22,11 @@ const EnabledEventsSchema = Type.Array(EventKindSchema, {
 });
 const DescriptionSchema = Type.String({ maxLength: 500, description: 'For your records.' });
 
-export const WebhookEndpointCreateSchema = Type.Object(
-  { url: UrlSchema, enabledEvents: EnabledEventsSchema, description: Type.Optional(DescriptionSchema) },
-  { additionalProperties: false },
-);
+export const WebhookEndpointCreateSchema = StrictObject({
+  url: UrlSchema,
+  enabledEvents: EnabledEventsSchema,
+  description: Type.Optional(DescriptionSchema),
+});
 export type WebhookEndpointCreate = Static<typeof WebhookEndpointCreateSchema>;
 
 export const WebhookEndpointUpdateSchema = Type.Object(
@@ -45,40 +46,33 @@ export const WebhookEndpointUpdateSchema = Type.Object(
 );
 export type WebhookEndpointUpdate = Static<typeof WebhookEndpointUpdateSchema>;
 
-export const RotateSecretSchema = Type.Object(
-  {
-    gracePeriodSeconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 604_800,
-        default: 86_400,
-        description:
-          'How long, at the most, the replaced secret keeps signing `Service-Signature` (the new one signs ' +
-          '`Service-Signature-Next` meanwhile): it stops when you switch (`switch-secret`) or when this ' +
-          'ends, whichever comes first; 0 ends it at once. Default 86400 (a day), at most 7 days.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
+/** A body of one optional number of whole seconds, from 0 to `maximum`; `fallback` when left out. */
+function SecondsBodySchema<K extends string>(
+  name: K,
+  limits: { maximum: number; fallback: number },
+  description: string,
+) {
+  const { maximum, fallback } = limits;
+  const seconds = Type.Optional(Type.Integer({ minimum: 0, maximum, default: fallback, description }));
+  return StrictObject({ [name]: seconds } as Record<K, typeof seconds>);
+}
+
+export const RotateSecretSchema = SecondsBodySchema(
+  'gracePeriodSeconds',
+  { maximum: 604_800, fallback: 86_400 },
+  'How long, at the most, the replaced secret keeps signing `Service-Signature` (the new one signs ' +
+    '`Service-Signature-Next` meanwhile): it stops when you switch (`switch-secret`) or when this ' +
+    'ends, whichever comes first; 0 ends it at once. Default 86400 (a day), at most 7 days.',
 );
 export type RotateSecret = Static<typeof RotateSecretSchema>;
 
-export const SwitchSecretSchema = Type.Object(
-  {
-    pauseSeconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 3600,
-        default: 900,
-        description:
-          "How long the endpoint's deliveries wait, queued (nothing is dropped or failed), after the switch: " +
-          'the time to deploy your receiver with the new secret; end it earlier with ' +
-          '`POST /v1/webhook-endpoints/{id}/resume-deliveries`. 0 does not pause. Default 900 (15 minutes), ' +
-          'at most an hour.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
+export const SwitchSecretSchema = SecondsBodySchema(
+  'pauseSeconds',
+  { maximum: 3600, fallback: 900 },
+  "How long the endpoint's deliveries wait, queued (nothing is dropped or failed), after the switch: " +
+    'the time to deploy your receiver with the new secret; end it earlier with ' +
+    '`POST /v1/webhook-endpoints/{id}/resume-deliveries`. 0 does not pause. Default 900 (15 minutes), ' +
+    'at most an hour.',
 );
 export type SwitchSecret = Static<typeof SwitchSecretSchema>;
 

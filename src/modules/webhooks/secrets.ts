@@ -1,23 +1,19 @@
 import { err, ok, type Result } from '../../shared/result.js';
 import type { WebhookError } from './errors.js';
-import { findEndpoint } from './repository.js';
+import { findEndpoint, updateLiveEndpoint } from './repository.js';
 import type { RotateSecret, SwitchSecret, WebhookEndpointView } from './schemas.js';
-import type { WebhookEndpointServiceDeps } from './endpoint-types.js';
+import type { ByIdUseCase } from './endpoint-types.js';
 import { generateWebhookSecret } from './signing.js';
 import { endpointView, notFound } from './views.js';
-import type { Owner } from '../../shared/owner.js';
 
 export const DEFAULT_GRACE_SECONDS = 86_400;
 /** How long a switch of secrets holds the endpoint's deliveries by default (ADR 0068). */
 export const DEFAULT_PAUSE_SECONDS = 900;
 
-export async function rotateSecret(
-  deps: WebhookEndpointServiceDeps,
-  owner: Owner,
-  id: string,
-  input: RotateSecret,
-): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>> {
-  const { db, clock, box } = deps;
+export const rotateSecret: ByIdUseCase<
+  WebhookEndpointView & { secret: string },
+  [input: RotateSecret]
+> = async ({ db, clock, box }, owner, id, input) => {
   const graceSeconds = input.gracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
   return db
     .transaction()
@@ -41,15 +37,14 @@ export async function rotateSecret(
         .executeTakeFirstOrThrow();
       return ok({ ...endpointView(updated, now), secret });
     });
-}
+};
 
-export async function switchSecret(
-  deps: WebhookEndpointServiceDeps,
-  owner: Owner,
-  id: string,
-  input: SwitchSecret,
-): Promise<Result<WebhookEndpointView, WebhookError>> {
-  const { db, clock } = deps;
+export const switchSecret: ByIdUseCase<WebhookEndpointView, [input: SwitchSecret]> = async (
+  { db, clock },
+  owner,
+  id,
+  input,
+) => {
   const pauseSeconds = input.pauseSeconds ?? DEFAULT_PAUSE_SECONDS;
   return db.transaction().execute(async (trx): Promise<Result<WebhookEndpointView, WebhookError>> => {
     const row = await findEndpoint(trx, owner, id, true);
@@ -76,23 +71,10 @@ export async function switchSecret(
       .executeTakeFirstOrThrow();
     return ok(endpointView(updated, now));
   });
-}
+};
 
-export async function resumeDeliveries(
-  deps: WebhookEndpointServiceDeps,
-  owner: Owner,
-  id: string,
-): Promise<Result<WebhookEndpointView, WebhookError>> {
-  const { db, clock } = deps;
+export const resumeDeliveries: ByIdUseCase<WebhookEndpointView> = async ({ db, clock }, owner, id) => {
   const now = clock.now();
-  const updated = await db
-    .updateTable('webhook_endpoints')
-    .set({ paused_until: null, updated_at: now })
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('environment', '=', owner.environment)
-    .where('deleted_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  const updated = await updateLiveEndpoint(db, owner, id, { paused_until: null, updated_at: now });
   return updated ? ok(endpointView(updated, now)) : notFound;
-}
+};

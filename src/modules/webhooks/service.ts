@@ -31,40 +31,32 @@ import type { Owner } from '../../shared/owner.js';
 export type { WebhookError } from './errors.js';
 export type { EndpointAttempt };
 
+/** What a use case of the service answers: its value, or the refusal. */
+type WebhookAnswer<T> = Promise<Result<T, WebhookError>>;
+
 export interface WebhookEndpointService {
-  create(
-    owner: Owner,
-    input: WebhookEndpointCreate,
-  ): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>>;
+  create(owner: Owner, input: WebhookEndpointCreate): WebhookAnswer<WebhookEndpointView & { secret: string }>;
   list(
     owner: Owner,
     page: { limit: number; cursor?: string },
-  ): Promise<Result<{ data: WebhookEndpointView[]; nextCursor: string | null }, WebhookError>>;
-  get(owner: Owner, id: string): Promise<Result<WebhookEndpointView, WebhookError>>;
-  update(
-    owner: Owner,
-    id: string,
-    input: WebhookEndpointUpdate,
-  ): Promise<Result<WebhookEndpointView, WebhookError>>;
-  remove(owner: Owner, id: string): Promise<Result<{ id: string; deleted: true }, WebhookError>>;
+  ): WebhookAnswer<{ data: WebhookEndpointView[]; nextCursor: string | null }>;
+  get(owner: Owner, id: string): WebhookAnswer<WebhookEndpointView>;
+  update(owner: Owner, id: string, input: WebhookEndpointUpdate): WebhookAnswer<WebhookEndpointView>;
+  remove(owner: Owner, id: string): WebhookAnswer<{ id: string; deleted: true }>;
   rotateSecret(
     owner: Owner,
     id: string,
     input: RotateSecret,
-  ): Promise<Result<WebhookEndpointView & { secret: string }, WebhookError>>;
+  ): WebhookAnswer<WebhookEndpointView & { secret: string }>;
   /**
    * Ends a rotation when the merchant chooses (ADR 0068): the new secret signs `Service-Signature` from
    * now on and the replaced one is dropped, while the endpoint's deliveries wait, queued, for
    * `pauseSeconds` (or until resumed): the time to deploy a receiver that holds one secret.
    * `no_rotation` when no replaced secret is signing.
    */
-  switchSecret(
-    owner: Owner,
-    id: string,
-    input: SwitchSecret,
-  ): Promise<Result<WebhookEndpointView, WebhookError>>;
+  switchSecret(owner: Owner, id: string, input: SwitchSecret): WebhookAnswer<WebhookEndpointView>;
   /** Ends a pause: the deliveries that waited are sent now. */
-  resumeDeliveries(owner: Owner, id: string): Promise<Result<WebhookEndpointView, WebhookError>>;
+  resumeDeliveries(owner: Owner, id: string): WebhookAnswer<WebhookEndpointView>;
   /** Spec section 4: the last 20 attempts of events about a charge, newest first. */
   attemptsForCharge(owner: Owner, chargeId: string): Promise<WebhookAttemptView[]>;
   /**
@@ -77,7 +69,7 @@ export interface WebhookEndpointService {
    * Makes a delivery (named by its id or one of its attempts') due now, with the same event; refused
    * (`event_type_not_selected`) while its endpoint does not select the event's kind.
    */
-  retry(owner: Owner, id: string): Promise<Result<WebhookDeliveryView, WebhookError>>;
+  retry(owner: Owner, id: string): WebhookAnswer<WebhookDeliveryView>;
   /** The last attempts of one endpoint, newest first (the dashboard's endpoint page). */
   endpointAttempts(owner: Owner, endpointId: string, limit: number): Promise<EndpointAttempt[]>;
   /** Whether a delivery belongs to this endpoint of the owner (before a retry from the dashboard). */

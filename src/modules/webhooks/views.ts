@@ -1,4 +1,10 @@
-import type { AttemptWithDelivery, DeliveryRow, EndpointRow } from './repository.js';
+import {
+  attemptIds,
+  attemptOutcome,
+  type AttemptWithDelivery,
+  type DeliveryRow,
+  type EndpointRow,
+} from './repository.js';
 import type { WebhookAttemptView, WebhookDeliveryView, WebhookEndpointView } from './schemas.js';
 import type { WebhookError } from './errors.js';
 import { err } from '../../shared/result.js';
@@ -38,19 +44,12 @@ export function deliveryView(row: DeliveryRow): WebhookDeliveryView {
 
 export function attemptView(row: AttemptWithDelivery, eventType: string): WebhookAttemptView {
   return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    eventId: row.event_id,
+    ...attemptIds(row),
     eventType,
     endpointId: row.endpoint_id,
     url: row.url,
     attemptedAt: row.attempted_at.toISOString(),
-    succeeded: row.succeeded,
-    statusCode: row.status_code,
-    latencyMs: row.latency_ms,
-    error: row.error,
-    responseExcerpt: row.response_excerpt,
-    deliveryStatus: row.delivery_status,
+    ...attemptOutcome(row),
     nextAttemptAt: row.delivery_status === 'pending' ? row.next_attempt_at.toISOString() : null,
   };
 }

@@ -4,6 +4,26 @@
 (function () {
   'use strict';
 
+  // Asks `url` again every 2 seconds (4 after a network failure) until `settled` says that the answer,
+  // as `read` gives it, is final; then `done`.
+  var pollUntil = function (url, accept, read, settled, done) {
+    var poll = function () {
+      fetch(url, { headers: { accept: accept }, cache: 'no-store', credentials: 'omit' })
+        .then(read)
+        .then(function (answer) {
+          if (settled(answer)) {
+            done();
+            return;
+          }
+          window.setTimeout(poll, 2000);
+        })
+        .catch(function () {
+          window.setTimeout(poll, 4000);
+        });
+    };
+    window.setTimeout(poll, 2000);
+  };
+
   // ---------------------------------------------------------------- 3-D Secure: continue to the bank
   var continueLink = document.querySelector('a[data-auto-continue]');
   if (continueLink && /^https?:\/\//.test(continueLink.href)) {
@@ -19,15 +39,15 @@
     var button = form.querySelector('button[type="submit"]');
     var submitted = false;
 
+    // The Luhn check of a string of digits (the server checks again, with luhnValid of
+    // src/shared/card-numbers.ts): from the right, every second digit counts doubled, as the sum of the
+    // double's digits (DOUBLED[d]).
+    var DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
     var luhn = function (digits) {
       var sum = 0;
-      for (var i = 0; i < digits.length; i++) {
-        var digit = digits.charCodeAt(digits.length - 1 - i) - 48;
-        if (i % 2 === 1) {
-          digit *= 2;
-          if (digit > 9) digit -= 9;
-        }
-        sum += digit;
+      for (var i = digits.length - 1, doubled = false; i >= 0; i--, doubled = !doubled) {
+        var digit = digits.charCodeAt(i) - 48;
+        sum += doubled ? DOUBLED[digit] : digit;
       }
       return sum % 10 === 0;
     };
@@ -125,25 +145,20 @@
   // ---------------------------------------------------------------- bank transfer: status without reload
   var status = document.getElementById('transfer-status');
   if (status) {
-    var statusUrl = status.getAttribute('data-status-url');
     var pageUrl = status.getAttribute('data-page-url');
-    var poll = function () {
-      fetch(statusUrl, { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'omit' })
-        .then(function (response) {
-          return response.ok ? response.json() : null;
-        })
-        .then(function (body) {
-          if (body && body.status !== 'pending') {
-            window.location.assign(pageUrl);
-            return;
-          }
-          window.setTimeout(poll, 2000);
-        })
-        .catch(function () {
-          window.setTimeout(poll, 4000);
-        });
-    };
-    window.setTimeout(poll, 2000);
+    pollUntil(
+      status.getAttribute('data-status-url'),
+      'application/json',
+      function (response) {
+        return response.ok ? response.json() : null;
+      },
+      function (body) {
+        return body && body.status !== 'pending';
+      },
+      function () {
+        window.location.assign(pageUrl);
+      },
+    );
   }
 
   // ---------------------------------------------------------------- a card attempt in progress
@@ -152,23 +167,19 @@
   var inProgress = document.getElementById('in-progress');
   if (inProgress) {
     var inProgressUrl = inProgress.getAttribute('data-page-url');
-    var recheck = function () {
-      fetch(inProgressUrl, { headers: { accept: 'text/html' }, cache: 'no-store', credentials: 'omit' })
-        .then(function (response) {
-          return response.text();
-        })
-        .then(function (text) {
-          if (text.indexOf('id="in-progress"') === -1) {
-            window.location.replace(inProgressUrl);
-            return;
-          }
-          window.setTimeout(recheck, 2000);
-        })
-        .catch(function () {
-          window.setTimeout(recheck, 4000);
-        });
-    };
-    window.setTimeout(recheck, 2000);
+    pollUntil(
+      inProgressUrl,
+      'text/html',
+      function (response) {
+        return response.text();
+      },
+      function (text) {
+        return text.indexOf('id="in-progress"') === -1;
+      },
+      function () {
+        window.location.replace(inProgressUrl);
+      },
+    );
   }
 
   // ---------------------------------------------------------------- the sandbox's simulated transfer

@@ -1,7 +1,8 @@
 import { sql, type Updateable } from 'kysely';
 import type { Kdb, Trx } from '../../../db/database.js';
 import { definedColumns, precompiled } from '../../../db/precompiled.js';
-import { ownedBy } from '../../../db/scopes.js';
+import { findOne } from '../../../db/rows.js';
+import { ownedBy, ownerColumns } from '../../../db/scopes.js';
 import type { Companion } from '../../../shared/idempotent-write.js';
 import type { ChargesTable } from '../../../db/schema.js';
 import { assertAllowed } from '../../../shared/state-machine.js';
@@ -12,11 +13,7 @@ import type { Owner } from '../../../shared/owner.js';
 /** The statements of two-phase charge creation (ADRs 0007, 0046) and of its recovery. */
 
 /** The `creating` or `created` charge of the owner holding an idempotency key (at most one), of any age. */
-export async function findByIdempotencyKey(
-  db: Kdb,
-  owner: Owner,
-  key: string,
-): Promise<ChargeRow | undefined> {
+export function findByIdempotencyKey(db: Kdb, owner: Owner, key: string): Promise<ChargeRow | undefined> {
   return db
     .selectFrom('charges')
     .selectAll()
@@ -32,14 +29,8 @@ export async function findReferenceHolder(
   owner: Owner,
   merchantReference: string,
 ): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('charges')
-    .select('id')
-    .$call(ownedBy(owner))
-    .where('merchant_reference', '=', merchantReference)
-    .where('creation_state', '=', 'created')
-    .executeTakeFirst();
-  return row?.id;
+  const match = { merchant_reference: merchantReference, creation_state: 'created' } as const;
+  return (await findOne(db, 'charges', { ...ownerColumns(owner), ...match }))?.id;
 }
 
 /** Creations whose requests are over (created before `createdBefore`) and whose lease has lapsed. */

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Kdb, Trx } from '../../../db/database.js';
-import type { Environment } from '../../../db/schema.js';
+import type { DB, Environment } from '../../../db/schema.js';
 import { ownedBy } from '../../../db/scopes.js';
 import type { EntryCharge } from './entries.js';
 import type { Owner } from '../../../shared/owner.js';
@@ -46,6 +46,18 @@ const creditOfRow = (row: {
   ...chargeOfEntry(row),
 });
 
+/**
+ * The charge and refund entries (`e`) created in (after, upTo]: what a settlement batch of that window
+ * releases, and so the owners its run visits.
+ */
+const creditsIn =
+  (after: Date, upTo: Date) => (eb: ExpressionBuilder<DB & { e: DB['journal_entries'] }, 'e'>) =>
+    eb.and([
+      eb('e.kind', 'in', ['charge_succeeded', 'refund']),
+      eb('e.created_at', '>', after),
+      eb('e.created_at', '<=', upTo),
+    ]);
+
 /** The owner's charge and refund entries created in (after, upTo], oldest first. */
 export async function findPendingCredits(
   trx: Trx,
@@ -71,9 +83,7 @@ export async function findPendingCredits(
       ),
     )
     .$call(ownedBy(owner, 'e'))
-    .where('e.kind', 'in', ['charge_succeeded', 'refund'])
-    .where('e.created_at', '>', after)
-    .where('e.created_at', '<=', upTo)
+    .where(creditsIn(after, upTo))
     .groupBy(['e.id', 'e.kind', 'e.source_id', 'e.created_at', 'e.charge_id', 'e.merchant_reference'])
     .orderBy('e.created_at')
     .orderBy('e.id')
@@ -84,14 +94,12 @@ export async function findPendingCredits(
 /** The owners with charge or refund entries created in (after, upTo]: whom a settlement batch run visits. */
 export async function findOwnersWithCredits(db: Kdb, after: Date, upTo: Date): Promise<Owner[]> {
   const rows = await db
-    .selectFrom('journal_entries')
-    .select(['organization_id', 'environment'])
+    .selectFrom('journal_entries as e')
+    .select(['e.organization_id', 'e.environment'])
     .distinct()
-    .where('kind', 'in', ['charge_succeeded', 'refund'])
-    .where('created_at', '>', after)
-    .where('created_at', '<=', upTo)
-    .orderBy('organization_id')
-    .orderBy('environment')
+    .where(creditsIn(after, upTo))
+    .orderBy('e.organization_id')
+    .orderBy('e.environment')
     .execute();
   return rows.map((row) => ({ organizationId: row.organization_id, environment: row.environment }));
 }
