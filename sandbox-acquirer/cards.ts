@@ -1,3 +1,5 @@
+import type { DisputeKind, DisputeReason } from './dispute-reasons.js';
+
 /** Card brands the sandbox recognises from the first digits of a number. */
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'troy' | 'unknown';
 
@@ -19,12 +21,21 @@ export type CardOutcome =
   | { readonly kind: 'challenge'; readonly alwaysFails: boolean }
   | { readonly kind: 'declined'; readonly code: DeclineCode };
 
+/** What the issuer raises on a succeeded payment of a test card, after the acquirer's dispute delay. */
+export interface CardDispute {
+  readonly kind: DisputeKind;
+  readonly reason: DisputeReason;
+}
+
 /** One row of the test card table of docs/sandbox-acquirer.md. */
 export interface TestCard {
   readonly number: string;
   readonly brand: CardBrand;
   readonly outcome: CardOutcome;
+  readonly raises?: CardDispute;
 }
+
+const SUCCEEDS = { kind: 'succeeded' } as const;
 
 /**
  * The test card table of docs/sandbox-acquirer.md, by name, so that tests of the gateway can write
@@ -75,6 +86,48 @@ export const TEST_CARDS = Object.freeze({
     brand: 'visa',
     outcome: { kind: 'declined', code: 'processing_error' },
   },
+  disputeFraudulent: {
+    number: '4000000000000259',
+    brand: 'visa',
+    outcome: SUCCEEDS,
+    raises: { kind: 'dispute', reason: 'fraudulent' },
+  },
+  disputeProductNotReceived: {
+    number: '4000000000002685',
+    brand: 'visa',
+    outcome: SUCCEEDS,
+    raises: { kind: 'dispute', reason: 'product_not_received' },
+  },
+  disputeInquiry: {
+    number: '4000000000001976',
+    brand: 'visa',
+    outcome: SUCCEEDS,
+    raises: { kind: 'inquiry', reason: 'fraudulent' },
+  },
+  earlyFraudWarning: {
+    number: '4000000000005423',
+    brand: 'visa',
+    outcome: SUCCEEDS,
+    raises: { kind: 'early_fraud_warning', reason: 'fraudulent' },
+  },
+  preDisputeAlert: {
+    number: '4000000000007114',
+    brand: 'visa',
+    outcome: SUCCEEDS,
+    raises: { kind: 'pre_dispute_alert', reason: 'fraudulent' },
+  },
+  disputeMastercard: {
+    number: '5200000000000254',
+    brand: 'mastercard',
+    outcome: SUCCEEDS,
+    raises: { kind: 'dispute', reason: 'fraudulent' },
+  },
+  disputeTroy: {
+    number: '9792030000000257',
+    brand: 'troy',
+    outcome: SUCCEEDS,
+    raises: { kind: 'dispute', reason: 'fraudulent' },
+  },
 } as const satisfies Record<string, TestCard>);
 
 export type TestCardName = keyof typeof TEST_CARDS;
@@ -107,8 +160,16 @@ export function cardBrand(number: string): CardBrand {
   return 'unknown';
 }
 
+function testCard(number: string): TestCard | undefined {
+  return Object.values(TEST_CARDS).find((card: TestCard) => card.number === number);
+}
+
 /** The outcome of an attempt with this (Luhn-valid) number: the test card's, or success. */
 export function cardOutcome(number: string): CardOutcome {
-  const card: TestCard | undefined = Object.values(TEST_CARDS).find((c) => c.number === number);
-  return card ? card.outcome : { kind: 'succeeded' };
+  return testCard(number)?.outcome ?? SUCCEEDS;
+}
+
+/** What the issuer raises after a payment with this number succeeded, if it is a dispute test card. */
+export function cardDispute(number: string): CardDispute | null {
+  return testCard(number)?.raises ?? null;
 }

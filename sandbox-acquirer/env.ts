@@ -20,7 +20,35 @@ export function readSandboxAcquirerEnv(env: NodeJS.ProcessEnv): SandboxAcquirerE
   if (notificationUrl !== undefined) options.defaultNotificationUrl = httpUrl(notificationUrl);
   const journalFile = optional(env, 'SANDBOX_ACQUIRER_JOURNAL');
   if (journalFile !== undefined) options.journalFile = journalFile;
-  return { options, logLevel: optional(env, 'LOG_LEVEL') ?? 'info' };
+  return {
+    options: { ...options, ...readDisputeTimingEnv(env) },
+    logLevel: optional(env, 'LOG_LEVEL') ?? 'info',
+  };
+}
+
+/**
+ * SANDBOX_ACQUIRER_DISPUTE_DELAY_MS and SANDBOX_ACQUIRER_DISPUTE_DECISION_MS, as the options of
+ * startSandboxAcquirer (absent when unset), for whoever starts the acquirer from code with the
+ * environment's settings.
+ */
+export function readDisputeTimingEnv(
+  env: NodeJS.ProcessEnv,
+): Pick<SandboxAcquirerOptions, 'disputeDelayMs' | 'disputeDecisionMs'> {
+  const timings: Pick<SandboxAcquirerOptions, 'disputeDelayMs' | 'disputeDecisionMs'> = {};
+  const delay = milliseconds(env, 'SANDBOX_ACQUIRER_DISPUTE_DELAY_MS');
+  if (delay !== undefined) timings.disputeDelayMs = delay;
+  const decision = milliseconds(env, 'SANDBOX_ACQUIRER_DISPUTE_DECISION_MS');
+  if (decision !== undefined) timings.disputeDecisionMs = decision;
+  return timings;
+}
+
+function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = optional(env, name);
+  if (value === undefined) return undefined;
+  if (!/^[0-9]{1,8}$/.test(value) || Number(value) > 86_400_000) {
+    throw new Error(`${name} must be a whole number of milliseconds from 0 to 86400000.`);
+  }
+  return Number(value);
 }
 
 function required(env: NodeJS.ProcessEnv, name: string): string {

@@ -33,6 +33,11 @@ export function paymentNotFound(): AcquirerError {
   return new AcquirerError(404, 'payment_not_found', 'No payment has this id.');
 }
 
+/** 404 `dispute_not_found`. */
+export function disputeNotFound(): AcquirerError {
+  return new AcquirerError(404, 'dispute_not_found', 'No dispute has this id.');
+}
+
 /** 404 `not_found`: no such route, fault rule or challenge. */
 export function notFound(message: string): AcquirerError {
   return new AcquirerError(404, 'not_found', message);

@@ -14,6 +14,10 @@ export const API_OPERATIONS = [
   'cancel',
   'refund',
   'settlement_report',
+  'get_dispute',
+  'list_disputes',
+  'submit_evidence',
+  'accept_dispute',
 ] as const;
 
 export type ApiOperation = (typeof API_OPERATIONS)[number];

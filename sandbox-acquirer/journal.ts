@@ -1,7 +1,15 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
-import type { Challenge, IdempotencyRecord, NotificationRecord, Refund, StoredPayment } from './model.js';
+import type {
+  Challenge,
+  IdempotencyRecord,
+  NotificationRecord,
+  PlannedDispute,
+  Refund,
+  StoredDispute,
+  StoredPayment,
+} from './model.js';
 
 /** One line of the journal: the full new state of one record. The last line of a record wins. */
 export type JournalEntry =
@@ -9,7 +17,9 @@ export type JournalEntry =
   | { kind: 'refund'; data: Refund }
   | { kind: 'challenge'; data: Challenge }
   | { kind: 'idempotency'; data: IdempotencyRecord }
-  | { kind: 'notification'; data: NotificationRecord };
+  | { kind: 'notification'; data: NotificationRecord }
+  | { kind: 'dispute'; data: StoredDispute }
+  | { kind: 'planned_dispute'; data: PlannedDispute };
 
 /** Where mutations go: an append-only JSON Lines file, or nowhere. */
 export interface Journal {
@@ -17,7 +27,15 @@ export interface Journal {
   close(): void;
 }
 
-const KINDS = new Set(['payment', 'refund', 'challenge', 'idempotency', 'notification']);
+const KINDS = new Set([
+  'payment',
+  'refund',
+  'challenge',
+  'idempotency',
+  'notification',
+  'dispute',
+  'planned_dispute',
+]);
 
 /** A journal that keeps nothing: the acquirer is memory only. */
 export function memoryJournal(): Journal {

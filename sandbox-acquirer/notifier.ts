@@ -3,6 +3,7 @@ import type { Clock } from '../src/shared/clock.js';
 import type { FaultTable, FaultTarget } from './faults.js';
 import { randomId } from './ids.js';
 import type {
+  Dispute,
   NotificationAttempt,
   NotificationRecord,
   NotificationStatus,
@@ -47,6 +48,7 @@ export interface NotificationView {
   type: NotificationType;
   paymentId: string;
   refundId: string | null;
+  disputeId: string | null;
   url: string | null;
   status: NotificationStatus;
   acknowledged: boolean;
@@ -62,6 +64,7 @@ export function notificationView(record: NotificationRecord): NotificationView {
     type: record.type,
     paymentId: record.paymentId,
     refundId: record.refundId,
+    disputeId: record.disputeId ?? null,
     url: record.url,
     status: record.status,
     acknowledged: record.status === 'acknowledged',
@@ -85,16 +88,25 @@ export class Notifier {
 
   constructor(private readonly deps: NotifierDeps) {}
 
-  /** Records a notification about `payment` (and `refund`) and queues it for delivery. */
-  notify(type: NotificationType, payment: Payment, refund: Refund | null): NotificationRecord {
+  /**
+   * Records a notification about `payment` (and `refund`, or `dispute`) and queues it for delivery. Only a
+   * dispute's notifications have a `dispute` member: the others keep the body they always had.
+   */
+  notify(
+    type: NotificationType,
+    payment: Payment,
+    refund: Refund | null,
+    dispute: Dispute | null = null,
+  ): NotificationRecord {
     const now = this.deps.clock.now();
     const id = randomId('ntf');
-    const body = { id, type, createdAt: now.toISOString(), payment, refund };
+    const body = { id, type, createdAt: now.toISOString(), payment, refund, ...(dispute ? { dispute } : {}) };
     const record: NotificationRecord = {
       id,
       type,
       paymentId: payment.id,
       refundId: refund?.id ?? null,
+      disputeId: dispute?.id ?? null,
       url: payment.notificationUrl ?? this.deps.defaultUrl,
       rawBody: JSON.stringify(body),
       status: 'pending',

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
 import { newPaymentReferenceCode, sandboxIban, SANDBOX_ACCOUNT_HOLDER } from './bank.js';
-import { cardOutcome, DECLINE_MESSAGES } from './cards.js';
+import { cardDispute, cardOutcome, DECLINE_MESSAGES, type CardDispute } from './cards.js';
 import { AcquirerError, invalidState, notFound, paymentNotFound } from './errors.js';
 import { randomId } from './ids.js';
 import type {
@@ -28,6 +28,18 @@ export interface PaymentServiceDeps {
   /** The URL of a challenge page, from where the acquirer is reachable now. */
   challengeUrl: (challengeId: string) => string;
   notify: (type: NotificationType, payment: Payment, refund: Refund | null) => void;
+  /** What disputes learn of payments; absent, payments have no disputes. */
+  disputes?: PaymentDisputeHooks;
+}
+
+/** How payments and disputes meet (implemented by DisputeService). */
+export interface PaymentDisputeHooks {
+  /** A dispute test card's payment succeeded: its dispute is raised after the delay. */
+  cardSucceeded(payment: StoredPayment, dispute: CardDispute): void;
+  /** Before a refund: the amount of the payment that its disputes hold (withdrawn, not reinstated). */
+  heldAmount(paymentId: string): number;
+  /** After a refund: it may resolve a pre-dispute alert. */
+  refunded(payment: StoredPayment): void;
 }
 
 /** An answer that may replay an earlier one: 201 when created now, 200 when replayed. */
@@ -142,11 +154,12 @@ export class PaymentService {
     }
     const outcome = cardOutcome(attempt.number);
     switch (outcome.kind) {
-      case 'succeeded':
-        return {
-          payment: this.succeed(payment, attempt.card),
-          attempt: { outcome: 'succeeded', failure: null },
-        };
+      case 'succeeded': {
+        const after = this.succeed(payment, attempt.card);
+        const dispute = cardDispute(attempt.number);
+        if (dispute) this.deps.disputes?.cardSucceeded(after, dispute);
+        return { payment: after, attempt: { outcome: 'succeeded', failure: null } };
+      }
       case 'challenge':
         return {
           payment: this.openChallenge(payment, attempt, outcome.alwaysFails),
@@ -261,6 +274,15 @@ export class PaymentService {
         payment.status,
       );
     }
+    const held = this.deps.disputes?.heldAmount(id) ?? 0;
+    if (held > 0 && Number(amount) > remaining - held) {
+      throw new AcquirerError(
+        409,
+        'payment_disputed',
+        `Disputes hold ${held} minor units of the payment: at most ${Math.max(0, remaining - held)} can be refunded.`,
+        payment.status,
+      );
+    }
     const now = this.deps.clock.now().toISOString();
     const refund: Refund = { id: randomId('rf'), paymentId: id, amount, status: 'succeeded', createdAt: now };
     const refundedAmount = String(Number(payment.refundedAmount) + Number(amount));
@@ -282,6 +304,7 @@ export class PaymentService {
     });
     this.deps.logger.info({ paymentId: id, refundId: refund.id, status: after.status }, 'payment refunded');
     this.deps.notify('refund.succeeded', this.view(after), refund);
+    this.deps.disputes?.refunded(after);
     return { created: true, value: refund };
   }
 

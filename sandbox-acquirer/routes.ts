@@ -4,7 +4,7 @@ import type { Clock } from '../src/shared/clock.js';
 import { challengePageCsp, renderChallengePage, returnLocation } from './challenge-page.js';
 import { dispatch, NO_TARGET, type CallTarget, type DispatchDeps, type OperationResult } from './dispatch.js';
 import { errorBody } from './errors.js';
-import type { SettlementReport } from './model.js';
+import type { DisputeFundsLine, DisputeMovement, SettlementReport } from './model.js';
 import type { PaymentService } from './payments.js';
 import type { AcquirerStore } from './store.js';
 import {
@@ -170,7 +170,8 @@ function paymentOperation(
   });
 }
 
-function paymentTarget(deps: RouteDeps, id: string): CallTarget {
+/** The payment a call is about, as known before the work. */
+export function paymentTarget(deps: Pick<RouteDeps, 'store'>, id: string): CallTarget {
   const payment = deps.store.payment(id);
   return {
     paymentId: id,
@@ -204,8 +205,9 @@ function singleHeader(value: string | string[] | undefined): string | null {
 const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'partially_refunded', 'refunded']);
 
 /**
- * The payments that succeeded on `date` (UTC) and the refunds made on it, oldest first. A payment from a
- * journal written before `succeededAt` existed is dated by its last change.
+ * The payments that succeeded on `date` (UTC) and the refunds made on it, oldest first, and the dispute
+ * funds movements of the day (only on a day that has some, so that a report without disputes is what it
+ * always was). A payment from a journal written before `succeededAt` existed is dated by its last change.
  */
 export function settlementReport(store: AcquirerStore, date: string): SettlementReport {
   const onDate = (iso: string) => iso.slice(0, 10) === date;
@@ -231,14 +233,51 @@ export function settlementReport(store: AcquirerStore, date: string): Settlement
       createdAt: refund.createdAt,
     }))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  const sum = (amounts: string[]) => amounts.reduce((total, amount) => total + BigInt(amount), 0n);
-  const paid = sum(payments.map((payment) => payment.amount));
-  const refunded = sum(refunds.map((refund) => refund.amount));
+  const sum = (lines: { amount: string }[]) => lines.reduce((total, line) => total + BigInt(line.amount), 0n);
+  const paid = sum(payments);
+  const refunded = sum(refunds);
+  const debits = disputeFundsLines(store, 'funds_withdrawn', onDate);
+  const reversals = disputeFundsLines(store, 'funds_reinstated', onDate);
+  const head = { date, currency: 'TRY' as const, payments, refunds };
+  if (debits.length === 0 && reversals.length === 0) {
+    const net = (paid - refunded).toString();
+    return { ...head, totals: { payments: paid.toString(), refunds: refunded.toString(), net } };
+  }
+  const debited = sum(debits);
+  const reinstated = sum(reversals);
   return {
-    date,
-    currency: 'TRY',
-    payments,
-    refunds,
-    totals: { payments: paid.toString(), refunds: refunded.toString(), net: (paid - refunded).toString() },
+    ...head,
+    disputeDebits: debits,
+    disputeReversals: reversals,
+    totals: {
+      payments: paid.toString(),
+      refunds: refunded.toString(),
+      disputeDebits: debited.toString(),
+      disputeReversals: reinstated.toString(),
+      net: (paid - refunded - debited + reinstated).toString(),
+    },
   };
+}
+
+/** The dispute funds movements of one type made on the report's date, oldest first. */
+function disputeFundsLines(
+  store: AcquirerStore,
+  type: DisputeMovement['type'],
+  onDate: (iso: string) => boolean,
+): DisputeFundsLine[] {
+  return store
+    .allDisputes()
+    .flatMap((dispute) =>
+      dispute.movements
+        .filter((movement) => movement.type === type && onDate(movement.createdAt))
+        .map((movement) => ({
+          id: movement.id,
+          disputeId: dispute.id,
+          paymentId: dispute.paymentId,
+          reference: dispute.reference,
+          amount: movement.amount,
+          createdAt: movement.createdAt,
+        })),
+    )
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }

@@ -9,12 +9,18 @@ import pino, { type Logger } from 'pino';
 import { systemClock, type Clock } from '../src/shared/clock.js';
 import { safeEqual, sha256Hex } from '../src/shared/crypto.js';
 import { registerControlRoutes } from './control-routes.js';
+import {
+  registerDisputeControlRoutes,
+  registerDisputeRoutes,
+  type DisputeRouteDeps,
+} from './dispute-routes.js';
+import { DEFAULT_DISPUTE_TIMINGS, DisputeService, type DisputeTimings } from './disputes.js';
 import { AcquirerError, authenticationFailed, errorBody, invalidRequest, notFound } from './errors.js';
 import { CallLog, FaultTable } from './faults.js';
 import { memoryJournal, openFileJournal, type Journal, type JournalEntry } from './journal.js';
 import { DEFAULT_RETRY_SCHEDULE, Notifier, type RetrySchedule } from './notifier.js';
 import { PaymentService } from './payments.js';
-import { registerChallengePageRoutes, registerPaymentRoutes, type RouteDeps } from './routes.js';
+import { registerChallengePageRoutes, registerPaymentRoutes } from './routes.js';
 import { AcquirerStore } from './store.js';
 import { UnparsableJson } from './validation.js';
 
@@ -40,6 +46,12 @@ export interface SandboxAcquirerOptions {
   notificationRetry?: RetrySchedule;
   /** Base URL of challenge pages (`challenge.url`); default the bound address. */
   publicUrl?: string;
+  /** Real time between a dispute test card's payment and what it raises; default 3000. */
+  disputeDelayMs?: number;
+  /** Real time between evidence and the issuer's decision; default 5000. */
+  disputeDecisionMs?: number;
+  /** How often dispute deadlines are checked against `clock`; default 1000. */
+  disputeDeadlineCheckMs?: number;
 }
 
 /** A running sandbox acquirer. */
@@ -59,6 +71,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 export async function startSandboxAcquirer(options: SandboxAcquirerOptions): Promise<SandboxAcquirer> {
   requireSecret(options.apiKey, 'apiKey');
   requireSecret(options.notificationSecret, 'notificationSecret');
+  const timings = disputeTimings(options);
   const logger = options.logger ?? pino({ level: 'silent' });
   const clock = options.clock ?? systemClock;
   const lifetime = new AbortController();
@@ -79,19 +92,42 @@ export async function startSandboxAcquirer(options: SandboxAcquirerOptions): Pro
     defaultUrl: options.defaultNotificationUrl ?? null,
     lifetime: lifetime.signal,
   });
-  const payments = new PaymentService({
+  const payments: PaymentService = new PaymentService({
     store,
     clock,
     logger,
     challengeUrl: (challengeId) => `${baseUrl}/3ds/${challengeId}`,
     notify: (type, payment, refund) => void notifier.notify(type, payment, refund),
+    disputes: {
+      cardSucceeded: (payment, dispute) => disputes.planCardDispute(payment, dispute),
+      heldAmount: (paymentId) => disputes.heldAmount(paymentId),
+      refunded: (payment) => disputes.refunded(payment),
+    },
+  });
+  const disputes: DisputeService = new DisputeService({
+    store,
+    clock,
+    logger,
+    timings,
+    viewPayment: (payment) => payments.view(payment),
+    notify: (type, payment, dispute) => void notifier.notify(type, payment, null, dispute),
   });
   const held = new Set<Socket>();
-  const deps: RouteDeps = { store, payments, clock, faults, calls, lifetime: lifetime.signal, held };
+  const deps: DisputeRouteDeps = {
+    store,
+    payments,
+    disputes,
+    clock,
+    faults,
+    calls,
+    lifetime: lifetime.signal,
+    held,
+  };
   const app = buildApp({ logger, apiKey: options.apiKey, deps, notifier });
 
   const shutdown = async () => {
     lifetime.abort();
+    disputes.close();
     notifier.close();
     for (const socket of held) socket.destroy();
     await app.close();
@@ -107,12 +143,30 @@ export async function startSandboxAcquirer(options: SandboxAcquirerOptions): Pro
   const url = boundUrl(app.server.address() as AddressInfo);
   baseUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
   notifier.resume();
+  disputes.start();
   logger.info({ url }, 'sandbox acquirer listening');
 
   let closing: Promise<void> | null = null;
   return {
     url,
     close: () => (closing ??= shutdown()),
+  };
+}
+
+function disputeTimings(options: SandboxAcquirerOptions): DisputeTimings {
+  const pick = (name: keyof SandboxAcquirerOptions, fallback: number, min: number) => {
+    const value = options[name] ?? fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > 86_400_000) {
+      throw new Error(
+        `startSandboxAcquirer: ${name} must be a whole number of milliseconds, ${min} to 86400000.`,
+      );
+    }
+    return value;
+  };
+  return {
+    raiseDelayMs: pick('disputeDelayMs', DEFAULT_DISPUTE_TIMINGS.raiseDelayMs, 0),
+    decisionDelayMs: pick('disputeDecisionMs', DEFAULT_DISPUTE_TIMINGS.decisionDelayMs, 0),
+    deadlineCheckMs: pick('disputeDeadlineCheckMs', DEFAULT_DISPUTE_TIMINGS.deadlineCheckMs, 1),
   };
 }
 
@@ -137,7 +191,7 @@ function boundUrl(address: AddressInfo): string {
 interface AppOptions {
   logger: Logger;
   apiKey: string;
-  deps: RouteDeps;
+  deps: DisputeRouteDeps;
   notifier: Notifier;
 }
 
@@ -170,7 +224,9 @@ function buildApp(options: AppOptions): FastifyInstance {
   void app.register(async (scope) => {
     scope.addHook('onRequest', async (request) => authenticate(request.headers.authorization, apiKeyDigest));
     registerPaymentRoutes(scope, options.deps);
+    registerDisputeRoutes(scope, options.deps);
     registerControlRoutes(scope, { ...options.deps, notifier: options.notifier });
+    registerDisputeControlRoutes(scope, options.deps);
   });
   registerChallengePageRoutes(app, options.deps);
   return app;

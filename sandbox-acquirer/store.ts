@@ -4,7 +4,9 @@ import type {
   IdempotencyRecord,
   IdempotencyScope,
   NotificationRecord,
+  PlannedDispute,
   Refund,
+  StoredDispute,
   StoredPayment,
 } from './model.js';
 
@@ -19,6 +21,8 @@ export class AcquirerStore {
   private readonly challenges = new Map<string, Challenge>();
   private readonly idempotency = new Map<string, IdempotencyRecord>();
   private readonly notifications = new Map<string, NotificationRecord>();
+  private readonly disputes = new Map<string, StoredDispute>();
+  private readonly plannedDisputes = new Map<string, PlannedDispute>();
 
   constructor(private readonly journal: Journal) {}
 
@@ -51,6 +55,24 @@ export class AcquirerStore {
 
   notification(id: string): NotificationRecord | undefined {
     return this.notifications.get(id);
+  }
+
+  dispute(id: string): StoredDispute | undefined {
+    return this.disputes.get(id);
+  }
+
+  /** Every dispute resource (of every kind), in the order they were raised. */
+  allDisputes(): StoredDispute[] {
+    return [...this.disputes.values()];
+  }
+
+  plannedDispute(paymentId: string): PlannedDispute | undefined {
+    return this.plannedDisputes.get(paymentId);
+  }
+
+  /** The test-card disputes still waiting for their delay, and those already raised. */
+  allPlannedDisputes(): PlannedDispute[] {
+    return [...this.plannedDisputes.values()];
   }
 
   /** Every payment, in the order they were made. */
@@ -88,6 +110,14 @@ export class AcquirerStore {
     this.write({ kind: 'notification', data });
   }
 
+  saveDispute(data: StoredDispute): void {
+    this.write({ kind: 'dispute', data });
+  }
+
+  savePlannedDispute(data: PlannedDispute): void {
+    this.write({ kind: 'planned_dispute', data });
+  }
+
   private write(entry: JournalEntry): void {
     this.apply(entry);
     this.journal.append(entry);
@@ -110,6 +140,12 @@ export class AcquirerStore {
         break;
       case 'notification':
         this.notifications.set(entry.data.id, entry.data);
+        break;
+      case 'dispute':
+        this.disputes.set(entry.data.id, entry.data);
+        break;
+      case 'planned_dispute':
+        this.plannedDisputes.set(entry.data.paymentId, entry.data);
         break;
     }
   }

@@ -151,8 +151,52 @@ export interface ReceivedRequest {
   url: string;
   headers: IncomingHttpHeaders;
   rawBody: string;
-  body: { id: string; type: string; payment: PaymentBody; refund: { id: string } | null };
+  body: {
+    id: string;
+    type: string;
+    payment: PaymentBody;
+    refund: { id: string } | null;
+    dispute?: DisputeBody;
+  };
   at: number;
+}
+
+/** A dispute resource as the tests read it. */
+export interface DisputeBody {
+  id: string;
+  kind: string;
+  paymentId: string;
+  reference: string;
+  amount: string;
+  currency: string;
+  reason: string;
+  reasonCode: string;
+  network: string;
+  status: string;
+  stage: string | null;
+  evidenceDueBy: string | null;
+  refundBy: string | null;
+  fundsWithdrawn: boolean;
+  amountWithdrawn: string;
+  amountReinstated: string;
+  movements: { id: string; type: string; amount: string; createdAt: string }[];
+  evidence: { stage: string; text: string; submittedAt: string }[];
+  alertId: string | null;
+  escalatedAt: string | null;
+  closedBy: string | null;
+  closedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Raises a dispute resource through the control endpoint; throws unless it answers 201. */
+export async function raiseDispute(
+  api: AcquirerClient,
+  fields: Record<string, unknown>,
+): Promise<DisputeBody> {
+  const response = await api.request<DisputeBody>('POST', '/_control/disputes', { body: fields });
+  if (response.status !== 201) throw new Error(`raise failed: ${response.status} ${response.text}`);
+  return response.body;
 }
 
 /** How a receiver answers its n-th request (1-based): a status, or 'hang' to never answer. */
@@ -210,4 +254,34 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`waitFor: nothing after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The requests a receiver got about one payment, in the order they arrived. */
+export function receivedAbout(receiver: Receiver, paymentId: string): ReceivedRequest[] {
+  return receiver.received.filter((request) => request.body?.payment.id === paymentId);
+}
+
+/** Waits until the receiver got at least `count` notifications about the payment, and answers them. */
+export function untilReceived(
+  receiver: Receiver,
+  paymentId: string,
+  count: number,
+  timeoutMs = 5000,
+): Promise<ReceivedRequest[]> {
+  return waitFor(() => {
+    const received = receivedAbout(receiver, paymentId);
+    return received.length >= count ? received : undefined;
+  }, timeoutMs);
+}
+
+/** A card payment of 125.50 TRY paid with `number` (which must be approved). */
+export async function paidWith(
+  api: AcquirerClient,
+  number: string,
+  fields: Record<string, unknown> = {},
+): Promise<PaymentBody> {
+  const payment = await createPayment(api, fields);
+  const answer = await authorize(api, payment.id, number);
+  if (answer.body.status !== 'succeeded') throw new Error(`payment failed: ${answer.text}`);
+  return answer.body;
 }
