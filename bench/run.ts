@@ -27,7 +27,9 @@
  * BENCH_SETTLEMENT_HISTORY (default 1: the previous business day settled first; 0: empty settlement
  * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000), BENCH_CHARGE_SIZES, BENCH_CHARGE_RUNS
  * (default 1: measurements of the POST per size, the median printed), BENCH_CHECKOUT_SIZES,
- * BENCH_WEBHOOK_BACKLOG (default 20 000) tune it; BENCH_ONLY=charges, BENCH_ONLY=checkout,
+ * BENCH_WEBHOOK_BACKLOG (default 20 000), BENCH_DISPUTES_CHARGES (default 100 000; 1000000 for the large
+ * size), BENCH_DISPUTES_ORGANIZATIONS (default 10 000), BENCH_DISPUTES_RUNS (default 5) tune it;
+ * BENCH_ONLY=disputes, BENCH_ONLY=charges, BENCH_ONLY=checkout,
  * BENCH_ONLY=balance, BENCH_ONLY=settlement, BENCH_ONLY=dashboard or BENCH_ONLY=webhooks runs that section
  * alone; DATABASE_URL names the server (default the local one). The gateway processes run from dist/,
  * built first (incrementally), as `npm start` runs them.
@@ -43,6 +45,7 @@ import { benchBalance } from './balance.js';
 import { benchCharges } from './charges.js';
 import { benchCheckout } from './checkout.js';
 import { benchDashboard } from './dashboard.js';
+import { benchDisputes } from './disputes.js';
 import { load, ratio } from './measure.js';
 import { benchPayouts } from './payouts.js';
 import { benchSettlement } from './settlement.js';
@@ -60,18 +63,32 @@ const DASHBOARD_SIZES = sizesOf(process.env.BENCH_DASHBOARD_SIZES?.trim() || '10
 const CHARGE_SIZES = sizesOf(process.env.BENCH_CHARGE_SIZES?.trim() || '1000,100000');
 const CHARGE_RUNS = Number(process.env.BENCH_CHARGE_RUNS?.trim() || '1');
 const CHECKOUT_SIZES = sizesOf(process.env.BENCH_CHECKOUT_SIZES?.trim() || '1000,100000');
-const SECTIONS = ['charges', 'checkout', 'balance', 'settlement', 'dashboard', 'webhooks'] as const;
+const DISPUTES_CHARGES = Number(process.env.BENCH_DISPUTES_CHARGES?.trim() || '100000');
+const DISPUTES_ORGANIZATIONS = Number(process.env.BENCH_DISPUTES_ORGANIZATIONS?.trim() || '10000');
+const DISPUTES_RUNS = Number(process.env.BENCH_DISPUTES_RUNS?.trim() || '5');
+const SECTIONS = [
+  'charges',
+  'checkout',
+  'balance',
+  'settlement',
+  'dashboard',
+  'webhooks',
+  'disputes',
+] as const;
 const ONLY = process.env.BENCH_ONLY?.trim() || undefined;
 if (SETTLEMENT_HISTORY !== '0' && SETTLEMENT_HISTORY !== '1')
   throw new Error(`BENCH_SETTLEMENT_HISTORY must be 0 or 1, got "${SETTLEMENT_HISTORY}"`);
 if (ONLY !== undefined && !(SECTIONS as readonly string[]).includes(ONLY))
   throw new Error(
-    `BENCH_ONLY must be "charges", "checkout", "balance", "settlement", "dashboard" or "webhooks" (or unset for every section), got "${ONLY}"`,
+    `BENCH_ONLY must be "charges", "checkout", "balance", "settlement", "dashboard", "webhooks" or "disputes" (or unset for every section), got "${ONLY}"`,
   );
 for (const [name, value] of [
   ['BENCH_SETTLEMENT_CHARGES', SETTLEMENT_CHARGES],
   ['BENCH_SETTLEMENT_ORGANIZATIONS', SETTLEMENT_ORGANIZATIONS],
   ['BENCH_CHARGE_RUNS', CHARGE_RUNS],
+  ['BENCH_DISPUTES_CHARGES', DISPUTES_CHARGES],
+  ['BENCH_DISPUTES_ORGANIZATIONS', DISPUTES_ORGANIZATIONS],
+  ['BENCH_DISPUTES_RUNS', DISPUTES_RUNS],
   ...BALANCE_SIZES.map((size) => ['BENCH_BALANCE_SIZES (each, comma-separated)', size] as const),
   ...DASHBOARD_SIZES.map((size) => ['BENCH_DASHBOARD_SIZES (each, comma-separated)', size] as const),
   ...CHARGE_SIZES.map((size) => ['BENCH_CHARGE_SIZES (each, comma-separated)', size] as const),
@@ -96,6 +113,9 @@ const checkoutSection = () =>
 const balanceSection = () => benchBalance({ sizes: BALANCE_SIZES });
 
 const dashboardSection = () => benchDashboard({ sizes: DASHBOARD_SIZES });
+
+const disputesSection = () =>
+  benchDisputes({ charges: DISPUTES_CHARGES, organizations: DISPUTES_ORGANIZATIONS, runs: DISPUTES_RUNS });
 
 const webhooksSection = () =>
   benchWebhooks({
@@ -168,6 +188,7 @@ async function main(): Promise<void> {
     const settlement = await settlementSection();
     const dashboard = await dashboardSection();
     const webhooks = await webhooksSection();
+    const disputes = await disputesSection();
 
     console.log(
       JSON.stringify(
@@ -216,6 +237,7 @@ async function main(): Promise<void> {
           settlement,
           dashboard,
           webhooks,
+          disputes,
         },
         null,
         2,
@@ -240,6 +262,8 @@ if (ONLY === 'charges') {
   console.log(JSON.stringify({ machine: machine(), dashboard: await dashboardSection() }, null, 2));
 } else if (ONLY === 'webhooks') {
   console.log(JSON.stringify({ machine: machine(), webhooks: await webhooksSection() }, null, 2));
+} else if (ONLY === 'disputes') {
+  console.log(JSON.stringify({ machine: machine(), disputes: await disputesSection() }, null, 2));
 } else if (ONLY === 'balance') {
   console.log(JSON.stringify({ machine: machine(), balance: await balanceSection() }, null, 2));
 } else {

@@ -164,9 +164,18 @@ function testCard(number: string): TestCard | undefined {
   return Object.values(TEST_CARDS).find((card: TestCard) => card.number === number);
 }
 
+/**
+ * What an authorization asks of 3-D Secure: `automatic`, the card decides (only the challenge cards open
+ * one); `required`, every card that would succeed opens the challenge, which code 123456 passes.
+ */
+export type ThreeDSecure = 'automatic' | 'required';
+
+const CHALLENGED = { kind: 'challenge', alwaysFails: false } as const;
+
 /** The outcome of an attempt with this (Luhn-valid) number: the test card's, or success. */
-export function cardOutcome(number: string): CardOutcome {
-  return testCard(number)?.outcome ?? SUCCEEDS;
+export function cardOutcome(number: string, threeDSecure: ThreeDSecure = 'automatic'): CardOutcome {
+  const outcome = testCard(number)?.outcome ?? SUCCEEDS;
+  return threeDSecure === 'required' && outcome.kind === 'succeeded' ? CHALLENGED : outcome;
 }
 
 /** What the issuer raises after a payment with this number succeeded, if it is a dispute test card. */

@@ -1,4 +1,4 @@
-import type { CardBrand } from './cards.js';
+import type { CardBrand, CardDispute } from './cards.js';
 import type { DisputeKind, DisputeNetwork, DisputeReason } from './dispute-reasons.js';
 
 /** Where a payment is; see docs/sandbox-acquirer.md. */
@@ -106,6 +106,8 @@ export interface Challenge {
   returnUrl: string;
   alwaysFails: boolean;
   card: CardSummary;
+  /** What the issuer raises once the challenge succeeded (a dispute card whose 3-D Secure was required). */
+  raises?: CardDispute | null;
   state: 'open' | 'succeeded' | 'failed' | 'closed';
   createdAt: string;
   updatedAt: string;

@@ -152,7 +152,7 @@ export class PaymentService {
     if (payment.status !== 'awaiting_payment') {
       throw invalidState(payment.status, `The payment is ${payment.status}: it takes no card attempt now.`);
     }
-    const outcome = cardOutcome(attempt.number);
+    const outcome = cardOutcome(attempt.number, attempt.threeDSecure);
     switch (outcome.kind) {
       case 'succeeded': {
         const after = this.succeed(payment, attempt.card);
@@ -204,6 +204,7 @@ export class PaymentService {
     const after = succeeded
       ? this.succeed(cleared, challenge.card)
       : this.decline(cleared, AUTHENTICATION_FAILED, challenge.card);
+    if (succeeded && challenge.raises) this.deps.disputes?.cardSucceeded(after, challenge.raises);
     return { payment: this.view(after), succeeded, returnUrl: challenge.returnUrl };
   }
 
@@ -328,6 +329,8 @@ export class PaymentService {
       returnUrl: attempt.returnUrl,
       alwaysFails,
       card: attempt.card,
+      // A dispute card challenged because 3-D Secure was required still raises its case once paid.
+      raises: cardDispute(attempt.number),
       state: 'open',
       createdAt: now,
       updatedAt: now,

@@ -1,4 +1,4 @@
-import { cardBrand, luhnValid } from './cards.js';
+import { cardBrand, luhnValid, type ThreeDSecure } from './cards.js';
 import { invalidRequest } from './errors.js';
 import type { CardSummary, PaymentMethod } from './model.js';
 
@@ -161,9 +161,19 @@ export interface CardAttemptInput {
   number: string;
   card: CardSummary;
   returnUrl: string;
+  /** `required`: a card that would succeed opens the 3-D Secure challenge instead. */
+  threeDSecure: ThreeDSecure;
 }
 
-const AUTHORIZE_FIELDS = ['number', 'expMonth', 'expYear', 'cvc', 'holderName', 'returnUrl'] as const;
+const AUTHORIZE_FIELDS = [
+  'number',
+  'expMonth',
+  'expYear',
+  'cvc',
+  'holderName',
+  'returnUrl',
+  'threeDSecure',
+] as const;
 
 /** The body of `POST /v1/payments/{id}/authorize`; `now` decides whether the expiry is past. */
 export function parseAuthorize(body: unknown, now: Date): CardAttemptInput {
@@ -186,7 +196,14 @@ export function parseAuthorize(body: unknown, now: Date): CardAttemptInput {
     throw invalidRequest('returnUrl is required.');
   const returnUrl = parseHttpUrl(fields.returnUrl, 'returnUrl');
   const card: CardSummary = { brand: cardBrand(number), last4: number.slice(-4), expMonth, expYear };
-  return { number, card, returnUrl };
+  return { number, card, returnUrl, threeDSecure: parseThreeDSecure(fields.threeDSecure) };
+}
+
+/** `threeDSecure`: absent, `null` or `automatic` (the test card decides), or `required`. */
+function parseThreeDSecure(value: unknown): ThreeDSecure {
+  if (value === undefined || value === null || value === 'automatic') return 'automatic';
+  if (value === 'required') return 'required';
+  throw invalidRequest('threeDSecure must be "automatic" or "required".');
 }
 
 /** The body of `POST /v1/payments/{id}/challenge`. */

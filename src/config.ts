@@ -78,7 +78,15 @@ export interface Config {
   idempotencyLockMs: number;
   acquirers: {
     /** Unset fields: the in-process sandbox acquirer (role `sandbox-acquirer`) and credentials it generates. */
-    sandbox: { url?: string; apiKey?: string; notificationSecret?: string; port: number };
+    sandbox: {
+      url?: string;
+      apiKey?: string;
+      notificationSecret?: string;
+      port: number;
+      /** The in-process sandbox acquirer's dispute timings (docs/sandbox-acquirer.md); unset: its defaults. */
+      disputeDelayMs?: number;
+      disputeDecisionMs?: number;
+    };
     /** Unset: live charges answer 503 `service_unavailable` until a live acquirer is configured. */
     live: { url: string; apiKey: string; notificationSecret: string } | undefined;
     timeoutMs: number;
@@ -429,6 +437,12 @@ function readAcquirers({ read, url, integer, problems }: EnvReader): Config['acq
       ...(sandbox.apiKey !== undefined ? { apiKey: sandbox.apiKey } : {}),
       ...(sandbox.notificationSecret !== undefined ? { notificationSecret: sandbox.notificationSecret } : {}),
       port: integer('SANDBOX_ACQUIRER_PORT', 3004, 0, 65535),
+      ...(read('SANDBOX_ACQUIRER_DISPUTE_DELAY_MS') !== undefined
+        ? { disputeDelayMs: integer('SANDBOX_ACQUIRER_DISPUTE_DELAY_MS', 3000, 0, 86_400_000) }
+        : {}),
+      ...(read('SANDBOX_ACQUIRER_DISPUTE_DECISION_MS') !== undefined
+        ? { disputeDecisionMs: integer('SANDBOX_ACQUIRER_DISPUTE_DECISION_MS', 5000, 0, 86_400_000) }
+        : {}),
     },
     live:
       live.url !== undefined && live.apiKey !== undefined && live.notificationSecret !== undefined

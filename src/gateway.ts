@@ -27,6 +27,7 @@ import { dashboardModule } from './modules/dashboard/index.js';
 import { checkoutModule } from './modules/checkout/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { operatorModule } from './modules/operator/index.js';
+import { disputeQueue } from './modules/disputes/queue.js';
 import {
   createAcquirers,
   resolveSandboxCredentials,
@@ -42,6 +43,10 @@ import { eventRoutes } from './modules/events/routes.js';
 import { settlementRoutes, settlementTestHelperRoutes } from './modules/settlement/routes.js';
 import { walletRoutes } from './modules/wallets/routes.js';
 import { customerRoutes } from './modules/customers/index.js';
+import { fileRoutes } from './modules/files/index.js';
+import { disputeRatioRoutes } from './modules/disputes/ratios/routes.js';
+import { disputeRefundRuleRoutes } from './modules/disputes/refund-rules/routes.js';
+import { disputeRoutes } from './modules/disputes/routes.js';
 import { payoutRoutes } from './modules/payouts/routes.js';
 import { exportRoutes } from './modules/exports/routes.js';
 import { startSandboxAcquirer, type SandboxAcquirer } from '../sandbox-acquirer/server.js';
@@ -225,6 +230,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         port: config.acquirers.sandbox.port,
         ...sandboxCredentials,
         defaultNotificationUrl: `${publicUrls.sandboxApi()}/webhooks/v1/payments`,
+        ...(config.acquirers.sandbox.disputeDelayMs !== undefined
+          ? { disputeDelayMs: config.acquirers.sandbox.disputeDelayMs }
+          : {}),
+        ...(config.acquirers.sandbox.disputeDecisionMs !== undefined
+          ? { disputeDecisionMs: config.acquirers.sandbox.disputeDecisionMs }
+          : {}),
         ...(config.nodeEnv === 'test' || options.database
           ? {}
           : { journalFile: path.join(config.dataDir, SANDBOX_ACQUIRER_JOURNAL_FILE) }),
@@ -497,6 +508,10 @@ async function buildApiApp(context: ListenerContext, environment: Environment): 
     service: context.services.customers,
     idempotency,
   });
+  await app.register(fileRoutes, { service: context.services.files, idempotency });
+  await app.register(disputeRatioRoutes, { service: context.services.disputeRatios });
+  await app.register(disputeRoutes, { service: context.services.disputes, idempotency });
+  await app.register(disputeRefundRuleRoutes, { service: context.services.disputeRefundRules });
   await app.register(payoutRoutes, {
     service: context.services.payouts,
     idempotency,
@@ -550,6 +565,9 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     ledger: services.ledger,
     events: services.eventLookup,
     branding: services.branding,
+    disputeRefundRules: services.disputeRefundRules,
+    disputes: services.disputes,
+    files: services.files,
     renderer: context.renderer,
   });
   await app.register(checkoutModule, {
@@ -595,6 +613,8 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     refunds: services.refunds,
     settlement: services.settlementBatches,
     reconciliation: services.reconciliation,
+    disputeRatios: services.disputeRatios,
+    disputes: { queue: (filter) => disputeQueue(services.db, filter) },
     merchants: {
       clock: services.clock,
       charges: services.charges,
@@ -693,6 +713,25 @@ async function registerOpenApi(
           name: 'Exports',
           description:
             'CSV files of the charges, refunds and payouts created in a range of UTC days, streamed (docs/exports.md).',
+        },
+        {
+          name: 'Disputes',
+          description:
+            'Disputes, inquiries, early fraud warnings and pre-dispute alerts the acquirer reports on your ' +
+            'charges: answer with evidence or accept, and set the rules that refund alerts in time (feature ' +
+            'flag `disputes`, docs/disputes.md).',
+        },
+        {
+          name: 'Dispute ratios',
+          description:
+            "The card schemes' dispute ratios of your organization, per month and scheme, with the " +
+            'projection to month end (feature flag `disputes`, docs/dispute-ratios.md).',
+        },
+        {
+          name: 'Files',
+          description:
+            'Evidence files (PDF, PNG, JPEG, checked by their bytes), served only to their owner (feature flag ' +
+            '`disputes`, docs/files.md).',
         },
         {
           name: 'Provider notifications',

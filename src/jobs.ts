@@ -19,6 +19,15 @@ export function backgroundJobs(services: Services): Job[] {
     ...payoutJobs(services),
     ...webhookJobs(services),
     ...settlementJobs(services),
+    {
+      // Issue 37 item 6: every merchant's ratios, hourly; a level crossed is raised and e-mailed once a month.
+      name: 'dispute-ratios',
+      intervalMs: 60 * MINUTE,
+      run: async () => {
+        const report = await services.disputeRatios.evaluate();
+        return { rows: report.owners, errors: report.failed };
+      },
+    },
     // The job kit's own run log and period records.
     purged('job-runs-purge', 60 * MINUTE, () => services.jobs.runs.prune()),
   ];
@@ -55,6 +64,8 @@ function paymentJobs(services: Services): Job[] {
     // Product decision 13: unpaid checkouts expire (canceled at the acquirer first).
     drained('charge-expiry', 30 * SECOND, () => services.completion.expireDueBatch()),
     drained('refund-retry', 30 * SECOND, () => services.refunds.retryPendingBatch()),
+    // Issue 37 item 5: alerts and fraud warnings the merchant's rules cover, refunded before their deadline.
+    drained('dispute-auto-refund', 5 * SECOND, () => services.disputeRefundRules.autoRefundBatch()),
     {
       // Product decision 15: creations interrupted between the acquirer call and the response.
       name: 'charge-creation-recovery',

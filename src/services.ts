@@ -49,8 +49,15 @@ import { createPayoutEngine, type PayoutEngine } from './modules/payouts/engine.
 import { createExplorerWatcher, createSandboxChainRail } from './modules/payouts/rails/sandbox-chain.js';
 
 export type { Acquirers, Urls };
+import { createDisputeService, type DisputeService } from './modules/disputes/service.js';
+import { createDisputeRatioService, type DisputeRatioService } from './modules/disputes/ratios/service.js';
+import {
+  createDisputeRefundRuleService,
+  type DisputeRefundRuleService,
+} from './modules/disputes/refund-rules/service.js';
 import {
   chargeReferences,
+  createChargeDisputes,
   createChargeRefunds,
   createChargeService,
   type ChargeService,
@@ -78,6 +85,7 @@ import {
 import { DAY, SECOND, type Clock } from './shared/clock.js';
 import { createWalletService, type WalletService } from './modules/wallets/service.js';
 import { createCustomerService, type CustomerService } from './modules/customers/index.js';
+import { createDatabaseFileStorage, createFileService, type FileService } from './modules/files/index.js';
 import {
   createWalletOperatorCommands,
   type WalletOperatorCommands,
@@ -128,6 +136,12 @@ export interface Services {
   completion: ChargeCompletionService;
   notifications: NotificationInbox;
   refunds: RefundService;
+  /** Disputes, early fraud warnings and pre-dispute alerts (docs/decisions/0076-disputes.md). */
+  disputes: DisputeService;
+  /** The merchant's auto-refund rules of pre-dispute alerts and early fraud warnings, and their job. */
+  disputeRefundRules: DisputeRefundRuleService;
+  /** The card schemes' ratios per merchant, their settings and the hourly evaluation (docs/dispute-ratios.md). */
+  disputeRatios: DisputeRatioService;
   /** Payouts of the available balance as USDT. */
   payouts: PayoutService;
   /** The payout jobs: submission to the sandbox chain and confirmation on chain. */
@@ -153,6 +167,8 @@ export interface Services {
   wallets: WalletService;
   /** Customers (flag `customers`); a charge may name one (`customerId`). */
   customers: CustomerService;
+  /** Uploaded files (dispute evidence, docs/files.md): their bytes behind the storage port. */
+  files: FileService;
   /** Charges and refunds per day, for the dashboard's overview. */
   activity: ActivityReader;
   /** The operator's wallet commands (cancel a change, set a cool-down), audited. */
@@ -222,7 +238,7 @@ export function createServices(input: {
   });
   // What a settlement release reads of charges and refunds for its items (a port of the settlement module).
   const settlementSources = { chargeReferences, refundChargeIds };
-  const settlement = createSettlementService({ db, clock, ledger, sources: settlementSources });
+  const settlement = createSettlementService({ db, clock, ledger, sources: settlementSources, alerts });
   // Sandbox: the sandbox chain's rate feed (`PAYOUT_SANDBOX_RATE` is the in-process chain's rate); a
   // process with no chain to ask (the operator CLI settling a date) converts at `PAYOUT_SANDBOX_RATE`. A
   // stale or missing feed is refused as a live one is.
@@ -318,6 +334,48 @@ export function createServices(input: {
     cutoffOf: (date) => settlementCutoffOn(date, config.settlement.cron ?? DEFAULT_SETTLEMENT_CRON),
     concurrency: config.settlement.concurrency,
   });
+  const files = createFileService({ db, readDb, clock, cursors, storage: createDatabaseFileStorage() });
+  const disputes = createDisputeService({
+    db,
+    readDb,
+    clock,
+    logger: logger.child({ module: 'disputes' }),
+    cursors,
+    acquirerFor,
+    charges: createChargeDisputes({ db }),
+    ledger,
+    events,
+    alerts,
+    files,
+  });
+  const refunds = createRefundService({
+    db,
+    readDb,
+    clock,
+    logger: logger.child({ module: 'refunds' }),
+    fingerprints,
+    cursors,
+    audit,
+    acquirerFor,
+    charges: createChargeRefunds({ db }),
+    disputes: disputes.holds,
+    ledger,
+    events,
+    alerts,
+    checkoutUrl: () => urls.checkout(),
+    retryAfterMs: config.idempotencyLockMs,
+    jobs,
+  });
+  // Alerts and fraud warnings refunded by the merchant's rules, through the refund path (issue 37 item 5).
+  const disputeRefundRules = createDisputeRefundRuleService({
+    db,
+    clock,
+    logger: logger.child({ module: 'dispute-refund-rules' }),
+    audit,
+    jobs,
+    refunds,
+    charges: createChargeDisputes({ db }),
+  });
   const sandboxWatcher = createExplorerWatcher({
     url: input.sandboxChain.url,
     timeoutMs: config.payouts.railTimeoutMs,
@@ -364,6 +422,7 @@ export function createServices(input: {
     checkout: createCheckoutService({
       completion,
       acquirerFor,
+      organizations,
       clock,
       logger: logger.child({ module: 'checkout' }),
       cardAttempts: config.checkout.cardAttempts,
@@ -382,10 +441,24 @@ export function createServices(input: {
       acquirerFor,
       alerts,
       logger: logger.child({ module: 'notifications' }),
+      disputes: disputes.notifications,
+    }),
+    disputes,
+    disputeRefundRules,
+    disputeRatios: createDisputeRatioService({
+      db,
+      clock,
+      alerts,
+      audit,
+      mailer,
+      ownerEmails: (trx, organizationId) => users.activeOwnerEmails(trx, organizationId),
+      dashboardUrl: () => `${urls.web()}/dashboard`,
+      logger: logger.child({ module: 'dispute-ratios' }),
     }),
     eventFeed: createEventFeed({ db, cursors }),
     wallets,
     customers,
+    files,
     activity: {
       charges: (owner, range) => dailyChargeActivity(readDb, owner, range),
       refunds: (owner, range) => dailyRefundActivity(readDb, owner, range),
@@ -447,23 +520,7 @@ export function createServices(input: {
       watcher: (environment) => (environment === 'live' ? liveWatcher : sandboxWatcher),
       alerts,
     }),
-    refunds: createRefundService({
-      db,
-      readDb,
-      clock,
-      logger: logger.child({ module: 'refunds' }),
-      fingerprints,
-      cursors,
-      audit,
-      acquirerFor,
-      charges: createChargeRefunds({ db }),
-      ledger,
-      events,
-      alerts,
-      checkoutUrl: () => urls.checkout(),
-      retryAfterMs: config.idempotencyLockMs,
-      jobs,
-    }),
+    refunds,
     charges: createChargeService({
       db,
       readDb,

@@ -133,6 +133,7 @@ function secondWorker() {
       jobs,
     }),
     refunds: createRefundService({
+      disputes: s.disputes.holds,
       db: s.db,
       clock: s.clock,
       logger: s.logger,

@@ -435,7 +435,7 @@ describe('roles and sessions', () => {
     const forAdmin = await view(admin, `/organizations/${a.organizationId}`);
     // The organization has no fee schedule rows of its own (the gateway's defaults): no fee form.
     expect(new Set(posts(forAdmin.html))).toEqual(
-      new Set(['kyc-status', 'feature-flags', 'rate-limits', 'freeze']),
+      new Set(['kyc-status', 'feature-flags', 'rate-limits', 'freeze', 'three-d-secure']),
     );
   });
 

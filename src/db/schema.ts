@@ -47,7 +47,7 @@ export interface SchemaMigrationsTable {
 
 export type Environment = 'sandbox' | 'live';
 export type KycStatus = 'REVIEWING' | 'APPROVED';
-export type FeatureFlag = 'payouts' | 'wallets' | 'customers' | 'events' | 'apiKeys';
+export type FeatureFlag = 'payouts' | 'wallets' | 'customers' | 'events' | 'apiKeys' | 'disputes';
 export type PaymentMethod = 'bank_transfer' | 'credit_card_tr' | 'credit_card_international';
 export type UserRole = 'owner' | 'admin' | 'developer' | 'viewer';
 export type StaffRole = 'admin' | 'underwriter' | 'support';
@@ -71,6 +71,8 @@ export interface OrganizationsTable {
   display_name: ColumnType<string, string | undefined, string>;
   /** `#rrggbb`, lower case; null is the gateway's own colour. */
   brand_color: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Every card payment goes through 3-D Secure (migration 0041); an operator's audited setting. */
+  require_three_d_secure: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export type LogoContentType = 'image/png' | 'image/jpeg' | 'image/webp';
@@ -361,7 +363,10 @@ export type OperatorAlertKind =
   | 'reconciliation_differences'
   /** Migration 0035 (ADR 0055). */
   | 'refund_mismatch'
-  | 'payout_sent_not_pending';
+  | 'payout_sent_not_pending'
+  /** Migration 0039 (ADR 0076). */
+  | 'dispute_debt_unrecoverable'
+  | 'dispute_ratio';
 
 export interface OperatorAlertsTable {
   id: Generated<string>;
@@ -483,6 +488,15 @@ export interface DB {
   reconciliation_runs: ReconciliationRunsTable;
   reconciliation_differences: ReconciliationDifferencesTable;
   business_closures: BusinessClosuresTable;
+  disputes: DisputesTable;
+  fraud_warnings: FraudWarningsTable;
+  dispute_alerts: DisputeAlertsTable;
+  dispute_fee_schedules: DisputeFeeSchedulesTable;
+  files: FilesTable;
+  file_contents: FileContentsTable;
+  dispute_refund_rules: DisputeRefundRulesTable;
+  dispute_auto_refunds: DisputeAutoRefundsTable;
+  dispute_ratio_settings: DisputeRatioSettingsTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
@@ -497,7 +511,13 @@ export type JournalEntryKind =
   | 'payout_returned'
   | 'reserve_held'
   | 'reserve_released'
-  | 'reversal';
+  | 'reversal'
+  /** Migration 0039 (ADR 0076). */
+  | 'dispute_funds_withdrawn'
+  | 'dispute_funds_reinstated'
+  | 'dispute_fee'
+  | 'dispute_fee_returned'
+  | 'debt_recovered';
 export type LedgerAccount =
   | 'acquirer_clearing'
   | 'merchant_pending'
@@ -828,11 +848,14 @@ export interface ReconciliationRunsTable {
 export type ReconciliationDifferenceKind =
   'missing_in_ledger' | 'missing_at_acquirer' | 'amount_mismatch' | 'timing';
 
+/** What a reconciliation difference is about: `dispute_debit` and `dispute_reversal` since migration 0039. */
+export type ReconciliationItem = 'payment' | 'refund' | 'dispute_debit' | 'dispute_reversal';
+
 export interface ReconciliationDifferencesTable {
   run_id: string;
   position: number;
   kind: ReconciliationDifferenceKind;
-  item: 'payment' | 'refund';
+  item: ReconciliationItem;
   provider_id: string | null;
   gateway_id: string | null;
   organization_id: string | null;
@@ -880,7 +903,8 @@ export interface SettlementItemsTable {
   batch_id: string;
   organization_id: string;
   environment: Environment;
-  type: 'charge' | 'refund';
+  /** `dispute`: migration 0039, a dispute's entry (its source a movement id, or `<dispute>:<stage>`). */
+  type: 'charge' | 'refund' | 'dispute' | 'recovery';
   source_id: string;
   charge_id: string;
   merchant_reference: string | null;
@@ -890,4 +914,210 @@ export interface SettlementItemsTable {
   occurred_at: Timestamp;
   available_at: Timestamp;
   payout_id: string | null;
+}
+
+/** Migration 0039 (docs/decisions/0076-disputes.md). */
+export type DisputeStatus =
+  | 'warning_needs_response'
+  | 'warning_under_review'
+  | 'warning_closed'
+  | 'needs_response'
+  | 'under_review'
+  | 'won'
+  | 'lost';
+export type DisputeStage = 'inquiry' | 'chargeback' | 'pre_arbitration';
+export type DisputeReason =
+  | 'fraudulent'
+  | 'unrecognized'
+  | 'product_not_received'
+  | 'product_unacceptable'
+  | 'subscription_canceled'
+  | 'credit_not_processed'
+  | 'duplicate'
+  | 'general';
+export type CardNetwork = 'visa' | 'mastercard' | 'troy' | 'unknown';
+export type DisputeClosedBy = 'acceptance' | 'decision' | 'deadline' | 'refund';
+type JsonColumn<T> = ColumnType<T, string | undefined, string>;
+
+/** The merchant's evidence of one stage: text fields and file ids, staged until submitted. */
+export interface DisputeEvidence {
+  productDescription?: string;
+  customerCommunication?: string;
+  refundPolicy?: string;
+  cancellationPolicy?: string;
+  accessActivityLog?: string;
+  deliveryProof?: string;
+  uncategorizedText?: string;
+  files?: string[];
+}
+
+/** A funds movement of a dispute, as the acquirer reported it. */
+export interface DisputeMovement {
+  id: string;
+  type: 'funds_withdrawn' | 'funds_reinstated';
+  amount: string;
+  createdAt: string;
+}
+
+/** What was sent to the acquirer for a stage. */
+export interface DisputeSubmission {
+  stage: DisputeStage;
+  evidence: DisputeEvidence;
+  submittedAt: string;
+}
+
+export interface DisputesTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  charge_id: string;
+  provider: string;
+  provider_dispute_id: string;
+  amount: BigintColumn;
+  currency: 'TRY';
+  reason: DisputeReason;
+  reason_code: string;
+  network: CardNetwork;
+  status: DisputeStatus;
+  stage: DisputeStage;
+  rank: number;
+  evidence_due_by: NullableTimestamp;
+  evidence: JsonColumn<DisputeEvidence>;
+  evidence_submitted_at: NullableTimestamp;
+  submissions: JsonColumn<DisputeSubmission[]>;
+  /** Defaults (migration 0039): nothing withdrawn, reinstated or moved; not credit-processed. */
+  amount_withdrawn: ColumnType<string, string | bigint | undefined, string | bigint>;
+  amount_reinstated: ColumnType<string, string | bigint | undefined, string | bigint>;
+  movements: JsonColumn<DisputeMovement[]>;
+  credit_processed: ColumnType<boolean, boolean | undefined, boolean>;
+  alert_id: string | null;
+  closed_by: DisputeClosedBy | null;
+  closed_at: NullableTimestamp;
+  escalated_at: NullableTimestamp;
+  provider_created_at: Timestamp;
+  provider_updated_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type DisputeRow = Selectable<DisputesTable>;
+
+export interface FraudWarningsTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  charge_id: string;
+  provider: string;
+  provider_warning_id: string;
+  reason: string;
+  reason_code: string;
+  network: CardNetwork;
+  refund_id: string | null;
+  provider_created_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type FraudWarningRow = Selectable<FraudWarningsTable>;
+
+export type DisputeAlertStatus = 'open' | 'resolved' | 'expired';
+export interface DisputeAlertsTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  charge_id: string;
+  provider: string;
+  provider_alert_id: string;
+  amount: BigintColumn;
+  currency: 'TRY';
+  reason: string;
+  reason_code: string;
+  network: CardNetwork;
+  status: DisputeAlertStatus;
+  rank: number;
+  refund_by: Timestamp;
+  refund_id: string | null;
+  closed_at: NullableTimestamp;
+  provider_created_at: Timestamp;
+  provider_updated_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type DisputeAlertRow = Selectable<DisputeAlertsTable>;
+
+export interface DisputeFeeSchedulesTable {
+  organization_id: string;
+  fee_minor: BigintColumn;
+  fee_returned_on_win: boolean;
+  updated_at: Timestamp;
+}
+
+/** Migration 0040: uploaded files (evidence), their bytes behind the files module's storage port. */
+export type FilePurpose = 'dispute_evidence';
+export type FileType = 'application/pdf' | 'image/png' | 'image/jpeg';
+export interface FilesTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  purpose: FilePurpose;
+  type: FileType;
+  size: number;
+  filename: string | null;
+  sha256: string;
+  /** The dispute whose evidence names it, once it does. */
+  dispute_id: string | null;
+  created_by_key_id: string | null;
+  created_at: Timestamp;
+}
+export type FileRow = Selectable<FilesTable>;
+
+/** The database storage of the files module (one row per file). */
+export interface FileContentsTable {
+  file_id: string;
+  organization_id: string;
+  environment: Environment;
+  bytes: Uint8Array;
+}
+
+/** Migration 0043: auto-refund rules of alerts and fraud warnings, and what each rule did (issue 37 item 5). */
+export type DisputeRefundRuleKind = 'dispute_alert' | 'fraud_warning';
+export interface DisputeRefundRulesTable {
+  organization_id: string;
+  environment: Environment;
+  kind: DisputeRefundRuleKind;
+  enabled: boolean;
+  max_amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  enabled_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  updated_by: string;
+}
+export type DisputeRefundRuleRow = Selectable<DisputeRefundRulesTable>;
+
+export type DisputeAutoRefundOutcome = 'refunded' | 'skipped' | 'failed';
+export interface DisputeAutoRefundsTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  kind: DisputeRefundRuleKind;
+  charge_id: string;
+  max_amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  outcome: DisputeAutoRefundOutcome | null;
+  refund_id: string | null;
+  skip_reason: string | null;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  lease_token: string | null;
+  parked_at: NullableTimestamp;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+export type DisputeAutoRefundRow = Selectable<DisputeAutoRefundsTable>;
+
+/** Migration 0042: the platform's one row of dispute-ratio settings (docs/dispute-ratios.md). */
+export interface DisputeRatioSettingsTable {
+  id: number;
+  count_fraud_and_dispute_once: boolean;
+  levels: ColumnType<unknown, string, string>;
+  updated_by: string;
+  updated_at: Timestamp;
 }

@@ -35,6 +35,15 @@ export const ERROR_STATUS = {
   tx_hash_in_use: 409,
   // A resource an organization may hold only so many of (webhook endpoints: 16 per environment).
   limit_reached: 409,
+  // Disputes (issue 37, docs/decisions/0076-disputes.md): what chargebacks hold cannot be refunded; an
+  // answer after the deadline, or a second one for the same stage, is refused.
+  charge_disputed: 409,
+  evidence_past_due: 409,
+  evidence_already_submitted: 409,
+  // Files (docs/files.md): checked by their bytes.
+  file_type_not_allowed: 400,
+  file_empty: 400,
+  file_too_large: 413,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -27,6 +27,14 @@ export const ID_PREFIXES = [
   'fxr',
   // A reconciliation run of the acquirer's settlement report with the ledger.
   'rcn',
+  // Disputes (migration 0039): a dispute or inquiry, an early fraud warning, a pre-dispute alert.
+  'dp',
+  'efw',
+  'dpa',
+  // A debt taken from the available balance by a settlement run (migration 0039).
+  'rcv',
+  // An uploaded file (migration 0040).
+  'file',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

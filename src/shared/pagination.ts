@@ -25,7 +25,11 @@ export type CursorList =
   | 'payout_transactions'
   | 'settlement_batches'
   | 'reconciliation_runs'
-  | 'wallets';
+  | 'wallets'
+  | 'files'
+  | 'disputes'
+  | 'fraud_warnings'
+  | 'dispute_alerts';
 
 /**
  * What a cursor is bound to: its list, and the organization and environment (or, for the operator's

@@ -32,7 +32,7 @@ export function newLeaseToken(): string {
 export interface QueueSpec {
   /** The job's name: in the run log, in parked-row alerts (`<job>:<row id>`) and in the parked list. */
   job: string;
-  table: 'charges' | 'refunds' | 'emails' | 'payouts';
+  table: 'charges' | 'refunds' | 'emails' | 'payouts' | 'dispute_auto_refunds';
   /** Prefix of the queue columns, for a table that is not a queue of its own (`expiry_` on charges). */
   prefix?: string;
   /**

@@ -17,7 +17,8 @@ import {
   type StaffSession,
 } from '../helpers/operator.js';
 import { merchantApi, paidCharge, TRON_ADDRESS } from '../helpers/payouts.js';
-import { postCharge } from '../helpers/charges.js';
+import { payByCard, postCharge } from '../helpers/charges.js';
+import { eventually } from '../helpers/process.js';
 
 // Every page a person sees (the dashboard, the sign-in and activation pages, the apply form, the hosted
 // checkout, the sandbox acquirer's 3-D Secure page and the operator console) at a laptop's 1366 px and a
@@ -51,7 +52,7 @@ const { newContext, watch, signIn } = useBrowserSuite({
     desk = await loginStaff(t, staff);
     merchant = await createMerchant(t, {
       name: 'Boğaziçi Dijital Hizmetler Ticaret Anonim Şirketi',
-      featureFlags: ['customers', 'wallets', 'payouts', 'events'],
+      featureFlags: ['customers', 'wallets', 'payouts', 'events', 'disputes'],
     });
     owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
     const wallet = await merchantApi<{ id: string }>(t, merchant, 'sandbox', '/v1/wallets', {
@@ -83,6 +84,26 @@ const { newContext, watch, signIn } = useBrowserSuite({
     });
     expect(customer.status, customer.text).toBe(201);
     ids.customer = customer.body.id;
+    // A disputed payment: the Disputes pages have a dispute that needs a response.
+    const disputed = await postCharge<{ id: string; providerPaymentId: string }>(t, merchant, {
+      amount: 45_000,
+    });
+    await payByCard(t.gateway.services, disputed, 'Ayşe Yılmaz', {
+      number: TEST_CARDS.disputeFraudulent.number,
+    });
+    await eventually(
+      async () => {
+        const row = await t.gateway.database.db
+          .selectFrom('disputes')
+          .select('id')
+          .where('charge_id', '=', disputed.id)
+          .executeTakeFirst();
+        if (row) ids.dispute = row.id;
+        return row !== undefined;
+      },
+      15_000,
+      'the dispute',
+    );
     // Funds available again after the settlement's payout: the payout confirmation page has an amount.
     await paidCharge(t, merchant, 'sandbox', 2_000_000);
     const released = await t.gateway.services.settlement.releaseNow({
@@ -269,6 +290,11 @@ function dashboardPages(): Visit[] {
     ['refund', `/dashboard/payments/${ids.charge}/refund`],
     ['customers', '/dashboard/customers'],
     ['customer', `/dashboard/customers/${ids.customer}`],
+    ['disputes', '/dashboard/disputes'],
+    ['dispute', `/dashboard/disputes/${ids.dispute}`],
+    ['dispute-submit', `/dashboard/disputes/${ids.dispute}/submit`],
+    ['dispute-accept', `/dashboard/disputes/${ids.dispute}/accept`],
+    ['fraud-warnings', '/dashboard/disputes/fraud-warnings'],
     ['exports', '/dashboard/exports'],
     ['balance', '/dashboard/balance'],
     ['payout', `/dashboard/payouts/${ids.payout}`],

@@ -11,6 +11,10 @@ export interface FaultRule {
     | 'cancel'
     | 'refund'
     | 'settlement_report'
+    | 'get_dispute'
+    | 'list_disputes'
+    | 'submit_evidence'
+    | 'accept_dispute'
     | 'notification'
     | '*';
   action: 'latency' | 'delay_response' | 'error' | 'timeout' | 'drop';

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Database } from '../../src/db/database.js';
@@ -393,4 +394,16 @@ export function runOperatorCli(
 export function killAllClis(): void {
   for (const child of cliChildren) child.kill('SIGKILL');
   cliChildren.clear();
+}
+
+/** A TCP port of loopback free now (a program restarted on it keeps the URLs others were given). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
+    });
+  });
 }

@@ -1,9 +1,11 @@
 import { callAcquirer, type HttpAcquirerOptions } from './http-call.js';
 import type {
   Acquirer,
+  AcquirerDispute,
   AcquirerPayment,
   AcquirerRefund,
   AcquirerSettlementReport,
+  AuthorizeOptions,
   CardAttempt,
   CardDetails,
   CreatePaymentInput,
@@ -31,6 +33,31 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       });
     },
 
+    getDispute(id: string) {
+      return callAcquirer<AcquirerDispute>(options, 'get_dispute', {
+        method: 'GET',
+        path: `/v1/disputes/${encodeURIComponent(id)}`,
+      });
+    },
+
+    submitDisputeEvidence(id: string, text: string) {
+      // One submission per stage: a retry after a lost answer is a 409, which the caller reads back.
+      return callAcquirer<AcquirerDispute>(options, 'submit_evidence', {
+        method: 'POST',
+        path: `/v1/disputes/${encodeURIComponent(id)}/evidence`,
+        body: { text },
+        retry: false,
+      });
+    },
+
+    acceptDispute(id: string) {
+      return callAcquirer<AcquirerDispute>(options, 'accept_dispute', {
+        method: 'POST',
+        path: `/v1/disputes/${encodeURIComponent(id)}/accept`,
+        body: {},
+      });
+    },
+
     getPayment(id: string) {
       return callAcquirer<AcquirerPayment>(options, 'get_payment', {
         method: 'GET',
@@ -53,11 +80,12 @@ export function createHttpAcquirer(options: HttpAcquirerOptions): Acquirer {
       });
     },
 
-    authorize(paymentId: string, card: CardDetails, returnUrl: string) {
+    authorize(paymentId: string, card: CardDetails, returnUrl: string, attempt: AuthorizeOptions = {}) {
+      const { threeDSecure } = attempt;
       return callAcquirer<AcquirerPayment & { attempt: CardAttempt }>(options, 'authorize', {
         method: 'POST',
         path: `/v1/payments/${encodeURIComponent(paymentId)}/authorize`,
-        body: { ...card, returnUrl },
+        body: { ...card, returnUrl, ...(threeDSecure === undefined ? {} : { threeDSecure }) },
         retry: false,
       });
     },

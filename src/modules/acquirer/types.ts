@@ -50,6 +50,18 @@ export interface CardDetails {
   holderName: string | null;
 }
 
+/**
+ * What an authorization asks of 3-D Secure: `automatic` (the acquirer and issuer decide, the default) or
+ * `required` (every card that would be approved goes through the challenge first): the organization's
+ * setting (docs/sandbox-acquirer.md, "POST /v1/payments/{id}/authorize").
+ */
+export type ThreeDSecure = 'automatic' | 'required';
+
+export interface AuthorizeOptions {
+  /** Absent: `automatic`. */
+  threeDSecure?: ThreeDSecure;
+}
+
 export interface CardAttempt {
   outcome: 'succeeded' | 'declined' | 'challenge';
   failure: { code: string; message: string } | null;
@@ -71,6 +83,21 @@ export interface AcquirerSettlementReport {
   currency: 'TRY';
   payments: Array<{ id: string; reference: string; amount: string; succeededAt: string }>;
   refunds: Array<{ id: string; paymentId: string; reference: string; amount: string; createdAt: string }>;
+  /**
+   * The funds disputes withdrew and gave back that day (absent on a day without any): each line a
+   * movement of a dispute (`dmv_…`), booked once by the gateway under that id.
+   */
+  disputeDebits?: DisputeFundsLine[];
+  disputeReversals?: DisputeFundsLine[];
+}
+
+export interface DisputeFundsLine {
+  id: string;
+  disputeId: string;
+  paymentId: string;
+  reference: string;
+  amount: string;
+  createdAt: string;
 }
 
 export interface Acquirer {
@@ -85,6 +112,7 @@ export interface Acquirer {
     paymentId: string,
     card: CardDetails,
     returnUrl: string,
+    options?: AuthorizeOptions,
   ): Promise<AcquirerPayment & { attempt: CardAttempt }>;
   /** Sandbox only: the customer's bank transfer arrives. */
   simulateTransfer(paymentId: string, amount?: string): Promise<AcquirerPayment>;
@@ -94,6 +122,45 @@ export interface Acquirer {
   refund(paymentId: string, input: { idempotencyKey: string; amount: string }): Promise<AcquirerRefund>;
   /** The payments that succeeded and the refunds made on a UTC date (`YYYY-MM-DD`): reconciliation's input. */
   settlementReport(date: string): Promise<AcquirerSettlementReport>;
+  /** A dispute resource as it is now (docs/sandbox-acquirer.md, "Disputes"): what the gateway applies. */
+  getDispute(id: string): Promise<AcquirerDispute>;
+  /** Sends a stage's evidence; the dispute answers `under_review`. Not retried blindly: one per stage. */
+  submitDisputeEvidence(id: string, text: string): Promise<AcquirerDispute>;
+  /** Accepts a dispute (closed `lost`); accepting again answers it unchanged, so a retry is safe. */
+  acceptDispute(id: string): Promise<AcquirerDispute>;
+}
+
+/** One case an issuer opened on a payment, as the acquirer shows it (docs/sandbox-acquirer.md, "Disputes"). */
+export interface AcquirerDispute {
+  id: string;
+  kind: 'dispute' | 'inquiry' | 'early_fraud_warning' | 'pre_dispute_alert';
+  paymentId: string;
+  reference: string;
+  amount: string;
+  currency: string;
+  reason: string;
+  reasonCode: string;
+  network: string;
+  status: string;
+  stage: 'chargeback' | 'pre_arbitration' | null;
+  evidenceDueBy: string | null;
+  refundBy: string | null;
+  fundsWithdrawn: boolean;
+  amountWithdrawn: string;
+  amountReinstated: string;
+  movements: Array<{
+    id: string;
+    type: 'funds_withdrawn' | 'funds_reinstated';
+    amount: string;
+    createdAt: string;
+  }>;
+  evidence: Array<{ stage: string; text: string; submittedAt: string }>;
+  alertId: string | null;
+  escalatedAt: string | null;
+  closedBy: string | null;
+  closedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /**

@@ -77,7 +77,10 @@ export async function providerNotificationRoutes(
           'charge (reference, amount, currency): a mismatch is acknowledged with outcome `mismatch`, recorded ' +
           'and raised to the operator, never applied. One that would credit money is applied only once a ' +
           'read-back of the payment from the acquirer confirms it; when the acquirer cannot be asked, the ' +
-          'answer is 502 `provider_unavailable` and nothing is recorded, so the retry is confirmed later.',
+          'answer is 502 `provider_unavailable` and nothing is recorded, so the retry is confirmed later. A ' +
+          "dispute's notification (a `dispute` member: disputes, inquiries, early fraud warnings, pre-dispute " +
+          'alerts) is a trigger only: the case is read back from the acquirer and that answer applied ' +
+          '(docs/disputes.md).',
         tags: ['Provider notifications'],
         security: [],
         response: { 200: NotificationAckSchema, ...errorResponses(400, 401, 413, 415, 500, 502) },
@@ -149,6 +152,12 @@ function parseNotification(raw: Buffer): Result<ProviderNotification, Notificati
   // Written to the charge as they come: a malformed one must be refused here, not fail the write (a 500
   // the acquirer would retry for ever).
   problems.push(...nestedProblems(payment));
+  // A dispute's notification only names its case: the gateway reads the case back and applies that.
+  const dispute = (body as { dispute?: unknown } | null)?.dispute;
+  if (dispute != null) {
+    if (!isObject(dispute) || typeof dispute.id !== 'string' || !/^[\w-]{1,100}$/.test(dispute.id))
+      problems.push('dispute.id');
+  }
   if (problems.length > 0) return err({ code: 'invalid_notification', paths: problems });
   return ok(body as ProviderNotification);
 }

@@ -8,6 +8,7 @@ import {
   AcquirerRejectedError,
   AcquirerUnavailableError,
   type Acquirer,
+  type AcquirerDispute,
   type AcquirerPayment,
 } from '../acquirer/types.js';
 import { paymentDifferences, wouldCredit } from './apply-payment.js';
@@ -21,6 +22,24 @@ export interface ProviderNotification {
   type: string;
   createdAt: string;
   payment: AcquirerPayment;
+  /** A dispute's notification (`dispute.*`, `fraud_warning.*`, `dispute_alert.*`): the case as it was then. */
+  dispute?: AcquirerDispute | null;
+}
+
+/**
+ * What the inbox needs of the disputes module (src/modules/disputes), which implements it: a dispute's
+ * notification is a trigger, and the dispute read back from the acquirer is applied in the transaction
+ * that records the notification, under the charge's row lock (docs/decisions/0076-disputes.md).
+ */
+export interface DisputeNotifications {
+  /** The members of a read-back that cannot be applied (empty when it can). */
+  problemsOf(resource: AcquirerDispute): string[];
+  apply(
+    trx: Trx,
+    provider: string,
+    charge: ChargeRow,
+    resource: AcquirerDispute,
+  ): Promise<'applied' | 'stale'>;
 }
 
 export type NotificationOutcome =
@@ -51,10 +70,11 @@ export interface NotificationInbox {
   ): Promise<Result<NotificationOutcome, NotificationError>>;
 }
 
-/** What the acquirer answered when asked for the payment: the payment, or its refusal (4xx). */
-type ReadBack = { payment: AcquirerPayment } | { refused: AcquirerRejectedError };
+/** What the acquirer answered when asked for the payment or the dispute: it, or its refusal (4xx). */
+type ReadBack =
+  { payment: AcquirerPayment } | { dispute: AcquirerDispute } | { refused: AcquirerRejectedError };
 
-type Step = { done: NotificationOutcome } | { readBack: string };
+type Step = { done: NotificationOutcome } | { readBack: string } | { readBackDispute: string };
 
 export interface NotificationInboxDeps {
   db: Kdb;
@@ -63,6 +83,7 @@ export interface NotificationInboxDeps {
   acquirerFor: (environment: Environment) => Acquirer | undefined;
   alerts: AlertRaiser;
   logger: Logger;
+  disputes: DisputeNotifications;
 }
 
 export function createNotificationInbox(deps: NotificationInboxDeps): NotificationInbox {
@@ -88,7 +109,10 @@ async function receive(
     if (readBack !== undefined) throw new Error('a confirmed notification asked for a second read-back');
     // Outside any transaction: no lock is held while the acquirer is asked.
     try {
-      readBack = await readBackPayment(deps, environment, step.readBack);
+      readBack =
+        'readBack' in step
+          ? await readBackPayment(deps, environment, step.readBack)
+          : await readBackDispute(deps, environment, step.readBackDispute);
     } catch (error) {
       if (error instanceof AcquirerUnavailableError) return err({ code: 'read_back_unavailable' });
       throw error;
@@ -108,15 +132,35 @@ async function receive(
   return ok(step.done);
 }
 
-async function readBackPayment(
+function readBackPayment(
   deps: Pick<NotificationInboxDeps, 'acquirerFor'>,
   environment: Environment,
   paymentId: string,
 ): Promise<ReadBack> {
+  return readBackWith(deps, environment, async (acquirer) => ({
+    payment: await acquirer.getPayment(paymentId),
+  }));
+}
+
+function readBackDispute(
+  deps: Pick<NotificationInboxDeps, 'acquirerFor'>,
+  environment: Environment,
+  disputeId: string,
+): Promise<ReadBack> {
+  return readBackWith(deps, environment, async (acquirer) => ({
+    dispute: await acquirer.getDispute(disputeId),
+  }));
+}
+
+async function readBackWith(
+  deps: Pick<NotificationInboxDeps, 'acquirerFor'>,
+  environment: Environment,
+  read: (acquirer: Acquirer) => Promise<ReadBack>,
+): Promise<ReadBack> {
   const acquirer = deps.acquirerFor(environment);
   if (!acquirer) throw new AcquirerUnavailableError('no acquirer is configured to confirm the payment', 0);
   try {
-    return { payment: await acquirer.getPayment(paymentId) };
+    return await read(acquirer);
   } catch (error) {
     // A "not now" 4xx refused nothing: the read-back is unavailable, and the notification is asked again.
     if (error instanceof AcquirerRejectedError && !error.transient) return { refused: error };
@@ -240,6 +284,7 @@ async function attempt(
     { differences },
   ]);
   if (mismatch) return mismatch;
+  if (notification.dispute != null) return attemptDispute(receipt, charge, notification.dispute.id, readBack);
 
   let payment: AcquirerPayment = reported;
   if (wouldCredit(charge, reported.status)) {
@@ -258,6 +303,7 @@ async function attempt(
         },
       );
     }
+    if (!('payment' in readBack)) throw new Error('a payment notification was read back as a dispute');
     const confirmed = readBack.payment;
     const readBackMismatch = await refuseMismatch(receipt, charge, confirmed, (differences) => [
       `the acquirer's own record of the payment differs in ${differences.join(', ')}`,
@@ -282,11 +328,29 @@ async function attempt(
     payment = confirmed;
   }
 
+  return applyRecorded(
+    receipt,
+    async () => {
+      const before = charge.provider_status;
+      const applied = await deps.completion.applyLocked(trx, charge, payment);
+      return !applied.transitioned && applied.charge.provider_status === before && before !== payment.status;
+    },
+    charge,
+  );
+}
+
+/**
+ * Records the notification as applied and runs `apply` (true when what it applied was stale), then marks
+ * the record `stale` if so.
+ */
+async function applyRecorded(
+  receipt: Receipt,
+  apply: () => Promise<boolean>,
+  charge: ChargeRow,
+): Promise<Step> {
+  const { trx, provider, notification } = receipt;
   if (!(await record(receipt, charge, 'applied'))) return { done: 'duplicate' };
-  const before = charge.provider_status;
-  const applied = await deps.completion.applyLocked(trx, charge, payment);
-  const stale =
-    !applied.transitioned && applied.charge.provider_status === before && before !== payment.status;
+  const stale = await apply();
   if (stale) {
     await trx
       .updateTable('provider_notifications')
@@ -296,6 +360,60 @@ async function attempt(
       .execute();
   }
   return { done: stale ? 'stale' : 'applied' };
+}
+
+/**
+ * A dispute's notification, under the charge's lock: the dispute is read back and that answer applied by
+ * the disputes module; a read-back that is refused, malformed or about another payment is recorded and
+ * raised to the operator, never applied.
+ */
+async function attemptDispute(
+  receipt: Receipt,
+  charge: ChargeRow,
+  disputeId: string,
+  readBack: ReadBack | undefined,
+): Promise<Step> {
+  const { deps, trx, provider } = receipt;
+  if (readBack === undefined) return { readBackDispute: disputeId };
+  if ('refused' in readBack) {
+    return refuse(
+      receipt,
+      charge,
+      'unconfirmed',
+      `the acquirer refused to read the dispute back (${readBack.refused.providerCode})`,
+      {
+        readBack: {
+          providerCode: readBack.refused.providerCode,
+          httpStatus: readBack.refused.providerHttpStatus,
+        },
+      },
+    );
+  }
+  if (!('dispute' in readBack)) throw new Error('a dispute notification was read back as a payment');
+  const resource = readBack.dispute;
+  const problems = deps.disputes.problemsOf(resource);
+  if (resource.id !== disputeId) problems.push('id');
+  if (resource.paymentId !== charge.provider_payment_id) problems.push('paymentId');
+  if (resource.reference !== charge.id) problems.push('reference');
+  if (!problems.includes('amount') && BigInt(resource.amount) > BigInt(charge.amount))
+    problems.push('amount');
+  if (problems.length > 0) {
+    return refuse(
+      receipt,
+      charge,
+      'mismatch',
+      `the acquirer's dispute ${disputeId} is unusable: ${problems.join(', ')}`,
+      {
+        differences: problems,
+        dispute: { id: resource.id, kind: resource.kind, status: resource.status, amount: resource.amount },
+      },
+    );
+  }
+  return applyRecorded(
+    receipt,
+    async () => (await deps.disputes.apply(trx, provider, charge, resource)) === 'stale',
+    charge,
+  );
 }
 
 /** What a log line and an alert may say of a payment: no card data beyond what the charge keeps. */

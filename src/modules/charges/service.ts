@@ -109,6 +109,30 @@ export interface ChargeRefunds {
   recordRefund(trx: Trx, charge: ChargeRow, amount: string, now: Date): Promise<ChargeRow>;
 }
 
+/** What the disputes module reads of charges: the disputed charge of an owner, and charges by id. */
+export interface ChargeDisputes {
+  findVisible(owner: Owner, id: string): Promise<ChargeRow | undefined>;
+  lockVisible(trx: Trx, owner: Owner, id: string): Promise<ChargeRow | undefined>;
+  /** Charges by id, whoever owns them: the caller's ids come from the owner's own disputes. */
+  byIds(ids: readonly string[]): Promise<Map<string, ChargeRow>>;
+}
+
+export function createChargeDisputes(deps: { db: Kdb }): ChargeDisputes {
+  return {
+    findVisible: (owner, id) => charges.findVisible(deps.db, owner, id),
+    lockVisible: (trx, owner, id) => charges.lockVisible(trx, owner, id),
+    async byIds(ids) {
+      if (ids.length === 0) return new Map();
+      const rows = await deps.db
+        .selectFrom('charges')
+        .selectAll()
+        .where('id', 'in', [...new Set(ids)])
+        .execute();
+      return new Map(rows.map((row) => [row.id, row]));
+    },
+  };
+}
+
 /** The merchant references of charges, by id, read in the caller's transaction (settlement items). */
 export function chargeReferences(trx: Trx, chargeIds: readonly string[]): Promise<Map<string, string>> {
   return charges.referencesOf(trx, chargeIds);

@@ -1,4 +1,4 @@
-import type { Acquirer } from '../acquirer/types.js';
+import type { Acquirer, AuthorizeOptions } from '../acquirer/types.js';
 import { checkCard, type CardField, type CardForm, type CardIssue } from './card.js';
 import { afterAcquirerProblem, type AcquirerProblem } from './acquirer-problems.js';
 import type { CheckoutServiceDeps } from './deps.js';
@@ -43,6 +43,7 @@ export async function payByCard(
 
   const acquirer = deps.acquirerFor(charge.environment);
   if (!acquirer) return { outcome: 'acquirer_error', page, problem: 'unavailable' };
+  const threeDSecure = await threeDSecureOf(deps, charge.organization_id);
   // The claim is committed before the card leaves: of simultaneous submissions one gets it, and the
   // others are shown the page, which says the payment is in progress.
   const attemptNumber = await completion.takeCardAttempt(charge.id);
@@ -51,7 +52,7 @@ export async function payByCard(
   const typedLast4 = checked.card.number.slice(-4);
   let result: Awaited<ReturnType<Acquirer['authorize']>>;
   try {
-    result = await acquirer.authorize(paymentId, checked.card, returnUrl);
+    result = await acquirer.authorize(paymentId, checked.card, returnUrl, threeDSecure);
   } catch (error) {
     // Anything but an acquirer problem is a bug: the claim is left to run out, as a crash's would. The
     // read-back is under the claim: a card that did reach the acquirer is on the charge before the next
@@ -87,4 +88,14 @@ export async function payByCard(
     'checkout: card attempt',
   );
   return { outcome: 'show_page' };
+}
+
+/**
+ * What the attempt asks of 3-D Secure: `required` while an operator requires it of the charge's
+ * organization (read at each attempt, so a change applies from the next card on), else the acquirer's
+ * own rule.
+ */
+async function threeDSecureOf(deps: CheckoutServiceDeps, organizationId: string): Promise<AuthorizeOptions> {
+  const organization = await deps.organizations.find(organizationId);
+  return organization?.threeDSecureRequired ? { threeDSecure: 'required' } : {};
 }

@@ -54,6 +54,14 @@ const GROUPS: ReadonlyArray<{ label: NavLabel | undefined; areas: Area[] }> = [
         permission: 'readCustomers',
         feature: 'customers',
       },
+      // Disputes, early fraud warnings and pre-dispute alerts (flag `disputes`, issue 37 item 7).
+      {
+        id: 'disputes-link',
+        path: '/dashboard/disputes',
+        label: 'disputes',
+        permission: 'readPayments',
+        feature: 'disputes',
+      },
       { id: 'exports-link', path: '/dashboard/exports', label: 'exports', permission: 'exportRecords' },
     ],
   },
@@ -98,6 +106,13 @@ const GROUPS: ReadonlyArray<{ label: NavLabel | undefined; areas: Area[] }> = [
       { id: 'security-nav-link', path: '/dashboard/security', label: 'security' },
       // Every role sees the checkout's branding; owners and admins change it (`manageBranding`).
       { id: 'branding-link', path: '/dashboard/branding', label: 'branding' },
+      // Refunds of pre-dispute alerts and fraud warnings by rule (flag `disputes`, issue 37 item 5).
+      {
+        id: 'auto-refunds-link',
+        path: '/dashboard/dispute-refund-rules',
+        label: 'autoRefunds',
+        feature: 'disputes',
+      },
     ],
   },
 ];

@@ -23,7 +23,14 @@ export type FilterProblem =
 
 /** Why a refund from the charge page was not made. */
 export type RefundProblem =
-  'amount' | 'exceeds' | 'nothing_left' | 'not_refundable' | 'rejected' | 'unavailable' | 'not_configured';
+  | 'amount'
+  | 'exceeds'
+  | 'nothing_left'
+  | 'not_refundable'
+  | 'disputed'
+  | 'rejected'
+  | 'unavailable'
+  | 'not_configured';
 
 /** The Payments pages' words, Turkish and English. */
 export interface PaymentMessages {
@@ -281,6 +288,7 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
         exceeds: 'That is more than remains refundable ({amount}).',
         nothing_left: 'Nothing remains to refund on this payment.',
         not_refundable: 'Only a succeeded payment can be refunded.',
+        disputed: 'Disputes hold part of this payment: at most {amount} can still be refunded.',
         rejected: 'The acquirer refused the refund: {message}',
         unavailable: 'The acquirer cannot be reached; the refund stays pending and is retried.',
         not_configured: 'No acquirer is configured for this environment.',
@@ -456,6 +464,7 @@ export const PAYMENT_MESSAGES: Record<Locale, PaymentMessages> = {
         exceeds: 'Bu, iade edilebilir kalandan ({amount}) fazla.',
         nothing_left: 'Bu ödemede iade edilecek tutar kalmadı.',
         not_refundable: 'Yalnızca başarılı bir ödeme iade edilebilir.',
+        disputed: 'Bu ödemenin bir kısmı itirazlarla tutuluyor: en fazla {amount} iade edilebilir.',
         rejected: 'Banka iadeyi reddetti: {message}',
         unavailable: 'Bankaya ulaşılamıyor; iade beklemede kalır ve yeniden denenir.',
         not_configured: 'Bu ortam için banka yapılandırılmamış.',

@@ -131,6 +131,8 @@ async function makeRefund(
         return problem(409, 'nothing_left');
       case 'charge_not_refundable':
         return problem(409, 'not_refundable');
+      case 'charge_disputed':
+        return problem(409, 'disputed', { amount: formatSigned(error.refundable, locale) });
       case 'provider_rejected':
         return problem(502, 'rejected', { message: error.message });
       case 'provider_unavailable':

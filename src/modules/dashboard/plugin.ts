@@ -18,9 +18,12 @@ import { accountRoutes } from '../users/routes.js';
 import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import type { BrandingService } from '../organizations/branding.js';
+import type { DisputeRefundRuleService } from '../disputes/refund-rules/service.js';
 import { balancePages } from './balance.js';
 import { brandingPages } from './branding.js';
 import { customerPages } from './customers.js';
+import { disputeRefundRulePages } from './dispute-refund-rules.js';
+import { disputePages, type DisputePagesOptions } from './disputes.js';
 import { eventPages } from './events.js';
 import { exportPages } from './exports.js';
 import { homePages } from './home.js';
@@ -62,6 +65,11 @@ export interface DashboardModuleOptions {
   /** The event pages (the Developers area, flag `events`): the same reads as `GET /v1/events`. */
   eventFeed: EventFeed;
   branding: Pick<BrandingService, 'get' | 'update'>;
+  /** The auto-refund rules page (flag `disputes`): the same rules as `/v1/dispute-refund-rules`. */
+  disputeRefundRules: Pick<DisputeRefundRuleService, 'list' | 'set'>;
+  /** The Disputes pages (flag `disputes`): the same use cases as `/v1/disputes…` and `POST /v1/files`. */
+  disputes: DisputePagesOptions['disputes'];
+  files: DisputePagesOptions['files'];
   renderer: Renderer;
 }
 
@@ -105,6 +113,14 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
   });
   await app.register(eventPages, { kit, events: options.eventFeed });
   await app.register(brandingPages, { kit, branding: options.branding });
+  await app.register(disputeRefundRulePages, { kit, rules: options.disputeRefundRules });
+  await app.register(disputePages, {
+    kit,
+    clock: options.clock,
+    users,
+    disputes: options.disputes,
+    files: options.files,
+  });
   await app.register(exportPages, {
     kit,
     clock: options.clock,

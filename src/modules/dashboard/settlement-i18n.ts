@@ -66,7 +66,7 @@ export interface SettlementMessages {
   noLines: string;
   /** `{shown}` of `{count}` lines. */
   linesCapped: string;
-  lineTypes: Record<'charge' | 'refund', string>;
+  lineTypes: Record<'charge' | 'refund' | 'dispute' | 'recovery', string>;
   lineFields: {
     source: string;
     charge: string;
@@ -155,7 +155,7 @@ export const SETTLEMENT_MESSAGES: Record<Locale, SettlementMessages> = {
     lines: 'Charges and refunds',
     noLines: 'This batch released no charges or refunds (only a reserve).',
     linesCapped: 'The first {shown} of {count} lines; the downloads have all of them.',
-    lineTypes: { charge: 'Charge', refund: 'Refund' },
+    lineTypes: { charge: 'Charge', refund: 'Refund', dispute: 'Dispute', recovery: 'Debt recovered' },
     lineFields: {
       source: 'Source',
       charge: 'Charge',
@@ -242,7 +242,7 @@ export const SETTLEMENT_MESSAGES: Record<Locale, SettlementMessages> = {
     lines: 'Ödemeler ve iadeler',
     noLines: 'Bu hakediş hiçbir ödeme veya iade içermiyor (yalnızca rezerv).',
     linesCapped: '{count} satırın ilk {shown} tanesi; indirilen dosyalarda hepsi var.',
-    lineTypes: { charge: 'Ödeme', refund: 'İade' },
+    lineTypes: { charge: 'Ödeme', refund: 'İade', dispute: 'İtiraz', recovery: 'Borç tahsili' },
     lineFields: {
       source: 'Kaynak',
       charge: 'Ödeme',

@@ -13,6 +13,7 @@ export interface ShellMessages {
     apiKeys: string;
     settlements: string;
     customers: string;
+    disputes: string;
     logout: string;
     /** The navigation's groups and the links added with the application shell. */
     payments: string;
@@ -27,6 +28,7 @@ export interface ShellMessages {
     settings: string;
     team: string;
     branding: string;
+    autoRefunds: string;
     /** The navigation landmark's name. */
     menu: string;
     skipToContent: string;
@@ -67,6 +69,7 @@ const en: ShellMessages = {
     apiKeys: 'API keys',
     settlements: 'Settlements',
     customers: 'Customers',
+    disputes: 'Disputes',
     logout: 'Sign out',
     payments: 'Payments',
     exports: 'Exports',
@@ -79,6 +82,7 @@ const en: ShellMessages = {
     settings: 'Settings',
     team: 'Team',
     branding: 'Branding',
+    autoRefunds: 'Auto-refund rules',
     menu: 'Dashboard menu',
     skipToContent: 'Skip to content',
     viewing: '{environment} data',
@@ -123,6 +127,7 @@ const tr: ShellMessages = {
     apiKeys: 'API anahtarları',
     settlements: 'Hakedişler',
     customers: 'Müşteriler',
+    disputes: 'İtirazlar',
     logout: 'Çıkış yap',
     payments: 'Ödemeler',
     exports: 'Dışa aktarım',
@@ -135,6 +140,7 @@ const tr: ShellMessages = {
     settings: 'Ayarlar',
     team: 'Ekip',
     branding: 'Marka',
+    autoRefunds: 'Otomatik iade kuralları',
     menu: 'Panel menüsü',
     skipToContent: 'İçeriğe geç',
     viewing: '{environment} verileri',

@@ -17,7 +17,29 @@ export const EVENT_TYPES = [
   'wallet.created',
   'wallet.default_changed',
   'balance.settled',
+  'dispute.created',
+  'dispute.updated',
+  'dispute.closed',
+  'dispute.funds_withdrawn',
+  'dispute.funds_reinstated',
+  'fraud_warning.created',
+  'dispute_alert.created',
+  'dispute_alert.resolved',
+  'dispute_alert.expired',
 ] as const;
+/**
+ * The kinds recorded more than once per resource (migration 0039's `events_once_idx` excludes them): a
+ * charge is refunded several times, a dispute updated, closed and withdrawn from at each stage. The others
+ * are recorded once per resource.
+ */
+export const REPEATED_EVENT_TYPES: readonly EventType[] = [
+  'charge.refunded',
+  'wallet.default_changed',
+  'dispute.updated',
+  'dispute.closed',
+  'dispute.funds_withdrawn',
+  'dispute.funds_reinstated',
+];
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** What an event says of its resource: the same in what records it and in its payload. */
@@ -50,8 +72,7 @@ export interface EventPayload extends EventContent {
 export interface EventRecorder {
   /**
    * Writes the event in the caller's transaction (the transactional outbox): it exists exactly when the
-   * change it announces does. A kind other than `charge.refunded` and `wallet.default_changed` is recorded once per resource; a
-   * second call returns undefined.
+   * change it announces does. A kind outside `REPEATED_EVENT_TYPES` is recorded once per resource; a second call returns undefined.
    */
   record(trx: Trx, input: EventInput): Promise<EventPayload | undefined>;
   /**
@@ -81,8 +102,11 @@ export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSub
   async function recordMany(trx: Trx, inputs: readonly EventInput[]): Promise<EventPayload[]> {
     if (inputs.length === 0) return [];
     const now = deps.clock.now();
-    const payloads = inputs.map((input): EventPayload => ({
-      id: newId('evt', now),
+    // Ids of one call ascend in the order given (ids of one millisecond otherwise sort at random), so that
+    // a feed read in id order sees a dispute's `created` before its `closed`.
+    const newIds = inputs.map(() => newId('evt', now)).sort();
+    const payloads = inputs.map((input, index): EventPayload => ({
+      id: newIds[index] ?? newId('evt', now),
       eventType: input.type,
       createdAt: now.toISOString(),
       livemode: input.environment === 'live',
@@ -106,7 +130,9 @@ export function createEventRecorder(deps: { clock: Clock; subscribers?: EventSub
       .onConflict((conflict) =>
         conflict
           .columns(['resource_id', 'type'])
-          .where(sql<boolean>`type not in ('charge.refunded', 'wallet.default_changed')`)
+          .where(
+            sql<boolean>`type not in ('charge.refunded', 'wallet.default_changed', 'dispute.updated', 'dispute.closed', 'dispute.funds_withdrawn', 'dispute.funds_reinstated')`,
+          )
           .doNothing(),
       )
       .returning('id')

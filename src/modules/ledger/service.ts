@@ -1,5 +1,5 @@
 import type { Trx } from '../../db/database.js';
-import type { Environment } from '../../db/schema.js';
+import type { Environment, JournalEntryKind } from '../../db/schema.js';
 import { advanceBalanceCheckpoints, balance, negativePendingBalances } from './balances.js';
 import { chargeEntries, postChargeSucceeded, postRefund } from './charges.js';
 import type { Balance } from './model.js';
@@ -22,10 +22,12 @@ import {
   type ChargeFee,
   type PendingCredit,
 } from './repository/credits.js';
-import type { EntryLines } from './repository/entries.js';
+import { findEntriesOf, type EntryLines } from './repository/entries.js';
+import { disputeFeeOf, postDisputeEntry, type DisputeEntryForLedger } from './disputes.js';
 import {
   availableOf,
   lockBalances,
+  postDebtRecovered,
   pendingCredits,
   postRelease,
   postReleases,
@@ -156,12 +158,34 @@ export interface LedgerService {
    * charge's). The dashboard's charge page: its fee, net and ledger lines.
    */
   chargeEntries(owner: Owner, chargeId: string, refundIds: readonly string[]): Promise<EntryLines[]>;
+  /**
+   * In the caller's transaction: `amount` of a debt on pending taken from the available balance (once per
+   * id), under the owner's pending and available locks. The caller checked the amount against
+   * `lockedAvailable`.
+   */
+  postDebtRecovered(trx: Trx, recovery: ReleaseForLedger): Promise<{ created: boolean }>;
+  /** A dispute entry, once per source (src/modules/ledger/disputes.ts). */
+  postDisputeEntry(
+    trx: Trx,
+    item: DisputeEntryForLedger,
+  ): Promise<{ created: boolean; pendingAfter: string }>;
+  /** The fee a `dispute_fee` entry of this source took, or undefined. */
+  disputeFeeOf(trx: Trx, sourceId: string): Promise<bigint | undefined>;
+  /** The owner's entries of these (kind, source) pairs, oldest first, with their postings. */
+  entriesOf(
+    owner: Owner,
+    sources: ReadonlyArray<{ kind: JournalEntryKind; sourceId: string }>,
+  ): Promise<EntryLines[]>;
 }
 
 export function createLedgerService(deps: LedgerDeps): LedgerService {
   const { db } = deps;
   return {
     chargeEntries: (owner, chargeId, refundIds) => chargeEntries(deps, owner, chargeId, refundIds),
+    postDisputeEntry: (trx, item) => postDisputeEntry(deps, trx, item),
+    postDebtRecovered: (trx, recovery) => postDebtRecovered(deps, trx, recovery),
+    disputeFeeOf: (trx, sourceId) => disputeFeeOf(trx, sourceId),
+    entriesOf: (owner, sources) => findEntriesOf(db, owner, sources),
     postChargeSucceeded: (trx, charge) => postChargeSucceeded(deps, trx, charge),
     postRefund: (trx, refund) => postRefund(deps, trx, refund),
     postRelease: (trx, release) => postRelease(deps, trx, release),

@@ -15,6 +15,19 @@ const RESERVE_RELEASED: Move = {
   to: 'merchant_available',
 };
 
+/**
+ * A debt's recovery (migration 0039): what the merchant owes on pending (dispute debits, refunds beyond
+ * what was left) taken back from the available balance before anything is paid out.
+ */
+const DEBT_RECOVERED: Move = { kind: 'debt_recovered', from: 'merchant_available', to: 'merchant_pending' };
+
+export const postDebtRecovered = moveOnce(
+  DEBT_RECOVERED,
+  (recovery) => `debt recovery ${recovery.id}`,
+  // The pending lock then the available one, in the order every writer takes them.
+  (trx, recovery) => lockBalances(trx, [recovery]),
+);
+
 // What a settlement batch writes and reads: releases, the rolling reserve, and the set-based forms of a
 // chunk (docs/decisions/0041-settlement-chunks.md).
 

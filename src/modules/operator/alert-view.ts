@@ -11,6 +11,8 @@ export const OperatorAlertViewSchema = Type.Object({
     'reconciliation_differences',
     'refund_mismatch',
     'payout_sent_not_pending',
+    'dispute_debt_unrecoverable',
+    'dispute_ratio',
   ]),
   organizationId: Type.Union([Type.String(), Type.Null()]),
   environment: Type.Union([Type.Enum(['sandbox', 'live']), Type.Null()]),

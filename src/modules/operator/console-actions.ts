@@ -23,6 +23,7 @@ const NOTICES: Record<string, string> = {
   limits: 'Rate limits saved.',
   frozen: 'Organization frozen: its API requests now answer 403 organization_frozen.',
   unfrozen: 'Organization unfrozen.',
+  three_d_secure: '3-D Secure setting saved: it applies from the next card attempt on.',
 };
 
 export type NoticedPage = (

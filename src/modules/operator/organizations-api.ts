@@ -17,6 +17,11 @@ import { actorOf } from './auth.js';
 import type { OperatorCommands } from './commands.js';
 import { valueOf } from './errors.js';
 import {
+  OrganizationThreeDSecureViewSchema,
+  setThreeDSecureRequired,
+  ThreeDSecureBodySchema,
+} from './organization-three-d-secure.js';
+import {
   DemoMerchantSchema,
   FeeBodySchema,
   IdParamsSchema,
@@ -34,11 +39,12 @@ type OrganizationApi = {
 
 /**
  * Organizations as JSON: the list, one organization, its settings (KYC status, fees, feature flags, rate
- * limits), freezing, its API keys and their requests.
+ * limits, 3-D Secure), freezing, its API keys and their requests.
  */
 export function operatorOrganizationApi(app: App, deps: OrganizationApi): void {
   organizationReadApi(app, deps);
   organizationSettingsApi(app, deps);
+  organizationThreeDSecureApi(app, deps);
   organizationKeyApi(app, deps);
 }
 
@@ -145,6 +151,34 @@ function organizationSettingsApi(app: App, { commands }: OrganizationApi): void 
     '/operator/v1/organizations/:id/unfreeze',
     apiRoute('administer', OrganizationViewSchema, { params: IdParamsSchema }),
     async (request) => valueOf(await commands.unfreeze(request.params.id, actorOf(request))),
+  );
+}
+
+/** 3-D Secure on every card payment: one of the operator's answers to a chargeback ratio (issue 37). */
+function organizationThreeDSecureApi(app: App, { organizations }: OrganizationApi): void {
+  app.put(
+    '/operator/v1/organizations/:id/three-d-secure',
+    apiRoute('administer', OrganizationThreeDSecureViewSchema, {
+      description:
+        'Requires 3-D Secure on every card payment of the organization (`required: true`: the checkout ' +
+        'asks the acquirer for the challenge from the next card attempt on), or stops requiring it: one ' +
+        'of the answers to a chargeback ratio near a card scheme threshold. Audited, with the reason ' +
+        '(1 to 2000 characters).',
+      params: IdParamsSchema,
+      body: ThreeDSecureBodySchema,
+    }),
+    async (request) => {
+      const { required, reason } = request.body;
+      return valueOf(
+        await setThreeDSecureRequired(
+          { organizations },
+          request.params.id,
+          required,
+          reason,
+          actorOf(request),
+        ),
+      );
+    },
   );
 }
 

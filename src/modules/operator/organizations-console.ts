@@ -10,6 +10,7 @@ import { commandAction, noticedPage, type NoticedPage } from './console-actions.
 import { staffMay, type ConsoleKit } from './console-kit.js';
 import { valueOf } from './errors.js';
 import { merchantFigures, money, permille, isFailing, type MerchantViewDeps } from './merchant-view.js';
+import { setThreeDSecureRequired, ThreeDSecureFormSchema } from './organization-three-d-secure.js';
 import {
   FeatureFlagFormSchema,
   FeeFormSchema,
@@ -55,13 +56,12 @@ function organizationPages(app: App, page: NoticedPage, deps: OrganizationConsol
 
   app.get('/organizations/:id', { config: { operator: 'read' } }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    const organization = organizationView(
-      valueOf(await organizations.get(id)),
-      await organizations.feeSchedule(id),
-    );
+    const found = valueOf(await organizations.get(id));
+    const organization = organizationView(found, await organizations.feeSchedule(id));
     return page(request, reply, 'organization', {
       title: organization.name,
       organization,
+      threeDSecureRequired: found.threeDSecureRequired,
       keys: await deps.apiKeys.listForOrganization(id),
       ...(await merchantFigures(deps.merchants, id)),
       permille,
@@ -95,7 +95,8 @@ const feeOf = (paymentMethod: string, form: { basisPoints: string; fixedMinor: s
   fixedMinor: BigInt(form.fixedMinor),
 });
 
-function organizationForms(app: App, page: NoticedPage, { commands }: OrganizationConsole): void {
+function organizationForms(app: App, page: NoticedPage, deps: OrganizationConsole): void {
+  const { commands, organizations } = deps;
   const back = ({ id }: { id: string }) => `/organizations/${id}`;
 
   commandAction(app, page, {
@@ -154,5 +155,15 @@ function organizationForms(app: App, page: NoticedPage, { commands }: Organizati
     command: ({ id }, _form, by) => commands.unfreeze(id, by),
     back,
     notice: 'unfrozen',
+  });
+
+  commandAction(app, page, {
+    path: '/organizations/:id/three-d-secure',
+    permission: 'administer',
+    schema: { params: IdParamsSchema, body: ThreeDSecureFormSchema },
+    command: ({ id }, form, by) =>
+      setThreeDSecureRequired({ organizations }, id, form.required === 'true', form.reason, by),
+    back,
+    notice: 'three_d_secure',
   });
 }

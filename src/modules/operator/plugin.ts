@@ -19,6 +19,10 @@ import { operatorAlertApi } from './alerts-api.js';
 import { operatorAlertConsole } from './alerts-console.js';
 import { operatorApplicationApi } from './applications-api.js';
 import { operatorApplicationConsole } from './applications-console.js';
+import { operatorDisputeRatioApi } from './dispute-ratios-api.js';
+import { operatorDisputeApi, type OperatorDisputes } from './disputes-api.js';
+import { operatorDisputeConsole } from './disputes-console.js';
+import type { DisputeRatioService } from '../disputes/ratios/service.js';
 import { registerOperatorAuth } from './auth.js';
 import type { OperatorCommands } from './commands.js';
 import { consoleRenderer, createConsoleKit } from './console-kit.js';
@@ -69,6 +73,10 @@ export interface OperatorModuleOptions {
   settlement?: SettlementBatchService;
   /** The daily reconciliation of the acquirers' settlement reports with the ledger. */
   reconciliation?: ReconciliationService;
+  /** The disputes queue across merchants (docs/disputes.md). */
+  disputes?: OperatorDisputes;
+  /** The card schemes' ratios: the watchlist, an organization's figures, the settings (docs/dispute-ratios.md). */
+  disputeRatios?: DisputeRatioService;
   /**
    * What the merchant view of an organization and the payment search read: charges,
    * their daily activity, balances, batches, payouts, webhook health and branding, each through its service.
@@ -172,5 +180,15 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
   if (options.reconciliation) {
     await app.register(operatorReconciliationApi, { reconciliation: options.reconciliation });
     await app.register(operatorReconciliationConsole, { reconciliation: options.reconciliation, kit });
+  }
+  if (options.disputes) {
+    await app.register(operatorDisputeApi, { disputes: options.disputes });
+    await app.register(operatorDisputeConsole, { disputes: options.disputes, kit });
+  }
+  if (options.disputeRatios) {
+    await app.register(operatorDisputeRatioApi, {
+      ratios: options.disputeRatios,
+      organizations: options.organizations,
+    });
   }
 }

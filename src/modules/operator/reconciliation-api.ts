@@ -46,7 +46,7 @@ const DifferenceSchema = Type.Object({
       'the ledger booked it, the acquirer reported it neither on the date nor the day before or after; ' +
       '`amount_mismatch`: both, with different amounts; `timing`: both, on different dates (it nets out).',
   }),
-  item: Type.Enum(['payment', 'refund']),
+  item: Type.Enum(['payment', 'refund', 'dispute_debit', 'dispute_reversal']),
   providerId: Type.Union([Type.String(), Type.Null()], {
     description: 'The acquirer’s payment or refund id.',
   }),

@@ -77,6 +77,9 @@ export const OrganizationViewSchema = Type.Object({
   }),
   frozen: Type.Boolean(),
   frozenReason: Nullable(Type.String()),
+  threeDSecureRequired: Type.Boolean({
+    description: 'Every card payment of the organization goes through 3-D Secure (an operator’s setting).',
+  }),
   createdAt: Type.String(),
   updatedAt: Type.String(),
   fees: Type.Optional(Type.Array(FeeSchema)),
@@ -93,6 +96,7 @@ export function organizationView(organization: Organization, fees?: FeeScheduleE
     rateLimits: organization.rateLimits,
     frozen: organization.frozen,
     frozenReason: organization.frozenReason,
+    threeDSecureRequired: organization.threeDSecureRequired,
     createdAt: organization.createdAt.toISOString(),
     updatedAt: organization.updatedAt.toISOString(),
     ...(fees ? { fees: fees.map((f) => ({ ...f, fixedMinor: f.fixedMinor.toString() })) } : {}),

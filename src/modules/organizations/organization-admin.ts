@@ -10,7 +10,7 @@ import { findOrganization, listFeeSchedule, toOrganization, upsertFee } from './
 import type { Actor, FeeScheduleEntry, Organization } from './types.js';
 import type { UnderwritingDeps } from './underwriting-types.js';
 
-// Operations on approved merchants: KYC, fees, feature flags, rate limits, freezing.
+// Operations on approved merchants: KYC, fees, feature flags, rate limits, freezing, 3-D Secure.
 
 export type OrganizationAdminDeps = Pick<UnderwritingDeps, 'db' | 'clock' | 'audit' | 'cursors'>;
 
@@ -55,7 +55,9 @@ interface Setting {
   action: string;
   /** The columns to set, from the organization as it was (locked) and the time of the change. */
   set: (before: Organization, now: Date) => Updateable<OrganizationsTable>;
-  describe: (organization: Organization) => unknown;
+  describe: (organization: Organization) => Record<string, unknown>;
+  /** The operator's reason, kept in the entry's `after` beside the setting (it has no column). */
+  reason?: string;
 }
 
 /** Locks the row, applies the change, audits before and after, in one transaction. */
@@ -76,8 +78,9 @@ export async function change(
       .where('id', '=', id)
       .execute();
     const after = (await findOrganization(trx, id)) as Organization;
-    const { action, describe } = setting;
-    await recordChange(deps, trx, { id, by, action, before: describe(before), after: describe(after) });
+    const { action, describe, reason } = setting;
+    const described = reason === undefined ? describe(after) : { ...describe(after), reason };
+    await recordChange(deps, trx, { id, by, action, before: describe(before), after: described });
     return ok(after);
   });
 }
@@ -116,6 +119,12 @@ export const settings = {
     action: 'organization.unfrozen',
     set: () => ({ frozen_at: null, frozen_reason: null }),
     describe: describeFrozen,
+  }),
+  threeDSecure: (required: boolean, reason: string): Setting => ({
+    action: required ? 'organization.three_d_secure_required' : 'organization.three_d_secure_not_required',
+    set: () => ({ require_three_d_secure: required }),
+    describe: (o) => ({ threeDSecureRequired: o.threeDSecureRequired }),
+    reason,
   }),
 };
 

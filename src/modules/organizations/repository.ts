@@ -17,6 +17,7 @@ export function toOrganization(row: Selectable<OrganizationsTable>): Organizatio
     frozen: row.frozen_at !== null,
     frozenAt: row.frozen_at,
     frozenReason: row.frozen_reason,
+    threeDSecureRequired: row.require_three_d_secure,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -64,6 +64,16 @@ export interface OrganizationAdminService extends OrganizationDirectory {
   ): Promise<Result<Organization, OrganizationError>>;
   freeze(id: string, reason: string, by: Actor): Promise<Result<Organization, OrganizationError>>;
   unfreeze(id: string, by: Actor): Promise<Result<Organization, OrganizationError>>;
+  /**
+   * Whether every card payment of the organization goes through 3-D Secure (the checkout asks the
+   * acquirer for it from the next card attempt on); audited with the operator's reason.
+   */
+  setThreeDSecureRequired(
+    id: string,
+    required: boolean,
+    reason: string,
+    by: Actor,
+  ): Promise<Result<Organization, OrganizationError>>;
 }
 
 /** Application review: NEW -> IN_REVIEW -> APPROVED | REJECTED (product decision 4). */
@@ -77,7 +87,7 @@ export function createUnderwritingService(deps: UnderwritingDeps): UnderwritingS
   };
 }
 
-/** Operations on approved merchants: KYC, fees, feature flags, rate limits, freezing. */
+/** Operations on approved merchants: KYC, fees, feature flags, rate limits, freezing, 3-D Secure. */
 export function createOrganizationAdminService(deps: OrganizationAdminDeps): OrganizationAdminService {
   const { db } = deps;
   return {
@@ -91,6 +101,8 @@ export function createOrganizationAdminService(deps: OrganizationAdminDeps): Org
     setRateLimits: (id, limits, by) => change(deps, id, by, settings.rateLimits(limits)),
     freeze: (id, reason, by) => change(deps, id, by, settings.frozen(reason)),
     unfreeze: (id, by) => change(deps, id, by, settings.unfrozen()),
+    setThreeDSecureRequired: (id, required, reason, by) =>
+      change(deps, id, by, settings.threeDSecure(required, reason)),
   };
 }
 

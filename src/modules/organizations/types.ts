@@ -1,7 +1,14 @@
 import type { Kdb } from '../../db/database.js';
 import type { FeatureFlag, KycStatus, PaymentMethod } from '../../db/schema.js';
 
-export const FEATURE_FLAGS: readonly FeatureFlag[] = ['payouts', 'wallets', 'customers', 'events', 'apiKeys'];
+export const FEATURE_FLAGS: readonly FeatureFlag[] = [
+  'payouts',
+  'wallets',
+  'customers',
+  'events',
+  'apiKeys',
+  'disputes',
+];
 export const PAYMENT_METHODS: readonly PaymentMethod[] = [
   'bank_transfer',
   'credit_card_tr',
@@ -32,6 +39,8 @@ export interface Organization {
   frozen: boolean;
   frozenAt: Date | null;
   frozenReason: string | null;
+  /** Every card payment goes through 3-D Secure: an operator's answer to a chargeback ratio (audited). */
+  threeDSecureRequired: boolean;
   createdAt: Date;
   updatedAt: Date;
 }

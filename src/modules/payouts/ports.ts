@@ -50,8 +50,8 @@ export interface PayoutWallets {
 export interface ReleasedLine {
   /** The settlement item's id. */
   id: string;
-  type: 'charge' | 'refund';
-  /** `ch_…` or `re_…`. */
+  type: 'charge' | 'refund' | 'dispute' | 'recovery';
+  /** `ch_…` or `re_…`; a dispute's movement (`dmv_…`) or `<dispute id>:<stage>` (its fee). */
   sourceId: string;
   chargeId: string;
   merchantReference: string | null;

@@ -129,7 +129,7 @@ export const PayoutListSchema = PageSchema(PayoutViewSchema, NEXT_CURSOR);
 export const PayoutTransactionSchema = Type.Object(
   {
     id: Type.String({ pattern: '^txn_', description: 'The balance transaction (prefix `txn_`).' }),
-    type: Type.Enum(['charge', 'refund']),
+    type: Type.Enum(['charge', 'refund', 'dispute', 'recovery']),
     sourceId: Type.String({ description: 'The charge (`ch_`) or refund (`re_`).' }),
     chargeId: Type.String({ pattern: '^ch_' }),
     merchantReference: Type.Union([Type.String(), Type.Null()]),

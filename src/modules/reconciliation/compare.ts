@@ -1,5 +1,9 @@
 import type { Insertable } from 'kysely';
-import type { ReconciliationDifferenceKind, ReconciliationDifferencesTable } from '../../db/schema.js';
+import type {
+  ReconciliationDifferenceKind,
+  ReconciliationDifferencesTable,
+  ReconciliationItem,
+} from '../../db/schema.js';
 import type { ClearingMovement } from '../ledger/service.js';
 import type { ItemAtAcquirer, ReconciliationDeps } from './types.js';
 
@@ -20,7 +24,7 @@ export interface AcquirerItem {
 export async function compare(
   deps: Pick<ReconciliationDeps, 'ledger'>,
   input: {
-    item: 'payment' | 'refund';
+    item: ReconciliationItem;
     acquirerItems: AcquirerItem[];
     movements: ClearingMovement[];
     kind: ClearingMovement['kind'];

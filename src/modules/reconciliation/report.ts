@@ -17,8 +17,12 @@ export function checkedReport(report: AcquirerSettlementReport): AcquirerSettlem
   const value = report as unknown as Record<string, unknown> | null;
   if (typeof value !== 'object' || value === null) refuse('is not an object');
   if (value?.currency !== 'TRY') refuse(`is not in TRY (${String(value?.currency).slice(0, 10)})`);
-  const lines = (name: 'payments' | 'refunds', at: 'succeededAt' | 'createdAt') => {
+  const lines = (
+    name: 'payments' | 'refunds' | 'disputeDebits' | 'disputeReversals',
+    at: 'succeededAt' | 'createdAt',
+  ) => {
     const list = value?.[name];
+    if (list === undefined && (name === 'disputeDebits' || name === 'disputeReversals')) return;
     if (!Array.isArray(list)) return refuse(`has no ${name} list`);
     list.forEach((line: unknown, index) => {
       const item = line as Record<string, unknown> | null;
@@ -36,5 +40,7 @@ export function checkedReport(report: AcquirerSettlementReport): AcquirerSettlem
   };
   lines('payments', 'succeededAt');
   lines('refunds', 'createdAt');
+  lines('disputeDebits', 'createdAt');
+  lines('disputeReversals', 'createdAt');
   return report;
 }

@@ -93,6 +93,8 @@ export async function run(
           return undefined;
         },
       })),
+      ...(await compareDisputeFunds(deps, 'dispute_debit', report, movements, neighbours)),
+      ...(await compareDisputeFunds(deps, 'dispute_reversal', report, movements, neighbours)),
     ];
   } catch (error) {
     if (
@@ -116,6 +118,54 @@ export async function run(
   );
   return ok({ ...runView(row), differences: (await runs.differencesOf(db, id)).map(differenceView) });
 }
+const DISPUTE_LINES = {
+  dispute_debit: { list: 'disputeDebits', kind: 'dispute_funds_withdrawn' },
+  dispute_reversal: { list: 'disputeReversals', kind: 'dispute_funds_reinstated' },
+} as const;
+
+/**
+ * The report's dispute lines (funds withdrawn, funds reinstated) against the ledger's dispute funds
+ * entries: the gateway books each acquirer movement under the movement's own id, so our id and the
+ * acquirer's are one and the entry itself says whose it is.
+ */
+async function compareDisputeFunds(
+  deps: ReconciliationDeps,
+  item: keyof typeof DISPUTE_LINES,
+  report: AcquirerSettlementReport,
+  movements: ClearingMovement[],
+  neighbours: () => Promise<AcquirerSettlementReport[]>,
+): Promise<NewDifference[]> {
+  const { list, kind } = DISPUTE_LINES[item];
+  const ofKind = movements.filter((m) => m.kind === kind);
+  const asItem = (m: ClearingMovement) => ({
+    id: m.sourceId,
+    providerId: m.sourceId,
+    organizationId: m.organizationId,
+    status: 'booked',
+  });
+  const byId = new Map(ofKind.map((m) => [m.sourceId, m]));
+  const lineOf = (line: { id: string; amount: string; createdAt: string }) => ({
+    id: line.id,
+    amount: BigInt(line.amount),
+    at: line.createdAt,
+  });
+  return compare(deps, {
+    item,
+    acquirerItems: (report[list] ?? []).map(lineOf),
+    movements: ofKind,
+    kind,
+    ours: async (ids) => ids.flatMap((id) => (byId.has(id) ? [asItem(byId.get(id)!)] : [])),
+    byProviderIds: async (ids) => (await deps.ledger.clearingMovementsOf(kind, ids)).map(asItem),
+    elsewhere: async (providerId) => {
+      for (const other of await neighbours()) {
+        const found = (other[list] ?? []).find((line) => line.id === providerId);
+        if (found) return lineOf(found);
+      }
+      return undefined;
+    },
+  });
+}
+
 /** Records the run and its differences in one transaction, with its audit entry and alert. */
 async function recordRun(
   deps: ReconciliationDeps,
@@ -130,6 +180,19 @@ async function recordRun(
   const sum = (amounts: Iterable<bigint>) => [...amounts].reduce((total, amount) => total + amount, 0n);
   const ledgerCharges = movements.filter((m) => m.kind === 'charge_succeeded');
   const ledgerRefunds = movements.filter((m) => m.kind === 'refund');
+  // Dispute funds count in the nets (withdrawn out, reinstated back), as the acquirer's report nets them.
+  const ledgerDisputes = sum(
+    movements.map((m) =>
+      m.kind === 'dispute_funds_withdrawn'
+        ? -m.amount
+        : m.kind === 'dispute_funds_reinstated'
+          ? m.amount
+          : 0n,
+    ),
+  );
+  const reportDisputes =
+    sum((report.disputeReversals ?? []).map((line) => BigInt(line.amount))) -
+    sum((report.disputeDebits ?? []).map((line) => BigInt(line.amount)));
   const significant = differences.filter((difference) => difference.kind !== 'timing').length;
   const now = clock.now();
   const id = newId('rcn', now);
@@ -145,12 +208,16 @@ async function recordRun(
         acquirer_payments: report.payments.length,
         acquirer_refunds: report.refunds.length,
         acquirer_net: (
-          sum(report.payments.map((p) => BigInt(p.amount))) - sum(report.refunds.map((r) => BigInt(r.amount)))
+          sum(report.payments.map((p) => BigInt(p.amount))) -
+          sum(report.refunds.map((r) => BigInt(r.amount))) +
+          reportDisputes
         ).toString(),
         ledger_payments: ledgerCharges.length,
         ledger_refunds: ledgerRefunds.length,
         ledger_net: (
-          sum(ledgerCharges.map((m) => m.amount)) - sum(ledgerRefunds.map((m) => m.amount))
+          sum(ledgerCharges.map((m) => m.amount)) -
+          sum(ledgerRefunds.map((m) => m.amount)) +
+          ledgerDisputes
         ).toString(),
         difference_count: differences.length,
         run_by: by.actor,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Kdb } from '../../db/database.js';
-import type { Environment, ReconciliationDifferenceKind } from '../../db/schema.js';
+import type { Environment, ReconciliationDifferenceKind, ReconciliationItem } from '../../db/schema.js';
 import type { AlertRaiser } from '../../shared/alerts.js';
 import type { Clock } from '../../shared/clock.js';
 import type { CursorCodec } from '../../shared/pagination.js';
@@ -60,7 +60,7 @@ export interface RunActor {
 
 export interface DifferenceView {
   kind: ReconciliationDifferenceKind;
-  item: 'payment' | 'refund';
+  item: ReconciliationItem;
   providerId: string | null;
   gatewayId: string | null;
   organizationId: string | null;

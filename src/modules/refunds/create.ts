@@ -61,6 +61,13 @@ export async function createRefund(
     const amount = input.amount === undefined ? remaining : BigInt(input.amount);
     if (remaining <= 0n) return err({ code: 'nothing_to_refund' });
     if (amount > remaining) return err({ code: 'exceeds_refundable', remaining: remaining.toString() });
+    // What chargebacks withdrew is the issuer's already: refunding it too would pay the customer twice.
+    const held = await deps.disputes.heldOn(trx, charge.id);
+    if (held > 0n && amount > remaining - held)
+      return err({
+        code: 'charge_disputed',
+        refundable: (remaining > held ? remaining - held : 0n).toString(),
+      });
     if (forgotten) await refunds.releaseIdempotencyKey(trx, forgotten.id);
     const now = clock.now();
     const refund = await refunds.insert(trx, {

@@ -29,6 +29,11 @@ export interface RefundLedger {
   ): Promise<{ created: boolean; pendingAfter: string }>;
 }
 
+/** What refunds need of disputes (src/modules/disputes): the part of a charge its chargebacks hold. */
+export interface RefundDisputeHolds {
+  heldOn(trx: Trx, chargeId: string): Promise<bigint>;
+}
+
 export interface RefundServiceDeps {
   db: Kdb;
   /** Stale-tolerant reads, lists and exports: `DATABASE_READ_URL`'s pool (ADR 0040); `db` when unset. */
@@ -44,6 +49,8 @@ export interface RefundServiceDeps {
   acquirerFor: (environment: Environment) => Acquirer | undefined;
   /** The charge a refund is for: the charges module owns that table. */
   charges: ChargeRefunds;
+  /** A disputed amount cannot be refunded (409 `charge_disputed`). */
+  disputes: RefundDisputeHolds;
   ledger: RefundLedger;
   events: EventRecorder;
   /** Told when a refund leaves the merchant's pending balance below zero (docs/decisions/0014). */

@@ -10,6 +10,8 @@ export type RefundError =
   /** The idempotency key belongs to a refund made by another API key or with another body (ADR 0052). */
   | { code: 'idempotency_key_reuse'; reason: 'other_api_key' | 'other_body' }
   | { code: 'exceeds_refundable'; remaining: string }
+  /** Chargebacks hold part of the charge: at most `refundable` can still be refunded. */
+  | { code: 'charge_disputed'; refundable: string }
   | { code: 'acquirer_not_configured' }
   | {
       code: 'provider_rejected';
@@ -43,6 +45,12 @@ export const REFUND_ERRORS: ErrorTable<RefundError> = {
         },
       ],
       `The refund exceeds the refundable amount of ${error.remaining}.`,
+    ),
+  charge_disputed: (error) =>
+    new ApiError(
+      'charge_disputed',
+      `Disputes hold part of this charge; at most ${error.refundable} can still be refunded.`,
+      { refundable: error.refundable },
     ),
   // The same answers as a charge's and the idempotency store's (src/http/idempotency.ts).
   idempotency_key_reuse: CHARGE_ERRORS.idempotency_key_reuse,

@@ -28,6 +28,15 @@ export interface SettlementLedger {
     trx: Trx,
     reserve: { id: string; amount: string } & Owner,
   ): Promise<{ created: boolean }>;
+  /** The owner's pending and available locks, in the writers' order. */
+  lockBalances(trx: Trx, owners: readonly Owner[]): Promise<void>;
+  /** The available balance under its lock, as decimal text. */
+  lockedAvailable(trx: Trx, owner: Owner): Promise<string>;
+  /** A debt on pending taken from available (once per id). */
+  postDebtRecovered(
+    trx: Trx,
+    recovery: { id: string; amount: string } & Owner,
+  ): Promise<{ created: boolean }>;
 }
 
 export type ReleaseOutcome =

@@ -1,4 +1,5 @@
-import type { Kdb } from '../../db/database.js';
+import type { Kdb, Trx } from '../../db/database.js';
+import type { AlertRaiser } from '../../shared/alerts.js';
 import { HOUR, type Clock } from '../../shared/clock.js';
 import { newId } from '../../shared/ids.js';
 import type { PendingCredit } from '../ledger/service.js';
@@ -22,6 +23,8 @@ export interface ReleaseDeps {
   clock: Clock;
   ledger: SettlementLedger;
   sources: SettlementSources;
+  /** Told of a dispute debt nothing recovers (`dispute_debt_unrecoverable`). */
+  alerts?: AlertRaiser;
 }
 
 /**
@@ -79,6 +82,68 @@ export function unrecordedChargeIds(
   return [...ids];
 }
 
+/** A settlement item's type: a charge, a refund, or a dispute's entry (withdrawn, reinstated, its fee). */
+const itemTypeOf = (credit: PendingCredit): ItemRow['type'] => {
+  if (credit.kind === 'charge_succeeded') return 'charge';
+  if (credit.kind === 'refund') return 'refund';
+  return credit.kind === 'debt_recovered' ? 'recovery' : 'dispute';
+};
+
+/** The entries of a dispute's money, and the recoveries of what they cost. */
+const DISPUTE_KINDS: ReadonlySet<PendingCredit['kind']> = new Set([
+  'dispute_funds_withdrawn',
+  'dispute_funds_reinstated',
+  'dispute_fee',
+  'dispute_fee_returned',
+  'debt_recovered',
+]);
+
+/**
+ * The part of a debt the waiting credits leave (their net below zero) that disputes made, taken from the
+ * available balance before anything is paid out (docs/disputes.md, "The money"): a `debt_recovered`
+ * entry, itself a credit of the next batch. A refund debt is not (ADR 0014: recovering it from
+ * available is the operator's decision). What the available balance cannot cover of a dispute debt
+ * raises `dispute_debt_unrecoverable` once a business date.
+ */
+async function recoverDebt(
+  deps: ReleaseDeps,
+  trx: Trx,
+  owner: Owner,
+  credits: readonly PendingCredit[],
+  creditsDebt: bigint,
+  options: ReleaseOptions,
+): Promise<bigint> {
+  const disputesNet = credits
+    .filter((credit) => DISPUTE_KINDS.has(credit.kind))
+    .reduce((total, credit) => total + BigInt(credit.net), 0n);
+  const debt = disputesNet < 0n ? (-disputesNet < creditsDebt ? -disputesNet : creditsDebt) : 0n;
+  if (debt === 0n) return 0n;
+  await deps.ledger.lockBalances(trx, [owner]);
+  const available = BigInt(await deps.ledger.lockedAvailable(trx, owner));
+  const recovered = debt < available ? debt : available > 0n ? available : 0n;
+  if (recovered > 0n)
+    await deps.ledger.postDebtRecovered(trx, {
+      ...owner,
+      // Its own id each time: what a later run recovers is computed on the credits, this one included.
+      id: newId('rcv', deps.clock.now()),
+      amount: recovered.toString(),
+    });
+  const left = debt - recovered;
+  if (left > 0n && deps.alerts) {
+    await deps.alerts.raise(trx, {
+      kind: 'dispute_debt_unrecoverable',
+      organizationId: owner.organizationId,
+      environment: owner.environment,
+      subjectId: `${owner.organizationId}:${owner.environment}:${options.businessDate}`,
+      message:
+        `${owner.organizationId} (${owner.environment}) owes ${left} TRY minor units of dispute debits ` +
+        'that neither its new credits nor its available balance cover.',
+      details: { debt: debt.toString(), recovered: recovered.toString(), left: left.toString() },
+    });
+  }
+  return recovered;
+}
+
 export interface ReleaseLines {
   items: ItemRow[];
   /** The charges' gross, the fees, and the refunds (positive), of the batch: TRY minor units. */
@@ -104,7 +169,7 @@ export function releaseLines(
         batch_id: batch.id,
         organization_id: owner.organizationId,
         environment: owner.environment,
-        type: credit.kind === 'refund' ? 'refund' : 'charge',
+        type: itemTypeOf(credit),
         source_id: credit.sourceId,
         charge_id: chargeId,
         merchant_reference: credit.charge
@@ -150,6 +215,7 @@ export async function release(
     if (unreleased.length === 0 && due.length === 0)
       return { released: false, reason: 'nothing_to_release', net: '0' };
     const creditsNet = unreleased.reduce((total, credit) => total + BigInt(credit.net), 0n);
+    if (creditsNet < 0n) await recoverDebt(deps, trx, owner, unreleased, -creditsNet, options);
     if (creditsNet <= 0n && due.length === 0)
       return { released: false, reason: 'net_not_positive', net: creditsNet.toString() };
     // Credits whose net is not positive (a refund debt) wait for a later batch; due reserves go now.

@@ -94,8 +94,13 @@ export const SettlementListSchema = PageSchema(SettlementBatchSchema, 'Null on t
 
 const LineSchema = Type.Object({
   id: Type.String({ description: 'The balance transaction (`txn_`).' }),
-  type: Type.Enum(['charge', 'refund']),
-  sourceId: Type.String({ description: 'The charge (`ch_`) or refund (`re_`).' }),
+  type: Type.Enum(['charge', 'refund', 'dispute', 'recovery']),
+  sourceId: Type.String({
+    description:
+      'The charge (`ch_`) or refund (`re_`); for a dispute, the acquirer movement (funds withdrawn or ' +
+      'reinstated) or `<dispute id>:<stage>` (its fee, or the fee returned); for a recovery, the debt ' +
+      'taken from the available balance (`rcv_…`).',
+  }),
   chargeId: Type.String(),
   merchantReference: Type.Union([Type.String(), Type.Null()]),
   amount: Minor('Gross, TRY minor units (negative for a refund).'),

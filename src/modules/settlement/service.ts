@@ -1,4 +1,5 @@
 import type { Kdb } from '../../db/database.js';
+import type { AlertRaiser } from '../../shared/alerts.js';
 import type { Clock } from '../../shared/clock.js';
 import type { PayoutContents } from '../payouts/ports.js';
 import { closedBetween, listPayoutContents } from './payout-contents.js';
@@ -11,6 +12,7 @@ export function createSettlementService(deps: {
   clock: Clock;
   ledger: SettlementLedger;
   sources: SettlementSources;
+  alerts?: AlertRaiser;
 }): SettlementService {
   const payoutContents: PayoutContents = {
     attach: (trx, owner, payoutId) => settlement.attachUnpaid(trx, owner, payoutId),

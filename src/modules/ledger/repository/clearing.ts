@@ -3,11 +3,23 @@ import type { Kdb } from '../../../db/database.js';
 import type { Environment } from '../../../db/schema.js';
 
 /**
- * What went through acquirer clearing: each charge credit and refund entry, with its gross amount
- * (positive: the charge, or the refunded amount) and when it was booked. Reconciliation's ledger side.
+ * The entries that move acquirer clearing, each a line of the acquirer's settlement report: charges,
+ * refunds, and the funds a dispute withdrew or reinstated (migration 0039; a dispute's fee is ours alone).
+ */
+export const CLEARING_KINDS = [
+  'charge_succeeded',
+  'refund',
+  'dispute_funds_withdrawn',
+  'dispute_funds_reinstated',
+] as const;
+
+/**
+ * What went through acquirer clearing: each charge credit, refund and dispute funds entry, with its gross
+ * amount (positive: the charge, the refunded, withdrawn or reinstated amount) and when it was booked.
+ * Reconciliation's ledger side.
  */
 export interface ClearingMovement {
-  kind: 'charge_succeeded' | 'refund';
+  kind: (typeof CLEARING_KINDS)[number];
   sourceId: string;
   organizationId: string;
   environment: Environment;
@@ -51,7 +63,7 @@ export async function findClearingMovements(
 ): Promise<ClearingMovement[]> {
   const rows = await clearingMovements(db)
     .where('e.environment', '=', environment)
-    .where('e.kind', 'in', ['charge_succeeded', 'refund'])
+    .where('e.kind', 'in', CLEARING_KINDS)
     .where('e.created_at', '>=', from)
     .where('e.created_at', '<', to)
     .orderBy('e.created_at')

@@ -5,9 +5,24 @@ import { ownedBy } from '../../../db/scopes.js';
 import type { EntryCharge } from './entries.js';
 import type { Owner } from '../../../shared/owner.js';
 
-/** A charge or refund entry as settlement releases it (TRY minor units, decimal text). */
+/**
+ * The kinds of entry a settlement batch releases: charges and refunds, and since migration 0039 the
+ * dispute entries (funds withdrawn and reinstated, fees and their return), so that a dispute's debit is
+ * netted in the batch like a refund's, never paid out around.
+ */
+export const CREDIT_KINDS = [
+  'charge_succeeded',
+  'refund',
+  'dispute_funds_withdrawn',
+  'dispute_funds_reinstated',
+  'dispute_fee',
+  'dispute_fee_returned',
+  'debt_recovered',
+] as const;
+
+/** A charge, refund or dispute entry as settlement releases it (TRY minor units, decimal text). */
 export interface PendingCredit {
-  kind: 'charge_succeeded' | 'refund';
+  kind: (typeof CREDIT_KINDS)[number];
   sourceId: string;
   createdAt: Date;
   /** Gross: the charge amount, or minus the refund. */
@@ -53,7 +68,7 @@ const creditOfRow = (row: {
 const creditsIn =
   (after: Date, upTo: Date) => (eb: ExpressionBuilder<DB & { e: DB['journal_entries'] }, 'e'>) =>
     eb.and([
-      eb('e.kind', 'in', ['charge_succeeded', 'refund']),
+      eb('e.kind', 'in', CREDIT_KINDS),
       eb('e.created_at', '>', after),
       eb('e.created_at', '<=', upTo),
     ]);
@@ -175,7 +190,7 @@ export async function findPendingCreditsOf(
         (coalesce(-sum(p.amount) filter (where p.account = 'merchant_pending'), 0))::text as net
       from ledger_postings p where p.entry_id = e.id
     ) s
-    where e.kind in ('charge_succeeded', 'refund')
+    where e.kind in (${sql.join([...CREDIT_KINDS])})
     order by e.created_at, e.id`.execute(trx);
   return rows.rows.map((row) => ({
     organizationId: row.organization_id,
