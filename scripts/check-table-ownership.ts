@@ -66,13 +66,16 @@ export const OWNERS: Record<string, string> = {
   settlement_items: 'settlement',
   settlement_settings: 'settlement',
   settlement_reserve_releases: 'settlement',
+  settlement_reserve_recoveries: 'settlement',
   business_closures: 'settlement',
-  // Issue 37 (migrations 0039 to 0043).
+  // Issue 37 (migrations 0039 to 0044).
   disputes: 'disputes',
   fraud_warnings: 'disputes',
   dispute_alerts: 'disputes',
   dispute_fee_schedules: 'disputes',
   dispute_ratio_settings: 'disputes',
+  dispute_ratio_summaries: 'disputes',
+  dispute_ratio_days: 'disputes',
   dispute_refund_rules: 'disputes',
   dispute_auto_refunds: 'disputes',
   files: 'files',

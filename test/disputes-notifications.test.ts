@@ -318,6 +318,123 @@ describe('a debt the credits do not cover', () => {
   });
 });
 
+describe('a debt beyond the available balance', () => {
+  type ReserveBalance = BalanceRow & { reserve: string };
+  const settleNow = (merchant: Merchant) =>
+    apiRequest<{ released: boolean; reason?: string }>(t.urls, '/v1/test-helpers/settle', {
+      body: {},
+      key: merchant.keys.sandbox.secret,
+    });
+  const setReserve = async (merchant: Merchant, days: number) =>
+    expect(
+      await t.gateway.services.settlementBatches.setReserve(
+        merchant.organizationId,
+        { reserveBps: 5000, days },
+        { actor: 'staff:stf_risk' },
+      ),
+    ).toMatchObject({ ok: true });
+  const batchesOf = (merchant: Merchant) =>
+    db()
+      .selectFrom('settlement_batches')
+      .select(['id', 'reserve_held', 'reserve_release_date', 'reserve_released'])
+      .where('organization_id', '=', merchant.organizationId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+
+  it('is taken from the held reserves, the earliest release date first, and a reserve releases what is left', async () => {
+    const merchant = await createMerchant(t);
+    // Batch A: two charges (net 19100), half held for 30 days. Batch B: one charge, half held for 10.
+    await setReserve(merchant, 30);
+    for (let index = 0; index < 2; index++) await paidWith(merchant, TEST_CARDS.visa.number);
+    expect((await settleNow(merchant)).body).toMatchObject({ released: true });
+    await setReserve(merchant, 10);
+    await paidWith(merchant, TEST_CARDS.visa.number);
+    expect((await settleNow(merchant)).body).toMatchObject({ released: true });
+    const held = await batchesOf(merchant);
+    const a = held.find((batch) => batch.reserve_held === '9550');
+    const b = held.find((batch) => batch.reserve_held === '4775');
+    expect(held).toHaveLength(2);
+    expect(b!.reserve_release_date! < a!.reserve_release_date!).toBe(true);
+    expect(await tryBalanceOf<ReserveBalance>(t, merchant)).toMatchObject({
+      available: '14325',
+      reserve: '14325',
+    });
+
+    const disputed = await paidWith(merchant, TEST_CARDS.disputeFraudulent.number);
+    await eventually(
+      async () => BigInt((await readDispute(disputed.id))?.amount_withdrawn ?? 0) > 0n,
+      15_000,
+      'withdrawn',
+    );
+    expect(await tryBalanceOf<ReserveBalance>(t, merchant)).toMatchObject({ debt: '25450' });
+
+    // 14325 from available, then B's 4775, then 6350 of A's 9550; nothing left for the operator.
+    for (let run = 0; run < 2; run++) {
+      expect((await settleNow(merchant)).body).toMatchObject({ released: false, reason: 'net_not_positive' });
+      expect(await tryBalanceOf<ReserveBalance>(t, merchant)).toMatchObject({
+        available: '0',
+        reserve: '3200',
+        pending: '0',
+        debt: '0',
+      });
+    }
+    const recoveries = await db()
+      .selectFrom('settlement_reserve_recoveries')
+      .select(['batch_id', 'amount'])
+      .where('organization_id', '=', merchant.organizationId)
+      .orderBy('amount')
+      .execute();
+    expect(recoveries).toEqual([
+      { batch_id: b!.id, amount: '4775' },
+      { batch_id: a!.id, amount: '6350' },
+    ]);
+    const entries = await db()
+      .selectFrom('journal_entries as e')
+      .innerJoin('ledger_postings as p', 'p.entry_id', 'e.id')
+      .select(['e.source_id', 'p.account', 'p.amount'])
+      .where('e.kind', '=', 'debt_recovered')
+      .where('p.organization_id', '=', merchant.organizationId)
+      .where('p.amount', '>', '0')
+      .execute();
+    expect(entries.map((entry) => [entry.account, entry.amount]).sort()).toEqual([
+      ['merchant_available', '14325'],
+      ['merchant_reserve', '4775'],
+      ['merchant_reserve', '6350'],
+    ]);
+    expect(
+      await db()
+        .selectFrom('operator_alerts')
+        .select('id')
+        .where('organization_id', '=', merchant.organizationId)
+        .where('kind', '=', 'dispute_debt_unrecoverable')
+        .execute(),
+    ).toEqual([]);
+
+    // The day both reserves are due: B gave everything, A releases its 3200; the recoveries net the debt.
+    const due = new Date(Date.parse(`${a!.reserve_release_date!}T00:00:00Z`) + 86_400_000);
+    const released = await t.gateway.services.settlement.release(
+      { organizationId: merchant.organizationId, environment: 'sandbox' },
+      { cutoff: new Date(), businessDate: due.toISOString().slice(0, 10), origin: 'schedule' },
+    );
+    expect(released).toMatchObject({ released: true, batch: { net: '0' } });
+    const reserveBatch = (await batchesOf(merchant)).find((batch) => batch.reserve_held === '0');
+    expect(reserveBatch).toMatchObject({ reserve_released: '3200' });
+    expect(
+      await db()
+        .selectFrom('settlement_reserve_releases')
+        .select(['batch_id', 'amount'])
+        .where('released_in', '=', reserveBatch!.id)
+        .execute(),
+    ).toEqual([{ batch_id: a!.id, amount: '3200' }]);
+    expect(await tryBalanceOf<ReserveBalance>(t, merchant)).toMatchObject({
+      available: '3200',
+      reserve: '0',
+      debt: '0',
+    });
+  });
+});
+
 describe('notifications out of order, replayed, and a second dispute', () => {
   const control = () => acquirerControl(t.sandboxAcquirer);
   const controlPost = async <T>(path: string, body: unknown): Promise<T> => {

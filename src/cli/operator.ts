@@ -22,7 +22,7 @@ Commands:
   approve <applicationId>               approve: organization, owner, first keys, approval e-mail
   reject <applicationId> --reason R
   set-kyc <organizationId> REVIEWING|APPROVED
-  set-flag <organizationId> <payouts|wallets|customers|events|apiKeys> on|off
+  set-flag <organizationId> <payouts|wallets|customers|events|apiKeys|disputes> on|off
   demo-merchant [--kyc APPROVED] [--flags apiKeys,events] [--email E] [--company NAME]
                                         a ready merchant for local development; prints JSON with its keys
   settle [--date YYYY-MM-DD]            run the settlement batch of a due or missed business date (default:

@@ -482,6 +482,7 @@ export interface DB {
   settlement_items: SettlementItemsTable;
   settlement_settings: SettlementSettingsTable;
   settlement_reserve_releases: SettlementReserveReleasesTable;
+  settlement_reserve_recoveries: SettlementReserveRecoveriesTable;
   fx_rates: FxRatesTable;
   fx_spreads: FxSpreadsTable;
   fx_rate_sources: FxRateSourcesTable;
@@ -497,6 +498,8 @@ export interface DB {
   dispute_refund_rules: DisputeRefundRulesTable;
   dispute_auto_refunds: DisputeAutoRefundsTable;
   dispute_ratio_settings: DisputeRatioSettingsTable;
+  dispute_ratio_summaries: DisputeRatioSummariesTable;
+  dispute_ratio_days: DisputeRatioDaysTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
@@ -827,6 +830,17 @@ export interface SettlementReserveReleasesTable {
   created_at: Timestamp;
 }
 
+/** Migration 0045: a holding batch's reserve taken for a dispute debt (docs/disputes.md, "The money"). */
+export interface SettlementReserveRecoveriesTable {
+  id: string;
+  organization_id: string;
+  environment: Environment;
+  batch_id: string;
+  amount: ColumnType<string, string | bigint, never>;
+  business_date: ColumnType<string, string, never>;
+  created_at: Timestamp;
+}
+
 export interface ReconciliationRunsTable {
   id: string;
   environment: Environment;
@@ -1120,4 +1134,27 @@ export interface DisputeRatioSettingsTable {
   levels: ColumnType<unknown, string, string>;
   updated_by: string;
   updated_at: Timestamp;
+}
+
+/** Migration 0044: how far one owner's closed days are summarised (ADR 0077, docs/dispute-ratios.md). */
+export interface DisputeRatioSummariesTable {
+  organization_id: string;
+  environment: Environment;
+  /** `YYYY-MM-DD`: the first summarised day, and the first counted live. */
+  days_from: string;
+  days_until: string;
+  writes_before: Timestamp;
+  refreshed_at: Timestamp;
+}
+
+/** Migration 0044: one closed day's ratio counts of one owner and scheme. */
+export interface DisputeRatioDaysTable {
+  organization_id: string;
+  environment: Environment;
+  day: string;
+  scheme: 'visa' | 'mastercard' | 'troy';
+  sales: number;
+  chargebacks: number;
+  fraud_warnings: number;
+  fraud_warnings_also_disputed: number;
 }

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { waitForProcessExit } from './process.js';
+import { freePort, waitForProcessExit } from './process.js';
 
 /** Debian's binary (scripts/ensure-test-deps.sh installs the package), or PGBOUNCER_PATH. */
 export const pgbouncerPath = process.env.PGBOUNCER_PATH?.trim() || '/usr/sbin/pgbouncer';
@@ -134,15 +133,4 @@ export async function startPgBouncer(options: {
     }
     if (started) return bouncer;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
-    });
-  });
 }

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from './process.js';
 
 const run = promisify(execFile);
 /** PostgreSQL 15's server programs (Debian's postgresql-15, which CI and every machine here have). */
@@ -47,17 +47,6 @@ async function server(program: string, args: string[]): Promise<string> {
     const { stderr } = error as { stderr?: string };
     throw new Error(`${program} failed: ${stderr ?? (error as Error).message}`);
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 const clusterUrl = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`;

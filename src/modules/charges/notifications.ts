@@ -241,6 +241,22 @@ async function refuse(
   return { done: outcome };
 }
 
+/** `refuse` as unconfirmed: the acquirer refused to read the payment or the dispute back. */
+function refuseReadBack(
+  receipt: Receipt,
+  charge: ChargeRow,
+  what: 'payment' | 'dispute',
+  refused: AcquirerRejectedError,
+): Promise<Step> {
+  return refuse(
+    receipt,
+    charge,
+    'unconfirmed',
+    `the acquirer refused to read the ${what} back (${refused.providerCode})`,
+    { readBack: { providerCode: refused.providerCode, httpStatus: refused.providerHttpStatus } },
+  );
+}
+
 /**
  * `refuse` as a mismatch, with the reason and the details `explain` gives, when `payment` differs from the
  * charge; undefined when it does not.
@@ -289,20 +305,7 @@ async function attempt(
   let payment: AcquirerPayment = reported;
   if (wouldCredit(charge, reported.status)) {
     if (readBack === undefined) return { readBack: reported.id };
-    if ('refused' in readBack) {
-      return refuse(
-        receipt,
-        charge,
-        'unconfirmed',
-        `the acquirer refused to read the payment back (${readBack.refused.providerCode})`,
-        {
-          readBack: {
-            providerCode: readBack.refused.providerCode,
-            httpStatus: readBack.refused.providerHttpStatus,
-          },
-        },
-      );
-    }
+    if ('refused' in readBack) return refuseReadBack(receipt, charge, 'payment', readBack.refused);
     if (!('payment' in readBack)) throw new Error('a payment notification was read back as a dispute');
     const confirmed = readBack.payment;
     const readBackMismatch = await refuseMismatch(receipt, charge, confirmed, (differences) => [
@@ -375,20 +378,7 @@ async function attemptDispute(
 ): Promise<Step> {
   const { deps, trx, provider } = receipt;
   if (readBack === undefined) return { readBackDispute: disputeId };
-  if ('refused' in readBack) {
-    return refuse(
-      receipt,
-      charge,
-      'unconfirmed',
-      `the acquirer refused to read the dispute back (${readBack.refused.providerCode})`,
-      {
-        readBack: {
-          providerCode: readBack.refused.providerCode,
-          httpStatus: readBack.refused.providerHttpStatus,
-        },
-      },
-    );
-  }
+  if ('refused' in readBack) return refuseReadBack(receipt, charge, 'dispute', readBack.refused);
   if (!('dispute' in readBack)) throw new Error('a dispute notification was read back as a payment');
   const resource = readBack.dispute;
   const problems = deps.disputes.problemsOf(resource);

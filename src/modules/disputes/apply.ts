@@ -4,7 +4,7 @@ import { newId } from '../../shared/ids.js';
 import type { Owner } from '../../shared/owner.js';
 import type { AcquirerDispute } from '../acquirer/types.js';
 import type { ChargeRow } from '../charges/model.js';
-import type { EventType } from '../events/service.js';
+import type { EventInput, EventType } from '../events/service.js';
 import type { DisputeEntryKind } from '../ledger/disputes.js';
 import { DEFAULT_DISPUTE_FEE_MINOR, type DisputeServiceDeps } from './deps.js';
 import {
@@ -235,18 +235,7 @@ async function applyDispute(
   else if (statusChanged && existing) types.push('dispute.updated');
   if (fresh.some((movement) => movement.type === 'funds_withdrawn')) types.push('dispute.funds_withdrawn');
   if (fresh.some((movement) => movement.type === 'funds_reinstated')) types.push('dispute.funds_reinstated');
-  const data = disputeView(row, disputeChargeOf(charge));
-  await deps.events.recordMany(
-    trx,
-    types.map((type) => ({
-      organizationId: row.organization_id,
-      environment: row.environment,
-      type,
-      resourceId: row.id,
-      data,
-      payment: paymentOf(charge),
-    })),
-  );
+  await recordEvents(deps, trx, charge, row, types, disputeView(row, disputeChargeOf(charge)));
   deps.logger.info(
     { disputeId: row.id, chargeId: charge.id, status: row.status, stage: row.stage, movements: fresh.length },
     'dispute applied',
@@ -328,14 +317,14 @@ async function applyFraudWarning(
     created_at: now,
     updated_at: now,
   });
-  await deps.events.record(trx, {
-    organizationId: row.organization_id,
-    environment: row.environment,
-    type: 'fraud_warning.created',
-    resourceId: row.id,
-    data: fraudWarningView(row, disputeChargeOf(charge)),
-    payment: paymentOf(charge),
-  });
+  await recordEvents(
+    deps,
+    trx,
+    charge,
+    row,
+    ['fraud_warning.created'],
+    fraudWarningView(row, disputeChargeOf(charge)),
+  );
   return 'applied';
 }
 
@@ -382,7 +371,19 @@ async function applyAlert(
   const types: EventType[] = existing ? [] : ['dispute_alert.created'];
   if (status === 'resolved') types.push('dispute_alert.resolved');
   if (status === 'expired') types.push('dispute_alert.expired');
-  const data = disputeAlertView(row, disputeChargeOf(charge));
+  await recordEvents(deps, trx, charge, row, types, disputeAlertView(row, disputeChargeOf(charge)));
+  return 'applied';
+}
+
+/** The events of one case's change, in order, each with the case's view and the charge's payment. */
+async function recordEvents(
+  deps: ApplyDeps,
+  trx: Trx,
+  charge: ChargeRow,
+  row: Owned,
+  types: readonly EventType[],
+  data: EventInput['data'],
+): Promise<void> {
   await deps.events.recordMany(
     trx,
     types.map((type) => ({
@@ -394,5 +395,11 @@ async function applyAlert(
       payment: paymentOf(charge),
     })),
   );
-  return 'applied';
+}
+
+/** What an event names of a dispute, an alert or a warning row. */
+interface Owned {
+  id: string;
+  organization_id: string;
+  environment: Owner['environment'];
 }

@@ -28,6 +28,7 @@ import {
   availableOf,
   lockBalances,
   postDebtRecovered,
+  postReserveDebtRecovered,
   pendingCredits,
   postRelease,
   postReleases,
@@ -164,6 +165,8 @@ export interface LedgerService {
    * `lockedAvailable`.
    */
   postDebtRecovered(trx: Trx, recovery: ReleaseForLedger): Promise<{ created: boolean }>;
+  /** The same from the rolling reserve (`merchant_reserve` to `merchant_pending`), once per id. */
+  postReserveDebtRecovered(trx: Trx, recovery: ReleaseForLedger): Promise<{ created: boolean }>;
   /** A dispute entry, once per source (src/modules/ledger/disputes.ts). */
   postDisputeEntry(
     trx: Trx,
@@ -184,6 +187,7 @@ export function createLedgerService(deps: LedgerDeps): LedgerService {
     chargeEntries: (owner, chargeId, refundIds) => chargeEntries(deps, owner, chargeId, refundIds),
     postDisputeEntry: (trx, item) => postDisputeEntry(deps, trx, item),
     postDebtRecovered: (trx, recovery) => postDebtRecovered(deps, trx, recovery),
+    postReserveDebtRecovered: (trx, recovery) => postReserveDebtRecovered(deps, trx, recovery),
     disputeFeeOf: (trx, sourceId) => disputeFeeOf(trx, sourceId),
     entriesOf: (owner, sources) => findEntriesOf(db, owner, sources),
     postChargeSucceeded: (trx, charge) => postChargeSucceeded(deps, trx, charge),

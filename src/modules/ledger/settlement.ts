@@ -21,6 +21,19 @@ const RESERVE_RELEASED: Move = {
  */
 const DEBT_RECOVERED: Move = { kind: 'debt_recovered', from: 'merchant_available', to: 'merchant_pending' };
 
+/** The same recovery taken from a batch's rolling reserve (migration 0045), once the available balance is spent. */
+const RESERVE_DEBT_RECOVERED: Move = {
+  kind: 'debt_recovered',
+  from: 'merchant_reserve',
+  to: 'merchant_pending',
+};
+
+export const postReserveDebtRecovered = moveOnce(
+  RESERVE_DEBT_RECOVERED,
+  (recovery) => `debt recovery ${recovery.id} from the reserve`,
+  (trx, recovery) => lockBalances(trx, [recovery]),
+);
+
 export const postDebtRecovered = moveOnce(
   DEBT_RECOVERED,
   (recovery) => `debt recovery ${recovery.id}`,

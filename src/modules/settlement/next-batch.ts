@@ -45,7 +45,7 @@ export async function nextBatch(run: BatchContext, owner: Owner, pending: string
   const net = BigInt(pending) > 0n ? BigInt(pending) : 0n;
   const held = (net * BigInt(reserveBps)) / 10_000n;
   const released = (await settlement.dueReserves(db, owner, date)).reduce(
-    (total, row) => total + BigInt(row.reserve_held),
+    (total, row) => total + row.remaining,
     0n,
   );
   const heldRows = await settlement.listBatches(db, { ...owner, status: 'held' }, undefined, 10);

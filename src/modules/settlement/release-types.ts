@@ -37,6 +37,11 @@ export interface SettlementLedger {
     trx: Trx,
     recovery: { id: string; amount: string } & Owner,
   ): Promise<{ created: boolean }>;
+  /** A debt on pending taken from a batch's rolling reserve (once per id). */
+  postReserveDebtRecovered(
+    trx: Trx,
+    recovery: { id: string; amount: string } & Owner,
+  ): Promise<{ created: boolean }>;
 }
 
 export type ReleaseOutcome =

@@ -99,11 +99,13 @@ const DISPUTE_KINDS: ReadonlySet<PendingCredit['kind']> = new Set([
 ]);
 
 /**
- * The part of a debt the waiting credits leave (their net below zero) that disputes made, taken from the
- * available balance before anything is paid out (docs/disputes.md, "The money"): a `debt_recovered`
- * entry, itself a credit of the next batch. A refund debt is not (ADR 0014: recovering it from
- * available is the operator's decision). What the available balance cannot cover of a dispute debt
- * raises `dispute_debt_unrecoverable` once a business date.
+ * The part of a debt the waiting credits leave (their net below zero) that disputes made, taken before
+ * anything is paid out (docs/disputes.md, "The money"): from the available balance, then from the reserves
+ * the owner's batches still hold, the earliest release date first. Each is a `debt_recovered` entry, itself
+ * a credit of the batch that later releases it; a reserve's part is recorded against its holding batch
+ * (migration 0045), which releases on its date only what is left. A refund debt is not recovered (ADR
+ * 0014: taking it from available is the operator's decision). What neither covers of a dispute debt raises
+ * `dispute_debt_unrecoverable` once a business date.
  */
 async function recoverDebt(
   deps: ReleaseDeps,
@@ -112,23 +114,25 @@ async function recoverDebt(
   credits: readonly PendingCredit[],
   creditsDebt: bigint,
   options: ReleaseOptions,
-): Promise<bigint> {
+): Promise<void> {
   const disputesNet = credits
     .filter((credit) => DISPUTE_KINDS.has(credit.kind))
     .reduce((total, credit) => total + BigInt(credit.net), 0n);
-  const debt = disputesNet < 0n ? (-disputesNet < creditsDebt ? -disputesNet : creditsDebt) : 0n;
-  if (debt === 0n) return 0n;
+  const debt = disputesNet < 0n ? min(-disputesNet, creditsDebt) : 0n;
+  if (debt === 0n) return;
   await deps.ledger.lockBalances(trx, [owner]);
+  const now = deps.clock.now();
   const available = BigInt(await deps.ledger.lockedAvailable(trx, owner));
-  const recovered = debt < available ? debt : available > 0n ? available : 0n;
-  if (recovered > 0n)
+  const fromAvailable = available > 0n ? min(debt, available) : 0n;
+  if (fromAvailable > 0n)
     await deps.ledger.postDebtRecovered(trx, {
       ...owner,
       // Its own id each time: what a later run recovers is computed on the credits, this one included.
-      id: newId('rcv', deps.clock.now()),
-      amount: recovered.toString(),
+      id: newId('rcv', now),
+      amount: fromAvailable.toString(),
     });
-  const left = debt - recovered;
+  const fromReserves = await recoverFromReserves(deps, trx, owner, debt - fromAvailable, options);
+  const left = debt - fromAvailable - fromReserves;
   if (left > 0n && deps.alerts) {
     await deps.alerts.raise(trx, {
       kind: 'dispute_debt_unrecoverable',
@@ -137,11 +141,57 @@ async function recoverDebt(
       subjectId: `${owner.organizationId}:${owner.environment}:${options.businessDate}`,
       message:
         `${owner.organizationId} (${owner.environment}) owes ${left} TRY minor units of dispute debits ` +
-        'that neither its new credits nor its available balance cover.',
-      details: { debt: debt.toString(), recovered: recovered.toString(), left: left.toString() },
+        'that neither its new credits, its available balance nor its reserve cover.',
+      details: {
+        debt: debt.toString(),
+        recovered: (fromAvailable + fromReserves).toString(),
+        recoveredFromAvailable: fromAvailable.toString(),
+        recoveredFromReserve: fromReserves.toString(),
+        left: left.toString(),
+      },
     });
   }
-  return recovered;
+}
+
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/** Takes up to `owed` from the owner's held reserves, the earliest release date first; answers what it took. */
+async function recoverFromReserves(
+  deps: ReleaseDeps,
+  trx: Trx,
+  owner: Owner,
+  owed: bigint,
+  options: ReleaseOptions,
+): Promise<bigint> {
+  if (owed <= 0n) return 0n;
+  const now = deps.clock.now();
+  const parts: { id: string; batchId: string; amount: bigint }[] = [];
+  let left = owed;
+  for (const held of await settlement.heldReserves(trx, owner)) {
+    if (left === 0n) break;
+    const amount = min(left, held.remaining);
+    parts.push({ id: newId('rcv', now), batchId: held.id, amount });
+    left -= amount;
+  }
+  await settlement.insertReserveRecoveries(
+    trx,
+    parts.map((part) => ({
+      id: part.id,
+      organization_id: owner.organizationId,
+      environment: owner.environment,
+      batch_id: part.batchId,
+      amount: part.amount,
+      business_date: options.businessDate,
+      created_at: now,
+    })),
+  );
+  for (const part of parts)
+    await deps.ledger.postReserveDebtRecovered(trx, {
+      ...owner,
+      id: part.id,
+      amount: part.amount.toString(),
+    });
+  return owed - left;
 }
 
 export interface ReleaseLines {
@@ -209,13 +259,14 @@ export async function release(
     const credits = await deps.ledger.pendingCredits(trx, owner, after, options.cutoff);
     const released = await settlement.releasedSources(trx, sourcesToCheck(credits, previous));
     const unreleased = credits.filter((credit) => !released.has(credit.sourceId));
-    // Earlier batches' rolling reserves whose date has come go back to available with this batch.
-    const due = await settlement.dueReserves(trx, owner, options.businessDate);
-    const reserveReleased = due.reduce((total, row) => total + BigInt(row.reserve_held), 0n);
-    if (unreleased.length === 0 && due.length === 0)
-      return { released: false, reason: 'nothing_to_release', net: '0' };
     const creditsNet = unreleased.reduce((total, credit) => total + BigInt(credit.net), 0n);
     if (creditsNet < 0n) await recoverDebt(deps, trx, owner, unreleased, -creditsNet, options);
+    // Earlier batches' rolling reserves whose date has come go back to available with this batch: what
+    // the recoveries (this one's included) left of each.
+    const due = await settlement.dueReserves(trx, owner, options.businessDate);
+    const reserveReleased = due.reduce((total, held) => total + held.remaining, 0n);
+    if (unreleased.length === 0 && due.length === 0)
+      return { released: false, reason: 'nothing_to_release', net: '0' };
     if (creditsNet <= 0n && due.length === 0)
       return { released: false, reason: 'net_not_positive', net: creditsNet.toString() };
     // Credits whose net is not positive (a refund debt) wait for a later batch; due reserves go now.
@@ -256,13 +307,14 @@ export async function release(
     if (reserveHeld > 0n)
       await deps.ledger.postReserveHeld(trx, { id: batch.id, amount: reserveHeld.toString(), ...owner });
     for (const held of due) {
+      const amount = held.remaining.toString();
       await settlement.insertReserveRelease(trx, {
         batch_id: held.id,
         released_in: batch.id,
-        amount: held.reserve_held,
+        amount,
         created_at: now,
       });
-      await deps.ledger.postReserveReleased(trx, { id: held.id, amount: held.reserve_held, ...owner });
+      await deps.ledger.postReserveReleased(trx, { id: held.id, amount, ...owner });
     }
     return { released: true, created: true, batch: batchView(batch) };
   });

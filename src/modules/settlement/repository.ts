@@ -5,6 +5,7 @@ import type {
   BusinessClosuresTable,
   SettlementBatchesTable,
   SettlementItemsTable,
+  SettlementReserveRecoveriesTable,
   SettlementReserveReleasesTable,
   SettlementSettingsTable,
 } from '../../db/schema.js';
@@ -14,7 +15,10 @@ import { rowTransition, type RowTransition } from '../../shared/row-transition.j
 import { TRANSITIONS, type BatchRow, type ClosureRow, type ItemRow, type SettingsRow } from './model.js';
 import type { Owner } from '../../shared/owner.js';
 
-/** The only writer of `settlement_batches`, `settlement_items`, `settlement_settings` and `business_closures`. */
+/**
+ * The only writer of `settlement_batches`, `settlement_items`, `settlement_settings`, the reserve's releases
+ * and recoveries, and `business_closures`.
+ */
 
 /** Serialises the releases of one owner until the end of the caller's transaction. */
 export async function lockOwner(trx: Trx, owner: Owner): Promise<void> {
@@ -316,12 +320,18 @@ export async function findBatchOfPayout(
   return findOne(db, 'settlement_batches', { payout_id: payoutId, ...ownerColumns(owner) });
 }
 
-/** Batches whose reserve is due by `businessDate` and not yet released (no settlement_reserve_releases row). */
-function dueReserveBatches(db: Kdb, businessDate: string) {
+/** What the dispute-debt recoveries of a batch took of its reserve (migration 0045). */
+const RECOVERED = sql<string>`coalesce((SELECT sum(r.amount) FROM settlement_reserve_recoveries r WHERE r.batch_id = b.id), 0)`;
+
+/**
+ * Batches holding a reserve they have not released (no settlement_reserve_releases row) of which
+ * recoveries left something.
+ */
+function openReserveBatches(db: Kdb) {
   return db
     .selectFrom('settlement_batches as b')
     .where('b.reserve_held', '>', '0')
-    .where('b.reserve_release_date', '<=', businessDate)
+    .where(sql<boolean>`b.reserve_held > ${RECOVERED}`)
     .where((eb) =>
       eb.not(
         eb.exists(
@@ -334,13 +344,58 @@ function dueReserveBatches(db: Kdb, businessDate: string) {
     );
 }
 
-/** The owner's batches whose reserve is due by `businessDate` and not yet released. */
-export async function dueReserves(db: Kdb, owner: Owner, businessDate: string): Promise<BatchRow[]> {
-  return dueReserveBatches(db, businessDate)
-    .selectAll('b')
+/** The open reserves whose date has come by `businessDate`. */
+function dueReserveBatches(db: Kdb, businessDate: string) {
+  return openReserveBatches(db).where('b.reserve_release_date', '<=', businessDate);
+}
+
+/** A batch's reserve still held: what it held less what recoveries took (TRY minor units). */
+export interface HeldReserve {
+  id: string;
+  reserveReleaseDate: string;
+  remaining: bigint;
+}
+
+const heldReserveOf = (row: { id: string; reserve_release_date: string | null; remaining: string }) => ({
+  id: row.id,
+  reserveReleaseDate: row.reserve_release_date ?? '',
+  remaining: BigInt(row.remaining),
+});
+
+/** The owner's batches whose reserve is due by `businessDate` and not yet released, with what is left. */
+export async function dueReserves(db: Kdb, owner: Owner, businessDate: string): Promise<HeldReserve[]> {
+  const rows = await dueReserveBatches(db, businessDate)
+    .select(['b.id', 'b.reserve_release_date', sql<string>`b.reserve_held - ${RECOVERED}`.as('remaining')])
     .$call(ownedBy(owner, 'b'))
     .orderBy('b.business_date')
+    .orderBy('b.id')
     .execute();
+  return rows.map(heldReserveOf);
+}
+
+/**
+ * Every reserve the owner's batches still hold, the earliest release date first: the order a dispute
+ * debt takes them in (docs/disputes.md, "The money").
+ */
+export async function heldReserves(trx: Trx, owner: Owner): Promise<HeldReserve[]> {
+  const rows = await openReserveBatches(trx)
+    .select(['b.id', 'b.reserve_release_date', sql<string>`b.reserve_held - ${RECOVERED}`.as('remaining')])
+    .$call(ownedBy(owner, 'b'))
+    .orderBy('b.reserve_release_date')
+    .orderBy('b.id')
+    .execute();
+  return rows.map(heldReserveOf);
+}
+
+export async function insertReserveRecoveries(
+  trx: Trx,
+  rows: readonly Insertable<SettlementReserveRecoveriesTable>[],
+): Promise<void> {
+  if (rows.length > 0)
+    await trx
+      .insertInto('settlement_reserve_recoveries')
+      .values([...rows])
+      .execute();
 }
 
 export async function insertReserveRelease(
