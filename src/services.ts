@@ -375,6 +375,7 @@ export function createServices(input: {
     jobs,
     refunds,
     charges: createChargeDisputes({ db }),
+    refundBudgetMs: config.idempotencyLockMs,
   });
   const sandboxWatcher = createExplorerWatcher({
     url: input.sandboxChain.url,

@@ -1,4 +1,5 @@
 import type { DisputeEvidence, DisputeSubmission } from '../../db/schema.js';
+import type { AcquirerDispute } from '../acquirer/types.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import type { Owner } from '../../shared/owner.js';
 import { acquirerOf, applyAnswer, ask, readBack, rejectedBy, type AnswerDeps } from './answer.js';
@@ -118,6 +119,25 @@ export async function answerWithEvidence(
   return submit(deps, owner, row);
 }
 
+/** The acquirer's record of this very submission in its dispute, if it holds one. */
+function takenBy(
+  resource: AcquirerDispute,
+  stage: string,
+  text: string,
+): { submittedAt: string } | undefined {
+  if (!Array.isArray(resource.evidence)) return undefined;
+  return resource.evidence.find((given) => given?.stage === stage && given.text === text);
+}
+
+/**
+ * When the acquirer took the submission, or `now` when it does not say: a retry that recovers a
+ * submission after a crash may come hours later, after `evidenceDueBy` even.
+ */
+function takenAt(given: { submittedAt: string } | undefined, now: Date): string {
+  const at = given === undefined ? Number.NaN : Date.parse(given.submittedAt);
+  return new Date(Number.isNaN(at) ? now : at).toISOString();
+}
+
 /**
  * Sends the staged evidence. A 409 `evidence_already_submitted` whose read-back holds this very text for
  * the stage is this submission's lost answer (a retry after a timeout): it is recorded as sent. Every
@@ -133,7 +153,7 @@ async function submit(
   const text = evidenceText(row.evidence);
   const sent = await ask(() => acquirer.value.submitDisputeEvidence(row.provider_dispute_id, text));
   if (!sent.ok) return sent;
-  let resource;
+  let resource: AcquirerDispute;
   let refusal: DisputeError | 'not_answerable' | undefined;
   if ('refused' in sent.value) {
     const { providerCode } = sent.value.refused;
@@ -142,19 +162,18 @@ async function submit(
     const read = await readBack(acquirer.value, row);
     if (!read.ok) return read;
     resource = read.value;
-    const ours = resource.evidence.some((given) => given.stage === row.stage && given.text === text);
     if (providerCode === 'evidence_past_due')
       refusal = {
         code: 'evidence_past_due',
         evidenceDueBy: resource.evidenceDueBy ?? row.evidence_due_by?.toISOString() ?? '',
       };
     else if (providerCode === 'invalid_state') refusal = 'not_answerable';
-    else if (!ours) refusal = { code: 'evidence_already_submitted' };
+    else if (!takenBy(resource, row.stage, text)) refusal = { code: 'evidence_already_submitted' };
   } else resource = sent.value.dispute;
   const submission: DisputeSubmission = {
     stage: row.stage,
     evidence: row.evidence,
-    submittedAt: deps.clock.now().toISOString(),
+    submittedAt: takenAt(takenBy(resource, row.stage, text), deps.clock.now()),
   };
   const view = await applyAnswer(deps, owner, row, resource, async (trx, fresh) => {
     if (refusal !== undefined || fresh.submissions.some((given) => given.stage === submission.stage))

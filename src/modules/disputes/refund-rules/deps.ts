@@ -38,6 +38,11 @@ export interface RefundRuleDeps {
   refunds: AutoRefunds;
   /** A fraud warning's charge amount, checked against the rule's limit. */
   charges: Pick<DisputeCharges, 'findVisible'>;
+  /**
+   * The longest a refund request can run (IDEMPOTENCY_LOCK_MS, above the longest acquirer call): the
+   * job's lease follows it, so a row a killed worker held is taken up again soon after.
+   */
+  refundBudgetMs: number;
 }
 
 /** Who changed a rule, for the audit log: `key:key_…` or `user:usr_…`, with the request's id and address. */

@@ -36,8 +36,8 @@ export function createDisputeRefundRuleService(deps: RefundRuleDeps): DisputeRef
     job: 'dispute-auto-refund',
     table: 'dispute_auto_refunds',
     eligible: sql`outcome is null`,
-    // Longer than a refund's acquirer call and its answer's transaction.
-    leaseMs: 2 * MINUTE,
+    // Longer than a row's work: one refund request (its acquirer call and its answer's transaction).
+    leaseMs: deps.refundBudgetMs + 10 * SECOND,
     retry: AUTO_REFUND_RETRY,
   });
   return {
