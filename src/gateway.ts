@@ -27,7 +27,6 @@ import { dashboardModule } from './modules/dashboard/index.js';
 import { checkoutModule } from './modules/checkout/index.js';
 import { apiKeysModule } from './modules/api-keys/index.js';
 import { operatorModule } from './modules/operator/index.js';
-import { disputeQueue } from './modules/disputes/queue.js';
 import {
   createAcquirers,
   resolveSandboxCredentials,
@@ -568,6 +567,7 @@ async function buildWebApp(context: ListenerContext): Promise<App> {
     disputeRefundRules: services.disputeRefundRules,
     disputes: services.disputes,
     files: services.files,
+    disputeRatios: services.disputeRatios,
     renderer: context.renderer,
   });
   await app.register(checkoutModule, {
@@ -614,7 +614,7 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     settlement: services.settlementBatches,
     reconciliation: services.reconciliation,
     disputeRatios: services.disputeRatios,
-    disputes: { queue: (filter) => disputeQueue(services.db, filter) },
+    disputes: services.disputes,
     merchants: {
       clock: services.clock,
       charges: services.charges,
@@ -624,6 +624,8 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
       payouts: services.payouts,
       webhooks: services.webhooks.endpoints,
       branding: services.branding,
+      disputes: services.disputes,
+      disputeRatios: services.disputeRatios,
     },
     sessions: services.sessions,
     cursors: services.cursors,

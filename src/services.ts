@@ -453,7 +453,7 @@ export function createServices(input: {
       audit,
       mailer,
       ownerEmails: (trx, organizationId) => users.activeOwnerEmails(trx, organizationId),
-      dashboardUrl: () => `${urls.web()}/dashboard`,
+      dashboardUrl: () => `${urls.web()}/dashboard/dispute-ratios`,
       logger: logger.child({ module: 'dispute-ratios' }),
     }),
     eventFeed: createEventFeed({ db, cursors }),

@@ -18,8 +18,11 @@ export interface Page<View> {
 /** What one page of an owner's list is read with. */
 export interface PageRead<Row, View> {
   list: CursorList;
-  /** Whose list it is: a cursor issued for another organization or environment is refused. */
-  owner: { organizationId: string; environment: Environment };
+  /**
+   * Whose list it is: a cursor issued for another organization or environment is refused. None: an
+   * operator's list across organizations.
+   */
+  owner?: { organizationId: string; environment: Environment };
   /** The list's other filters, which a cursor must come back with (none: null or left out). */
   filter?: string | null | undefined;
   query: { limit: number; cursor?: string | undefined };
@@ -53,8 +56,8 @@ export async function cursorPageBy<Row, View>(
   const { owner, query } = read;
   const pages = cursors.for({
     list: read.list,
-    organizationId: owner.organizationId,
-    environment: owner.environment,
+    organizationId: owner?.organizationId ?? null,
+    environment: owner?.environment ?? null,
     filter: read.filter ?? null,
   });
   const after = query.cursor === undefined ? undefined : pages.decode(query.cursor);

@@ -22,6 +22,7 @@ export type CursorList =
   | 'payouts'
   | 'refunds'
   | 'operator_payouts'
+  | 'operator_disputes'
   | 'payout_transactions'
   | 'settlement_batches'
   | 'reconciliation_runs'

@@ -62,6 +62,14 @@ const GROUPS: ReadonlyArray<{ label: NavLabel | undefined; areas: Area[] }> = [
         permission: 'readPayments',
         feature: 'disputes',
       },
+      // The card schemes' ratios of the month, their projection and history (flag `disputes`).
+      {
+        id: 'dispute-ratios-link',
+        path: '/dashboard/dispute-ratios',
+        label: 'disputeRatios',
+        permission: 'readPayments',
+        feature: 'disputes',
+      },
       { id: 'exports-link', path: '/dashboard/exports', label: 'exports', permission: 'exportRecords' },
     ],
   },

@@ -19,9 +19,11 @@ import type { UserService } from '../users/service.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import type { BrandingService } from '../organizations/branding.js';
 import type { DisputeRefundRuleService } from '../disputes/refund-rules/service.js';
+import type { DisputeRatioService } from '../disputes/ratios/service.js';
 import { balancePages } from './balance.js';
 import { brandingPages } from './branding.js';
 import { customerPages } from './customers.js';
+import { disputeRatioPages } from './dispute-ratios.js';
 import { disputeRefundRulePages } from './dispute-refund-rules.js';
 import { disputePages, type DisputePagesOptions } from './disputes.js';
 import { eventPages } from './events.js';
@@ -70,6 +72,8 @@ export interface DashboardModuleOptions {
   /** The Disputes pages (flag `disputes`): the same use cases as `/v1/disputes…` and `POST /v1/files`. */
   disputes: DisputePagesOptions['disputes'];
   files: DisputePagesOptions['files'];
+  /** The chargeback-ratio page (flag `disputes`): the same figures as `GET /v1/dispute-ratios`. */
+  disputeRatios: Pick<DisputeRatioService, 'ratios'>;
   renderer: Renderer;
 }
 
@@ -121,6 +125,7 @@ export async function dashboardModule(app: App, options: DashboardModuleOptions)
     disputes: options.disputes,
     files: options.files,
   });
+  await app.register(disputeRatioPages, { kit, ratios: options.disputeRatios });
   await app.register(exportPages, {
     kit,
     clock: options.clock,

@@ -14,6 +14,7 @@ export interface ShellMessages {
     settlements: string;
     customers: string;
     disputes: string;
+    disputeRatios: string;
     logout: string;
     /** The navigation's groups and the links added with the application shell. */
     payments: string;
@@ -70,6 +71,7 @@ const en: ShellMessages = {
     settlements: 'Settlements',
     customers: 'Customers',
     disputes: 'Disputes',
+    disputeRatios: 'Chargeback ratios',
     logout: 'Sign out',
     payments: 'Payments',
     exports: 'Exports',
@@ -128,6 +130,7 @@ const tr: ShellMessages = {
     settlements: 'Hakedişler',
     customers: 'Müşteriler',
     disputes: 'İtirazlar',
+    disputeRatios: 'İtiraz oranları',
     logout: 'Çıkış yap',
     payments: 'Ödemeler',
     exports: 'Dışa aktarım',

@@ -1,6 +1,7 @@
 import type { Trx } from '../../db/database.js';
 import type { Page } from '../../shared/cursor-page.js';
 import type { Owner } from '../../shared/owner.js';
+import type { CursorError } from '../../shared/pagination.js';
 import type { Result } from '../../shared/result.js';
 import type { DisputeNotifications } from '../charges/notifications.js';
 import { acceptDispute } from './accept.js';
@@ -9,6 +10,12 @@ import type { DisputeServiceDeps } from './deps.js';
 import type { DisputeError } from './errors.js';
 import { answerWithEvidence } from './evidence.js';
 import { listDisputeAlerts, listDisputes, listFraudWarnings } from './list.js';
+import {
+  disputeQueue,
+  type DisputeQueueFilter,
+  type DisputeQueuePage,
+  type DisputeQueueResult,
+} from './queue.js';
 import { getDispute, getDisputeAlert, getFraudWarning } from './read.js';
 import * as disputes from './repository.js';
 import type {
@@ -41,6 +48,8 @@ export interface DisputeService {
   getFraudWarning(owner: Owner, id: string): Answer<FraudWarningView>;
   listAlerts(owner: Owner, query: DisputeAlertListQuery): Answer<Page<DisputeAlertView>>;
   getAlert(owner: Owner, id: string): Answer<DisputeAlertView>;
+  /** The operator's queue across merchants, nearest deadline first (queue.ts). */
+  queue(filter: DisputeQueueFilter, page: DisputeQueuePage): Promise<Result<DisputeQueueResult, CursorError>>;
 }
 
 /** Disputes, early fraud warnings and pre-dispute alerts (issue 37, docs/decisions/0076-disputes.md). */
@@ -59,5 +68,6 @@ export function createDisputeService(deps: DisputeServiceDeps): DisputeService {
     getFraudWarning: (owner, id) => getFraudWarning(deps, owner, id),
     listAlerts: (owner, query) => listDisputeAlerts(deps, owner, query),
     getAlert: (owner, id) => getDisputeAlert(deps, owner, id),
+    queue: (filter, page) => disputeQueue(deps, filter, page),
   };
 }

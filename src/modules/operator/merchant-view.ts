@@ -15,6 +15,10 @@ import type { EndpointHealth } from '../webhooks/endpoint-types.js';
 import type { WebhookEndpointService } from '../webhooks/service.js';
 import { actorOf } from './auth.js';
 import type { ConsoleKit } from './console-kit.js';
+import type { DisputeRatioService } from '../disputes/ratios/service.js';
+import { merchantRatios } from './dispute-ratios-console.js';
+import type { OperatorDisputes } from './disputes-api.js';
+import { merchantDisputes } from './disputes-console.js';
 import type { Owner } from '../../shared/owner.js';
 
 /**
@@ -31,6 +35,10 @@ export interface MerchantViewDeps {
   payouts: Pick<PayoutService, 'list'>;
   webhooks: Pick<WebhookEndpointService, 'healthOf'>;
   branding: Pick<BrandingService, 'get'>;
+  /** The organization's open disputes (the disputes section, disputes-console.ts). */
+  disputes: OperatorDisputes;
+  /** The card schemes' ratios of the month (the ratios section, dispute-ratios-console.ts). */
+  disputeRatios: Pick<DisputeRatioService, 'ratios'>;
   audit: AuditLog;
   db: Kdb;
 }
@@ -140,6 +148,8 @@ export async function merchantFigures(deps: MerchantViewDeps, organizationId: st
     backlog: webhooks.reduce((sum, w) => sum + w.pending, 0),
     branding: branding ?? null,
     auditEntries: (audit.ok ? audit.value.data : []) satisfies AuditEntryView[],
+    disputeRatios: await merchantRatios(deps.disputeRatios, organizationId),
+    ...(await merchantDisputes(deps.disputes, organizationId, now)),
   };
 }
 

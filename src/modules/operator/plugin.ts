@@ -20,6 +20,7 @@ import { operatorAlertConsole } from './alerts-console.js';
 import { operatorApplicationApi } from './applications-api.js';
 import { operatorApplicationConsole } from './applications-console.js';
 import { operatorDisputeRatioApi } from './dispute-ratios-api.js';
+import { operatorDisputeRatioConsole } from './dispute-ratios-console.js';
 import { operatorDisputeApi, type OperatorDisputes } from './disputes-api.js';
 import { operatorDisputeConsole } from './disputes-console.js';
 import type { DisputeRatioService } from '../disputes/ratios/service.js';
@@ -182,13 +183,19 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
     await app.register(operatorReconciliationConsole, { reconciliation: options.reconciliation, kit });
   }
   if (options.disputes) {
-    await app.register(operatorDisputeApi, { disputes: options.disputes });
-    await app.register(operatorDisputeConsole, { disputes: options.disputes, kit });
+    const disputes = { disputes: options.disputes, organizations: options.organizations };
+    await app.register(operatorDisputeApi, disputes);
+    await app.register(operatorDisputeConsole, { ...disputes, clock: options.merchants.clock, kit });
   }
   if (options.disputeRatios) {
     await app.register(operatorDisputeRatioApi, {
       ratios: options.disputeRatios,
       organizations: options.organizations,
+    });
+    await app.register(operatorDisputeRatioConsole, {
+      ratios: options.disputeRatios,
+      organizations: options.organizations,
+      kit,
     });
   }
 }

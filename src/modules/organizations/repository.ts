@@ -156,3 +156,14 @@ export async function lockFrozen(db: Kdb, ids: readonly string[]): Promise<Set<s
     .execute();
   return new Set(rows.filter((row) => row.frozen_at !== null).map((row) => row.id));
 }
+
+/** The names of these organizations, by id (unknown ids left out). */
+export async function organizationNames(db: Kdb, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('organizations')
+    .select(['id', 'name'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.name]));
+}

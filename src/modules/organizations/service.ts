@@ -12,7 +12,7 @@ import {
   settings,
   type OrganizationAdminDeps,
 } from './organization-admin.js';
-import { findOrganization, listFeeSchedule, lockFrozen } from './repository.js';
+import { findOrganization, listFeeSchedule, lockFrozen, organizationNames } from './repository.js';
 import { getApplication, listApplications, reject, startReview } from './review.js';
 import type { Actor, FeeScheduleEntry, Organization, OrganizationDirectory } from './types.js';
 import type { ApplicationPage, ApprovalResult, UnderwritingDeps } from './underwriting-types.js';
@@ -44,6 +44,8 @@ export interface OrganizationAdminService extends OrganizationDirectory {
     cursor?: string;
   }): Promise<Result<{ data: Organization[]; nextCursor: string | null }, CursorError>>;
   get(id: string): Promise<Result<Organization, OrganizationError>>;
+  /** The names of these organizations, by id (unknown ids left out): the operator's lists across them. */
+  names(ids: readonly string[]): Promise<Map<string, string>>;
   feeSchedule(id: string): Promise<FeeScheduleEntry[]>;
   setKycStatus(id: string, status: KycStatus, by: Actor): Promise<Result<Organization, OrganizationError>>;
   setFee(
@@ -94,6 +96,7 @@ export function createOrganizationAdminService(deps: OrganizationAdminDeps): Org
     list: (options) => listOrganizations(deps, options),
     find: (id) => findOrganization(db, id),
     get: (id) => mustFind(db, id),
+    names: (ids) => organizationNames(db, ids),
     feeSchedule: (id) => listFeeSchedule(db, id),
     setKycStatus: (id, status, by) => change(deps, id, by, settings.kycStatus(status)),
     setFee: (id, fee, by) => setFee(deps, id, fee, by),
