@@ -20,7 +20,9 @@
  * beside the SQL of each request replayed through node-postgres and the plans of the list statements.
  * Then the webhooks (bench/webhooks.ts): deliveries/s draining a backlog to a keep-alive loopback receiver
  * beside that receiver's own ceiling, commit-to-first-attempt latency at 150 events/s, and the claim's
- * cost at 1k and 100k due beside the claim statement it replaced.
+ * cost at 1k and 100k due beside the claim statement it replaced. Then the disputes (bench/disputes.ts): the
+ * month's ratios of every merchant beside the bare SQL counting the same rows, one merchant's ratio page at
+ * 1k to 100k card sales, and disputes raised at 50/s through the sandbox acquirer to the merchant's webhooks.
  * Prints one JSON document on stdout. BENCH_DURATION_S (default 10), BENCH_CONNECTIONS (default 32),
  * BENCH_PAYOUT_ORGANIZATIONS (default 50), BENCH_BALANCE_SIZES (default 1000,10000,100000),
  * BENCH_SETTLEMENT_CHARGES (default 1 000 000), BENCH_SETTLEMENT_ORGANIZATIONS (default 10 000) and
@@ -28,7 +30,9 @@
  * tables), BENCH_DASHBOARD_SIZES (default 1000,10000,100000), BENCH_CHARGE_SIZES, BENCH_CHARGE_RUNS
  * (default 1: measurements of the POST per size, the median printed), BENCH_CHECKOUT_SIZES,
  * BENCH_WEBHOOK_BACKLOG (default 20 000), BENCH_DISPUTES_CHARGES (default 100 000; 1000000 for the large
- * size), BENCH_DISPUTES_ORGANIZATIONS (default 10 000), BENCH_DISPUTES_RUNS (default 5) tune it;
+ * size), BENCH_DISPUTES_ORGANIZATIONS (default 10 000), BENCH_DISPUTES_RUNS (default 5),
+ * BENCH_DISPUTES_PAGE_SIZES (default 1000,10000,100000), BENCH_DISPUTES_RATE (default 50 disputes a second,
+ * for BENCH_DURATION_S) and BENCH_DISPUTES_PARTS (default month,page,webhooks) tune it;
  * BENCH_ONLY=disputes, BENCH_ONLY=charges, BENCH_ONLY=checkout,
  * BENCH_ONLY=balance, BENCH_ONLY=settlement, BENCH_ONLY=dashboard or BENCH_ONLY=webhooks runs that section
  * alone; DATABASE_URL names the server (default the local one). The gateway processes run from dist/,
@@ -45,7 +49,7 @@ import { benchBalance } from './balance.js';
 import { benchCharges } from './charges.js';
 import { benchCheckout } from './checkout.js';
 import { benchDashboard } from './dashboard.js';
-import { benchDisputes } from './disputes.js';
+import { benchDisputes, DISPUTE_PARTS, type DisputePart } from './disputes.js';
 import { load, ratio } from './measure.js';
 import { benchPayouts } from './payouts.js';
 import { benchSettlement } from './settlement.js';
@@ -66,6 +70,15 @@ const CHECKOUT_SIZES = sizesOf(process.env.BENCH_CHECKOUT_SIZES?.trim() || '1000
 const DISPUTES_CHARGES = Number(process.env.BENCH_DISPUTES_CHARGES?.trim() || '100000');
 const DISPUTES_ORGANIZATIONS = Number(process.env.BENCH_DISPUTES_ORGANIZATIONS?.trim() || '10000');
 const DISPUTES_RUNS = Number(process.env.BENCH_DISPUTES_RUNS?.trim() || '5');
+const DISPUTES_PAGE_SIZES = sizesOf(process.env.BENCH_DISPUTES_PAGE_SIZES?.trim() || '1000,10000,100000');
+const DISPUTES_RATE = Number(process.env.BENCH_DISPUTES_RATE?.trim() || '50');
+const DISPUTES_PARTS = (process.env.BENCH_DISPUTES_PARTS?.trim() || DISPUTE_PARTS.join(','))
+  .split(',')
+  .map((part) => part.trim());
+if (DISPUTES_PARTS.some((part) => !(DISPUTE_PARTS as readonly string[]).includes(part)))
+  throw new Error(
+    `BENCH_DISPUTES_PARTS must name some of ${DISPUTE_PARTS.join(', ')}, got "${DISPUTES_PARTS}"`,
+  );
 const SECTIONS = [
   'charges',
   'checkout',
@@ -89,6 +102,8 @@ for (const [name, value] of [
   ['BENCH_DISPUTES_CHARGES', DISPUTES_CHARGES],
   ['BENCH_DISPUTES_ORGANIZATIONS', DISPUTES_ORGANIZATIONS],
   ['BENCH_DISPUTES_RUNS', DISPUTES_RUNS],
+  ['BENCH_DISPUTES_RATE', DISPUTES_RATE],
+  ...DISPUTES_PAGE_SIZES.map((size) => ['BENCH_DISPUTES_PAGE_SIZES (each, comma-separated)', size] as const),
   ...BALANCE_SIZES.map((size) => ['BENCH_BALANCE_SIZES (each, comma-separated)', size] as const),
   ...DASHBOARD_SIZES.map((size) => ['BENCH_DASHBOARD_SIZES (each, comma-separated)', size] as const),
   ...CHARGE_SIZES.map((size) => ['BENCH_CHARGE_SIZES (each, comma-separated)', size] as const),
@@ -115,7 +130,12 @@ const balanceSection = () => benchBalance({ sizes: BALANCE_SIZES });
 const dashboardSection = () => benchDashboard({ sizes: DASHBOARD_SIZES });
 
 const disputesSection = () =>
-  benchDisputes({ charges: DISPUTES_CHARGES, organizations: DISPUTES_ORGANIZATIONS, runs: DISPUTES_RUNS });
+  benchDisputes({
+    parts: DISPUTES_PARTS as DisputePart[],
+    month: { charges: DISPUTES_CHARGES, organizations: DISPUTES_ORGANIZATIONS, runs: DISPUTES_RUNS },
+    page: { sizes: DISPUTES_PAGE_SIZES },
+    webhooks: { rate: DISPUTES_RATE, durationS: DURATION_S },
+  });
 
 const webhooksSection = () =>
   benchWebhooks({

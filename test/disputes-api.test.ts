@@ -544,8 +544,18 @@ describe('after the deadline', () => {
     const late = await evidence(merchant, dispute.id, { submit: true });
     expect(late.status, late.text).toBe(409);
     expect(late.body.error.code).toBe('evidence_past_due');
+    // A file is refused as late as any text, and is not staged.
+    const made = await t.gateway.services.files.upload(
+      { organizationId: merchant.organizationId, environment: 'sandbox' },
+      { purpose: 'dispute_evidence', filename: 'late.png', bytes: solidPng(4, 4, [10, 20, 30]) },
+    );
+    if (!made.ok) throw new Error(made.error.code);
+    const lateFile = await evidence(merchant, dispute.id, { files: [made.value.id] });
+    expect(lateFile.status, lateFile.text).toBe(409);
+    expect(lateFile.body.error.code).toBe('evidence_past_due');
     const lost = await settled(merchant, dispute.id, 'lost');
     expect(lost).toMatchObject({ closedBy: 'deadline', evidenceSubmittedAt: null, submissions: [] });
+    expect(lost.evidence).not.toHaveProperty('files');
     const still = await evidence(merchant, dispute.id, { submit: true });
     expect(still.body.error.code).toBe('evidence_past_due');
     expect((await acquirer().getDispute(await providerIdOf(dispute.id))).evidence).toEqual([]);

@@ -32,26 +32,33 @@ interface Counts {
   overlap: number;
 }
 
+const NO_COUNTS: Readonly<Counts> = Object.freeze({ sales: 0, chargebacks: 0, fraudWarnings: 0, overlap: 0 });
+
 /** The counts of one owner, by month and scheme. */
 export class CountIndex {
-  private readonly counts = new Map<string, Counts>();
+  private readonly months = new Map<string, Map<string, Counts>>();
 
   add(row: CountRow): void {
-    const key = `${row.month}|${row.scheme}`;
-    const counts = this.counts.get(key) ?? { sales: 0, chargebacks: 0, fraudWarnings: 0, overlap: 0 };
+    let schemes = this.months.get(row.month);
+    if (schemes === undefined) {
+      schemes = new Map();
+      this.months.set(row.month, schemes);
+    }
+    let counts = schemes.get(row.scheme);
+    if (counts === undefined) {
+      counts = { sales: 0, chargebacks: 0, fraudWarnings: 0, overlap: 0 };
+      schemes.set(row.scheme, counts);
+    }
     if (row.kind === 'sales') counts.sales += row.count;
     else if (row.kind === 'chargebacks') counts.chargebacks += row.count;
     else {
       counts.fraudWarnings += row.count;
       counts.overlap += row.overlap;
     }
-    this.counts.set(key, counts);
   }
 
-  of(month: string, scheme: Scheme): Counts {
-    return (
-      this.counts.get(`${month}|${scheme}`) ?? { sales: 0, chargebacks: 0, fraudWarnings: 0, overlap: 0 }
-    );
+  of(month: string, scheme: Scheme): Readonly<Counts> {
+    return this.months.get(month)?.get(scheme) ?? NO_COUNTS;
   }
 }
 
@@ -72,8 +79,8 @@ export interface MastercardStyleFigure {
   percent: string | null;
 }
 
-function visaStyle(index: CountIndex, month: Month, scheme: Scheme, once: boolean): VisaStyleFigure {
-  const counts = index.of(month.key, scheme);
+function visaStyle(index: CountIndex, month: string, scheme: Scheme, once: boolean): VisaStyleFigure {
+  const counts = index.of(month, scheme);
   const counted = counts.chargebacks + counts.fraudWarnings - (once ? counts.overlap : 0);
   return {
     fraudWarnings: counts.fraudWarnings,
@@ -85,9 +92,14 @@ function visaStyle(index: CountIndex, month: Month, scheme: Scheme, once: boolea
   };
 }
 
-function mastercardStyle(index: CountIndex, month: Month, scheme: Scheme): MastercardStyleFigure {
-  const chargebacks = index.of(month.key, scheme).chargebacks;
-  const previousMonthSales = index.of(monthOf(month.start, -1).key, scheme).sales;
+function mastercardStyle(
+  index: CountIndex,
+  month: string,
+  previousMonth: string,
+  scheme: Scheme,
+): MastercardStyleFigure {
+  const chargebacks = index.of(month, scheme).chargebacks;
+  const previousMonthSales = index.of(previousMonth, scheme).sales;
   return {
     chargebacks,
     previousMonthSales,
@@ -112,12 +124,18 @@ export interface CurrentFigure<F> {
   levels: LevelStatus[];
 }
 
-function levelStatuses(levels: RatioLevel[], now: Fraction, projected: Fraction): LevelStatus[] {
-  return levels.map((level) => {
+/** A level that applies to the month, with its threshold as shown. */
+interface MonthLevel {
+  level: RatioLevel;
+  thresholdPercent: string;
+}
+
+function levelStatuses(levels: readonly MonthLevel[], now: Fraction, projected: Fraction): LevelStatus[] {
+  return levels.map(({ level, thresholdPercent }) => {
     const proximity = proximityBps(level, now);
     return {
       level: level.level,
-      thresholdPercent: ppmToPercent(level.thresholdPpm),
+      thresholdPercent,
       minimumCount: level.minimumCount,
       crossed: crosses(level, now),
       projectedCrossed: crosses(level, projected),
@@ -134,36 +152,65 @@ export interface SchemeFigures {
   mastercardStyle: CurrentFigure<MastercardStyleFigure>;
 }
 
-/** A scheme's figures of the month so far, with the projection to month end and each level's status. */
-export function currentFigures(
-  index: CountIndex,
-  scheme: Scheme,
-  settings: RatioSettings,
-  now: Date,
-): SchemeFigures {
+/**
+ * What the figures of one month so far share whoever they are of: the month, the one before, the levels
+ * of each scheme's ratios that apply to it. Built once per read, so that every merchant's month (the
+ * hourly evaluation, the watchlist) does not filter the settings again for each merchant and scheme.
+ */
+export interface MonthContext {
+  now: Date;
+  month: Month;
+  previousMonth: string;
+  countFraudAndDisputeOnce: boolean;
+  levels: Readonly<Record<Scheme, Readonly<Record<RatioKind, readonly MonthLevel[]>>>>;
+}
+
+export function monthContext(settings: RatioSettings, now: Date): MonthContext {
   const month = monthOf(now);
-  const visa = visaStyle(index, month, scheme, settings.countFraudAndDisputeOnce);
+  const of = (scheme: Scheme, ratio: RatioKind) =>
+    levelsFor(settings.levels, scheme, ratio, month.key).map((level) => ({
+      level,
+      thresholdPercent: ppmToPercent(level.thresholdPpm),
+    }));
+  const byRatio = (scheme: Scheme) => ({
+    visa_style: of(scheme, 'visa_style'),
+    mastercard_style: of(scheme, 'mastercard_style'),
+  });
+  const levels = { visa: byRatio('visa'), mastercard: byRatio('mastercard'), troy: byRatio('troy') };
+  return {
+    now,
+    month,
+    previousMonth: monthOf(now, -1).key,
+    countFraudAndDisputeOnce: settings.countFraudAndDisputeOnce,
+    levels,
+  };
+}
+
+/** A scheme's figures of the month so far, with the projection to month end and each level's status. */
+export function currentFigures(index: CountIndex, scheme: Scheme, context: MonthContext): SchemeFigures {
+  const { month, now } = context;
+  const visa = visaStyle(index, month.key, scheme, context.countFraudAndDisputeOnce);
   const visaNow = { count: visa.counted, sales: visa.sales };
   const visaProjected = {
     count: projectCount(visa.counted, month, now),
     sales: projectCount(visa.sales, month, now),
   };
-  const mastercard = mastercardStyle(index, month, scheme);
+  const mastercard = mastercardStyle(index, month.key, context.previousMonth, scheme);
   const mastercardNow = { count: mastercard.chargebacks, sales: mastercard.previousMonthSales };
   const mastercardProjected = { ...mastercardNow, count: projectCount(mastercard.chargebacks, month, now) };
-  const levels = (ratio: RatioKind) => levelsFor(settings.levels, scheme, ratio, month.key);
+  const levels = context.levels[scheme];
   return {
     scheme,
     month: month.key,
     visaStyle: {
       figure: visa,
       projected: { ...visaProjected, percent: percentOf(visaProjected) },
-      levels: levelStatuses(levels('visa_style'), visaNow, visaProjected),
+      levels: levelStatuses(levels.visa_style, visaNow, visaProjected),
     },
     mastercardStyle: {
       figure: mastercard,
       projected: { ...mastercardProjected, percent: percentOf(mastercardProjected) },
-      levels: levelStatuses(levels('mastercard_style'), mastercardNow, mastercardProjected),
+      levels: levelStatuses(levels.mastercard_style, mastercardNow, mastercardProjected),
     },
   };
 }
@@ -182,11 +229,11 @@ export function historyOf(
   now: Date,
 ): MonthFigures[] {
   return Array.from({ length: HISTORY_MONTHS }, (_, i) => {
-    const month = monthOf(now, i - HISTORY_MONTHS);
+    const month = monthOf(now, i - HISTORY_MONTHS).key;
     return {
-      month: month.key,
+      month,
       visaStyle: visaStyle(index, month, scheme, settings.countFraudAndDisputeOnce),
-      mastercardStyle: mastercardStyle(index, month, scheme),
+      mastercardStyle: mastercardStyle(index, month, monthOf(now, i - HISTORY_MONTHS - 1).key, scheme),
     };
   });
 }

@@ -1,10 +1,12 @@
-import type { Kdb } from '../../../db/database.js';
+import type { Kdb, Trx } from '../../../db/database.js';
 import type { Environment } from '../../../db/schema.js';
+import { DAY, MINUTE } from '../../../shared/clock.js';
 import type { Owner } from '../../../shared/owner.js';
 import {
   CountIndex,
   currentFigures,
   historyOf,
+  monthContext,
   monthRange,
   pageRange,
   SCHEMES,
@@ -12,7 +14,19 @@ import {
   type SchemeFigures,
 } from './figures.js';
 import { monthOf, type RatioKind, type RatioSettings } from './levels.js';
-import { countsOf, readSettings } from './repository.js';
+import {
+  countsOf,
+  dayOf,
+  ensureSummary,
+  forgetDays,
+  readSettings,
+  recountDays,
+  summarisedCounts,
+  summaryOf,
+  touchedDays,
+  writeSummary,
+  type SummaryState,
+} from './repository.js';
 import type { DisputeRatiosView } from './schemas.js';
 
 /** What the read use cases need: the database they count on and the time. */
@@ -27,20 +41,30 @@ const strip = <F>({ figure, projected, levels }: CurrentFigure<F>) => ({
   levels: levels.map(({ proximityBps: _omitted, ...level }) => level),
 });
 
-/** One owner's ratios: the month so far with its projection and levels, and six months of history. */
+/**
+ * One owner's ratios: the month so far with its projection and levels, and six months of history. The
+ * closed days come from the owner's summary (brought up to date first when a day has closed or a write
+ * touched one, ADR 0077), the days since are counted live: the same counts as counting every row.
+ */
 export async function ratiosOf(deps: RatioReadDeps, owner: Owner): Promise<DisputeRatiosView> {
   const now = deps.clock.now();
   const settings = await readSettings(deps.db);
+  const range = pageRange(now);
+  const until = await summarisedUntil(deps, owner, range, now);
   const index = new CountIndex();
+  for (const row of await summarisedCounts(deps.db, owner, range, until)) index.add(row);
+  const live = new Date(`${until}T00:00:00.000Z`);
   const scope = { organizationId: owner.organizationId, environment: owner.environment };
-  for (const row of await countsOf(deps.db, scope, pageRange(now))) index.add(row);
+  const since = { salesFrom: later(live, range.salesFrom), from: later(live, range.from), to: range.to };
+  for (const row of await countsOf(deps.db, scope, since)) index.add(row);
+  const context = monthContext(settings, now);
   return {
     object: 'dispute_ratios',
     month: monthOf(now).key,
     asOf: now.toISOString(),
     countFraudAndDisputeOnce: settings.countFraudAndDisputeOnce,
     schemes: SCHEMES.map((scheme) => {
-      const current = currentFigures(index, scheme, settings, now);
+      const current = currentFigures(index, scheme, context);
       return {
         scheme,
         visaStyle: strip(current.visaStyle),
@@ -49,6 +73,84 @@ export async function ratiosOf(deps: RatioReadDeps, owner: Owner): Promise<Dispu
       };
     }),
   };
+}
+
+const later = (a: Date, b: Date) => (a > b ? a : b);
+
+/**
+ * How long after its clock time a write may still commit, at most: a day is summarised once it ended that
+ * long ago, and writes that recent are looked at again by the next read.
+ */
+const SETTLE_MS = 10 * MINUTE;
+
+/** The days from `from` (inclusive) to `until` (exclusive), `YYYY-MM-DD`. */
+function daysBetween(from: string, until: string): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(`${from}T00:00:00.000Z`); dayOf(new Date(at)) < until; at += DAY)
+    days.push(dayOf(new Date(at)));
+  return days;
+}
+
+/**
+ * The first day the owner's page counts live: before it, every day from the oldest month the page reads
+ * is in its summary. A read that finds a day closed since, or a summarised day touched by a dispute or a
+ * fraud warning written since, recounts those days first (in one transaction, the summary's row locked);
+ * any other read only reads.
+ */
+async function summarisedUntil(
+  deps: RatioReadDeps,
+  owner: Owner,
+  range: { salesFrom: Date },
+  now: Date,
+): Promise<string> {
+  const horizon = dayOf(range.salesFrom);
+  const target = dayOf(new Date(now.getTime() - SETTLE_MS));
+  const state = await summaryOf(deps.db, owner);
+  if (state !== null && !stale(state, horizon, target, now)) {
+    const touched = await touchedDays(deps.db, owner, touchedSince(state, horizon));
+    if (touched.length === 0) return state.daysUntil;
+  }
+  return deps.db.transaction().execute((trx) => refreshSummary(trx, owner, { horizon, target, now }));
+}
+
+const touchedSince = (state: SummaryState, horizon: string) => ({
+  since: state.writesBefore,
+  from: horizon,
+  until: state.daysUntil,
+});
+
+/** A summary that does not start at the horizon, or holds today (the clock went back): rebuilt. */
+const misplaced = (state: SummaryState, horizon: string, now: Date) =>
+  state.daysFrom > horizon || state.daysUntil < horizon || state.daysUntil > dayOf(now);
+
+const stale = (state: SummaryState, horizon: string, target: string, now: Date) =>
+  misplaced(state, horizon, now) || state.daysUntil < target;
+
+async function refreshSummary(
+  trx: Trx,
+  owner: Owner,
+  { horizon, target, now }: { horizon: string; target: string; now: Date },
+): Promise<string> {
+  await ensureSummary(trx, owner, horizon, now);
+  const state = await summaryOf(trx, owner, true);
+  if (state === null)
+    throw new Error(`no dispute ratio summary of ${owner.organizationId} after creating it`);
+  const rebuild = misplaced(state, horizon, now);
+  if (rebuild) await forgetDays(trx, owner);
+  const touched = rebuild ? [] : await touchedDays(trx, owner, touchedSince(state, horizon));
+  const from = rebuild ? horizon : state.daysUntil;
+  const until = from > target ? from : target;
+  await recountDays(trx, owner, [...new Set([...touched, ...daysBetween(from, target)])]);
+  await forgetDays(trx, owner, horizon);
+  // What this transaction recounted reflects every write committed before it; a write of the last few
+  // minutes may still be committing, so it is looked at again.
+  await writeSummary(trx, owner, {
+    daysFrom: horizon,
+    daysUntil: until,
+    writesBefore: new Date(now.getTime() - SETTLE_MS),
+    refreshedAt: now,
+  });
+  return until;
 }
 
 /** Every owner with card activity this month, and its figures of the month per scheme. */
@@ -77,11 +179,12 @@ export async function everyOwnerMonth(
     }
     entry.index.add(row);
   }
+  const context = monthContext(settings, now);
   return [...indexes.values()]
     .map(({ organizationId, environment, index }) => ({
       organizationId,
       environment,
-      schemes: SCHEMES.map((scheme) => currentFigures(index, scheme, settings, now)),
+      schemes: SCHEMES.map((scheme) => currentFigures(index, scheme, context)),
     }))
     .filter((owner) => owner.schemes.some(hasActivity));
 }
