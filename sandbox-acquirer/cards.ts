@@ -11,6 +11,7 @@ export const DECLINE_MESSAGES = {
   expired_card: 'The card has expired.',
   incorrect_cvc: "The card's security code is incorrect.",
   processing_error: 'An error occurred while processing the card.',
+  do_not_honor: 'The issuer declined the card (do not honor).',
 } as const;
 
 export type DeclineCode = keyof typeof DECLINE_MESSAGES;
@@ -40,7 +41,7 @@ const SUCCEEDS = { kind: 'succeeded' } as const;
 /**
  * The test card table of docs/sandbox-acquirer.md, by name, so that tests of the gateway can write
  * `TEST_CARDS.insufficientFunds.number`. Any expiry in the future and any 3-digit CVC work with them.
- * Every other Luhn-valid number succeeds.
+ * Every other Luhn-valid number succeeds, except those of the card-testing range (`CARD_TESTING_PREFIX`).
  */
 export const TEST_CARDS = Object.freeze({
   visa: { number: '4242424242424242', brand: 'visa', outcome: { kind: 'succeeded' } },
@@ -172,9 +173,17 @@ export type ThreeDSecure = 'automatic' | 'required';
 
 const CHALLENGED = { kind: 'challenge', alwaysFails: false } as const;
 
-/** The outcome of an attempt with this (Luhn-valid) number: the test card's, or success. */
+/**
+ * Every Luhn-valid number that begins with these digits is declined `do_not_honor`, as an issuer declines
+ * numbers it never issued: what a card-testing bot's generated numbers meet (docs/sandbox-acquirer.md).
+ */
+export const CARD_TESTING_PREFIX = '4000012';
+const DO_NOT_HONOR = { kind: 'declined', code: 'do_not_honor' } as const;
+
+/** The outcome of an attempt with this (Luhn-valid) number: the test card's, the card-testing range's, or success. */
 export function cardOutcome(number: string, threeDSecure: ThreeDSecure = 'automatic'): CardOutcome {
-  const outcome = testCard(number)?.outcome ?? SUCCEEDS;
+  const outcome =
+    testCard(number)?.outcome ?? (number.startsWith(CARD_TESTING_PREFIX) ? DO_NOT_HONOR : SUCCEEDS);
   return threeDSecure === 'required' && outcome.kind === 'succeeded' ? CHALLENGED : outcome;
 }
 

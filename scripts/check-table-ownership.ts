@@ -80,6 +80,8 @@ export const OWNERS: Record<string, string> = {
   dispute_auto_refunds: 'disputes',
   files: 'files',
   file_contents: 'files',
+  // Issue 38 (migration 0046): the BIN table.
+  card_bins: 'bins',
 };
 
 /**

@@ -1,4 +1,6 @@
 import { Cron } from 'croner';
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { worstCaseCallMs } from './shared/backoff.js';
@@ -143,6 +145,16 @@ export interface Config {
   };
   /** Wallet change controls: WALLET_CHANGE_COOLDOWN_HOURS, the default cool-down. */
   wallets: { changeCooldownHours: number };
+  /** The risk engine's signals (docs/risk.md, "Signals"). */
+  risk: {
+    /**
+     * `RISK_FINGERPRINT_KEY`: the HMAC key of card fingerprints (base64 of 32 bytes); undefined derives one
+     * from ENCRYPTION_KEYS (`fingerprintKey` in src/modules/risk/signals/card.ts).
+     */
+    fingerprintKey: Buffer | undefined;
+    /** `RISK_IP_COUNTRY_DATABASE`: the IP-to-country `.mmdb` file; default the npm package's. */
+    ipCountryDatabase: string;
+  };
   /** The daily settlement batch (docs/settlement.md). */
   settlement: {
     /** `SETTLEMENT_CRON` in UTC (default `0 3 * * *`, spec section 8); undefined (`off`): no daily batch. */
@@ -370,6 +382,7 @@ export function loadConfig(env: Env = process.env, argv: string[] = []): Config 
       pollMs: integer('WEBHOOK_POLL_MS', 100, 10, 10_000),
     },
     wallets: { changeCooldownHours: integer('WALLET_CHANGE_COOLDOWN_HOURS', 24, 0, 720) },
+    risk: readRisk(readers),
     settlement: {
       cron: readCron('SETTLEMENT_CRON', read('SETTLEMENT_CRON'), DEFAULT_SETTLEMENT_CRON, problems),
       reconciliationCron: readCron('RECONCILIATION_CRON', read('RECONCILIATION_CRON'), '0 4 * * *', problems),
@@ -451,6 +464,37 @@ function readAcquirers({ read, url, integer, problems }: EnvReader): Config['acq
     timeoutMs: integer('ACQUIRER_TIMEOUT_MS', 10_000, 100, 120_000),
     maxAttempts: integer('ACQUIRER_MAX_ATTEMPTS', 3, 1, 10),
   };
+}
+
+const IP_COUNTRY_PACKAGE_FILE = '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb';
+
+function readRisk({ read, problems }: EnvReader): Config['risk'] {
+  const rawKey = read('RISK_FINGERPRINT_KEY');
+  let fingerprintKey: Buffer | undefined;
+  if (rawKey !== undefined) {
+    fingerprintKey = Buffer.from(rawKey, 'base64');
+    if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(rawKey) || fingerprintKey.length !== 32) {
+      problems.push(
+        'RISK_FINGERPRINT_KEY must be 32 bytes in base64 (generate one with: openssl rand -base64 32)',
+      );
+      fingerprintKey = undefined;
+    }
+  }
+  let ipCountryDatabase = read('RISK_IP_COUNTRY_DATABASE');
+  if (ipCountryDatabase !== undefined) {
+    ipCountryDatabase = path.resolve(ipCountryDatabase);
+    if (statSync(ipCountryDatabase, { throwIfNoEntry: false })?.isFile() !== true) {
+      problems.push(`RISK_IP_COUNTRY_DATABASE names no file (${ipCountryDatabase})`);
+    }
+  } else {
+    try {
+      ipCountryDatabase = createRequire(import.meta.url).resolve(IP_COUNTRY_PACKAGE_FILE);
+    } catch {
+      problems.push(`RISK_IP_COUNTRY_DATABASE is unset and ${IP_COUNTRY_PACKAGE_FILE} is not installed`);
+      ipCountryDatabase = '';
+    }
+  }
+  return { fingerprintKey, ipCountryDatabase };
 }
 
 const RATE = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/;

@@ -615,6 +615,7 @@ async function buildOperatorApp(context: ListenerContext): Promise<App> {
     reconciliation: services.reconciliation,
     disputeRatios: services.disputeRatios,
     disputes: services.disputes,
+    bins: services.bins,
     merchants: {
       clock: services.clock,
       charges: services.charges,

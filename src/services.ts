@@ -85,6 +85,7 @@ import {
 import { DAY, SECOND, type Clock } from './shared/clock.js';
 import { createWalletService, type WalletService } from './modules/wallets/service.js';
 import { createCustomerService, type CustomerService } from './modules/customers/index.js';
+import { createBinService, type BinService } from './modules/bins/index.js';
 import { createDatabaseFileStorage, createFileService, type FileService } from './modules/files/index.js';
 import {
   createWalletOperatorCommands,
@@ -169,6 +170,8 @@ export interface Services {
   customers: CustomerService;
   /** Uploaded files (dispute evidence, docs/files.md): their bytes behind the storage port. */
   files: FileService;
+  /** The BIN table: what a card's first digits say of it (docs/risk.md, "The BIN table"). */
+  bins: BinService;
   /** Charges and refunds per day, for the dashboard's overview. */
   activity: ActivityReader;
   /** The operator's wallet commands (cancel a change, set a cool-down), audited. */
@@ -460,6 +463,7 @@ export function createServices(input: {
     wallets,
     customers,
     files,
+    bins: createBinService({ db, clock, audit, cursors }),
     activity: {
       charges: (owner, range) => dailyChargeActivity(readDb, owner, range),
       refunds: (owner, range) => dailyRefundActivity(readDb, owner, range),

@@ -500,6 +500,7 @@ export interface DB {
   dispute_ratio_settings: DisputeRatioSettingsTable;
   dispute_ratio_summaries: DisputeRatioSummariesTable;
   dispute_ratio_days: DisputeRatioDaysTable;
+  card_bins: CardBinsTable;
 }
 
 export type ApplicationRow = Selectable<ApplicationsTable>;
@@ -1158,3 +1159,33 @@ export interface DisputeRatioDaysTable {
   fraud_warnings: number;
   fraud_warnings_also_disputed: number;
 }
+
+/** Migration 0046: the gateway's BIN table (docs/risk.md, "The BIN table"), keyed by a 6- to 8-digit prefix. */
+export interface CardBinsTable {
+  prefix: string;
+  scheme: CardBinScheme;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  issuer: string | null;
+  funding: 'credit' | 'debit' | 'prepaid';
+  category: 'consumer' | 'commercial';
+  programme: string | null;
+  updated_at: Timestamp;
+  updated_by: string;
+}
+export type CardBinScheme =
+  | 'visa'
+  | 'mastercard'
+  | 'amex'
+  | 'troy'
+  | 'discover'
+  | 'diners'
+  | 'jcb'
+  | 'unionpay'
+  | 'maestro'
+  | 'mir'
+  | 'elo'
+  | 'hiper'
+  | 'hipercard'
+  | 'naranja'
+  | 'verve';

@@ -30,7 +30,8 @@ export type CursorList =
   | 'files'
   | 'disputes'
   | 'fraud_warnings'
-  | 'dispute_alerts';
+  | 'dispute_alerts'
+  | 'bins';
 
 /**
  * What a cursor is bound to: its list, and the organization and environment (or, for the operator's

@@ -19,6 +19,8 @@ import { operatorAlertApi } from './alerts-api.js';
 import { operatorAlertConsole } from './alerts-console.js';
 import { operatorApplicationApi } from './applications-api.js';
 import { operatorApplicationConsole } from './applications-console.js';
+import { operatorBinApi, type OperatorBins } from './bins-api.js';
+import { operatorBinConsole } from './bins-console.js';
 import { operatorDisputeRatioApi } from './dispute-ratios-api.js';
 import { operatorDisputeRatioConsole } from './dispute-ratios-console.js';
 import { operatorDisputeApi, type OperatorDisputes } from './disputes-api.js';
@@ -78,6 +80,8 @@ export interface OperatorModuleOptions {
   disputes?: OperatorDisputes;
   /** The card schemes' ratios: the watchlist, an organization's figures, the settings (docs/dispute-ratios.md). */
   disputeRatios?: DisputeRatioService;
+  /** The BIN table: its rows, the lookup and the CSV load (docs/risk.md, "The BIN table"). */
+  bins?: OperatorBins;
   /**
    * What the merchant view of an organization and the payment search read: charges,
    * their daily activity, balances, batches, payouts, webhook health and branding, each through its service.
@@ -186,6 +190,10 @@ export async function operatorModule(app: App, options: OperatorModuleOptions): 
     const disputes = { disputes: options.disputes, organizations: options.organizations };
     await app.register(operatorDisputeApi, disputes);
     await app.register(operatorDisputeConsole, { ...disputes, clock: options.merchants.clock, kit });
+  }
+  if (options.bins) {
+    await app.register(operatorBinApi, { bins: options.bins });
+    await app.register(operatorBinConsole, { bins: options.bins, kit });
   }
   if (options.disputeRatios) {
     await app.register(operatorDisputeRatioApi, {
