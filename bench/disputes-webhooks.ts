@@ -23,7 +23,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, type Kdb } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { migrationsDir, projectRoot } from '../src/paths.js';
+import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createFreshDatabase, dropDatabase } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
@@ -32,6 +32,7 @@ import { startAcquirerProgram } from './acquirer.js';
 import type { DisputeLoadOptions, DisputeLoadResult } from './disputes-load.js';
 import { latencyOf } from './disputes-page.js';
 import { cpuMeter, round } from './measure.js';
+import { spawnListening } from './spawn.js';
 
 export interface DisputesWebhookBenchOptions {
   /** Disputes raised per second (default 50). */
@@ -48,21 +49,7 @@ const PLAIN_VISA = '4242424242424242';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message: string) => console.error(`[bench disputes webhooks] ${message}`);
 
-function spawnReceiver(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/disputes-receiver.ts'], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /listening on (\S+)/.exec(output);
-      if (match?.[1]) resolve({ url: match[1], child });
-    });
-    child.on('exit', (code) => reject(new Error(`the dispute receiver exited with ${code}`)));
-  });
-}
+const spawnReceiver = () => spawnListening('disputes-receiver.ts', 'dispute receiver');
 
 async function arrivals(receiverUrl: string): Promise<{ arrivals: Record<string, number>; posts: number }> {
   return (await (await fetch(`${receiverUrl}/arrivals`)).json()) as {

@@ -38,11 +38,11 @@
  * alone; DATABASE_URL names the server (default the local one). The gateway processes run from dist/,
  * built first (incrementally), as `npm start` runs them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { openDatabase } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
-import { migrationsDir, projectRoot } from '../src/paths.js';
+import { migrationsDir } from '../src/paths.js';
 import { createFreshDatabase, dropDatabase, postgresServerUrl } from '../test/helpers/database.js';
 import { buildProgram } from '../scripts/build.js';
 import { benchBalance } from './balance.js';
@@ -54,6 +54,7 @@ import { load, ratio } from './measure.js';
 import { benchPayouts } from './payouts.js';
 import { benchSettlement } from './settlement.js';
 import { benchWebhooks } from './webhooks.js';
+import { spawnListening } from './spawn.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -154,21 +155,7 @@ const settlementSection = () =>
 const loadFor = (options: Parameters<typeof load>[0]) =>
   load({ duration: DURATION_S, connections: CONNECTIONS, ...options });
 
-function spawnEmptyServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/empty-server.ts'], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /listening on (\S+)/.exec(output);
-      if (match?.[1]) resolve({ url: match[1], child });
-    });
-    child.on('exit', (code) => reject(new Error(`the empty server exited with ${code}`)));
-  });
-}
+const spawnEmptyServer = () => spawnListening('empty-server.ts', 'empty server');
 
 async function main(): Promise<void> {
   let empty: ChildProcess | undefined;

@@ -18,18 +18,19 @@
  *    claim used before (a window over every due delivery, ranked per endpoint), and the indexes and rows
  *    of each plan (EXPLAIN ANALYZE).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { openDatabase, type Kdb } from '../src/db/database.js';
 import { migrate, readMigrations } from '../src/db/migrator.js';
 import { dueCandidates, dueCandidatesQuery } from '../src/modules/webhooks/claim.js';
-import { migrationsDir, projectRoot } from '../src/paths.js';
+import { migrationsDir } from '../src/paths.js';
 import { systemClock } from '../src/shared/clock.js';
 import { createFreshDatabase, dropDatabase } from '../test/helpers/database.js';
 import { createOrganization, issueKey } from '../test/helpers/merchants.js';
 import { gatewayEnv, spawnGateway, type GatewayProcess } from '../test/helpers/process.js';
 import { load, round } from './measure.js';
+import { spawnListening } from './spawn.js';
 
 export interface WebhookBenchOptions {
   durationS: number;
@@ -47,21 +48,7 @@ export interface WebhookBenchOptions {
 const log = (message: string) => console.error(`[bench webhooks] ${message}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function spawnReceiver(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/webhook-receiver.ts'], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const match = /listening on (\S+)/.exec(output);
-      if (match?.[1]) resolve({ url: match[1], child });
-    });
-    child.on('exit', (code) => reject(new Error(`the webhook receiver exited with ${code}`)));
-  });
-}
+const spawnReceiver = () => spawnListening('webhook-receiver.ts', 'webhook receiver');
 
 const percentile = (sorted: readonly number[], q: number) =>
   round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);

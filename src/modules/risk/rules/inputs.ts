@@ -4,36 +4,22 @@
  * signal is computed (docs/decisions/0078-risk-rules.md).
  */
 
-/** A charge's `paymentMethod` (the charges module's own list; a test keeps the two equal). */
-export const PAYMENT_METHODS = ['bank_transfer', 'credit_card_tr', 'credit_card_international'] as const;
+import { CARD_SCHEMES as BIN_SCHEMES, CATEGORIES, FUNDINGS, UNKNOWN } from '../../bins/types.js';
+import { PAYMENT_METHODS } from '../../charges/schemas.js';
+
+/** A charge's `paymentMethod`, the charges module's list. */
+export { PAYMENT_METHODS };
 export type PaymentMethodName = (typeof PAYMENT_METHODS)[number];
 
-/** Card schemes by the BIN table's names (`src/modules/bins/types.ts`; a test keeps them equal), and `unknown`. */
-export const CARD_SCHEMES = [
-  'visa',
-  'mastercard',
-  'amex',
-  'troy',
-  'discover',
-  'diners',
-  'jcb',
-  'unionpay',
-  'maestro',
-  'mir',
-  'elo',
-  'hiper',
-  'hipercard',
-  'naranja',
-  'verve',
-  'unknown',
-] as const;
+/** Card schemes, fundings and categories as the BIN table names them, and `unknown`. */
+export const CARD_SCHEMES = [...BIN_SCHEMES, UNKNOWN] as const;
 export type CardScheme = (typeof CARD_SCHEMES)[number];
 
-export const CARD_FUNDINGS = ['credit', 'debit', 'prepaid', 'unknown'] as const;
+export const CARD_FUNDINGS = [...FUNDINGS, UNKNOWN] as const;
 export type CardFunding = (typeof CARD_FUNDINGS)[number];
 
 /** Personal (`consumer`) or business (`commercial`) cards, as the BIN table says. */
-export const CARD_CATEGORIES = ['consumer', 'commercial', 'unknown'] as const;
+export const CARD_CATEGORIES = [...CATEGORIES, UNKNOWN] as const;
 export type CardCategory = (typeof CARD_CATEGORIES)[number];
 
 /** The outcome of 3-D Secure for the submission; there is none before 3-D Secure was asked for. */
