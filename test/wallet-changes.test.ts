@@ -51,7 +51,11 @@ let developer: { email: string };
 let staff: StaffSession;
 
 beforeAll(async () => {
-  t = await startTestGateway({ env: ACCOUNT_TEST_ENV });
+  // No worker role: the tests apply due changes themselves (`applyDue`), and the job's own round every
+  // 30 s would otherwise take a change a test has just made due, or wait on a lock a test holds.
+  t = await startTestGateway({
+    env: { ...ACCOUNT_TEST_ENV, ROLES: 'api,operator,sandbox-acquirer,sandbox-chain' },
+  });
   merchant = await createMerchant(t, { featureFlags: ['apiKeys', 'wallets'] });
   owner = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'owner' });
   admin = await createActiveUser(t, { organizationId: merchant.organizationId, role: 'admin' });
